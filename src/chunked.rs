@@ -1,0 +1,261 @@
+//! An incremental decoder for the chunked transfer coding (RFC 9112 §7.1), `core` only.
+//!
+//! canned never keeps a request body: the decoder walks chunk sizes, extensions, data and
+//! trailers and says how many bytes belong to the body, so that the next pipelined request is
+//! found exactly where the RFC says it starts. Its state is kept byte by byte, so any split of
+//! the input gives the same result.
+//!
+//! ```text
+//! chunked-body   = *chunk last-chunk trailer-section CRLF
+//! chunk          = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
+//! chunk-size     = 1*HEXDIG
+//! last-chunk     = 1*("0") [ chunk-ext ] CRLF
+//! chunk-ext      = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+//! trailer-section = *( field-line CRLF )
+//! ```
+//!
+//! Strictness: CRLF only (a bare LF or CR is an error), whitespace only before a `;`, chunk
+//! sizes at most 2^60, a chunk-size line at most [`MAX_SIZE_LINE`] bytes and a trailer section
+//! at most [`MAX_TRAILERS`] bytes.
+
+use crate::parser::{Error, TCHAR, VALUE};
+
+/// Longest chunk-size line (size and extensions) accepted.
+pub const MAX_SIZE_LINE: u32 = 4096;
+/// Largest trailer section accepted.
+pub const MAX_TRAILERS: u32 = 8192;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    SizeStart,
+    Size,
+    SizeWs,
+    Ext,
+    SizeLf,
+    Data,
+    DataCr,
+    DataLf,
+    TrailerStart,
+    TrailerName,
+    TrailerValue,
+    TrailerLf,
+    FinalLf,
+    Done,
+}
+
+/// What one call to [`ChunkedDecoder::decode`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes of the input that belong to the body.
+    pub consumed: usize,
+    /// The body ended with this call (the last byte consumed is its final LF).
+    pub done: bool,
+}
+
+/// The chunked body decoder. Feed it each new piece of input; it consumes what belongs to the
+/// body and stops at its end.
+///
+/// ```
+/// use canned::chunked::ChunkedDecoder;
+/// let mut d = ChunkedDecoder::new();
+/// let p = d.decode(b"3\r\nabc\r\n0\r\n\r\nGET").unwrap();
+/// assert!(p.done);
+/// assert_eq!(p.consumed, 15);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkedDecoder {
+    state: State,
+    /// Bytes of chunk data still to skip, or the chunk size being read.
+    size: u64,
+    /// Bytes in the current size line, or in the trailer section.
+    count: u32,
+}
+
+impl Default for ChunkedDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ChunkedDecoder {
+    /// A decoder at the start of a body.
+    pub const fn new() -> Self {
+        ChunkedDecoder {
+            state: State::SizeStart,
+            size: 0,
+            count: 0,
+        }
+    }
+
+    /// Whether the body has ended.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Consume the part of `input` that belongs to the body.
+    pub fn decode(&mut self, input: &[u8]) -> Result<Progress, Error> {
+        let mut i = 0;
+        while i < input.len() {
+            if self.state == State::Data {
+                let take = (input.len() - i).min(self.size.min(usize::MAX as u64) as usize);
+                i += take;
+                self.size -= take as u64;
+                if self.size == 0 {
+                    self.state = State::DataCr;
+                }
+                continue;
+            }
+            let c = input[i];
+            i += 1;
+            self.step(c)?;
+            if self.state == State::Done {
+                return Ok(Progress {
+                    consumed: i,
+                    done: true,
+                });
+            }
+        }
+        Ok(Progress {
+            consumed: i,
+            done: self.state == State::Done,
+        })
+    }
+
+    fn step(&mut self, c: u8) -> Result<(), Error> {
+        use State::*;
+        match self.state {
+            SizeStart | Size => {
+                if let Some(d) = hex(c) {
+                    if self.size > (1 << 56) {
+                        return Err(Error::ChunkSizeOverflow);
+                    }
+                    self.size = self.size * 16 + d as u64;
+                    self.state = Size;
+                    self.line_byte()?;
+                } else if self.state == SizeStart {
+                    return Err(bad_line_byte(c, Error::InvalidChunkSize));
+                } else {
+                    self.after_size(c, Error::InvalidChunkSize)?;
+                }
+            }
+            SizeWs => match c {
+                b' ' | b'\t' => self.line_byte()?,
+                b';' => {
+                    self.state = Ext;
+                    self.line_byte()?;
+                }
+                _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+            },
+            Ext => self.after_size(c, Error::InvalidChunkExt)?,
+            SizeLf => {
+                if c != b'\n' {
+                    return Err(Error::BareCr);
+                }
+                self.count = 0;
+                self.state = if self.size == 0 { TrailerStart } else { Data };
+            }
+            Data => unreachable!("data is skipped in bulk"),
+            DataCr => {
+                if c != b'\r' {
+                    return Err(Error::InvalidChunkData);
+                }
+                self.state = DataLf;
+            }
+            DataLf => {
+                if c != b'\n' {
+                    return Err(Error::BareCr);
+                }
+                self.state = SizeStart;
+            }
+            TrailerStart => {
+                self.trailer_byte()?;
+                match c {
+                    b'\r' => self.state = FinalLf,
+                    b'\n' => return Err(Error::BareLf),
+                    _ if TCHAR[c as usize] => self.state = TrailerName,
+                    _ => return Err(Error::InvalidTrailer),
+                }
+            }
+            TrailerName => {
+                self.trailer_byte()?;
+                match c {
+                    b':' => self.state = TrailerValue,
+                    _ if TCHAR[c as usize] => {}
+                    b'\r' => return Err(Error::BareCr),
+                    b'\n' => return Err(Error::BareLf),
+                    _ => return Err(Error::InvalidTrailer),
+                }
+            }
+            TrailerValue => {
+                self.trailer_byte()?;
+                match c {
+                    b'\r' => self.state = TrailerLf,
+                    b'\n' => return Err(Error::BareLf),
+                    _ if VALUE[c as usize] => {}
+                    _ => return Err(Error::InvalidTrailer),
+                }
+            }
+            TrailerLf => {
+                self.trailer_byte()?;
+                if c != b'\n' {
+                    return Err(Error::BareCr);
+                }
+                self.state = TrailerStart;
+            }
+            FinalLf => {
+                if c != b'\n' {
+                    return Err(Error::BareCr);
+                }
+                self.state = Done;
+            }
+            Done => unreachable!("decode stops at the end of the body"),
+        }
+        Ok(())
+    }
+
+    /// After the size digits or inside an extension.
+    fn after_size(&mut self, c: u8, invalid: Error) -> Result<(), Error> {
+        match c {
+            b'\r' => self.state = State::SizeLf,
+            b'\n' => return Err(Error::BareLf),
+            b';' => self.state = State::Ext,
+            b' ' | b'\t' if self.state == State::Size => self.state = State::SizeWs,
+            // chunk-ext-name, "=", chunk-ext-val (token or quoted-string)
+            _ if self.state == State::Ext && VALUE[c as usize] => {}
+            _ => return Err(invalid),
+        }
+        self.line_byte()
+    }
+
+    fn line_byte(&mut self) -> Result<(), Error> {
+        self.count += 1;
+        if self.count > MAX_SIZE_LINE {
+            return Err(Error::InvalidChunkExt);
+        }
+        Ok(())
+    }
+
+    fn trailer_byte(&mut self) -> Result<(), Error> {
+        self.count += 1;
+        if self.count > MAX_TRAILERS {
+            return Err(Error::InvalidTrailer);
+        }
+        Ok(())
+    }
+}
+
+fn bad_line_byte(c: u8, otherwise: Error) -> Error {
+    match c {
+        b'\n' => Error::BareLf,
+        _ => otherwise,
+    }
+}
+
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}

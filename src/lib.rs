@@ -1,0 +1,13 @@
+//! canned: a tiny, very fast HTTP/1.x responder.
+//!
+//! Every accepted request is answered with a response preformatted at start-up. The crate is
+//! three layers with data flowing one way: [`parser`] and [`chunked`] turn bytes into
+//! decisions (`core` only, no allocation), the connection state machine turns decisions into
+//! slices of preformatted bytes (no sockets), and the server moves bytes between sockets and
+//! connections (no HTTP grammar).
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+
+pub mod check;
+pub mod chunked;
+pub mod parser;

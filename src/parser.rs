@@ -1,0 +1,773 @@
+//! The HTTP/1.x request-head parser: strict, incremental, zero-copy, `core` only.
+//!
+//! The parser consumes a request head line by line. A line is validated once, when its LF has
+//! arrived; while a line is incomplete only `memchr` looks at the new bytes, so feeding a head
+//! one byte at a time costs one `memchr` per call plus one validation per line. Every decision
+//! (keep-alive, body framing, `Expect`) is taken from the complete lines seen so far, so the
+//! result for a given byte string never depends on how it was split into calls: an error found
+//! in a prefix is the error of every extension of it, and a complete head is complete whatever
+//! follows it.
+//!
+//! Strictness choices (RFC 9112 unless noted):
+//!
+//! | input | outcome | why |
+//! |---|---|---|
+//! | bare LF as a line end | rejected, 400 | §2.2 allows accepting it; a front end that disagrees would frame differently (desync) |
+//! | bare CR anywhere | rejected, 400 | §2.2 |
+//! | empty lines before the request line | skipped | §2.2 (SHOULD ignore at least one) |
+//! | more than one SP between request-line parts | rejected, 400 | §3 |
+//! | version other than `HTTP/1.0` / `HTTP/1.1` | 505 when `HTTP/d.d`, otherwise 400 | §2.3, RFC 9110 §15.6.6 |
+//! | request-target with bytes outside VCHAR | rejected, 400 | §3.2 |
+//! | authority-form without CONNECT, `*` without OPTIONS | rejected, 400 | §3.2.3, §3.2.4 |
+//! | absolute-form with a scheme other than `http`/`https` | rejected, 400 | §3.2.2: nothing else can name this server |
+//! | whitespace before the colon of a field | rejected, 400 | §5.1 |
+//! | obs-fold (a line starting with SP/HTAB) | rejected, 400 | §5.2 |
+//! | NUL or other CTL in a field value | rejected, 400 | RFC 9110 §5.5 |
+//! | HTTP/1.1 without Host, or with two | rejected, 400 | §3.2 |
+//! | `Content-Length` not all digits, signed, or overflowing u64 | rejected, 400 | §6.3 (5) |
+//! | several `Content-Length` values (fields or list members) | accepted if all equal, else 400 | §6.3 (5) |
+//! | `Transfer-Encoding` with `Content-Length` | rejected, 400 | §6.3 (3): a smuggling vector, rejected rather than repaired |
+//! | `Transfer-Encoding` in HTTP/1.0 | rejected, 400 | §6.1: HTTP/1.0 framing cannot be trusted |
+//! | final transfer coding not `chunked`, or `chunked` twice | rejected, 400 | §6.3 (4), §6.1 |
+//! | a transfer coding other than chunked/gzip/deflate/compress | rejected, 501 | §6.1 |
+//! | `Expect` other than `100-continue` | rejected, 417 | RFC 9110 §10.1.1 |
+
+use memchr::memchr;
+
+/// Limits the caller imposes on one request head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum bytes in a head, request line and final empty line included (431, or 414 when
+    /// the request line alone does not fit).
+    pub max_head: usize,
+    /// Maximum number of header fields (431).
+    pub max_headers: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_head: 8 * 1024,
+            max_headers: 100,
+        }
+    }
+}
+
+/// The protocol version of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// `HTTP/1.0`
+    Http10,
+    /// `HTTP/1.1`
+    Http11,
+}
+
+/// The form of the request-target (RFC 9112 §3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `/path?query`
+    Origin,
+    /// `http://host/path?query`
+    Absolute,
+    /// `host:port`, CONNECT only
+    Authority,
+    /// `*`, OPTIONS only
+    Asterisk,
+}
+
+/// How the body of a request is framed (RFC 9112 §6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// No body.
+    None,
+    /// `Content-Length: n`, n > 0.
+    Length(u64),
+    /// `Transfer-Encoding: chunked` (decode with [`crate::chunked::ChunkedDecoder`]).
+    Chunked,
+}
+
+/// A complete request head, borrowed from the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request<'b> {
+    /// The method token, case-sensitive.
+    pub method: &'b [u8],
+    /// The request-target as sent.
+    pub target: &'b [u8],
+    /// The path of the target without the query (`/` for an absolute-form target without a
+    /// path; empty for authority and asterisk forms).
+    pub path: &'b [u8],
+    /// The form of the target.
+    pub form: Form,
+    /// The version.
+    pub version: Version,
+    /// Whether the connection stays open after this request (RFC 9112 §9.3).
+    pub keep_alive: bool,
+    /// How the body is framed.
+    pub framing: Framing,
+    /// `Expect: 100-continue` on an HTTP/1.1 request (ignored in HTTP/1.0, RFC 9110 §10.1.1).
+    pub expect_continue: bool,
+    /// The method is `HEAD`.
+    pub is_head: bool,
+    /// The number of header fields.
+    pub headers: usize,
+    /// Bytes of the head, empty lines before the request line and the final CRLF included.
+    pub head_len: usize,
+}
+
+/// The result of feeding bytes to the parser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status<'b> {
+    /// The head is complete.
+    Complete(Request<'b>),
+    /// More bytes are needed.
+    Partial,
+}
+
+/// Why a request (or its chunked body) was rejected. Each kind maps to one status code in
+/// [`Error::status`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Error {
+    /// The method is empty or contains a byte that is not a tchar (RFC 9110 §9.1).
+    InvalidMethod,
+    /// The request-target is empty, has a byte outside VCHAR, or its form does not fit the
+    /// method (RFC 9112 §3.2).
+    InvalidTarget,
+    /// The request line is not `method SP target SP version` (RFC 9112 §3).
+    InvalidRequestLine,
+    /// The version is not of the form `HTTP/d.d` (RFC 9112 §2.3).
+    InvalidVersion,
+    /// `HTTP/d.d` other than 1.0 and 1.1 (505, RFC 9110 §15.6.6).
+    UnsupportedVersion,
+    /// A field name is empty, has a non-tchar byte, or whitespace before the colon (RFC 9112 §5.1).
+    InvalidHeaderName,
+    /// A field value holds a control byte (RFC 9110 §5.5).
+    InvalidHeaderValue,
+    /// A field line starting with whitespace (obs-fold, RFC 9112 §5.2).
+    ObsFold,
+    /// A LF not preceded by CR (RFC 9112 §2.2).
+    BareLf,
+    /// A CR not followed by LF (RFC 9112 §2.2).
+    BareCr,
+    /// HTTP/1.1 request without Host (RFC 9112 §3.2).
+    MissingHost,
+    /// More than one Host field (RFC 9112 §3.2).
+    DuplicateHost,
+    /// Content-Length is not 1*DIGIT or overflows (RFC 9112 §6.3).
+    InvalidContentLength,
+    /// Content-Length values disagree (RFC 9112 §6.3).
+    ConflictingContentLength,
+    /// Transfer-Encoding together with Content-Length (RFC 9112 §6.3).
+    ContentLengthWithTransferEncoding,
+    /// Transfer-Encoding in an HTTP/1.0 request (RFC 9112 §6.1).
+    TransferEncodingHttp10,
+    /// The final transfer coding is not chunked, or chunked appears twice (RFC 9112 §6.3).
+    ChunkedNotFinal,
+    /// A transfer coding canned does not know (501, RFC 9112 §6.1).
+    UnknownTransferCoding,
+    /// An `Expect` other than `100-continue` (417, RFC 9110 §10.1.1).
+    ExpectationFailed,
+    /// The request line does not fit in the head limit (414).
+    UriTooLong,
+    /// The head does not fit in the head limit (431).
+    HeadTooLarge,
+    /// More header fields than the limit (431).
+    TooManyHeaders,
+    /// A chunk size that is not hex (RFC 9112 §7.1).
+    InvalidChunkSize,
+    /// A chunk size larger than 2^60.
+    ChunkSizeOverflow,
+    /// A malformed or too long chunk extension (RFC 9112 §7.1.1).
+    InvalidChunkExt,
+    /// Chunk data not followed by CRLF (RFC 9112 §7.1).
+    InvalidChunkData,
+    /// A malformed or too large trailer section (RFC 9112 §7.1.2).
+    InvalidTrailer,
+}
+
+impl Error {
+    /// Every kind, in declaration order (for counters and tests).
+    pub const ALL: [Error; 27] = [
+        Error::InvalidMethod,
+        Error::InvalidTarget,
+        Error::InvalidRequestLine,
+        Error::InvalidVersion,
+        Error::UnsupportedVersion,
+        Error::InvalidHeaderName,
+        Error::InvalidHeaderValue,
+        Error::ObsFold,
+        Error::BareLf,
+        Error::BareCr,
+        Error::MissingHost,
+        Error::DuplicateHost,
+        Error::InvalidContentLength,
+        Error::ConflictingContentLength,
+        Error::ContentLengthWithTransferEncoding,
+        Error::TransferEncodingHttp10,
+        Error::ChunkedNotFinal,
+        Error::UnknownTransferCoding,
+        Error::ExpectationFailed,
+        Error::UriTooLong,
+        Error::HeadTooLarge,
+        Error::TooManyHeaders,
+        Error::InvalidChunkSize,
+        Error::ChunkSizeOverflow,
+        Error::InvalidChunkExt,
+        Error::InvalidChunkData,
+        Error::InvalidTrailer,
+    ];
+
+    /// The response status for this error: the one place where that is decided.
+    pub fn status(self) -> u16 {
+        match self {
+            Error::UnsupportedVersion => 505,
+            Error::UnknownTransferCoding => 501,
+            Error::ExpectationFailed => 417,
+            Error::UriTooLong => 414,
+            Error::HeadTooLarge | Error::TooManyHeaders => 431,
+            _ => 400,
+        }
+    }
+
+    /// A short snake_case name, for logs and counters.
+    pub fn name(self) -> &'static str {
+        match self {
+            Error::InvalidMethod => "invalid_method",
+            Error::InvalidTarget => "invalid_target",
+            Error::InvalidRequestLine => "invalid_request_line",
+            Error::InvalidVersion => "invalid_version",
+            Error::UnsupportedVersion => "unsupported_version",
+            Error::InvalidHeaderName => "invalid_header_name",
+            Error::InvalidHeaderValue => "invalid_header_value",
+            Error::ObsFold => "obs_fold",
+            Error::BareLf => "bare_lf",
+            Error::BareCr => "bare_cr",
+            Error::MissingHost => "missing_host",
+            Error::DuplicateHost => "duplicate_host",
+            Error::InvalidContentLength => "invalid_content_length",
+            Error::ConflictingContentLength => "conflicting_content_length",
+            Error::ContentLengthWithTransferEncoding => "content_length_with_transfer_encoding",
+            Error::TransferEncodingHttp10 => "transfer_encoding_http10",
+            Error::ChunkedNotFinal => "chunked_not_final",
+            Error::UnknownTransferCoding => "unknown_transfer_coding",
+            Error::ExpectationFailed => "expectation_failed",
+            Error::UriTooLong => "uri_too_long",
+            Error::HeadTooLarge => "head_too_large",
+            Error::TooManyHeaders => "too_many_headers",
+            Error::InvalidChunkSize => "invalid_chunk_size",
+            Error::ChunkSizeOverflow => "chunk_size_overflow",
+            Error::InvalidChunkExt => "invalid_chunk_ext",
+            Error::InvalidChunkData => "invalid_chunk_data",
+            Error::InvalidTrailer => "invalid_trailer",
+        }
+    }
+
+    /// The index of this kind in [`Error::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|"
+///       / "~" / DIGIT / ALPHA                                     (RFC 9110 §5.6.2)
+pub(crate) static TCHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'.'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'|'
+                    | b'~'
+            );
+        i += 1;
+    }
+    t
+};
+
+/// field-vchar = VCHAR / obs-text, plus SP and HTAB inside a value  (RFC 9110 §5.5)
+pub(crate) static VALUE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i == 0x09 || (i >= 0x20 && i != 0x7f);
+        i += 1;
+    }
+    t
+};
+
+/// request-target bytes: VCHAR only (RFC 9112 §3.2, RFC 3986 characters)
+static TARGET: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0x21;
+    while i < 0x7f {
+        t[i] = true;
+        i += 1;
+    }
+    t
+};
+
+/// An incremental request-head parser.
+///
+/// Feed it the bytes received so far, from the first byte of the request; after
+/// [`Status::Partial`], feed it the same bytes followed by more. After [`Status::Complete`] it
+/// is ready for the next request, which starts `head_len` bytes later (after any body).
+///
+/// ```
+/// use canned::parser::{Parser, Limits, Status, Framing};
+/// let mut p = Parser::new(Limits::default());
+/// assert_eq!(p.parse(b"GET / HTTP/1.1\r\nHo"), Ok(Status::Partial));
+/// match p.parse(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n") {
+///     Ok(Status::Complete(r)) => {
+///         assert_eq!(r.path, b"/");
+///         assert!(r.keep_alive);
+///         assert_eq!(r.framing, Framing::None);
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Parser {
+    limits: Limits,
+    /// Start of the first line not yet validated.
+    line: u32,
+    /// Bytes already searched for LF.
+    scanned: u32,
+    /// Start of the request line (after skipped empty lines).
+    start: u32,
+    method_end: u32,
+    target_end: u32,
+    path: (u32, u32),
+    headers: u16,
+    flags: u16,
+    form: Form,
+    content_length: u64,
+}
+
+const F_REQUEST_LINE: u16 = 1;
+const F_HTTP11: u16 = 1 << 1;
+const F_HOST: u16 = 1 << 2;
+const F_CLOSE: u16 = 1 << 3;
+const F_KEEP_ALIVE: u16 = 1 << 4;
+const F_CONTENT_LENGTH: u16 = 1 << 5;
+const F_TE: u16 = 1 << 6;
+const F_TE_LAST_CHUNKED: u16 = 1 << 7;
+const F_TE_CHUNKED_TWICE: u16 = 1 << 8;
+const F_EXPECT: u16 = 1 << 9;
+const F_HEAD: u16 = 1 << 10;
+const F_PATH_ROOT: u16 = 1 << 11;
+
+impl Parser {
+    /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
+    pub fn new(limits: Limits) -> Self {
+        Parser {
+            limits: Limits {
+                max_head: limits.max_head.min(u32::MAX as usize),
+                max_headers: limits.max_headers.min(u16::MAX as usize - 1),
+            },
+            line: 0,
+            scanned: 0,
+            start: 0,
+            method_end: 0,
+            target_end: 0,
+            path: (0, 0),
+            headers: 0,
+            flags: 0,
+            form: Form::Origin,
+            content_length: 0,
+        }
+    }
+
+    /// Forget any partial request.
+    pub fn reset(&mut self) {
+        *self = Parser::new(self.limits);
+    }
+
+    /// The limits this parser enforces.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Whether any byte of a request has been seen (a partial request is pending).
+    pub fn in_progress(&self) -> bool {
+        self.scanned != 0
+    }
+
+    /// Parse the bytes received so far. See the type's documentation.
+    pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Status<'b>, Error> {
+        let window = &buf[..buf.len().min(self.limits.max_head)];
+        loop {
+            let line = self.line as usize;
+            let from = (self.scanned as usize).max(line);
+            let Some(i) = memchr(b'\n', &window[from..]) else {
+                self.scanned = window.len() as u32;
+                if self.flags & F_REQUEST_LINE == 0 {
+                    check_method_prefix(&window[line..])?;
+                }
+                if buf.len() >= self.limits.max_head {
+                    return Err(if self.flags & F_REQUEST_LINE == 0 {
+                        Error::UriTooLong
+                    } else {
+                        Error::HeadTooLarge
+                    });
+                }
+                return Ok(Status::Partial);
+            };
+            let lf = from + i;
+            self.scanned = lf as u32 + 1;
+            let content = &window[line..lf];
+            let Some((&b'\r', content)) = content.split_last() else {
+                // A request line may hold a method error before its bare LF: report the
+                // first error in byte order, as the partial path would have.
+                if self.flags & F_REQUEST_LINE == 0 {
+                    check_method_prefix(content)?;
+                }
+                return Err(Error::BareLf);
+            };
+            if self.flags & F_REQUEST_LINE == 0 {
+                if !content.is_empty() {
+                    self.request_line(line, content)?;
+                }
+            } else if content.is_empty() {
+                let req = self.finish(buf, lf + 1)?;
+                self.reset();
+                return Ok(Status::Complete(req));
+            } else {
+                self.header_line(content)?;
+            }
+            self.line = lf as u32 + 1;
+        }
+    }
+
+    fn request_line(&mut self, start: usize, line: &[u8]) -> Result<(), Error> {
+        // method SP request-target SP HTTP-version          (RFC 9112 §3)
+        let mut i = 0;
+        while i < line.len() && TCHAR[line[i] as usize] {
+            i += 1;
+        }
+        if i == 0 || i == line.len() || line[i] != b' ' {
+            return Err(if i == line.len() && i > 0 {
+                Error::InvalidRequestLine
+            } else {
+                Error::InvalidMethod
+            });
+        }
+        let method = &line[..i];
+        let t0 = i + 1;
+        let mut j = t0;
+        while j < line.len() && TARGET[line[j] as usize] {
+            j += 1;
+        }
+        if j == line.len() {
+            return Err(Error::InvalidRequestLine);
+        }
+        if line[j] != b' ' || j == t0 {
+            return Err(if line[j] == b'\r' {
+                Error::BareCr
+            } else {
+                Error::InvalidTarget
+            });
+        }
+        let target = &line[t0..j];
+        let version = &line[j + 1..];
+        self.flags |= match version {
+            b"HTTP/1.1" => F_HTTP11,
+            b"HTTP/1.0" => 0,
+            [b'H', b'T', b'T', b'P', b'/', a, b'.', b]
+                if a.is_ascii_digit() && b.is_ascii_digit() =>
+            {
+                return Err(Error::UnsupportedVersion);
+            }
+            _ if version.contains(&b'\r') => return Err(Error::BareCr),
+            _ => return Err(Error::InvalidVersion),
+        };
+        let (form, path) = target_form(method, target)?;
+        if method == b"HEAD" {
+            self.flags |= F_HEAD;
+        }
+        self.flags |= F_REQUEST_LINE;
+        self.form = form;
+        let base = start as u32;
+        self.method_end = i as u32;
+        self.target_end = base + j as u32;
+        match path {
+            Some((a, b)) => self.path = (base + (t0 + a) as u32, base + (t0 + b) as u32),
+            None if form == Form::Absolute => self.flags |= F_PATH_ROOT,
+            None => self.path = (base, base),
+        }
+        self.start = base;
+        Ok(())
+    }
+
+    fn header_line(&mut self, line: &[u8]) -> Result<(), Error> {
+        // field-line = field-name ":" OWS field-value OWS   (RFC 9112 §5)
+        if line[0] == b' ' || line[0] == b'\t' {
+            return Err(Error::ObsFold);
+        }
+        let mut i = 0;
+        while i < line.len() && TCHAR[line[i] as usize] {
+            i += 1;
+        }
+        if i == 0 || i == line.len() || line[i] != b':' {
+            return Err(if i < line.len() && line[i] == b'\r' {
+                Error::BareCr
+            } else {
+                Error::InvalidHeaderName
+            });
+        }
+        let name = &line[..i];
+        let raw = &line[i + 1..];
+        for &c in raw {
+            if !VALUE[c as usize] {
+                return Err(if c == b'\r' {
+                    Error::BareCr
+                } else {
+                    Error::InvalidHeaderValue
+                });
+            }
+        }
+        self.headers += 1;
+        if self.headers as usize > self.limits.max_headers {
+            return Err(Error::TooManyHeaders);
+        }
+        let value = trim_ows(raw);
+        match name.len() {
+            4 if name.eq_ignore_ascii_case(b"host") => {
+                if self.flags & F_HOST != 0 {
+                    return Err(Error::DuplicateHost);
+                }
+                self.flags |= F_HOST;
+            }
+            6 if name.eq_ignore_ascii_case(b"expect") => {
+                if !value.eq_ignore_ascii_case(b"100-continue") {
+                    return Err(Error::ExpectationFailed);
+                }
+                self.flags |= F_EXPECT;
+            }
+            10 if name.eq_ignore_ascii_case(b"connection") => {
+                for token in value.split(|&c| c == b',').map(trim_ows) {
+                    if token.eq_ignore_ascii_case(b"close") {
+                        self.flags |= F_CLOSE;
+                    } else if token.eq_ignore_ascii_case(b"keep-alive") {
+                        self.flags |= F_KEEP_ALIVE;
+                    }
+                }
+            }
+            14 if name.eq_ignore_ascii_case(b"content-length") => {
+                for member in value.split(|&c| c == b',').map(trim_ows) {
+                    let n = parse_decimal(member).ok_or(Error::InvalidContentLength)?;
+                    if self.flags & F_CONTENT_LENGTH != 0 && n != self.content_length {
+                        return Err(Error::ConflictingContentLength);
+                    }
+                    self.flags |= F_CONTENT_LENGTH;
+                    self.content_length = n;
+                }
+            }
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+                self.flags |= F_TE;
+                for member in value.split(|&c| c == b',').map(trim_ows) {
+                    if member.is_empty() {
+                        continue;
+                    }
+                    let coding = trim_ows(member.split(|&c| c == b';').next().unwrap_or(b""));
+                    if coding.eq_ignore_ascii_case(b"chunked") {
+                        if self.flags & F_TE_LAST_CHUNKED != 0 || member.len() != coding.len() {
+                            self.flags |= F_TE_CHUNKED_TWICE;
+                        }
+                        self.flags |= F_TE_LAST_CHUNKED;
+                    } else if KNOWN_CODINGS.iter().any(|k| coding.eq_ignore_ascii_case(k)) {
+                        if self.flags & F_TE_LAST_CHUNKED != 0 {
+                            self.flags |= F_TE_CHUNKED_TWICE;
+                        }
+                        self.flags &= !F_TE_LAST_CHUNKED;
+                    } else {
+                        return Err(Error::UnknownTransferCoding);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish<'b>(&self, buf: &'b [u8], head_len: usize) -> Result<Request<'b>, Error> {
+        let http11 = self.flags & F_HTTP11 != 0;
+        if http11 && self.flags & F_HOST == 0 {
+            return Err(Error::MissingHost);
+        }
+        let framing = if self.flags & F_TE != 0 {
+            if !http11 {
+                return Err(Error::TransferEncodingHttp10);
+            }
+            if self.flags & F_CONTENT_LENGTH != 0 {
+                return Err(Error::ContentLengthWithTransferEncoding);
+            }
+            if self.flags & F_TE_LAST_CHUNKED == 0 || self.flags & F_TE_CHUNKED_TWICE != 0 {
+                return Err(Error::ChunkedNotFinal);
+            }
+            Framing::Chunked
+        } else if self.content_length > 0 {
+            Framing::Length(self.content_length)
+        } else {
+            Framing::None
+        };
+        let keep_alive = if self.flags & F_CLOSE != 0 {
+            false
+        } else {
+            http11 || self.flags & F_KEEP_ALIVE != 0
+        };
+        let target_end = self.target_end as usize;
+        let rl = self.start as usize;
+        let method = &buf[rl..rl + self.method_end as usize];
+        let target = &buf[rl + self.method_end as usize + 1..target_end];
+        let path: &'b [u8] = if self.flags & F_PATH_ROOT != 0 {
+            b"/"
+        } else {
+            &buf[self.path.0 as usize..self.path.1 as usize]
+        };
+        Ok(Request {
+            method,
+            target,
+            path,
+            form: self.form,
+            version: if http11 {
+                Version::Http11
+            } else {
+                Version::Http10
+            },
+            keep_alive,
+            framing,
+            expect_continue: http11 && self.flags & F_EXPECT != 0 && framing != Framing::None,
+            is_head: self.flags & F_HEAD != 0,
+            headers: self.headers as usize,
+            head_len,
+        })
+    }
+}
+
+const KNOWN_CODINGS: [&[u8]; 5] = [b"gzip", b"x-gzip", b"deflate", b"compress", b"x-compress"];
+
+/// A partial request line: the method, as far as it has arrived, must be tchars. This lets a
+/// TLS handshake or binary garbage be answered at once instead of at the header timeout.
+fn check_method_prefix(partial: &[u8]) -> Result<(), Error> {
+    for (k, &c) in partial.iter().enumerate() {
+        if c == b' ' {
+            return if k == 0 {
+                Err(Error::InvalidMethod)
+            } else {
+                Ok(())
+            };
+        }
+        if !TCHAR[c as usize] {
+            // A CR that may still be the start of a CRLF decides nothing yet.
+            if c == b'\r' && k + 1 == partial.len() {
+                return Ok(());
+            }
+            return Err(Error::InvalidMethod);
+        }
+    }
+    Ok(())
+}
+
+fn target_form(method: &[u8], target: &[u8]) -> Result<(Form, Option<(usize, usize)>), Error> {
+    if target[0] == b'/' {
+        let end = memchr(b'?', target).unwrap_or(target.len());
+        return Ok((Form::Origin, Some((0, end))));
+    }
+    if method == b"CONNECT" {
+        // authority-form = uri-host ":" port           (RFC 9112 §3.2.3)
+        let colon = target.iter().rposition(|&c| c == b':');
+        return match colon {
+            Some(c)
+                if c > 0
+                    && c + 1 < target.len()
+                    && target[c + 1..].iter().all(u8::is_ascii_digit)
+                    && !target
+                        .iter()
+                        .any(|&b| matches!(b, b'/' | b'?' | b'#' | b'@')) =>
+            {
+                Ok((Form::Authority, None))
+            }
+            _ => Err(Error::InvalidTarget),
+        };
+    }
+    if target == b"*" {
+        return if method == b"OPTIONS" {
+            Ok((Form::Asterisk, None))
+        } else {
+            Err(Error::InvalidTarget)
+        };
+    }
+    // absolute-form = absolute-URI (RFC 9112 §3.2.2). Only `http://` and `https://` name
+    // something this server could be: anything else (`a.example:443` parses as a URI with the
+    // scheme `a.example`) is rejected rather than guessed at.
+    let auth = if target.len() > 7 && target[..7].eq_ignore_ascii_case(b"http://") {
+        7
+    } else if target.len() > 8 && target[..8].eq_ignore_ascii_case(b"https://") {
+        8
+    } else {
+        return Err(Error::InvalidTarget);
+    };
+    let path_start = auth
+        + target[auth..]
+            .iter()
+            .position(|&c| c == b'/' || c == b'?')
+            .unwrap_or(target.len() - auth);
+    let end = path_start + memchr(b'?', &target[path_start..]).unwrap_or(target.len() - path_start);
+    if end == path_start {
+        Ok((Form::Absolute, None))
+    } else {
+        Ok((Form::Absolute, Some((path_start, end))))
+    }
+}
+
+/// OWS = *( SP / HTAB )                                             (RFC 9110 §5.6.3)
+fn trim_ows(s: &[u8]) -> &[u8] {
+    let start = s
+        .iter()
+        .position(|&c| c != b' ' && c != b'\t')
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|&c| c != b' ' && c != b'\t')
+        .map_or(start, |e| e + 1);
+    &s[start..end]
+}
+
+/// Content-Length = 1*DIGIT, overflow-checked                       (RFC 9110 §8.6)
+fn parse_decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add((c - b'0') as u64)?;
+    }
+    Some(n)
+}
+
+/// Parse one complete head from `buf` with a fresh parser.
+pub fn parse_request(buf: &[u8], limits: Limits) -> Result<Status<'_>, Error> {
+    Parser::new(limits).parse(buf)
+}

@@ -1,0 +1,135 @@
+//! The chunked decoder's specification (RFC 9112 §7.1): input, expected outcome.
+
+use canned::check::{chunked_invariants, decode_in_pieces};
+use canned::chunked::{ChunkedDecoder, Progress};
+use canned::parser::Error;
+
+#[derive(Debug)]
+enum Want {
+    /// The body ends after this many bytes.
+    Done(usize),
+    /// All input consumed, body not ended.
+    More,
+    Err(Error),
+}
+use Want::*;
+
+#[rustfmt::skip]
+const CASES: &[(&str, &[u8], Want)] = &[
+    ("empty body", b"0\r\n\r\n", Done(5)),
+    ("one chunk", b"5\r\nhello\r\n0\r\n\r\n", Done(15)),
+    ("two chunks", b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n", Done(20)),
+    ("next request follows", b"1\r\na\r\n0\r\n\r\nGET / HTTP/1.1\r\n", Done(11)),
+    ("upper hex", b"A\r\n0123456789\r\n0\r\n\r\n", Done(20)),
+    ("lower hex", b"a\r\n0123456789\r\n0\r\n\r\n", Done(20)),
+    ("leading zeros", b"0005\r\nhello\r\n000\r\n\r\n", Done(20)),
+    ("extension", b"5;name=value\r\nhello\r\n0\r\n\r\n", Done(26)),
+    ("quoted extension", b"5;n=\"a b\"\r\nhello\r\n0\r\n\r\n", Done(23)),
+    ("BWS before ;", b"5 ;n\r\nhello\r\n0\r\n\r\n", Done(18)),
+    ("ext on last chunk", b"0;x\r\n\r\n", Done(7)),
+    ("trailers", b"0\r\nX-Sum: 1\r\nY: 2\r\n\r\n", Done(21)),
+    ("data with CRLF inside", b"4\r\n\r\n\r\n\r\n0\r\n\r\n", Done(14)),
+    ("body hides a request", b"1a\r\nGET /smuggled HTTP/1.1\r\n\r\n\r\n0\r\n\r\n", Done(37)),
+    ("incomplete size", b"5", More),
+    ("incomplete data", b"5\r\nhel", More),
+    ("incomplete trailers", b"0\r\nX: 1\r\n", More),
+    ("no size", b"\r\n", Err(Error::InvalidChunkSize)),
+    ("non-hex size", b"g\r\n", Err(Error::InvalidChunkSize)),
+    ("0x prefix", b"0x5\r\nhello\r\n0\r\n\r\n", Err(Error::InvalidChunkSize)),
+    ("negative size", b"-5\r\n", Err(Error::InvalidChunkSize)),
+    ("space before size", b" 5\r\n", Err(Error::InvalidChunkSize)),
+    ("space after size", b"5 \r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("overflow", b"fffffffffffffffff\r\n", Err(Error::ChunkSizeOverflow)),
+    ("2^64 + 5 wraps elsewhere", b"10000000000000005\r\nhello\r\n", Err(Error::ChunkSizeOverflow)),
+    ("bare LF after size", b"5\nhello\r\n0\r\n\r\n", Err(Error::BareLf)),
+    ("bare CR after size", b"5\rhello\r\n", Err(Error::BareCr)),
+    ("bare LF after data", b"5\r\nhello\n0\r\n\r\n", Err(Error::InvalidChunkData)),
+    ("data too long", b"5\r\nhello!\r\n0\r\n\r\n", Err(Error::InvalidChunkData)),
+    ("data CR then not LF", b"5\r\nhello\rX", Err(Error::BareCr)),
+    ("bare LF in ext", b"5;a\nhello\r\n", Err(Error::BareLf)),
+    ("CTL in ext", b"5;a\x01\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("bare LF ending", b"0\r\n\n", Err(Error::BareLf)),
+    ("bare CR ending", b"0\r\n\rX", Err(Error::BareCr)),
+    ("trailer obs-fold", b"0\r\nX: 1\r\n 2\r\n\r\n", Err(Error::InvalidTrailer)),
+    ("trailer without colon", b"0\r\nX\r\n\r\n", Err(Error::BareCr)),
+    ("trailer bare LF", b"0\r\nX: 1\n\r\n", Err(Error::BareLf)),
+    ("trailer NUL", b"0\r\nX: \0\r\n\r\n", Err(Error::InvalidTrailer)),
+];
+
+#[test]
+fn table() {
+    for (name, input, want) in CASES {
+        let got = ChunkedDecoder::new().decode(input);
+        match (want, got) {
+            (
+                Done(n),
+                Ok(Progress {
+                    consumed,
+                    done: true,
+                }),
+            ) => assert_eq!(consumed, *n, "{name}"),
+            (
+                More,
+                Ok(Progress {
+                    consumed,
+                    done: false,
+                }),
+            ) => assert_eq!(consumed, input.len(), "{name}"),
+            (Err(e), Result::Err(g)) => assert_eq!(g, *e, "{name}"),
+            (want, got) => panic!("{name}: want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn split_invariance() {
+    for (name, input, _) in CASES {
+        for cut in 0..=input.len() {
+            chunked_invariants(input, &[cut]);
+            for cut2 in cut..=input.len() {
+                chunked_invariants(input, &[cut, cut2]);
+            }
+        }
+        let all: Vec<usize> = (0..input.len()).collect();
+        assert_eq!(
+            decode_in_pieces(input, &all),
+            ChunkedDecoder::new().decode(input),
+            "{name}: byte by byte"
+        );
+    }
+}
+
+#[test]
+fn long_size_line_and_trailers_are_bounded() {
+    let mut ext = b"1;".to_vec();
+    ext.extend(std::iter::repeat_n(b'a', 5000));
+    assert_eq!(
+        ChunkedDecoder::new().decode(&ext),
+        Result::Err(Error::InvalidChunkExt)
+    );
+    let mut zeros = vec![b'0'; 5000];
+    zeros.extend_from_slice(b"\r\n\r\n");
+    assert_eq!(
+        ChunkedDecoder::new().decode(&zeros),
+        Result::Err(Error::InvalidChunkExt)
+    );
+    let mut trailers = b"0\r\n".to_vec();
+    for _ in 0..1000 {
+        trailers.extend_from_slice(b"X-Trailer: 0123\r\n");
+    }
+    assert_eq!(
+        ChunkedDecoder::new().decode(&trailers),
+        Result::Err(Error::InvalidTrailer)
+    );
+}
+
+#[test]
+fn large_chunk_is_skipped_in_bulk() {
+    let mut d = ChunkedDecoder::new();
+    assert_eq!(d.decode(b"100000\r\n").unwrap().consumed, 8);
+    let data = vec![b'x'; 0x100000];
+    let p = d.decode(&data).unwrap();
+    assert_eq!((p.consumed, p.done), (0x100000, false));
+    let p = d.decode(b"\r\n0\r\n\r\nNEXT").unwrap();
+    assert_eq!((p.consumed, p.done), (7, true));
+}
