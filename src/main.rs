@@ -1,1 +1,81 @@
-fn main() {}
+//! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
+
+use canned::config::{Command, Config, HELP, Listen};
+use canned::server::{Server, raise_fd_limit};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let mut config = match Config::from_args(std::env::args().skip(1), &env) {
+        Ok(Command::Run(c)) => *c,
+        Ok(Command::Help) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            println!("canned {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("canned: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let fds = raise_fd_limit();
+    // Each connection needs one fd; keep some for listeners and the poller.
+    let reserve = 32 + 2 * config.workers as u64 * config.listen.len() as u64;
+    let fit = fds.saturating_sub(reserve).max(1) as usize;
+    if config.max_conns > fit {
+        eprintln!(
+            "canned: warning: --max-conns {} does not fit in the fd limit {fds}; using {fit}",
+            config.max_conns
+        );
+        config.max_conns = fit;
+    }
+    let quiet = config.quiet;
+    let workers = config.workers;
+    let server = match Server::bind(config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("canned: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = server.stop_on_signals() {
+        eprintln!("canned: error: cannot install signal handlers: {e}");
+        return ExitCode::from(1);
+    }
+    if !quiet {
+        for a in server.addrs() {
+            let shown = match a {
+                Listen::Tcp(addr) => addr.to_string(),
+                Listen::Unix(_) => a.to_string(),
+            };
+            eprintln!("canned listening on {shown} ({workers} workers)");
+        }
+    }
+    let unix: Vec<_> = server
+        .addrs()
+        .iter()
+        .filter_map(|a| match a {
+            Listen::Unix(p) => Some(p.clone()),
+            Listen::Tcp(_) => None,
+        })
+        .collect();
+    let summary = server.run();
+    for p in unix {
+        let _ = std::fs::remove_file(p);
+    }
+    match summary {
+        Ok(s) => {
+            if !quiet {
+                eprintln!("{s}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("canned: error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,633 @@
+//! The command line and environment: everything canned can be told, checked before anything
+//! starts.
+
+use crate::conn::Timeouts;
+use crate::parser::{Limits, Status, parse_request};
+use crate::response::{Common, Spec, reason};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where to listen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Listen {
+    /// A TCP address (port 0 picks a free port).
+    Tcp(SocketAddr),
+    /// A Unix domain socket path (removed on exit).
+    Unix(std::path::PathBuf),
+}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Tcp(a) => write!(f, "{a}"),
+            Listen::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
+/// A route: an exact path with its own response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The exact path (no query).
+    pub path: String,
+    /// Its response.
+    pub spec: Spec,
+    /// Only GET and HEAD match (the health route).
+    pub get_only: bool,
+}
+
+/// Everything a server is configured with. Build one with [`Config::default`] and its
+/// setters, or from a command line with [`Config::from_args`].
+///
+/// ```
+/// let c = canned::config::Config::default().listen("127.0.0.1:0").unwrap().body("pong\n");
+/// assert_eq!(c.routes[0].spec.body.as_ref(), b"pong\n");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Listeners.
+    pub listen: Vec<Listen>,
+    /// Worker threads.
+    pub workers: usize,
+    /// Listen backlog.
+    pub backlog: i32,
+    /// Open connections per process.
+    pub max_conns: usize,
+    /// Close a connection after this many responses (0: unlimited).
+    pub max_requests: u32,
+    /// Head limits.
+    pub limits: Limits,
+    /// Timeouts.
+    pub timeouts: Timeouts,
+    /// How long shutdown waits for responses in flight.
+    pub shutdown_timeout: Duration,
+    /// Routes; `routes[0]` is the default response and its path is ignored.
+    pub routes: Vec<Route>,
+    /// `Server` and `Date`.
+    pub common: Common,
+    /// Print nothing but errors.
+    pub quiet: bool,
+    /// `--raw-response`: these bytes verbatim for every request.
+    pub raw: Option<Arc<[u8]>>,
+    /// `--raw-close`: close after each raw response.
+    pub raw_close: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: Vec::new(),
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            backlog: 1024,
+            max_conns: 10_000,
+            max_requests: 0,
+            limits: Limits::default(),
+            timeouts: Timeouts::default(),
+            shutdown_timeout: Duration::from_secs(5),
+            routes: vec![Route {
+                path: String::new(),
+                spec: Spec {
+                    status: 200,
+                    body: Arc::from(&b"Hello World\n"[..]),
+                    content_type: DEFAULT_TYPE.into(),
+                    headers: Vec::new(),
+                },
+                get_only: false,
+            }],
+            common: Common {
+                server: "canned".into(),
+                date: true,
+            },
+            quiet: false,
+            raw: None,
+            raw_close: false,
+        }
+    }
+}
+
+const DEFAULT_TYPE: &str = "text/plain; charset=utf-8";
+
+/// The help text.
+pub const HELP: &str = "\
+canned: a tiny, very fast HTTP/1.x responder
+
+Usage: canned [OPTIONS]
+
+Every accepted request is answered with the same preformatted response (or a route's).
+Each option can also be set from the environment variable shown; flags win.
+
+Listening:
+  --listen ADDR          Listen on ADDR (repeatable): 127.0.0.1:8080, [::1]:8080, port 0 for
+                         any free port, or unix:/path. Numeric addresses only.
+                         [CANNED_LISTEN, comma-separated] (default 0.0.0.0:8080)
+  --port N               Shortcut for --listen 0.0.0.0:N            [PORT, CANNED_PORT]
+  --workers N            Worker threads (default: online CPUs)      [CANNED_WORKERS]
+  --backlog N            Listen backlog (default 1024)              [CANNED_BACKLOG]
+  --max-conns N          Open connections per process (default 10000)
+                                                                    [CANNED_MAX_CONNS]
+
+Response:
+  --body TEXT            Response body (default \"Hello World\\n\")     [CANNED_BODY]
+  --body-file PATH       Response body from a file                  [CANNED_BODY_FILE]
+  --status CODE          Status code, 200-599 (default 200)         [CANNED_STATUS]
+  --content-type TYPE    Content-Type (default text/plain; charset=utf-8; empty to omit)
+                                                                    [CANNED_CONTENT_TYPE]
+  --header 'NAME: VALUE' Extra header on every response (repeatable)
+                                                  [CANNED_HEADER, one per line]
+  --route PATH=STATUS[:BODY]
+                         Answer the exact PATH (query ignored) with STATUS and BODY
+                         (BODY @FILE reads a file; default: empty). Repeatable.
+                                                  [CANNED_ROUTE, one per line]
+  --health PATH          Answer GET and HEAD on PATH with 200 \"ok\"  [CANNED_HEALTH]
+  --server NAME          Server header (default canned; empty to omit) [CANNED_SERVER]
+  --no-date              Leave out the Date header (byte-identical output) [CANNED_NO_DATE=1]
+  --raw-response FILE    Send FILE verbatim as the whole response to every request
+                         (no status line or headers added)        [CANNED_RAW_RESPONSE]
+  --raw-close            With --raw-response, close after each response [CANNED_RAW_CLOSE=1]
+
+Limits and timeouts (durations: 10s, 500ms, 2m, or plain seconds):
+  --max-requests N       Close a connection after N responses (0 = unlimited, default)
+                                                                    [CANNED_MAX_REQUESTS]
+  --max-head-bytes N     Largest request head (default 8192; 431/414 beyond)
+                                                                    [CANNED_MAX_HEAD_BYTES]
+  --max-headers N        Most header fields (default 100; 431 beyond) [CANNED_MAX_HEADERS]
+  --header-timeout D     Whole head must arrive within D (default 10s; 408)
+                                                                    [CANNED_HEADER_TIMEOUT]
+  --idle-timeout D       Close a silent connection after D (default 60s) [CANNED_IDLE_TIMEOUT]
+  --write-timeout D      Close a client that does not read for D (default 30s)
+                                                                    [CANNED_WRITE_TIMEOUT]
+  --shutdown-timeout D   On SIGTERM/SIGINT, wait at most D for responses in flight
+                         (default 5s)                             [CANNED_SHUTDOWN_TIMEOUT]
+
+Other:
+  --quiet                Print only errors                          [CANNED_QUIET=1]
+  -h, --help             Print this help
+  -V, --version          Print the version
+";
+
+/// What the command line asked for.
+#[derive(Debug)]
+pub enum Command {
+    /// Run a server.
+    Run(Box<Config>),
+    /// Print the help.
+    Help,
+    /// Print the version.
+    Version,
+}
+
+/// A bad flag or value: the message names the flag and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError(pub String);
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(flag: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
+    Err(ArgError(format!("{flag}: {what}")))
+}
+
+/// Flags that take a value, with their environment variable.
+const VALUED: &[(&str, &str)] = &[
+    ("--listen", "CANNED_LISTEN"),
+    ("--port", "CANNED_PORT"),
+    ("--workers", "CANNED_WORKERS"),
+    ("--backlog", "CANNED_BACKLOG"),
+    ("--max-conns", "CANNED_MAX_CONNS"),
+    ("--body", "CANNED_BODY"),
+    ("--body-file", "CANNED_BODY_FILE"),
+    ("--status", "CANNED_STATUS"),
+    ("--content-type", "CANNED_CONTENT_TYPE"),
+    ("--header", "CANNED_HEADER"),
+    ("--route", "CANNED_ROUTE"),
+    ("--health", "CANNED_HEALTH"),
+    ("--server", "CANNED_SERVER"),
+    ("--raw-response", "CANNED_RAW_RESPONSE"),
+    ("--max-requests", "CANNED_MAX_REQUESTS"),
+    ("--max-head-bytes", "CANNED_MAX_HEAD_BYTES"),
+    ("--max-headers", "CANNED_MAX_HEADERS"),
+    ("--header-timeout", "CANNED_HEADER_TIMEOUT"),
+    ("--idle-timeout", "CANNED_IDLE_TIMEOUT"),
+    ("--write-timeout", "CANNED_WRITE_TIMEOUT"),
+    ("--shutdown-timeout", "CANNED_SHUTDOWN_TIMEOUT"),
+];
+/// Switches, with their environment variable.
+const SWITCHES: &[(&str, &str)] = &[
+    ("--no-date", "CANNED_NO_DATE"),
+    ("--raw-close", "CANNED_RAW_CLOSE"),
+    ("--quiet", "CANNED_QUIET"),
+];
+
+impl Config {
+    /// Parse a command line (without the program name) and an environment. Environment
+    /// values apply first; flags override them (repeatable flags replace the environment's
+    /// list).
+    pub fn from_args<I, S>(args: I, env: &[(String, String)]) -> Result<Command, ArgError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut opts: Vec<(String, Option<String>)> = Vec::new();
+        let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        if let Some(p) = var("PORT") {
+            opts.push(("--port".into(), Some(p)));
+        }
+        for (flag, name) in VALUED {
+            if let Some(v) = var(name) {
+                let split: Vec<String> = match *flag {
+                    "--listen" => v.split(',').map(str::to_owned).collect(),
+                    "--header" | "--route" => v.lines().map(str::to_owned).collect(),
+                    _ => vec![v],
+                };
+                for v in split.into_iter().filter(|v| !v.is_empty() || *flag == "--server") {
+                    opts.push((flag.to_string(), Some(v)));
+                }
+            }
+        }
+        for (flag, name) in SWITCHES {
+            match var(name).as_deref() {
+                None | Some("") | Some("0") | Some("false") => {}
+                Some("1") | Some("true") => opts.push((flag.to_string(), None)),
+                Some(v) => return err(name, format!("expected 1 or 0, got {v:?}")),
+            }
+        }
+        let env_count = opts.len();
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(a) = args.next() {
+            match a.as_str() {
+                "-h" | "--help" => return Ok(Command::Help),
+                "-V" | "--version" => return Ok(Command::Version),
+                _ => {}
+            }
+            let (flag, inline) = match a.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                _ => (a.clone(), None),
+            };
+            if VALUED.iter().any(|(f, _)| *f == flag) {
+                let v = match inline {
+                    Some(v) => v,
+                    None => match args.next() {
+                        Some(v) => v,
+                        None => return err(&flag, "needs a value"),
+                    },
+                };
+                opts.push((flag, Some(v)));
+            } else if SWITCHES.iter().any(|(f, _)| *f == flag) {
+                if inline.is_some() {
+                    return err(&flag, "takes no value");
+                }
+                opts.push((flag, None));
+            } else if a.starts_with('-') {
+                return err(&a, "unknown option (see --help)");
+            } else {
+                return err(&a, "unexpected argument (see --help)");
+            }
+        }
+        // Repeatable flags given on the command line replace the environment's.
+        let given: Vec<String> = opts[env_count..].iter().map(|(f, _)| f.clone()).collect();
+        let mut i = 0;
+        opts.retain(|(f, _)| {
+            i += 1;
+            let from_env = i <= env_count;
+            !(from_env
+                && ["--listen", "--header", "--route"].contains(&f.as_str())
+                && given.contains(f))
+        });
+        let mut c = Config::default();
+        let mut port_listen = None;
+        let mut explicit_listen = false;
+        for (flag, v) in opts {
+            let v = v.unwrap_or_default();
+            let f = flag.as_str();
+            match f {
+                "--listen" => {
+                    if !explicit_listen {
+                        c.listen.clear();
+                        explicit_listen = true;
+                    }
+                    c.listen.push(parse_listen(f, &v)?);
+                }
+                "--port" => {
+                    let p: u16 = number(f, &v)?;
+                    port_listen = Some(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], p))));
+                }
+                "--workers" => c.workers = positive(f, &v)?,
+                "--backlog" => c.backlog = positive(f, &v)?,
+                "--max-conns" => c.max_conns = positive(f, &v)?,
+                "--body" => c.routes[0].spec.body = Arc::from(v.as_bytes()),
+                "--body-file" => c.routes[0].spec.body = read_file(f, &v)?,
+                "--status" => c.routes[0].spec.status = status(f, &v)?,
+                "--content-type" => {
+                    check_value(f, &v)?;
+                    c.routes[0].spec.content_type = v;
+                }
+                "--header" => c.routes[0].spec.headers.push(header(f, &v)?),
+                "--route" => {
+                    let r = route(f, &v, &c.routes[0].spec)?;
+                    c.routes.push(r);
+                }
+                "--health" => {
+                    check_path(f, &v)?;
+                    c.routes.push(Route {
+                        path: v,
+                        spec: Spec {
+                            status: 200,
+                            body: Arc::from(&b"ok"[..]),
+                            content_type: DEFAULT_TYPE.into(),
+                            headers: Vec::new(),
+                        },
+                        get_only: true,
+                    });
+                }
+                "--server" => {
+                    check_value(f, &v)?;
+                    c.common.server = v;
+                }
+                "--no-date" => c.common.date = false,
+                "--raw-response" => c.raw = Some(read_file(f, &v)?),
+                "--raw-close" => c.raw_close = true,
+                "--quiet" => c.quiet = true,
+                "--max-requests" => c.max_requests = number(f, &v)?,
+                "--max-head-bytes" => {
+                    c.limits.max_head = positive(f, &v)?;
+                    if c.limits.max_head < 16 {
+                        return err(f, "must be at least 16");
+                    }
+                }
+                "--max-headers" => c.limits.max_headers = number(f, &v)?,
+                "--header-timeout" => c.timeouts.header = millis(f, &v)?,
+                "--idle-timeout" => c.timeouts.idle = millis(f, &v)?,
+                "--write-timeout" => c.timeouts.write = millis(f, &v)?,
+                "--shutdown-timeout" => {
+                    c.shutdown_timeout = Duration::from_millis(millis(f, &v)?);
+                }
+                _ => unreachable!("flag {f} is listed but not handled"),
+            }
+        }
+        if let Some(p) = port_listen {
+            if !explicit_listen {
+                c.listen = vec![p];
+            }
+        }
+        if c.listen.is_empty() {
+            c.listen.push(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], 8080))));
+        }
+        if c.raw_close && c.raw.is_none() {
+            return err("--raw-close", "needs --raw-response");
+        }
+        let mut paths: Vec<&str> = c.routes[1..].iter().map(|r| r.path.as_str()).collect();
+        paths.sort_unstable();
+        if let Some(w) = paths.windows(2).find(|w| w[0] == w[1]) {
+            return err("--route", format!("path {} is given twice", w[0]));
+        }
+        Ok(Command::Run(Box::new(c)))
+    }
+
+    /// Add a listener (`127.0.0.1:0`, `[::1]:8080`, `unix:/path`).
+    pub fn listen(mut self, addr: &str) -> Result<Self, ArgError> {
+        self.listen.push(parse_listen("--listen", addr)?);
+        Ok(self)
+    }
+
+    /// Set the default body.
+    pub fn body(mut self, body: impl AsRef<[u8]>) -> Self {
+        self.routes[0].spec.body = Arc::from(body.as_ref());
+        self
+    }
+
+    /// Add a route (`PATH=STATUS[:BODY]`).
+    pub fn route(mut self, r: &str) -> Result<Self, ArgError> {
+        let r = route("--route", r, &self.routes[0].spec)?;
+        self.routes.push(r);
+        Ok(self)
+    }
+}
+
+fn parse_listen(flag: &str, v: &str) -> Result<Listen, ArgError> {
+    if let Some(path) = v.strip_prefix("unix:") {
+        if path.is_empty() {
+            return err(flag, "unix: needs a path");
+        }
+        return Ok(Listen::Unix(path.into()));
+    }
+    match v.parse::<SocketAddr>() {
+        Ok(a) => Ok(Listen::Tcp(a)),
+        Err(_) => err(
+            flag,
+            format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path"),
+        ),
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ArgError> {
+    match v.trim().parse() {
+        Ok(n) => Ok(n),
+        Err(_) => err(flag, format!("{v:?} is not a valid number")),
+    }
+}
+
+fn positive<T: std::str::FromStr + Default + PartialEq>(flag: &str, v: &str) -> Result<T, ArgError> {
+    let n: T = number(flag, v)?;
+    if n == T::default() {
+        return err(flag, "must be greater than 0");
+    }
+    Ok(n)
+}
+
+/// `10s`, `500ms`, `2m`, `1h`, or plain seconds.
+pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
+    let (num, unit) = match v.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => v.split_at(i),
+        None => (v, "s"),
+    };
+    let mult = match unit {
+        "ms" => 1.0,
+        "s" => 1_000.0,
+        "m" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return err(flag, format!("{v:?} is not a duration like 10s, 500ms or 2m")),
+    };
+    match num.parse::<f64>() {
+        Ok(n) if n > 0.0 && (n * mult) < 1e15 => Ok((n * mult).round().max(1.0) as u64),
+        _ => err(flag, format!("{v:?} is not a positive duration like 10s, 500ms or 2m")),
+    }
+}
+
+fn status(flag: &str, v: &str) -> Result<u16, ArgError> {
+    match v.parse::<u16>() {
+        Ok(s) if (200..=599).contains(&s) => Ok(s),
+        _ => err(flag, format!("{v:?} is not a status code from 200 to 599")),
+    }
+}
+
+fn read_file(flag: &str, path: &str) -> Result<Arc<[u8]>, ArgError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Arc::from(b)),
+        Err(e) => err(flag, format!("cannot read {path}: {e}")),
+    }
+}
+
+/// A field value canned sends must itself pass canned's parser (RFC 9110 §5.5).
+fn check_value(flag: &str, v: &str) -> Result<(), ArgError> {
+    header(flag, &format!("X: {v}")).map(|_| ())
+}
+
+fn header(flag: &str, line: &str) -> Result<String, ArgError> {
+    let probe = format!("GET / HTTP/1.0\r\n{line}\r\n\r\n");
+    let limits = Limits {
+        max_head: probe.len() + 1,
+        max_headers: 1,
+    };
+    match parse_request(probe.as_bytes(), limits) {
+        Ok(Status::Complete(_)) if line.contains(':') => {
+            let (name, value) = line.split_once(':').unwrap_or_default();
+            let lower = name.to_ascii_lowercase();
+            if matches!(
+                lower.as_str(),
+                "content-length" | "transfer-encoding" | "connection" | "date"
+            ) {
+                return err(flag, format!("{name} is set by canned and cannot be given"));
+            }
+            Ok(format!("{name}: {}", value.trim_matches([' ', '\t'])))
+        }
+        Ok(_) => err(flag, format!("{line:?} is not a header line like 'Name: value'")),
+        Err(e) => err(flag, format!("{line:?} is not a valid header line ({e})")),
+    }
+}
+
+fn check_path(flag: &str, p: &str) -> Result<(), ArgError> {
+    if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
+        return err(flag, format!("{p:?} is not a path like /health (no query, visible ASCII)"));
+    }
+    Ok(())
+}
+
+fn route(flag: &str, v: &str, default: &Spec) -> Result<Route, ArgError> {
+    let Some((path, rest)) = v.split_once('=') else {
+        return err(flag, format!("{v:?} is not PATH=STATUS[:BODY]"));
+    };
+    check_path(flag, path)?;
+    let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
+    let status = status(flag, code)?;
+    let body = match body.strip_prefix('@') {
+        Some(file) => read_file(flag, file)?,
+        None => Arc::from(body.as_bytes()),
+    };
+    let _ = reason(status);
+    Ok(Route {
+        path: path.into(),
+        spec: Spec {
+            status,
+            body,
+            content_type: default.content_type.clone(),
+            headers: default.headers.clone(),
+        },
+        get_only: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Config, String> {
+        run_env(args, &[])
+    }
+
+    fn run_env(args: &[&str], env: &[(&str, &str)]) -> Result<Config, String> {
+        let env: Vec<(String, String)> =
+            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        match Config::from_args(args.iter().copied(), &env) {
+            Ok(Command::Run(c)) => Ok(*c),
+            Ok(other) => Err(format!("{other:?}")),
+            Err(e) => Err(e.0),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let c = run(&[]).unwrap();
+        assert_eq!(c.listen, vec![Listen::Tcp("0.0.0.0:8080".parse().unwrap())]);
+        assert_eq!(c.routes[0].spec.body.as_ref(), b"Hello World\n");
+        assert_eq!(c.limits.max_head, 8192);
+        assert_eq!(c.timeouts.header, 10_000);
+        assert_eq!(c.backlog, 1024);
+    }
+
+    #[test]
+    fn flags() {
+        let c = run(&[
+            "--listen", "127.0.0.1:0", "--listen=[::1]:9", "--body", "x", "--status", "201",
+            "--header", "X-A:  b ", "--route", "/a=404:nope", "--health", "/healthz",
+            "--header-timeout", "500ms", "--idle-timeout", "2m", "--write-timeout", "3",
+            "--no-date", "--server", "", "--max-requests", "7",
+        ])
+        .unwrap();
+        assert_eq!(c.listen.len(), 2);
+        assert_eq!(c.routes[0].spec.status, 201);
+        assert_eq!(c.routes[0].spec.headers, vec!["X-A: b".to_string()]);
+        assert_eq!(c.routes[1].path, "/a");
+        assert_eq!(c.routes[1].spec.status, 404);
+        assert_eq!(c.routes[1].spec.body.as_ref(), b"nope");
+        assert!(c.routes[2].get_only);
+        assert_eq!(c.timeouts.header, 500);
+        assert_eq!(c.timeouts.idle, 120_000);
+        assert_eq!(c.timeouts.write, 3_000);
+        assert!(!c.common.date);
+        assert_eq!(c.common.server, "");
+        assert_eq!(c.max_requests, 7);
+    }
+
+    #[test]
+    fn environment_then_flags() {
+        let c = run_env(&[], &[("PORT", "9000"), ("CANNED_BODY", "env")]).unwrap();
+        assert_eq!(c.listen, vec![Listen::Tcp("0.0.0.0:9000".parse().unwrap())]);
+        assert_eq!(c.routes[0].spec.body.as_ref(), b"env");
+        let c = run_env(&["--body", "flag"], &[("CANNED_BODY", "env")]).unwrap();
+        assert_eq!(c.routes[0].spec.body.as_ref(), b"flag");
+        let c = run_env(
+            &["--listen", "127.0.0.1:1"],
+            &[("CANNED_LISTEN", "127.0.0.1:2,127.0.0.1:3"), ("CANNED_QUIET", "1")],
+        )
+        .unwrap();
+        assert_eq!(c.listen, vec![Listen::Tcp("127.0.0.1:1".parse().unwrap())]);
+        assert!(c.quiet);
+    }
+
+    #[test]
+    fn bad_values_name_the_flag() {
+        for (args, want) in [
+            (&["--port", "x"][..], "--port: \"x\" is not a valid number"),
+            (&["--listen", "localhost:80"], "--listen: \"localhost:80\" is not a numeric address"),
+            (&["--status", "99"], "--status: \"99\" is not a status code"),
+            (&["--workers", "0"], "--workers: must be greater than 0"),
+            (&["--header", "Bad Name: x"], "--header: \"Bad Name: x\" is not a valid header"),
+            (&["--header", "X: a\u{1}"], "--header:"),
+            (&["--header", "Content-Length: 5"], "--header: Content-Length is set by canned"),
+            (&["--route", "/a"], "--route: \"/a\" is not PATH=STATUS[:BODY]"),
+            (&["--route", "a=200"], "--route: \"a\" is not a path"),
+            (&["--idle-timeout", "5 days"], "--idle-timeout: \"5 days\" is not a duration"),
+            (&["--header-timeout", "0"], "--header-timeout: \"0\" is not a positive duration"),
+            (&["--body"], "--body: needs a value"),
+            (&["--frobnicate"], "--frobnicate: unknown option"),
+            (&["--quiet=1"], "--quiet: takes no value"),
+            (&["--body-file", "/nonexistent/x"], "--body-file: cannot read /nonexistent/x"),
+            (&["--raw-close"], "--raw-close: needs --raw-response"),
+        ] {
+            let e = run(args).unwrap_err();
+            assert!(e.starts_with(want), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn help_lists_every_flag_and_variable() {
+        for (flag, var) in VALUED.iter().chain(SWITCHES) {
+            assert!(HELP.contains(flag), "{flag}");
+            assert!(HELP.contains(var), "{var}");
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The canned bytes: every response canned can send, formatted once at start-up.
+//!
+//! Each route has three heads that differ only in their `Connection` field (RFC 9112 §9.3):
+//! HTTP/1.1 keep-alive (none), HTTP/1.0 keep-alive (`Connection: keep-alive`, which `ab -k`
+//! looks for) and close (`Connection: close`). A GET answer is a head followed by the body; a
+//! HEAD answer is the head alone. The `Date` field is rendered once per second and patched in
+//! place ([`Responses::set_date`]), so a response is always a plain slice of these buffers.
+
+use std::sync::Arc;
+
+/// Which of a route's heads a response uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// HTTP/1.1, connection stays open.
+    KeepAlive11 = 0,
+    /// HTTP/1.0 with `Connection: keep-alive`.
+    KeepAlive10 = 1,
+    /// The connection closes after this response.
+    Close = 2,
+}
+
+/// What one route answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// Status code, 200..=599.
+    pub status: u16,
+    /// The body (not sent for HEAD, nor for 204 and 304).
+    pub body: Arc<[u8]>,
+    /// `Content-Type`, or none when empty.
+    pub content_type: String,
+    /// Extra header lines, each `Name: value`, already validated.
+    pub headers: Vec<String>,
+}
+
+/// Header fields common to every response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Common {
+    /// `Server` field value; empty to omit.
+    pub server: String,
+    /// Send a `Date` field.
+    pub date: bool,
+}
+
+/// One formatted route.
+#[derive(Clone, Debug)]
+struct Formatted {
+    status: u16,
+    heads: [Vec<u8>; 3],
+    /// Offset of the 29-byte date value in each head, if any.
+    date_at: Option<[usize; 3]>,
+    body: Arc<[u8]>,
+    send_body: bool,
+}
+
+/// All responses of one worker: routes (index 0 is the default) and one error response per
+/// status code canned sends.
+#[derive(Clone, Debug)]
+pub struct Responses {
+    routes: Vec<Formatted>,
+    /// Exact paths of routes 1.., with whether only GET and HEAD match.
+    paths: Vec<(Vec<u8>, bool)>,
+    errors: Vec<(u16, Formatted)>,
+    date: [u8; 29],
+}
+
+/// The interim response sent before reading a body announced with `Expect: 100-continue`.
+pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
+/// Status codes of the error responses.
+pub const ERROR_STATUSES: [u16; 7] = [400, 408, 414, 417, 431, 501, 505];
+
+impl Responses {
+    /// Format every route; `routes[0]` answers paths without a route of their own, and
+    /// `paths[i]` (an exact path, and whether only GET and HEAD match) selects `routes[i + 1]`.
+    pub fn new(routes: &[Spec], paths: &[(Vec<u8>, bool)], common: &Common) -> Responses {
+        assert!(
+            routes.len() == paths.len() + 1 || routes.is_empty(),
+            "one path per route after the default"
+        );
+        let date = if common.date {
+            http_date(std::time::SystemTime::now())
+        } else {
+            [b' '; 29]
+        };
+        let routes = routes.iter().map(|s| format(s, common, &date)).collect();
+        let errors = ERROR_STATUSES
+            .iter()
+            .map(|&status| {
+                let body = format!("{} {}\n", status, reason(status));
+                let spec = Spec {
+                    status,
+                    body: Arc::from(body.into_bytes()),
+                    content_type: "text/plain; charset=utf-8".into(),
+                    headers: Vec::new(),
+                };
+                (status, format(&spec, common, &date))
+            })
+            .collect();
+        Responses {
+            routes,
+            paths: paths.to_vec(),
+            errors,
+            date,
+        }
+    }
+
+    /// `--raw-response`: the same bytes, verbatim, for every request and variant.
+    pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
+        let mut r = Responses::new(&[], &[], common);
+        r.routes = vec![Formatted {
+            status: 200,
+            heads: [bytes.to_vec(), bytes.to_vec(), bytes.to_vec()],
+            date_at: None,
+            body: Arc::from(&[][..]),
+            send_body: false,
+        }];
+        r
+    }
+
+    /// The route answering `path` (0, the default, when no route matches).
+    pub fn route(&self, method: &[u8], path: &[u8]) -> usize {
+        for (i, (p, get_only)) in self.paths.iter().enumerate() {
+            if p.as_slice() == path && (!get_only || method == b"GET" || method == b"HEAD") {
+                return i + 1;
+            }
+        }
+        0
+    }
+
+    /// The status code of route `route` (200 for a raw response).
+    pub fn status(&self, route: usize) -> u16 {
+        self.routes[route].status
+    }
+
+    /// The number of routes (the default included).
+    pub fn routes(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// The head of route `route` for `variant`.
+    pub fn head(&self, route: usize, variant: Variant) -> &[u8] {
+        &self.routes[route].heads[variant as usize]
+    }
+
+    /// The body of route `route`, as sent for GET (empty for 204 and 304).
+    pub fn body(&self, route: usize) -> &[u8] {
+        let r = &self.routes[route];
+        if r.send_body { &r.body } else { &[] }
+    }
+
+    /// The full error response for `status` (always the close variant).
+    pub fn error(&self, status: u16) -> (&[u8], &[u8]) {
+        let (_, f) = self
+            .errors
+            .iter()
+            .find(|(s, _)| *s == status)
+            .unwrap_or(&self.errors[0]);
+        (&f.heads[Variant::Close as usize], &f.body)
+    }
+
+    /// Patch a new date into every head (RFC 9110 §6.6.1). Cheap when the second has not
+    /// changed.
+    pub fn set_date(&mut self, date: [u8; 29]) {
+        if date == self.date {
+            return;
+        }
+        self.date = date;
+        for f in self.routes.iter_mut().chain(self.errors.iter_mut().map(|(_, f)| f)) {
+            if let Some(at) = f.date_at {
+                for (head, &i) in f.heads.iter_mut().zip(at.iter()) {
+                    head[i..i + 29].copy_from_slice(&date);
+                }
+            }
+        }
+    }
+}
+
+fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
+    let no_body = matches!(spec.status, 204 | 304);
+    let mut heads: [Vec<u8>; 3] = Default::default();
+    let mut date_at = [0; 3];
+    for (v, head) in heads.iter_mut().enumerate() {
+        head.extend_from_slice(format!("HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status)).as_bytes());
+        if !common.server.is_empty() {
+            head.extend_from_slice(format!("Server: {}\r\n", common.server).as_bytes());
+        }
+        if common.date {
+            head.extend_from_slice(b"Date: ");
+            date_at[v] = head.len();
+            head.extend_from_slice(date);
+            head.extend_from_slice(b"\r\n");
+        }
+        if !spec.content_type.is_empty() && !no_body {
+            head.extend_from_slice(format!("Content-Type: {}\r\n", spec.content_type).as_bytes());
+        }
+        if spec.status != 204 {
+            let len = if no_body { 0 } else { spec.body.len() };
+            head.extend_from_slice(format!("Content-Length: {len}\r\n").as_bytes());
+        }
+        for h in &spec.headers {
+            head.extend_from_slice(h.as_bytes());
+            head.extend_from_slice(b"\r\n");
+        }
+        match v {
+            1 => head.extend_from_slice(b"Connection: keep-alive\r\n"),
+            2 => head.extend_from_slice(b"Connection: close\r\n"),
+            _ => {}
+        }
+        head.extend_from_slice(b"\r\n");
+    }
+    Formatted {
+        status: spec.status,
+        heads,
+        date_at: common.date.then_some(date_at),
+        body: spec.body.clone(),
+        send_body: !no_body,
+    }
+}
+
+/// The standard reason phrase (RFC 9110 §15), or an empty one for codes without.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        100 => "Continue",
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "Non-Authoritative Information",
+        204 => "No Content",
+        205 => "Reset Content",
+        206 => "Partial Content",
+        300 => "Multiple Choices",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        407 => "Proxy Authentication Required",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        410 => "Gone",
+        411 => "Length Required",
+        412 => "Precondition Failed",
+        413 => "Content Too Large",
+        414 => "URI Too Long",
+        415 => "Unsupported Media Type",
+        416 => "Range Not Satisfiable",
+        417 => "Expectation Failed",
+        418 => "I'm a teapot",
+        421 => "Misdirected Request",
+        422 => "Unprocessable Content",
+        425 => "Too Early",
+        426 => "Upgrade Required",
+        428 => "Precondition Required",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        451 => "Unavailable For Legal Reasons",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        505 => "HTTP Version Not Supported",
+        _ => "",
+    }
+}
+
+/// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+pub fn http_date(t: std::time::SystemTime) -> [u8; 29] {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    const WD: [&[u8; 3]; 7] = [b"Thu", b"Fri", b"Sat", b"Sun", b"Mon", b"Tue", b"Wed"];
+    const MON: [&[u8; 3]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
+        b"Dec",
+    ];
+    let mut out = *b"Thu, 01 Jan 1970 00:00:00 GMT";
+    out[..3].copy_from_slice(WD[(days.rem_euclid(7)) as usize]);
+    let two = |o: &mut [u8], v: u64| {
+        o[0] = b'0' + (v / 10) as u8;
+        o[1] = b'0' + (v % 10) as u8;
+    };
+    two(&mut out[5..7], day as u64);
+    out[8..11].copy_from_slice(MON[(month - 1) as usize]);
+    let y = year.clamp(0, 9999) as u64;
+    two(&mut out[12..14], y / 100);
+    two(&mut out[14..16], y % 100);
+    two(&mut out[17..19], rem / 3600);
+    two(&mut out[20..22], rem / 60 % 60);
+    two(&mut out[23..25], rem % 60);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn imf_fixdate() {
+        let at = |s| http_date(UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(&at(0), b"Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(&at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(&at(951_782_400), b"Tue, 29 Feb 2000 00:00:00 GMT");
+        assert_eq!(&at(1_796_049_126), b"Mon, 30 Nov 2026 14:32:06 GMT");
+    }
+
+    fn spec(status: u16, body: &str) -> Spec {
+        Spec {
+            status,
+            body: Arc::from(body.as_bytes()),
+            content_type: "text/plain".into(),
+            headers: vec!["X-A: b".into()],
+        }
+    }
+
+    #[test]
+    fn heads_differ_only_in_connection() {
+        let common = Common {
+            server: "canned".into(),
+            date: false,
+        };
+        let r = Responses::new(&[spec(200, "Hello World\n")], &[], &common);
+        let ka = r.head(0, Variant::KeepAlive11);
+        assert_eq!(
+            ka,
+            b"HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nX-A: b\r\n\r\n"
+        );
+        assert!(r.head(0, Variant::KeepAlive10).ends_with(b"X-A: b\r\nConnection: keep-alive\r\n\r\n"));
+        assert!(r.head(0, Variant::Close).ends_with(b"Connection: close\r\n\r\n"));
+        assert_eq!(r.body(0), b"Hello World\n");
+    }
+
+    #[test]
+    fn no_content_has_no_length_and_no_body() {
+        let common = Common {
+            server: String::new(),
+            date: false,
+        };
+        let r = Responses::new(&[spec(204, "ignored")], &[], &common);
+        assert_eq!(r.head(0, Variant::KeepAlive11), b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n");
+        assert_eq!(r.body(0), b"");
+    }
+
+    #[test]
+    fn date_is_patched_in_place() {
+        let common = Common {
+            server: "canned".into(),
+            date: true,
+        };
+        let mut r = Responses::new(&[spec(200, "x")], &[], &common);
+        let d = http_date(UNIX_EPOCH + Duration::from_secs(784_111_777));
+        r.set_date(d);
+        for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
+            let h = std::str::from_utf8(r.head(0, v)).unwrap();
+            assert!(h.contains("\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"), "{h}");
+        }
+        let (head, body) = r.error(431);
+        let h = std::str::from_utf8(head).unwrap();
+        assert!(h.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+        assert!(h.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT"));
+        assert!(h.ends_with("Connection: close\r\n\r\n"));
+        assert_eq!(body, b"431 Request Header Fields Too Large\n");
+    }
+}
