@@ -243,7 +243,10 @@ impl Config {
                     "--header" | "--route" => v.lines().map(str::to_owned).collect(),
                     _ => vec![v],
                 };
-                for v in split.into_iter().filter(|v| !v.is_empty() || *flag == "--server") {
+                for v in split
+                    .into_iter()
+                    .filter(|v| !v.is_empty() || *flag == "--server")
+                {
                     opts.push((flag.to_string(), Some(v)));
                 }
             }
@@ -374,7 +377,8 @@ impl Config {
             }
         }
         if c.listen.is_empty() {
-            c.listen.push(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], 8080))));
+            c.listen
+                .push(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], 8080))));
         }
         if c.raw_close && c.raw.is_none() {
             return err("--raw-close", "needs --raw-response");
@@ -430,7 +434,10 @@ fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ArgError> {
     }
 }
 
-fn positive<T: std::str::FromStr + Default + PartialEq>(flag: &str, v: &str) -> Result<T, ArgError> {
+fn positive<T: std::str::FromStr + Default + PartialEq>(
+    flag: &str,
+    v: &str,
+) -> Result<T, ArgError> {
     let n: T = number(flag, v)?;
     if n == T::default() {
         return err(flag, "must be greater than 0");
@@ -449,11 +456,19 @@ pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
         "s" => 1_000.0,
         "m" => 60_000.0,
         "h" => 3_600_000.0,
-        _ => return err(flag, format!("{v:?} is not a duration like 10s, 500ms or 2m")),
+        _ => {
+            return err(
+                flag,
+                format!("{v:?} is not a duration like 10s, 500ms or 2m"),
+            );
+        }
     };
     match num.parse::<f64>() {
         Ok(n) if n > 0.0 && (n * mult) < 1e15 => Ok((n * mult).round().max(1.0) as u64),
-        _ => err(flag, format!("{v:?} is not a positive duration like 10s, 500ms or 2m")),
+        _ => err(
+            flag,
+            format!("{v:?} is not a positive duration like 10s, 500ms or 2m"),
+        ),
     }
 }
 
@@ -494,14 +509,20 @@ fn header(flag: &str, line: &str) -> Result<String, ArgError> {
             }
             Ok(format!("{name}: {}", value.trim_matches([' ', '\t'])))
         }
-        Ok(_) => err(flag, format!("{line:?} is not a header line like 'Name: value'")),
+        Ok(_) => err(
+            flag,
+            format!("{line:?} is not a header line like 'Name: value'"),
+        ),
         Err(e) => err(flag, format!("{line:?} is not a valid header line ({e})")),
     }
 }
 
 fn check_path(flag: &str, p: &str) -> Result<(), ArgError> {
     if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
-        return err(flag, format!("{p:?} is not a path like /health (no query, visible ASCII)"));
+        return err(
+            flag,
+            format!("{p:?} is not a path like /health (no query, visible ASCII)"),
+        );
     }
     Ok(())
 }
@@ -539,8 +560,10 @@ mod tests {
     }
 
     fn run_env(args: &[&str], env: &[(&str, &str)]) -> Result<Config, String> {
-        let env: Vec<(String, String)> =
-            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         match Config::from_args(args.iter().copied(), &env) {
             Ok(Command::Run(c)) => Ok(*c),
             Ok(other) => Err(format!("{other:?}")),
@@ -561,10 +584,30 @@ mod tests {
     #[test]
     fn flags() {
         let c = run(&[
-            "--listen", "127.0.0.1:0", "--listen=[::1]:9", "--body", "x", "--status", "201",
-            "--header", "X-A:  b ", "--route", "/a=404:nope", "--health", "/healthz",
-            "--header-timeout", "500ms", "--idle-timeout", "2m", "--write-timeout", "3",
-            "--no-date", "--server", "", "--max-requests", "7",
+            "--listen",
+            "127.0.0.1:0",
+            "--listen=[::1]:9",
+            "--body",
+            "x",
+            "--status",
+            "201",
+            "--header",
+            "X-A:  b ",
+            "--route",
+            "/a=404:nope",
+            "--health",
+            "/healthz",
+            "--header-timeout",
+            "500ms",
+            "--idle-timeout",
+            "2m",
+            "--write-timeout",
+            "3",
+            "--no-date",
+            "--server",
+            "",
+            "--max-requests",
+            "7",
         ])
         .unwrap();
         assert_eq!(c.listen.len(), 2);
@@ -591,7 +634,10 @@ mod tests {
         assert_eq!(c.routes[0].spec.body.as_ref(), b"flag");
         let c = run_env(
             &["--listen", "127.0.0.1:1"],
-            &[("CANNED_LISTEN", "127.0.0.1:2,127.0.0.1:3"), ("CANNED_QUIET", "1")],
+            &[
+                ("CANNED_LISTEN", "127.0.0.1:2,127.0.0.1:3"),
+                ("CANNED_QUIET", "1"),
+            ],
         )
         .unwrap();
         assert_eq!(c.listen, vec![Listen::Tcp("127.0.0.1:1".parse().unwrap())]);
@@ -602,20 +648,41 @@ mod tests {
     fn bad_values_name_the_flag() {
         for (args, want) in [
             (&["--port", "x"][..], "--port: \"x\" is not a valid number"),
-            (&["--listen", "localhost:80"], "--listen: \"localhost:80\" is not a numeric address"),
+            (
+                &["--listen", "localhost:80"],
+                "--listen: \"localhost:80\" is not a numeric address",
+            ),
             (&["--status", "99"], "--status: \"99\" is not a status code"),
             (&["--workers", "0"], "--workers: must be greater than 0"),
-            (&["--header", "Bad Name: x"], "--header: \"Bad Name: x\" is not a valid header"),
+            (
+                &["--header", "Bad Name: x"],
+                "--header: \"Bad Name: x\" is not a valid header",
+            ),
             (&["--header", "X: a\u{1}"], "--header:"),
-            (&["--header", "Content-Length: 5"], "--header: Content-Length is set by canned"),
-            (&["--route", "/a"], "--route: \"/a\" is not PATH=STATUS[:BODY]"),
+            (
+                &["--header", "Content-Length: 5"],
+                "--header: Content-Length is set by canned",
+            ),
+            (
+                &["--route", "/a"],
+                "--route: \"/a\" is not PATH=STATUS[:BODY]",
+            ),
             (&["--route", "a=200"], "--route: \"a\" is not a path"),
-            (&["--idle-timeout", "5 days"], "--idle-timeout: \"5 days\" is not a duration"),
-            (&["--header-timeout", "0"], "--header-timeout: \"0\" is not a positive duration"),
+            (
+                &["--idle-timeout", "5 days"],
+                "--idle-timeout: \"5 days\" is not a duration",
+            ),
+            (
+                &["--header-timeout", "0"],
+                "--header-timeout: \"0\" is not a positive duration",
+            ),
             (&["--body"], "--body: needs a value"),
             (&["--frobnicate"], "--frobnicate: unknown option"),
             (&["--quiet=1"], "--quiet: takes no value"),
-            (&["--body-file", "/nonexistent/x"], "--body-file: cannot read /nonexistent/x"),
+            (
+                &["--body-file", "/nonexistent/x"],
+                "--body-file: cannot read /nonexistent/x",
+            ),
             (&["--raw-close"], "--raw-close: needs --raw-response"),
         ] {
             let e = run(args).unwrap_err();

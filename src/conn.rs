@@ -39,7 +39,9 @@ impl Pool {
 
     /// Give a buffer back.
     pub fn put(&mut self, mut buf: Vec<u8>) {
-        if buf.capacity() == 0 || buf.capacity() > Self::MAX_CAPACITY || self.free.len() >= Self::KEEP
+        if buf.capacity() == 0
+            || buf.capacity() > Self::MAX_CAPACITY
+            || self.free.len() >= Self::KEEP
         {
             return;
         }
@@ -193,7 +195,9 @@ struct Pending {
 enum Phase {
     Open,
     /// Answer nothing more; close once the output is written.
-    Closing { linger: bool },
+    Closing {
+        linger: bool,
+    },
 }
 
 /// The state of one connection. See the module documentation.

@@ -10,12 +10,12 @@
 
 pub mod check;
 pub mod chunked;
-pub mod parser;
-#[cfg(feature = "server")]
-pub mod conn;
-#[cfg(feature = "server")]
-pub mod response;
 #[cfg(feature = "server")]
 pub mod config;
+#[cfg(feature = "server")]
+pub mod conn;
+pub mod parser;
+#[cfg(feature = "server")]
+pub mod response;
 #[cfg(feature = "server")]
 pub mod server;

@@ -165,7 +165,11 @@ impl Responses {
             return;
         }
         self.date = date;
-        for f in self.routes.iter_mut().chain(self.errors.iter_mut().map(|(_, f)| f)) {
+        for f in self
+            .routes
+            .iter_mut()
+            .chain(self.errors.iter_mut().map(|(_, f)| f))
+        {
             if let Some(at) = f.date_at {
                 for (head, &i) in f.heads.iter_mut().zip(at.iter()) {
                     head[i..i + 29].copy_from_slice(&date);
@@ -180,7 +184,9 @@ fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
     let mut heads: [Vec<u8>; 3] = Default::default();
     let mut date_at = [0; 3];
     for (v, head) in heads.iter_mut().enumerate() {
-        head.extend_from_slice(format!("HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status)).as_bytes());
+        head.extend_from_slice(
+            format!("HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status)).as_bytes(),
+        );
         if !common.server.is_empty() {
             head.extend_from_slice(format!("Server: {}\r\n", common.server).as_bytes());
         }
@@ -346,8 +352,14 @@ mod tests {
             ka,
             b"HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nX-A: b\r\n\r\n"
         );
-        assert!(r.head(0, Variant::KeepAlive10).ends_with(b"X-A: b\r\nConnection: keep-alive\r\n\r\n"));
-        assert!(r.head(0, Variant::Close).ends_with(b"Connection: close\r\n\r\n"));
+        assert!(
+            r.head(0, Variant::KeepAlive10)
+                .ends_with(b"X-A: b\r\nConnection: keep-alive\r\n\r\n")
+        );
+        assert!(
+            r.head(0, Variant::Close)
+                .ends_with(b"Connection: close\r\n\r\n")
+        );
         assert_eq!(r.body(0), b"Hello World\n");
     }
 
@@ -358,7 +370,10 @@ mod tests {
             date: false,
         };
         let r = Responses::new(&[spec(204, "ignored")], &[], &common);
-        assert_eq!(r.head(0, Variant::KeepAlive11), b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n");
+        assert_eq!(
+            r.head(0, Variant::KeepAlive11),
+            b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n"
+        );
         assert_eq!(r.body(0), b"");
     }
 
@@ -373,7 +388,10 @@ mod tests {
         r.set_date(d);
         for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
             let h = std::str::from_utf8(r.head(0, v)).unwrap();
-            assert!(h.contains("\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"), "{h}");
+            assert!(
+                h.contains("\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
+                "{h}"
+            );
         }
         let (head, body) = r.error(431);
         let h = std::str::from_utf8(head).unwrap();

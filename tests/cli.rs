@@ -1,0 +1,270 @@
+//! The `canned` binary: its command line, its start-up line, signals, and real clients
+//! (curl, ab, Python's http.client) talking to it.
+
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_canned");
+
+/// A running `canned` process and the address it printed.
+struct Proc {
+    child: Child,
+    addr: SocketAddr,
+    stderr: BufReader<std::process::ChildStderr>,
+}
+
+impl Proc {
+    fn start(args: &[&str]) -> Proc {
+        let mut child = Command::new(BIN)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        // canned listening on 127.0.0.1:PORT (N workers)
+        let addr = line
+            .strip_prefix("canned listening on ")
+            .and_then(|r| r.split(' ').next())
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        Proc {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// SIGTERM, then wait: (exit code, the rest of stderr).
+    fn stop(mut self) -> (i32, String) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let status = self.child.wait().unwrap();
+        let mut rest = String::new();
+        self.stderr.read_to_string(&mut rest).unwrap();
+        (status.code().unwrap_or(-1), rest)
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(BIN).args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+#[test]
+fn bad_flags_exit_2_with_one_line_naming_the_flag() {
+    for (args, want) in [
+        (
+            &["--port", "http"][..],
+            "canned: error: --port: \"http\" is not a valid number\n",
+        ),
+        (
+            &["--nope"],
+            "canned: error: --nope: unknown option (see --help)\n",
+        ),
+        (
+            &["--listen", "example.com:80"],
+            "canned: error: --listen: \"example.com:80\" is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path\n",
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(out, "");
+        assert_eq!(err, want);
+    }
+}
+
+#[test]
+fn help_and_version() {
+    let (code, out, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Usage: canned [OPTIONS]") && out.contains("--shutdown-timeout"));
+    let (code, out, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, format!("canned {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn listening_line_shows_the_real_port_and_sigterm_exits_0_with_a_summary() {
+    let p = Proc::start(&["--workers", "2"]);
+    assert_ne!(p.addr.port(), 0);
+    let r = parse_responses(&exchange(p.addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
+    assert_eq!(r[0].status, 200);
+    let bad = exchange(p.addr, b"GET / HTTP/1.1\r\n\r\n");
+    assert!(bad.starts_with(b"HTTP/1.1 400 "));
+    let t = Instant::now();
+    let (code, rest) = p.stop();
+    assert_eq!(code, 0);
+    assert!(t.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        rest,
+        "canned: 2 connections, 1 requests, 1 errors (missing_host 1)\n"
+    );
+}
+
+#[test]
+fn unix_socket_listener_is_served_and_removed_on_exit() {
+    let path = std::env::temp_dir().join(format!("canned-test-{}.sock", std::process::id()));
+    let arg = format!("unix:{}", path.display());
+    let mut child = Command::new(BIN)
+        .args(["--listen", &arg, "--workers", "1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, format!("canned listening on {arg} (1 workers)\n"));
+    let mut s = std::os::unix::net::UnixStream::connect(&path).unwrap();
+    std::io::Write::write_all(&mut s, b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    assert!(out.starts_with(b"HTTP/1.1 200 OK\r\n") && out.ends_with(b"Hello World\n"));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(child.wait().unwrap().success());
+    assert!(!path.exists(), "socket file left behind");
+}
+
+#[test]
+fn curl_http11_and_http10() {
+    if !have("curl") {
+        return;
+    }
+    let p = Proc::start(&["--health", "/healthz"]);
+    for extra in [&[][..], &["--http1.0"]] {
+        let o = Command::new("curl")
+            .args(["-s", "-i"])
+            .args(extra)
+            .arg(p.url("/"))
+            .arg(p.url("/healthz"))
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+        assert!(
+            text.contains("Hello World\n") && text.ends_with("ok"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn ab_keep_alive_100000_requests_none_failed() {
+    if !have("ab") {
+        return;
+    }
+    let p = Proc::start(&["--workers", "1"]);
+    let o = Command::new("ab")
+        .args(["-k", "-c", "100", "-n", "100000"])
+        .arg(p.url("/"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+    };
+    assert_eq!(field("Complete requests:"), "100000");
+    assert_eq!(field("Failed requests:"), "0");
+    assert_eq!(field("Keep-Alive requests:"), "100000");
+}
+
+#[test]
+fn python_http_client() {
+    if !have("python3") {
+        return;
+    }
+    let p = Proc::start(&["--route", "/created=201:made"]);
+    let script = format!(
+        r#"
+import http.client
+c = http.client.HTTPConnection("127.0.0.1", {port})
+for i in range(50):
+    c.request("GET", "/")
+    r = c.getresponse()
+    assert r.status == 200 and r.read() == b"Hello World\n", i
+c.request("POST", "/created", body=b"x" * 100000)
+r = c.getresponse()
+assert r.status == 201 and r.read() == b"made"
+c.request("HEAD", "/")
+r = c.getresponse()
+assert r.status == 200 and r.getheader("Content-Length") == "12" and r.read() == b""
+c.request("GET", "/", headers={{"Connection": "close"}})
+r = c.getresponse()
+assert r.getheader("Connection") == "close" and r.read() == b"Hello World\n"
+print("ok")
+"#,
+        port = p.addr.port()
+    );
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn environment_variables_configure_the_binary() {
+    let o = Command::new(BIN)
+        .env("CANNED_BODY", "from env")
+        .env("CANNED_NO_DATE", "1")
+        .env("CANNED_WORKERS", "1")
+        .env("CANNED_LISTEN", "127.0.0.1:0")
+        .args(["--help"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let mut child = Command::new(BIN)
+        .env("CANNED_BODY", "from env")
+        .env("CANNED_WORKERS", "1")
+        .env("CANNED_LISTEN", "127.0.0.1:0")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr: SocketAddr = line.split(' ').nth(3).unwrap().parse().unwrap();
+    let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
+    assert_eq!(r[0].body, b"from env");
+    let _ = child.kill();
+    let _ = child.wait();
+}

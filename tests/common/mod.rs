@@ -1,0 +1,169 @@
+//! Helpers shared by the integration tests: start a server in-process, talk raw bytes to it,
+//! and split what comes back into responses.
+#![allow(dead_code)]
+
+use canned::config::{Command, Config};
+use canned::server::{Handle, Server};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+/// Start a server on 127.0.0.1:0 with these extra flags, two workers unless given.
+pub fn start(flags: &[&str]) -> (Handle, SocketAddr) {
+    let mut args = vec!["--listen", "127.0.0.1:0", "--quiet", "--no-date"];
+    if !flags.contains(&"--workers") {
+        args.extend(["--workers", "2"]);
+    }
+    args.extend_from_slice(flags);
+    let Command::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
+        panic!("not a run command")
+    };
+    let h = Server::bind(*c).unwrap().spawn().unwrap();
+    let addr = h.tcp_addr().unwrap();
+    (h, addr)
+}
+
+pub fn connect(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_nodelay(true).unwrap();
+    s
+}
+
+/// Read until the peer closes (or the 10 s read timeout, which fails the test).
+pub fn read_to_eof(s: &mut TcpStream) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return out,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return out,
+            Err(e) => panic!("read failed after {} bytes: {e}", out.len()),
+        }
+    }
+}
+
+/// Send `req` on a new connection and read everything until the server closes.
+pub fn exchange(addr: SocketAddr, req: &[u8]) -> Vec<u8> {
+    let mut s = connect(addr);
+    s.write_all(req).unwrap();
+    read_to_eof(&mut s)
+}
+
+/// One parsed response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Split a byte stream into responses; `heads` says which requests were HEAD (no body).
+/// Panics on anything that is not a well-formed response.
+pub fn parse_responses(mut data: &[u8], head_requests: &[bool]) -> Vec<Resp> {
+    let mut out = Vec::new();
+    while !data.is_empty() {
+        let end = data
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("truncated head: {:?}", String::from_utf8_lossy(data)));
+        let head = std::str::from_utf8(&data[..end]).unwrap();
+        let mut lines = head.split("\r\n");
+        let status_line = lines.next().unwrap();
+        assert!(status_line.starts_with("HTTP/1.1 "), "{status_line}");
+        let status: u16 = status_line[9..12].parse().unwrap();
+        let headers: Vec<(String, String)> = lines
+            .map(|l| {
+                let (k, v) = l.split_once(": ").unwrap();
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        data = &data[end + 4..];
+        let mut r = Resp {
+            status,
+            headers,
+            body: Vec::new(),
+        };
+        if status == 100 {
+            out.push(r);
+            continue;
+        }
+        let is_head = head_requests.get(out.len()).copied().unwrap_or(false);
+        let len: usize = r.header("content-length").map_or(0, |v| v.parse().unwrap());
+        if !is_head {
+            assert!(data.len() >= len, "truncated body");
+            r.body = data[..len].to_vec();
+            data = &data[len..];
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// Read exactly `n` responses (no HEAD) from a keep-alive connection.
+pub fn read_responses(s: &mut TcpStream, n: usize) -> Vec<Resp> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 65536];
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(r) = try_parse(&data, n) {
+            return r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {n} responses"
+        );
+        let k = s.read(&mut buf).unwrap();
+        assert!(
+            k > 0,
+            "closed after {} bytes, wanted {n} responses",
+            data.len()
+        );
+        data.extend_from_slice(&buf[..k]);
+    }
+}
+
+fn try_parse(data: &[u8], n: usize) -> Option<Vec<Resp>> {
+    // Count complete responses without panicking on a partial one.
+    let mut at = 0;
+    let mut count = 0;
+    while count < n {
+        let rest = &data[at..];
+        let end = rest.windows(4).position(|w| w == b"\r\n\r\n")?;
+        let head = std::str::from_utf8(&rest[..end]).ok()?;
+        let len: usize = head
+            .split("\r\n")
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .map_or(0, |v| v.parse().unwrap());
+        if rest.len() < end + 4 + len {
+            return None;
+        }
+        at += end + 4 + len;
+        count += 1;
+    }
+    assert_eq!(at, data.len(), "more bytes than {n} responses");
+    Some(parse_responses(&data[..at], &[]))
+}
+
+/// Whether an external tool is installed; in CI a missing tool fails the test.
+pub fn have(tool: &str) -> bool {
+    let ok = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "{tool} is not installed");
+        eprintln!("skipping: {tool} is not installed");
+    }
+    ok
+}

@@ -1,0 +1,378 @@
+//! The server over real loopback sockets: keep-alive, pipelining, bodies, errors, timeouts,
+//! limits and shutdown.
+
+mod common;
+use common::*;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::{Duration, Instant};
+
+const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+#[test]
+fn keep_alive_11_many_requests_on_one_connection() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    for i in 0..1000 {
+        s.write_all(GET).unwrap();
+        let r = read_responses(&mut s, 1);
+        assert_eq!(r[0].status, 200, "request {i}");
+        assert_eq!(r[0].body, b"Hello World\n");
+        assert_eq!(r[0].header("connection"), None);
+        assert_eq!(
+            r[0].header("content-type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(r[0].header("server"), Some("canned"));
+    }
+}
+
+#[test]
+fn http10_closes_and_http10_keep_alive_stays_open() {
+    let (_h, addr) = start(&[]);
+    let out = exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+    let r = parse_responses(&out, &[]);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].header("connection"), Some("close"));
+
+    let mut s = connect(addr);
+    for _ in 0..3 {
+        s.write_all(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            .unwrap();
+        let r = read_responses(&mut s, 1);
+        // `ab -k` counts a keep-alive response only with exactly this header.
+        assert_eq!(r[0].header("connection"), Some("keep-alive"));
+    }
+}
+
+#[test]
+fn connection_close_on_11_is_honoured_and_later_requests_are_not_answered() {
+    let (_h, addr) = start(&[]);
+    let mut req = GET.to_vec();
+    req.extend_from_slice(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    req.extend_from_slice(GET);
+    let r = parse_responses(&exchange(addr, &req), &[]);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].header("connection"), None);
+    assert_eq!(r[1].header("connection"), Some("close"));
+}
+
+#[test]
+fn hundred_pipelined_requests_in_one_write_answered_in_order() {
+    let (_h, addr) = start(&["--route", "/a=200:A", "--route", "/b=201:BB"]);
+    let mut req = Vec::new();
+    for i in 0..100 {
+        let path = if i % 2 == 0 { "/a" } else { "/b?x" };
+        req.extend_from_slice(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+    }
+    let mut s = connect(addr);
+    s.write_all(&req).unwrap();
+    let r = read_responses(&mut s, 100);
+    for (i, r) in r.iter().enumerate() {
+        if i % 2 == 0 {
+            assert_eq!((r.status, r.body.as_slice()), (200, &b"A"[..]), "{i}");
+        } else {
+            assert_eq!((r.status, r.body.as_slice()), (201, &b"BB"[..]), "{i}");
+        }
+    }
+}
+
+#[test]
+fn request_sent_byte_by_byte() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    for &b in b"GET /slow HTTP/1.1\r\nHost: t\r\nX-A: 1\r\n\r\n" {
+        s.write_all(&[b]).unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(read_responses(&mut s, 1)[0].status, 200);
+}
+
+#[test]
+fn bodies_are_skipped_and_a_request_hidden_in_a_body_is_not_answered() {
+    let (_h, addr) = start(&[
+        "--route",
+        "/smuggled=500:SMUGGLED",
+        "--route",
+        "/after=202:after",
+    ]);
+    let hidden = b"GET /smuggled HTTP/1.1\r\nHost: t\r\n\r\n";
+    let mut req = format!(
+        "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: {}\r\n\r\n",
+        hidden.len()
+    )
+    .into_bytes();
+    req.extend_from_slice(hidden);
+    req.extend_from_slice(b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
+    req.extend_from_slice(format!("{:x}\r\n", hidden.len()).as_bytes());
+    req.extend_from_slice(hidden);
+    req.extend_from_slice(b"\r\n0\r\nTrailer: x\r\n\r\n");
+    req.extend_from_slice(b"GET /after HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    // Also in small pieces, so that bodies straddle reads.
+    for chunk in [req.len(), 7] {
+        let mut s = connect(addr);
+        for piece in req.chunks(chunk) {
+            s.write_all(piece).unwrap();
+            if chunk < req.len() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let r = parse_responses(&read_to_eof(&mut s), &[]);
+        let statuses: Vec<u16> = r.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [200, 200, 202], "chunk {chunk}");
+    }
+}
+
+#[test]
+fn head_gets_headers_and_no_body() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    s.write_all(
+        b"HEAD / HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let r = parse_responses(&read_to_eof(&mut s), &[true, false]);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].header("content-length"), Some("12"));
+    assert!(r[0].body.is_empty());
+    assert_eq!(r[1].body, b"Hello World\n");
+}
+
+#[test]
+fn each_error_status_is_sent_then_the_connection_closes() {
+    let (_h, addr) = start(&["--max-head-bytes", "256", "--max-headers", "3"]);
+    let long = format!("GET /{} HTTP/1.1\r\nHost: t\r\n\r\n", "a".repeat(300));
+    let big = format!(
+        "GET / HTTP/1.1\r\nHost: t\r\nX: {}\r\n\r\n",
+        "a".repeat(300)
+    );
+    let cases: [(&[u8], u16); 8] = [
+        (b"GET / HTTP/1.1\r\n\r\n", 400),
+        (b"GET /\x01 HTTP/1.1\r\nHost: t\r\n\r\n", 400),
+        (long.as_bytes(), 414),
+        (b"PUT / HTTP/1.1\r\nHost: t\r\nExpect: teapot\r\n\r\n", 417),
+        (big.as_bytes(), 431),
+        (
+            b"GET / HTTP/1.1\r\nHost: t\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n",
+            431,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: br, chunked\r\n\r\n",
+            501,
+        ),
+        (b"GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505),
+    ];
+    for (req, status) in cases {
+        let mut full = req.to_vec();
+        full.extend_from_slice(GET); // never answered: the connection closes after the error
+        let r = parse_responses(&exchange(addr, &full), &[]);
+        assert_eq!(r.len(), 1, "{status}");
+        assert_eq!(r[0].status, status);
+        assert_eq!(r[0].header("connection"), Some("close"));
+        assert!(String::from_utf8_lossy(&r[0].body).starts_with(&status.to_string()));
+    }
+}
+
+#[test]
+fn expect_100_continue() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    s.write_all(b"PUT / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 25];
+    s.read_exact(&mut buf).unwrap();
+    assert_eq!(&buf, b"HTTP/1.1 100 Continue\r\n\r\n");
+    s.write_all(b"hello").unwrap();
+    let r = read_responses(&mut s, 1);
+    assert_eq!(r[0].status, 200);
+}
+
+#[test]
+fn header_timeout_answers_408_and_closes() {
+    let (_h, addr) = start(&["--header-timeout", "300ms"]);
+    let mut s = connect(addr);
+    let t = Instant::now();
+    s.write_all(b"GET / HTTP/1.1\r\nHost").unwrap();
+    let r = parse_responses(&read_to_eof(&mut s), &[]);
+    let took = t.elapsed();
+    assert_eq!(r[0].status, 408);
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn idle_timeout_closes_silently() {
+    let (_h, addr) = start(&["--idle-timeout", "300ms"]);
+    let mut s = connect(addr);
+    s.write_all(GET).unwrap();
+    read_responses(&mut s, 1);
+    let t = Instant::now();
+    assert!(read_to_eof(&mut s).is_empty());
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn max_requests_closes_after_n_responses() {
+    let (_h, addr) = start(&["--max-requests", "3"]);
+    let mut req = Vec::new();
+    for _ in 0..5 {
+        req.extend_from_slice(GET);
+    }
+    let r = parse_responses(&exchange(addr, &req), &[]);
+    assert_eq!(r.len(), 3);
+    assert_eq!(r[2].header("connection"), Some("close"));
+}
+
+#[test]
+fn max_conns_stops_accepting_until_one_closes() {
+    let (h, addr) = start(&["--max-conns", "2", "--workers", "1"]);
+    let mut a = connect(addr);
+    let mut b = connect(addr);
+    a.write_all(GET).unwrap();
+    b.write_all(GET).unwrap();
+    read_responses(&mut a, 1);
+    read_responses(&mut b, 1);
+    assert_eq!(h.open_connections(), 2);
+    // The third connection completes in the kernel's backlog but is not served...
+    let mut c = connect(addr);
+    c.write_all(GET).unwrap();
+    c.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut buf = [0u8; 1];
+    assert!(c.read(&mut buf).is_err(), "served beyond --max-conns");
+    // ...until another closes.
+    drop(a);
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert_eq!(read_responses(&mut c, 1)[0].status, 200);
+}
+
+#[test]
+fn half_closed_client_still_gets_its_responses() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    s.write_all(GET).unwrap();
+    s.write_all(GET).unwrap();
+    s.shutdown(Shutdown::Write).unwrap();
+    let r = parse_responses(&read_to_eof(&mut s), &[]);
+    assert_eq!(r.len(), 2);
+}
+
+#[test]
+fn graceful_shutdown_finishes_the_request_in_flight() {
+    let (h, addr) = start(&["--workers", "1"]);
+    let mut idle = connect(addr);
+    idle.write_all(GET).unwrap();
+    read_responses(&mut idle, 1);
+    let mut busy = connect(addr);
+    busy.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    h.shutdown();
+    // The idle keep-alive connection is closed at once.
+    assert!(read_to_eof(&mut idle).is_empty());
+    // The one mid-request is answered, with Connection: close.
+    busy.write_all(b"st: t\r\n\r\n").unwrap();
+    let r = parse_responses(&read_to_eof(&mut busy), &[]);
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].header("connection"), Some("close"));
+    let t = Instant::now();
+    let summary = h.join();
+    assert!(t.elapsed() < Duration::from_secs(2));
+    assert_eq!(summary.stats.requests, 2);
+    assert_eq!(summary.connections, 2);
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "still accepting after shutdown"
+    );
+}
+
+#[test]
+fn a_thousand_concurrent_keep_alive_connections() {
+    canned::server::raise_fd_limit();
+    let (h, addr) = start(&[]);
+    let mut conns: Vec<TcpStream> = (0..1000).map(|_| connect(addr)).collect();
+    for s in &mut conns {
+        s.write_all(GET).unwrap();
+    }
+    for s in &mut conns {
+        assert_eq!(read_responses(s, 1)[0].status, 200);
+    }
+    // A second round on the same connections.
+    for s in &mut conns {
+        s.write_all(GET).unwrap();
+    }
+    for s in &mut conns {
+        assert_eq!(read_responses(s, 1)[0].status, 200);
+    }
+    assert_eq!(h.open_connections(), 1000);
+    drop(conns);
+    let t = Instant::now();
+    while h.open_connections() > 0 && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(h.open_connections(), 0);
+}
+
+#[test]
+fn routes_and_health() {
+    let (_h, addr) = start(&[
+        "--route",
+        "/missing=404:not here\n",
+        "--health",
+        "/healthz",
+        "--status",
+        "202",
+        "--body",
+        "default",
+    ]);
+    let ask = |req: &[u8]| parse_responses(&exchange(addr, req), &[]).remove(0);
+    let r = ask(b"GET /missing?q=1 HTTP/1.0\r\n\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (404, &b"not here\n"[..]));
+    let r = ask(b"GET /healthz HTTP/1.0\r\n\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (200, &b"ok"[..]));
+    let r = ask(b"POST /healthz HTTP/1.0\r\n\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (202, &b"default"[..]));
+    let r = ask(b"GET /other HTTP/1.0\r\n\r\n");
+    assert_eq!((r.status, r.body.as_slice()), (202, &b"default"[..]));
+    let r = ask(b"GET http://h/missing HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    assert_eq!(r.status, 404);
+}
+
+#[test]
+fn large_body_is_streamed_whole() {
+    let dir = std::env::temp_dir().join(format!("canned-body-{}", std::process::id()));
+    let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&dir, &body).unwrap();
+    let (_h, addr) = start(&["--body-file", dir.to_str().unwrap()]);
+    let mut req = GET.to_vec();
+    req.extend_from_slice(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    let r = parse_responses(&exchange(addr, &req), &[]);
+    std::fs::remove_file(&dir).unwrap();
+    assert_eq!(r.len(), 2);
+    assert!(r[0].body == body && r[1].body == body);
+}
+
+#[test]
+fn date_header_is_an_imf_fixdate() {
+    let (h, _) = start(&[]);
+    drop(h);
+    let c = canned::config::Config::default()
+        .listen("127.0.0.1:0")
+        .unwrap();
+    let h = canned::server::Server::bind(c).unwrap().spawn().unwrap();
+    let r = parse_responses(
+        &exchange(h.tcp_addr().unwrap(), b"GET / HTTP/1.0\r\n\r\n"),
+        &[],
+    );
+    let date = r[0].header("date").expect("Date header");
+    assert_eq!(date.len(), 29);
+    assert!(
+        date.ends_with(" GMT") && date.as_bytes()[3] == b',',
+        "{date}"
+    );
+}
