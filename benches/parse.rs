@@ -6,7 +6,8 @@
 //! request, throughput and the ratio.
 
 use canned::parser::{Framing, Limits, Parser, Status};
-use criterion::{Criterion, Throughput, black_box};
+use criterion::{Criterion, Throughput};
+use std::hint::black_box;
 use std::time::Duration;
 
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {

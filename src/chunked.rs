@@ -60,7 +60,7 @@ pub struct Progress {
 /// let mut d = ChunkedDecoder::new();
 /// let p = d.decode(b"3\r\nabc\r\n0\r\n\r\nGET").unwrap();
 /// assert!(p.done);
-/// assert_eq!(p.consumed, 15);
+/// assert_eq!(p.consumed, 13);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkedDecoder {

@@ -334,6 +334,11 @@ impl Conn {
         self.served
     }
 
+    /// Bytes of input held back (a partial request, or requests paused by backpressure).
+    pub fn pending_input(&self) -> usize {
+        self.input.len()
+    }
+
     /// Bytes held by this connection's buffers (capacity).
     pub fn buffered(&self) -> usize {
         self.input.capacity() + self.out.capacity()

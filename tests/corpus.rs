@@ -1,0 +1,88 @@
+//! Replays every file of the fuzz corpora (`fuzz/corpus/<target>/`) through the same
+//! invariant checks the fuzz targets run, so that a toolchain without nightly still guards
+//! against regressions.
+
+#[path = "../fuzz/differential.rs"]
+mod differential;
+
+use std::path::Path;
+
+fn replay(target: &str, check: fn(&[u8])) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "empty corpus {}", dir.display());
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        let r = std::panic::catch_unwind(|| check(&data));
+        assert!(r.is_ok(), "{} fails its invariants", f.display());
+    }
+    eprintln!("{target}: {} inputs replayed", files.len());
+}
+
+#[test]
+fn parse_request() {
+    replay("parse_request", canned::check::fuzz_parse_request);
+}
+
+#[test]
+fn parse_split() {
+    replay("parse_split", canned::check::fuzz_parse_split);
+}
+
+#[test]
+fn chunked() {
+    replay("chunked", canned::check::fuzz_chunked);
+}
+
+#[test]
+fn parse_differential() {
+    replay("parse_differential", differential::check);
+}
+
+#[test]
+fn connection() {
+    replay("connection", canned::check::fuzz_connection);
+}
+
+#[test]
+fn documented_strictness_is_explained() {
+    for (e, why) in differential::STRICTER {
+        assert!(why.len() > 10, "{e}: no reason given");
+    }
+}
+
+/// The driver sees what a client would: a body is skipped, the request after it answered
+/// once, and a request hidden inside the body never.
+#[test]
+fn connection_driver_answers_each_request_once() {
+    let mut input = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 26\r\n\r\n".to_vec();
+    input.extend_from_slice(b"GET /r HTTP/1.1\r\nHost: a\r\n");
+    input.extend_from_slice(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    let r = canned::check::connection::responses();
+    for reads in [&[1usize][..], &[3], &[4096]] {
+        let script = canned::check::ConnScript {
+            input: &input,
+            reads,
+            writes: &[7, 0],
+            max_requests: 0,
+            limits: Default::default(),
+        };
+        let out = canned::check::run_connection(&script, &r);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text.matches("HTTP/1.1 200 OK").count(),
+            2,
+            "{reads:?}: {text}"
+        );
+        assert!(
+            !text.contains("HTTP/1.1 201"),
+            "the hidden request was answered"
+        );
+    }
+}
