@@ -246,7 +246,7 @@ pub mod connection {
     pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
         let mut pool = Pool::default();
         let mut stats = Stats::default();
-        let mut conn = Conn::new(s.limits, 0);
+        let mut conn = Conn::new(0);
         let mut wire = Vec::new();
         let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
         let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
@@ -256,6 +256,7 @@ pub mod connection {
                 responses,
                 pool: &mut pool,
                 stats: &mut stats,
+                limits: s.limits,
                 now: 0,
                 max_requests: s.max_requests,
                 draining: false,

@@ -22,39 +22,47 @@ pub const HIGH_WATER: usize = 256 * 1024;
 /// this size so that a large body never sits in memory more than once.
 pub const BODY_CHUNK: usize = 64 * 1024;
 
-/// A per-worker free list of byte buffers, so that steady-state traffic allocates nothing.
+/// A per-worker free list of connection work areas (parser state and buffers), so that
+/// steady-state traffic allocates nothing and an idle connection holds none.
 #[derive(Debug, Default)]
 pub struct Pool {
-    free: Vec<Vec<u8>>,
+    free: Vec<Box<Busy>>,
 }
 
 impl Pool {
     const KEEP: usize = 64;
     const MAX_CAPACITY: usize = 2 * HIGH_WATER;
 
-    /// An empty buffer, reused when one is free.
-    pub fn take(&mut self) -> Vec<u8> {
-        self.free.pop().unwrap_or_else(|| Vec::with_capacity(4096))
+    fn take(&mut self, limits: Limits) -> Box<Busy> {
+        match self.free.pop() {
+            Some(mut b) => {
+                b.parser = Parser::new(limits);
+                b
+            }
+            None => Box::new(Busy::new(limits)),
+        }
     }
 
-    /// Give a buffer back.
-    pub fn put(&mut self, mut buf: Vec<u8>) {
-        if buf.capacity() == 0
-            || buf.capacity() > Self::MAX_CAPACITY
-            || self.free.len() >= Self::KEEP
-        {
+    fn put(&mut self, mut b: Box<Busy>) {
+        if self.free.len() >= Self::KEEP {
             return;
         }
-        buf.clear();
-        self.free.push(buf);
+        b.reset();
+        if b.input.capacity() > Self::MAX_CAPACITY {
+            b.input = Vec::new();
+        }
+        if b.out.capacity() > Self::MAX_CAPACITY {
+            b.out = Vec::new();
+        }
+        self.free.push(b);
     }
 
-    /// Buffers held for reuse.
+    /// Work areas held for reuse.
     pub fn len(&self) -> usize {
         self.free.len()
     }
 
-    /// Whether no buffer is held.
+    /// Whether none is held.
     pub fn is_empty(&self) -> bool {
         self.free.is_empty()
     }
@@ -148,6 +156,8 @@ pub struct Env<'a> {
     pub pool: &'a mut Pool,
     /// Counters to update.
     pub stats: &'a mut Stats,
+    /// Request head limits.
+    pub limits: Limits,
     /// Monotonic time in milliseconds (any origin).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
@@ -201,15 +211,28 @@ enum Phase {
 }
 
 /// The state of one connection. See the module documentation.
+///
+/// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
+/// output pending borrows a [`Busy`] work area from the worker's [`Pool`] and gives it back
+/// as soon as everything is answered and written.
 #[derive(Debug)]
 pub struct Conn {
+    busy: Option<Box<Busy>>,
+    /// Last input or output progress (ms), or when the current head started.
+    active: u64,
+    /// Requests answered.
+    served: u32,
+    phase: Phase,
+    eof: bool,
+}
+
+/// What a connection holds only while it has work: the parser's place in a partial head, the
+/// body being skipped, unprocessed input and unwritten output.
+#[derive(Debug)]
+pub struct Busy {
     parser: Parser,
     body: Body,
     pending: Option<Pending>,
-    phase: Phase,
-    eof: bool,
-    /// Requests answered.
-    served: u32,
     /// Unprocessed input (a partial request, or requests held back by backpressure).
     input: Vec<u8>,
     /// Pending output and how much of it is written.
@@ -217,27 +240,59 @@ pub struct Conn {
     out_pos: usize,
     /// A large body still to copy: (route, offset).
     tail: Option<(u16, usize)>,
-    /// When the current head started, or the last input / output progress.
+    /// When the current head started.
     head_since: Option<u64>,
-    active: u64,
 }
 
-impl Conn {
-    /// A new connection accepted at time `now`.
-    pub fn new(limits: Limits, now: u64) -> Conn {
-        Conn {
+impl Busy {
+    fn new(limits: Limits) -> Busy {
+        Busy {
             parser: Parser::new(limits),
             body: Body::None,
             pending: None,
-            phase: Phase::Open,
-            eof: false,
-            served: 0,
             input: Vec::new(),
             out: Vec::new(),
             out_pos: 0,
             tail: None,
             head_since: None,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.parser.reset();
+        self.body = Body::None;
+        self.pending = None;
+        self.input.clear();
+        self.out.clear();
+        self.out_pos = 0;
+        self.tail = None;
+        self.head_since = None;
+    }
+
+    /// Nothing in progress: the work area can go back to the pool.
+    fn is_done(&self) -> bool {
+        self.input.is_empty()
+            && self.out_pos == self.out.len()
+            && self.tail.is_none()
+            && self.body == Body::None
+            && self.pending.is_none()
+            && !self.parser.in_progress()
+    }
+
+    fn pending_out(&self) -> usize {
+        self.out.len() - self.out_pos
+    }
+}
+
+impl Conn {
+    /// A new connection accepted at time `now`.
+    pub fn new(now: u64) -> Conn {
+        Conn {
+            busy: None,
             active: now,
+            served: 0,
+            phase: Phase::Open,
+            eof: false,
         }
     }
 
@@ -251,15 +306,28 @@ impl Conn {
             }
             return;
         }
-        if self.input.is_empty() {
-            let used = self.process(data, env);
+        let mut b = match self.busy.take() {
+            Some(b) => b,
+            None => env.pool.take(env.limits),
+        };
+        if b.input.is_empty() {
+            let used = self.process(&mut b, data, env);
             if used < data.len() {
-                self.input = env.pool.take();
-                self.input.extend_from_slice(&data[used..]);
+                b.input.extend_from_slice(&data[used..]);
             }
         } else {
-            self.input.extend_from_slice(data);
-            self.resume(env);
+            b.input.extend_from_slice(data);
+            self.resume(&mut b, env);
+        }
+        self.keep(b, env);
+    }
+
+    /// Keep the work area while it has work, else give it back.
+    fn keep(&mut self, b: Box<Busy>, env: &mut Env<'_>) {
+        if b.is_done() {
+            env.pool.put(b);
+        } else {
+            self.busy = Some(b);
         }
     }
 
@@ -270,34 +338,37 @@ impl Conn {
 
     /// Output waiting to be written.
     pub fn output(&self) -> &[u8] {
-        &self.out[self.out_pos..]
+        match &self.busy {
+            Some(b) => &b.out[b.out_pos..],
+            None => &[],
+        }
     }
 
     /// `n` bytes of [`Conn::output`] were written.
     pub fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
-        debug_assert!(n <= self.out.len() - self.out_pos);
+        let Some(mut b) = self.busy.take() else {
+            return;
+        };
+        debug_assert!(n <= b.pending_out());
         env.stats.bytes_out += n as u64;
         if n > 0 {
             self.active = env.now;
         }
-        self.out_pos += n;
-        if self.out_pos < self.out.len() {
-            return;
+        b.out_pos += n;
+        if b.out_pos == b.out.len() {
+            b.out.clear();
+            b.out_pos = 0;
+            if let Some((route, at)) = b.tail {
+                let body = env.responses.body(route as usize);
+                let end = body.len().min(at + BODY_CHUNK);
+                b.out.extend_from_slice(&body[at..end]);
+                b.tail = (end < body.len()).then_some((route, end));
+            }
+            if b.tail.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
+                self.resume(&mut b, env);
+            }
         }
-        self.out.clear();
-        self.out_pos = 0;
-        if let Some((route, at)) = self.tail {
-            let body = env.responses.body(route as usize);
-            let end = body.len().min(at + BODY_CHUNK);
-            self.out.extend_from_slice(&body[at..end]);
-            self.tail = (end < body.len()).then_some((route, end));
-        }
-        if self.tail.is_none() && !self.input.is_empty() && self.phase == Phase::Open {
-            self.resume(env);
-        }
-        if self.out.is_empty() {
-            env.pool.put(std::mem::take(&mut self.out));
-        }
+        self.keep(b, env);
     }
 
     /// Whether the loop should read from this connection: not after a close was decided, not
@@ -305,13 +376,18 @@ impl Conn {
     pub fn wants_read(&self) -> bool {
         self.phase == Phase::Open
             && !self.eof
-            && self.tail.is_none()
-            && self.out.len() - self.out_pos < HIGH_WATER
+            && self
+                .busy
+                .as_ref()
+                .is_none_or(|b| b.tail.is_none() && b.pending_out() < HIGH_WATER)
     }
 
     /// What to do next; see [`Next`].
     pub fn next(&self) -> Next {
-        let flushed = self.out_pos == self.out.len() && self.tail.is_none();
+        let flushed = self
+            .busy
+            .as_ref()
+            .is_none_or(|b| b.pending_out() == 0 && b.tail.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Open if flushed && self.eof => Next::Close { linger: false },
@@ -322,11 +398,7 @@ impl Conn {
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.input.is_empty()
-            && self.out.is_empty()
-            && self.tail.is_none()
-            && self.body == Body::None
-            && !self.parser.in_progress()
+        self.busy.is_none()
     }
 
     /// Requests answered so far.
@@ -336,22 +408,27 @@ impl Conn {
 
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
-        self.input.len()
+        self.busy.as_ref().map_or(0, |b| b.input.len())
     }
 
-    /// Bytes held by this connection's buffers (capacity).
+    /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
-        self.input.capacity() + self.out.capacity()
+        self.busy.as_ref().map_or(0, |b| {
+            std::mem::size_of::<Busy>() + b.input.capacity() + b.out.capacity()
+        })
     }
 
     /// When this connection times out, and why.
     pub fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
-        if self.out_pos < self.out.len() || self.tail.is_some() {
-            (self.active + t.write, Timeout::Write)
-        } else if let Some(since) = self.head_since {
-            (since + t.header, Timeout::Header)
-        } else {
-            (self.active + t.idle, Timeout::Idle)
+        match self.busy.as_deref() {
+            Some(b) if b.pending_out() > 0 || b.tail.is_some() => {
+                (self.active + t.write, Timeout::Write)
+            }
+            Some(Busy {
+                head_since: Some(since),
+                ..
+            }) => (since + t.header, Timeout::Header),
+            _ => (self.active + t.idle, Timeout::Idle),
         }
     }
 
@@ -359,32 +436,38 @@ impl Conn {
     /// closes at once. Returns what to do.
     pub fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
-        if why == Timeout::Header && self.out.is_empty() && self.phase == Phase::Open {
-            self.emit_error(408, env);
-            self.phase = Phase::Closing { linger: false };
-            self.active = env.now;
-            return Next::Continue;
+        if why == Timeout::Header && self.phase == Phase::Open {
+            if let Some(mut b) = self.busy.take() {
+                if b.pending_out() == 0 {
+                    b.input.clear();
+                    emit_error(&mut b, 408, env);
+                    self.phase = Phase::Closing { linger: false };
+                    self.active = env.now;
+                    self.busy = Some(b);
+                    return Next::Continue;
+                }
+                self.busy = Some(b);
+            }
         }
         Next::Close { linger: false }
     }
 
     /// Process buffered input (after output drained or more input arrived).
-    fn resume(&mut self, env: &mut Env<'_>) {
-        let input = std::mem::take(&mut self.input);
-        let used = self.process(&input, env);
+    fn resume(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+        let input = std::mem::take(&mut b.input);
+        let used = self.process(b, &input, env);
         let mut input = input;
         if used >= input.len() {
             input.clear();
-            env.pool.put(input);
         } else {
             input.drain(..used);
-            self.input = input;
         }
+        b.input = input;
     }
 
     /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
     /// decided: later requests are not answered).
-    fn process(&mut self, buf: &[u8], env: &mut Env<'_>) -> usize {
+    fn process(&mut self, b: &mut Busy, buf: &[u8], env: &mut Env<'_>) -> usize {
         let mut at = 0;
         loop {
             if self.phase != Phase::Open {
@@ -395,7 +478,7 @@ impl Conn {
                 }
                 return buf.len();
             }
-            match &mut self.body {
+            match &mut b.body {
                 Body::Length(left) => {
                     let take = (*left).min((buf.len() - at) as u64);
                     at += take as usize;
@@ -403,8 +486,8 @@ impl Conn {
                     if *left > 0 {
                         return at;
                     }
-                    self.body = Body::None;
-                    self.respond(env);
+                    b.body = Body::None;
+                    self.respond(b, env);
                 }
                 Body::Chunked(d) => match d.decode(&buf[at..]) {
                     Ok(p) => {
@@ -412,51 +495,48 @@ impl Conn {
                         if !p.done {
                             return at;
                         }
-                        self.body = Body::None;
-                        self.respond(env);
+                        b.body = Body::None;
+                        self.respond(b, env);
                     }
                     Err(e) => {
-                        self.fail(e, env);
+                        self.fail(b, e, env);
                         return buf.len();
                     }
                 },
                 Body::None => {
-                    if at == buf.len()
-                        || self.tail.is_some()
-                        || self.out.len() - self.out_pos >= HIGH_WATER
-                    {
+                    if at == buf.len() || b.tail.is_some() || b.pending_out() >= HIGH_WATER {
                         return at;
                     }
-                    match self.parser.parse(&buf[at..]) {
+                    match b.parser.parse(&buf[at..]) {
                         Ok(Status::Partial) => {
-                            self.head_since.get_or_insert(env.now);
+                            b.head_since.get_or_insert(env.now);
                             return at;
                         }
                         Err(e) => {
-                            self.fail(e, env);
+                            self.fail(b, e, env);
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
-                            self.head_since = None;
+                            b.head_since = None;
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            self.pending = Some(Pending {
+                            b.pending = Some(Pending {
                                 route: route as u16,
                                 head: req.is_head,
                                 keep_alive: req.keep_alive,
                                 http10: req.version == Version::Http10,
                             });
-                            self.body = match req.framing {
+                            b.body = match req.framing {
                                 Framing::None => Body::None,
                                 Framing::Length(n) => Body::Length(n),
                                 Framing::Chunked => Body::Chunked(ChunkedDecoder::new()),
                             };
                             if req.expect_continue && !env.raw {
-                                self.push(CONTINUE, env);
+                                b.out.extend_from_slice(CONTINUE);
                             }
-                            if self.body == Body::None {
-                                self.respond(env);
+                            if b.body == Body::None {
+                                self.respond(b, env);
                             }
                         }
                     }
@@ -465,16 +545,9 @@ impl Conn {
         }
     }
 
-    fn push(&mut self, bytes: &[u8], env: &mut Env<'_>) {
-        if self.out.capacity() == 0 {
-            self.out = env.pool.take();
-        }
-        self.out.extend_from_slice(bytes);
-    }
-
     /// Answer the request whose head (and body) is complete.
-    fn respond(&mut self, env: &mut Env<'_>) {
-        let Some(p) = self.pending.take() else {
+    fn respond(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+        let Some(p) = b.pending.take() else {
             return;
         };
         self.served += 1;
@@ -493,14 +566,14 @@ impl Conn {
         let route = p.route as usize;
         let r = env.responses;
         env.stats.by_status[r.status(route) as usize] += 1;
-        self.push(r.head(route, variant), env);
+        b.out.extend_from_slice(r.head(route, variant));
         if !p.head && !env.raw {
             let body = r.body(route);
             if body.len() <= BODY_CHUNK {
-                self.push(body, env);
+                b.out.extend_from_slice(body);
             } else {
-                self.push(&body[..BODY_CHUNK], env);
-                self.tail = Some((p.route, BODY_CHUNK));
+                b.out.extend_from_slice(&body[..BODY_CHUNK]);
+                b.tail = Some((p.route, BODY_CHUNK));
             }
         }
         if close {
@@ -508,27 +581,27 @@ impl Conn {
         }
     }
 
-    fn fail(&mut self, e: Error, env: &mut Env<'_>) {
+    fn fail(&mut self, b: &mut Busy, e: Error, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
-        self.emit_error(e.status(), env);
+        emit_error(b, e.status(), env);
         self.phase = Phase::Closing { linger: true };
     }
 
-    fn emit_error(&mut self, status: u16, env: &mut Env<'_>) {
-        self.pending = None;
-        self.body = Body::None;
-        self.head_since = None;
-        env.stats.by_status[status as usize] += 1;
-        let (head, body) = env.responses.error(status);
-        self.push(head, env);
-        self.push(body, env);
-    }
-
-    /// Give every buffer back to the pool (before dropping the connection).
+    /// Give the work area back to the pool (before dropping the connection).
     pub fn release(&mut self, pool: &mut Pool) {
-        pool.put(std::mem::take(&mut self.input));
-        pool.put(std::mem::take(&mut self.out));
-        self.out_pos = 0;
-        self.tail = None;
+        if let Some(b) = self.busy.take() {
+            pool.put(b);
+        }
     }
+}
+
+fn emit_error(b: &mut Busy, status: u16, env: &mut Env<'_>) {
+    b.pending = None;
+    b.body = Body::None;
+    b.head_since = None;
+    b.parser.reset();
+    env.stats.by_status[status as usize] += 1;
+    let (head, body) = env.responses.error(status);
+    b.out.extend_from_slice(head);
+    b.out.extend_from_slice(body);
 }

@@ -28,10 +28,9 @@ const LISTENER: usize = usize::MAX / 2;
 const SCRATCH: usize = 64 * 1024;
 /// Timers are checked this often (coarse, never a syscall per request).
 const TICK: Duration = Duration::from_millis(100);
-/// How long a closing connection's input is drained after an error response.
+/// How long a closing connection's input is drained after an error response (at least; the
+/// deadline is kept in whole seconds).
 const LINGER: u64 = 2_000;
-/// How much input a lingering connection may still send.
-const LINGER_BYTES: usize = 1 << 20;
 /// Pause after accept fails for lack of file descriptors.
 const FD_PAUSE: u64 = 100;
 
@@ -343,8 +342,9 @@ struct Slot {
     conn: Conn,
     /// Registered interest (read, write).
     interest: (bool, bool),
-    /// Lingering until this time, after shutting down the write side.
-    linger: Option<(u64, usize)>,
+    /// After shutting down the write side, drain input until this time (worker ms,
+    /// compressed to u32 seconds to keep the slot small; 0: not lingering).
+    linger: u32,
 }
 
 struct Worker {
@@ -551,9 +551,9 @@ impl Worker {
         }
         self.slots[k] = Some(Slot {
             sock,
-            conn: Conn::new(self.config.limits, self.now),
+            conn: Conn::new(self.now),
             interest: (true, false),
-            linger: None,
+            linger: 0,
         });
         self.conns += 1;
         self.accepted += 1;
@@ -564,13 +564,12 @@ impl Worker {
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
-        if let Some((until, left)) = slot.linger {
-            // Draining input after an error response: discard until EOF, a limit or a timeout.
+        if slot.linger != 0 {
+            // Draining input after an error response: discard until EOF, an error or the
+            // deadline.
             let n = (&slot.sock).read(&mut self.scratch).unwrap_or(0);
-            if n == 0 || n > left || self.now >= until {
+            if n == 0 || self.now / 1000 >= slot.linger as u64 {
                 self.close(k);
-            } else {
-                slot.linger = Some((until, left - n));
             }
             return;
         }
@@ -578,6 +577,7 @@ impl Worker {
             responses: &self.responses,
             pool: &mut self.pool,
             stats: &mut self.stats,
+            limits: self.config.limits,
             now: self.now,
             max_requests: self.config.max_requests,
             draining: self.draining.is_some(),
@@ -617,7 +617,7 @@ impl Worker {
                     self.close(k);
                     return;
                 }
-                slot.linger = Some((now + LINGER, LINGER_BYTES));
+                slot.linger = ((now + LINGER) / 1000 + 1) as u32;
                 set_interest(&self.poller, slot, k, (true, false));
             }
             Next::Continue => {
@@ -664,8 +664,8 @@ impl Worker {
             let Some(slot) = self.slots[k].as_mut() else {
                 continue;
             };
-            if let Some((until, _)) = slot.linger {
-                if self.now >= until {
+            if slot.linger != 0 {
+                if self.now / 1000 >= slot.linger as u64 {
                     self.close(k);
                 }
                 continue;
@@ -678,6 +678,7 @@ impl Worker {
                 responses: &self.responses,
                 pool: &mut self.pool,
                 stats: &mut self.stats,
+                limits: self.config.limits,
                 now: self.now,
                 max_requests: self.config.max_requests,
                 draining: self.draining.is_some(),
@@ -708,7 +709,7 @@ impl Worker {
         }
         for k in 0..self.slots.len() {
             if let Some(slot) = &self.slots[k] {
-                if slot.conn.is_idle() && slot.linger.is_none() {
+                if slot.conn.is_idle() && slot.linger == 0 {
                     self.close(k);
                 }
             }
@@ -769,5 +770,25 @@ pub fn raise_fd_limit() -> u64 {
             }
         }
         r.rlim_cur
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory per idle connection is a goal (64 bytes): keep the slot small.
+    #[test]
+    fn idle_connection_slot_is_small() {
+        assert!(
+            std::mem::size_of::<Conn>() <= 24,
+            "{}",
+            std::mem::size_of::<Conn>()
+        );
+        assert!(
+            std::mem::size_of::<Option<Slot>>() <= 40,
+            "{}",
+            std::mem::size_of::<Option<Slot>>()
+        );
     }
 }
