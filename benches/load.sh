@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# Side-by-side load benchmark: canned against nginx, node's net and http servers, and the
+# floor (benches/floor.rs), measured interleaved in one run on this machine.
+#
+#   benches/load.sh            # full run (about 15 minutes)
+#   ROUNDS=1 DUR=3 benches/load.sh   # quick look
+#
+# One worker each, server pinned to CPU 0 and the load generator to CPU 1 (taskset), then a
+# 2-worker run of canned and nginx. Prints a Markdown table and writes it to
+# bench-results/load-DATE.md. Everything targets 127.0.0.1 and stops by itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DUR="${DUR:-5}"          # seconds per wrk run
+ROUNDS="${ROUNDS:-3}"    # interleaved rounds; medians are reported
+IDLE="${IDLE:-10000}"    # idle keep-alive connections for the RSS figure
+ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+need() { command -v "$1" >/dev/null 2>&1; }
+for t in wrk ab curl python3 taskset; do
+    need "$t" || { echo "load.sh: $t is required (apt-get install wrk apache2-utils curl python3 util-linux)"; exit 1; }
+done
+ncpu="$(nproc)"
+if [ "$ncpu" -ge 2 ]; then PIN_S="taskset -c 0"; PIN_L="taskset -c 1"; else PIN_S=""; PIN_L=""; fi
+
+echo "building release binaries" >&2
+cargo build --release --bin canned --example floor >&2
+
+work="$(mktemp -d)"
+results="bench-results"
+mkdir -p "$results"
+out="$results/load-$(date -u +%Y%m%d-%H%M%S).md"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat >"$work/pipeline.lua" <<'EOF'
+init = function(args)
+  local r = {}
+  for i = 1, 16 do r[i] = wrk.format(nil, "/") end
+  req = table.concat(r)
+end
+request = function() return req end
+EOF
+
+cat >"$work/hold.py" <<'EOF'
+# Open N keep-alive connections, one request each, wait for every response, then hold them
+# until a line arrives on stdin.
+import socket, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+socks = []
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET / HTTP/1.1\r\nHost: bench\r\n\r\n")
+    socks.append(s)
+for s in socks:
+    d = b""
+    while not d.endswith(b"Hello World\n"):
+        c = s.recv(4096)
+        if not c:
+            sys.exit("closed early")
+        d += c
+print("ready", flush=True)
+sys.stdin.readline()
+EOF
+
+nginx_conf() { # port workers
+    cat >"$work/nginx-$1.conf" <<EOF
+worker_processes $2;
+daemon off;
+master_process $([ "$2" = 1 ] && echo off || echo on);
+pid $work/nginx-$1.pid;
+error_log /dev/null crit;
+worker_rlimit_nofile 20000;
+events { worker_connections 20000; }
+http {
+    access_log off;
+    keepalive_requests 1000000000;
+    keepalive_timeout 600s;
+    server {
+        listen 127.0.0.1:$1 reuseport;
+        location / { default_type text/plain; return 200 "Hello World\n"; }
+    }
+}
+EOF
+}
+
+# start NAME PORT WORKERS PIN: sets LAST_PID, the process to watch for CPU and RSS
+start() {
+    local name="$1" port="$2" workers="$3" pin="$4" log="$work/$1-$2.log"
+    case "$name" in
+        canned) $pin target/release/canned --listen "127.0.0.1:$port" --workers "$workers" --quiet >"$log" 2>&1 & ;;
+        floor) $pin target/release/examples/floor "$port" >"$log" 2>&1 & ;;
+        nginx) nginx_conf "$port" "$workers"; $pin nginx -c "$work/nginx-$port.conf" -p "$work" >"$log" 2>&1 & ;;
+        node_net) $pin node benches/node_net.js "$port" >"$log" 2>&1 & ;;
+        node_http) $pin node benches/node_http.js "$port" >"$log" 2>&1 & ;;
+    esac
+    LAST_PID=$!
+    pids+=("$LAST_PID")
+    for _ in $(seq 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
+        sleep 0.05
+    done
+    echo "$name did not start: $(cat "$log")" >&2
+    exit 1
+}
+
+check_response() { # name port
+    local body headers
+    body="$(curl -s "http://127.0.0.1:$2/"; echo x)"
+    headers="$(curl -s -o /dev/null -D - "http://127.0.0.1:$2/" | tr -d '\r')"
+    [ "$body" = "Hello World
+x" ] || { echo "$1: wrong body"; exit 1; }
+    grep -qi '^content-length: 12$' <<<"$headers" || { echo "$1: no Content-Length: 12"; exit 1; }
+    grep -qi '^content-type: text/plain' <<<"$headers" || { echo "$1: no Content-Type"; exit 1; }
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+record() { echo "$3" >>"$work/$1.$2"; }  # server metric value
+median() {
+    [ -s "$work/$1.$2" ] || { echo "-"; return; }
+    sort -g "$work/$1.$2" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; print m}'
+}
+clk="$(getconf CLK_TCK)"
+to_us() { # wrk latency (123.4us, 1.2ms, 1.1s) in µs
+    awk '{v = $1; m = 1; if (v ~ /us$/) sub(/us$/, "", v); else if (v ~ /ms$/) { sub(/ms$/, "", v); m = 1000 } else if (v ~ /s$/) { sub(/s$/, "", v); m = 1e6 } printf "%.0f", v * m}' <<<"$1"
+}
+
+servers=()
+declare -A port pid
+p=18100
+for s in canned floor nginx node_net node_http; do
+    case "$s" in
+        nginx) need nginx || { echo "skipping nginx: not installed" >&2; continue; } ;;
+        node_*) need node || { echo "skipping $s: node not installed" >&2; continue; } ;;
+    esac
+    p=$((p + 1))
+    port[$s]=$p
+    start "$s" "$p" 1 "$PIN_S"
+    pid[$s]=$LAST_PID
+    check_response "$s" "$p"
+    servers+=("$s")
+done
+echo "servers: ${servers[*]}; ${ROUNDS} rounds of ${DUR}s" >&2
+
+for round in $(seq "$ROUNDS"); do
+    echo "round $round" >&2
+    for s in "${servers[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        # (a) + (e): wrk keep-alive, CPU ticks around it
+        t0="$(cpu_ticks "${pid[$s]}")"
+        wrk_out="$($PIN_L wrk -t1 -c100 -d"${DUR}s" --latency "$url")"
+        t1="$(cpu_ticks "${pid[$s]}")"
+        rps="$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
+        reqs="$(awk '/requests in/ {print $1}' <<<"$wrk_out")"
+        p99="$(awk '$1 == "99%" {print $2}' <<<"$wrk_out")"
+        record "$s" a "$rps"
+        record "$s" a99 "$(to_us "$p99")"
+        record "$s" e "$(awk -v d=$((t1 - t0)) -v n="$reqs" -v c="$clk" 'BEGIN {printf "%.2f", d / c * 1e6 / n}')"
+    done
+    for s in "${servers[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        ab_out="$($PIN_L ab -q -k -c 100 -n 100000 "$url" 2>&1 || true)"
+        record "$s" b "$(awk '/^Requests per second/ {print $4}' <<<"$ab_out")"
+        record "$s" bfail "$(awk '/^Failed requests/ {print $3}' <<<"$ab_out")"
+    done
+    for s in "${servers[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        ab_out="$($PIN_L ab -q -c 100 -n 20000 "$url" 2>&1 || true)"
+        record "$s" c "$(awk '/^Requests per second/ {print $4}' <<<"$ab_out")"
+    done
+    for s in "${servers[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        wrk_out="$($PIN_L wrk -t1 -c256 -d"${DUR}s" -s "$work/pipeline.lua" "$url")"
+        record "$s" d "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
+    done
+done
+
+# (f) syscalls per request: perf's syscall tracepoints around one wrk run (a).
+if need perf && perf stat -e 'syscalls:sys_enter_read' -- true >/dev/null 2>&1; then
+    for s in "${servers[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        perf stat -x, -e 'syscalls:sys_enter_*' -p "${pid[$s]}" -o "$work/perf-$s" -- sleep "$((DUR + 1))" &
+        perf_pid=$!
+        sleep 0.5
+        wrk_out="$($PIN_L wrk -t1 -c100 -d"${DUR}s" "$url")"
+        wait "$perf_pid" || true
+        reqs="$(awk '/requests in/ {print $1}' <<<"$wrk_out")"
+        record "$s" f "$(awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ {t += $1} END {printf "%.2f", t / n}' "$work/perf-$s")"
+        record "$s" fctl "$(awk -F, -v n="$reqs" '$3 ~ /epoll_ctl$/ {t += $1} END {printf "%.4f", t / n}' "$work/perf-$s")"
+        grep -E 'sys_enter_' "$work/perf-$s" | awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ && $1 > 0 {sub("syscalls:sys_enter_", "", $3); printf "%s %.3f\n", $3, $1 / n}' |
+            sort -k2 -g -r | head -8 | tr '\n' ';' >"$work/$s.fdetail"
+    done
+else
+    echo "skipping syscall counts: perf with syscall tracepoints is not available" >&2
+fi
+
+# (g) RSS idle, and with $IDLE idle keep-alive connections
+for s in "${servers[@]}"; do
+    record "$s" gidle "$(rss_kib "${pid[$s]}")"
+    fifo="$work/hold-$s"
+    mkfifo "$fifo"
+    python3 "$work/hold.py" "${port[$s]}" "$IDLE" <"$fifo" >"$work/hold-$s.out" &
+    hold=$!
+    exec 9>"$fifo"
+    for _ in $(seq 600); do grep -q ready "$work/hold-$s.out" 2>/dev/null && break; sleep 0.1; done
+    if grep -q ready "$work/hold-$s.out"; then
+        sleep 0.5
+        record "$s" g10k "$(rss_kib "${pid[$s]}")"
+    fi
+    echo >&9
+    exec 9>&-
+    wait "$hold" || true
+done
+
+# Two workers, not pinned: canned and nginx.
+two=()
+for s in canned nginx; do
+    [[ " ${servers[*]} " == *" $s "* ]] || continue
+    p=$((p + 1))
+    port[$s-2w]=$p
+    start "$s" "$p" 2 ""
+    pid[$s-2w]=$LAST_PID
+    two+=("$s-2w")
+done
+for round in $(seq "$ROUNDS"); do
+    for s in "${two[@]}"; do
+        url="http://127.0.0.1:${port[$s]}/"
+        wrk_out="$(wrk -t2 -c100 -d"${DUR}s" "$url")"
+        record "$s" a "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
+        wrk_out="$(wrk -t2 -c256 -d"${DUR}s" -s "$work/pipeline.lua" "$url")"
+        record "$s" d "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
+    done
+done
+
+ratio() { # value reference
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
+}
+k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.0f", a }'; }
+{
+    echo "## Load benchmark, $(date -u +%Y-%m-%d)"
+    echo
+    echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -sr)."
+    echo "One worker each; server on CPU 0, load generator on CPU 1. Medians of $ROUNDS interleaved rounds, ${DUR}s wrk runs."
+    echo
+    echo "| server | (a) wrk req/s | (a) p99 µs | (b) ab -k req/s | (b) failed | (c) ab req/s | (d) pipelined req/s | (e) CPU µs/req | (f) syscalls/req | (f) epoll_ctl/req | (g) RSS idle KiB | (g) RSS +${IDLE} conns KiB |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for s in "${servers[@]}"; do
+        echo "| $s | $(k "$(median "$s" a)") | $(k "$(median "$s" a99)") | $(k "$(median "$s" b)") | $(median "$s" bfail) | $(k "$(median "$s" c)") | $(k "$(median "$s" d)") | $(median "$s" e) | $(median "$s" f) | $(median "$s" fctl) | $(median "$s" gidle) | $(median "$s" g10k) |"
+    done
+    for ref in nginx floor; do
+        [[ " ${servers[*]} " == *" $ref "* ]] || continue
+        echo
+        echo "Ratios to $ref (higher is better for req/s, lower for CPU and RSS):"
+        echo
+        echo "| server | (a) | (b) | (c) | (d) | (e) CPU | (g) RSS +${IDLE} |"
+        echo "|---|---:|---:|---:|---:|---:|---:|"
+        for s in "${servers[@]}"; do
+            echo "| $s | $(ratio "$(median "$s" a)" "$(median $ref a)") | $(ratio "$(median "$s" b)" "$(median $ref b)") | $(ratio "$(median "$s" c)" "$(median $ref c)") | $(ratio "$(median "$s" d)" "$(median $ref d)") | $(ratio "$(median "$s" e)" "$(median $ref e)") | $(ratio "$(median "$s" g10k)" "$(median $ref g10k)") |"
+        done
+    done
+    if [ "${#two[@]}" -gt 0 ]; then
+        echo
+        echo "Two workers, not pinned:"
+        echo
+        echo "| server | (a) wrk req/s | (d) pipelined req/s |"
+        echo "|---|---:|---:|"
+        for s in "${two[@]}"; do
+            echo "| $s | $(k "$(median "$s" a)") | $(k "$(median "$s" d)") |"
+        done
+    fi
+    if ls "$work"/*.fdetail >/dev/null 2>&1; then
+        echo
+        echo "Syscalls per request in (a), largest first:"
+        echo
+        for s in "${servers[@]}"; do
+            [ -f "$work/$s.fdetail" ] && echo "- $s: $(cat "$work/$s.fdetail")"
+        done
+    fi
+} | tee "$out"
+echo "written to $out" >&2
