@@ -5,68 +5,8 @@ mod common;
 use common::*;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_canned");
-
-/// A running `canned` process and the address it printed.
-struct Proc {
-    child: Child,
-    addr: SocketAddr,
-    stderr: BufReader<std::process::ChildStderr>,
-}
-
-impl Proc {
-    fn start(args: &[&str]) -> Proc {
-        let mut child = Command::new(BIN)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        // canned listening on 127.0.0.1:PORT (N workers)
-        let addr = line
-            .strip_prefix("canned listening on ")
-            .and_then(|r| r.split(' ').next())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .unwrap();
-        Proc {
-            child,
-            addr,
-            stderr,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// SIGTERM, then wait: (exit code, the rest of stderr).
-    fn stop(mut self) -> (i32, String) {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let status = self.child.wait().unwrap();
-        let mut rest = String::new();
-        self.stderr.read_to_string(&mut rest).unwrap();
-        (status.code().unwrap_or(-1), rest)
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(BIN).args(args).output().unwrap();

@@ -2,10 +2,11 @@
 //! and split what comes back into responses.
 #![allow(dead_code)]
 
-use canned::config::{Command, Config};
+use canned::config::{Command as Cli, Config};
 use canned::server::{Handle, Server};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Start a server on 127.0.0.1:0 with these extra flags, two workers unless given.
@@ -15,7 +16,7 @@ pub fn start(flags: &[&str]) -> (Handle, SocketAddr) {
         args.extend(["--workers", "2"]);
     }
     args.extend_from_slice(flags);
-    let Command::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
+    let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
         panic!("not a run command")
     };
     let h = Server::bind(*c).unwrap().spawn().unwrap();
@@ -166,4 +167,103 @@ pub fn have(tool: &str) -> bool {
         eprintln!("skipping: {tool} is not installed");
     }
     ok
+}
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_canned");
+
+/// A running `canned` process and the address it printed.
+pub struct Proc {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub stderr: BufReader<std::process::ChildStderr>,
+}
+
+impl Proc {
+    pub fn start(args: &[&str]) -> Proc {
+        Proc::start_with(args, |_| {})
+    }
+
+    /// Start with a hook to adjust the command (environment, limits).
+    pub fn start_with(args: &[&str], adjust: impl FnOnce(&mut Command)) -> Proc {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["--listen", "127.0.0.1:0"]).args(args);
+        adjust(&mut cmd);
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        // canned listening on 127.0.0.1:PORT (N workers)
+        let addr = line
+            .strip_prefix("canned listening on ")
+            .and_then(|r| r.split(' ').next())
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        Proc {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// SIGTERM, then wait: (exit code, the rest of stderr).
+    pub fn stop(mut self) -> (i32, String) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let status = self.child.wait().unwrap();
+        let mut rest = String::new();
+        self.stderr.read_to_string(&mut rest).unwrap();
+        (status.code().unwrap_or(-1), rest)
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+
+impl Proc {
+    /// Resident memory of the server process, KiB.
+    pub fn rss_kib(&self) -> u64 {
+        proc_field(self.child.id(), "VmRSS:")
+    }
+
+    /// Open file descriptors of the server process.
+    pub fn fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .unwrap()
+            .count()
+    }
+
+    /// User + system CPU time of the server process, in clock ticks.
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = after.split(' ').collect();
+        f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+    }
+}
+
+pub fn proc_field(pid: u32, name: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
