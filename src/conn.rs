@@ -580,7 +580,12 @@ impl Conn {
             }
         }
         if close {
-            self.phase = Phase::Closing { linger: false };
+            // A close the client did not ask for may cross requests it already sent: drain
+            // them instead of answering them with a reset.
+            let server_initiated = p.keep_alive && !env.raw;
+            self.phase = Phase::Closing {
+                linger: server_initiated,
+            };
         }
     }
 

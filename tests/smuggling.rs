@@ -115,7 +115,10 @@ fn smuggling_vectors_are_rejected_or_framed_exactly() {
             let out = read_to_eof(&mut s);
             let r = parse_responses(&out, &[]);
             let statuses: Vec<u16> = r.iter().map(|r| r.status).collect();
-            assert!(!statuses.contains(&418), "{name}: the hidden request was answered");
+            assert!(
+                !statuses.contains(&418),
+                "{name}: the hidden request was answered"
+            );
             match want {
                 Reject(status) => {
                     assert_eq!(statuses, [*status], "{name}");
@@ -129,5 +132,8 @@ fn smuggling_vectors_are_rejected_or_framed_exactly() {
             Frame(_) => framed += 1,
         }
     }
-    eprintln!("{} vectors: {rejected} rejected, {framed} framed", vectors.len());
+    eprintln!(
+        "{} vectors: {rejected} rejected, {framed} framed",
+        vectors.len()
+    );
 }

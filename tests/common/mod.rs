@@ -197,7 +197,11 @@ impl Proc {
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
-        // canned listening on 127.0.0.1:PORT (N workers)
+        // Warnings come first; then: canned listening on 127.0.0.1:PORT (N workers)
+        while line.starts_with("canned: warning:") {
+            line.clear();
+            stderr.read_line(&mut line).unwrap();
+        }
         let addr = line
             .strip_prefix("canned listening on ")
             .and_then(|r| r.split(' ').next())
@@ -234,7 +238,6 @@ impl Drop for Proc {
         let _ = self.child.wait();
     }
 }
-
 
 impl Proc {
     /// Resident memory of the server process, KiB.

@@ -1,0 +1,463 @@
+//! Under attack and under faults, against the `canned` binary in its own process (so that its
+//! memory, fds and CPU time can be read from /proc). Sizes are short for CI; `CANNED_LONG=1`
+//! (see `tests/abuse-long.sh`) runs the full versions. Figures are printed with `--nocapture`.
+
+mod common;
+use common::*;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::{Duration, Instant};
+
+const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+/// These tests measure time, CPU and memory: run them one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn long() -> bool {
+    std::env::var_os("CANNED_LONG").is_some()
+}
+
+/// One keep-alive request; returns its latency.
+fn ping(s: &mut TcpStream) -> Duration {
+    let t = Instant::now();
+    s.write_all(GET).unwrap();
+    let r = read_responses(s, 1);
+    assert_eq!(r[0].status, 200);
+    t.elapsed()
+}
+
+#[test]
+fn slowloris_is_closed_at_the_header_timeout_while_others_are_served() {
+    let _serial = serial();
+    let (n, timeout, every) = if long() {
+        (500, 10.0, Duration::from_secs(1))
+    } else {
+        (100, 2.0, Duration::from_millis(300))
+    };
+    let p = Proc::start(&["--workers", "1", "--header-timeout", &format!("{timeout}s")]);
+    canned::server::raise_fd_limit();
+    let head =
+        b"GET / HTTP/1.1\r\nHost: slowloris.example\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+    let mut slow: Vec<(TcpStream, Option<Instant>, Option<Duration>)> = (0..n)
+        .map(|_| {
+            let s = connect(p.addr);
+            s.set_nonblocking(true).unwrap();
+            (s, None, None)
+        })
+        .collect();
+    let mut fast = connect(p.addr);
+    let mut worst = Duration::ZERO;
+    let mut served = 0;
+    let start = Instant::now();
+    let mut sent = 0;
+    let mut next = Instant::now();
+    let mut buf = [0u8; 4096];
+    while slow.iter().any(|c| c.2.is_none()) {
+        assert!(
+            start.elapsed().as_secs_f64() < timeout * 3.0 + 5.0,
+            "slow connections not closed"
+        );
+        if Instant::now() >= next && sent < head.len() {
+            for (s, first, closed) in slow.iter_mut() {
+                if closed.is_none() && s.write_all(&head[sent..sent + 1]).is_ok() {
+                    first.get_or_insert_with(Instant::now);
+                }
+            }
+            sent += 1;
+            next += every;
+        }
+        for (s, first, closed) in slow.iter_mut() {
+            if closed.is_some() {
+                continue;
+            }
+            match s.read(&mut buf) {
+                Ok(0) => *closed = Some(first.unwrap().elapsed()),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(_) => *closed = Some(first.unwrap().elapsed()),
+            }
+        }
+        worst = worst.max(ping(&mut fast));
+        served += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let times: Vec<f64> = slow.iter().map(|c| c.2.unwrap().as_secs_f64()).collect();
+    let (lo, hi) = times
+        .iter()
+        .fold((f64::MAX, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+    eprintln!(
+        "slowloris: {n} connections, header timeout {timeout}s, closed after {lo:.2}..{hi:.2}s; \
+         {served} other requests served, slowest {worst:?}"
+    );
+    assert!(
+        lo >= timeout - 1.0 && hi <= timeout + 1.0,
+        "close times {lo:.2}..{hi:.2}"
+    );
+    assert!(
+        worst < Duration::from_millis(200),
+        "other clients slowed: {worst:?}"
+    );
+}
+
+#[test]
+fn idle_herd_of_keep_alive_connections() {
+    let _serial = serial();
+    let n = 10_000;
+    canned::server::raise_fd_limit();
+    let p = Proc::start(&["--workers", "1", "--max-conns", "12000"]);
+    let idle = p.rss_kib();
+    let mut conns = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut s = connect(p.addr);
+        s.write_all(GET).unwrap();
+        conns.push(s);
+    }
+    for s in &mut conns {
+        assert_eq!(read_responses(s, 1)[0].status, 200);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let herd = p.rss_kib();
+    let mut fresh = connect(p.addr);
+    let latency = ping(&mut fresh);
+    eprintln!(
+        "idle herd: {n} connections served; RSS idle {idle} KiB, with the herd {herd} KiB \
+         (+{} bytes per connection); a new client served in {latency:?}",
+        (herd.saturating_sub(idle)) * 1024 / n as u64
+    );
+    assert!(latency < Duration::from_millis(100));
+    // An idle connection holds no buffers: a generous bound that buffers would blow.
+    assert!(herd - idle < 4 * 1024, "RSS grew by {} KiB", herd - idle);
+}
+
+#[test]
+fn flood_without_reading_stays_bounded_and_loses_nothing() {
+    let _serial = serial();
+    let n = 200_000;
+    let wait = if long() { 5 } else { 2 };
+    let p = Proc::start(&[
+        "--workers",
+        "1",
+        "--no-date",
+        "--route",
+        "/a=200:A",
+        "--route",
+        "/b=200:BB",
+    ]);
+    let resp = |path: &str| {
+        let mut s = connect(p.addr);
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes())
+            .unwrap();
+        let r = read_responses(&mut s, 1);
+        let mut head = format!("HTTP/1.1 200 OK\r\n");
+        for (k, v) in &r[0].headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        [head.as_bytes(), &r[0].body].concat()
+    };
+    let (ra, rb) = (resp("/a"), resp("/b"));
+    let base = p.rss_kib();
+    let mut flood = connect(p.addr);
+    let mut writer = flood.try_clone().unwrap();
+    let w = std::thread::spawn(move || {
+        let req_a = b"GET /a HTTP/1.1\r\nHost: t\r\n\r\n";
+        let req_b = b"GET /b HTTP/1.1\r\nHost: t\r\n\r\n";
+        let mut batch = Vec::new();
+        for i in 0..1000 {
+            batch.extend_from_slice(if i % 2 == 0 { req_a } else { req_b });
+        }
+        for _ in 0..n / 1000 {
+            writer.write_all(&batch).unwrap();
+        }
+    });
+    let mut other = connect(p.addr);
+    let mut peak = base;
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(wait) {
+        peak = peak.max(p.rss_kib());
+        ping(&mut other);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Now read: exactly n responses, alternating, byte-exact.
+    let mut buf = vec![0u8; 1 << 16];
+    let mut pending: Vec<u8> = Vec::new();
+    let mut got = 0;
+    while got < n {
+        let k = flood.read(&mut buf).unwrap();
+        assert!(k > 0, "closed after {got} responses");
+        pending.extend_from_slice(&buf[..k]);
+        let mut at = 0;
+        loop {
+            let want = if got % 2 == 0 { &ra } else { &rb };
+            if pending.len() - at < want.len() {
+                break;
+            }
+            assert_eq!(&pending[at..at + want.len()], &want[..], "response {got}");
+            at += want.len();
+            got += 1;
+        }
+        pending.drain(..at);
+        if got % 20_000 == 0 {
+            peak = peak.max(p.rss_kib());
+        }
+    }
+    w.join().unwrap();
+    flood
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    assert!(
+        matches!(flood.read(&mut buf), Err(_)),
+        "more than {n} responses"
+    );
+    eprintln!(
+        "flood: {n} pipelined requests unread for {wait}s; RSS {base} KiB before, peak {peak} KiB"
+    );
+    assert!(peak - base < 8 * 1024, "RSS grew by {} KiB", peak - base);
+}
+
+fn reset(s: TcpStream) {
+    socket2::SockRef::from(&s)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    drop(s);
+}
+
+#[test]
+fn resets_and_half_closes_leak_nothing() {
+    let _serial = serial();
+    let dir = std::env::temp_dir().join(format!("canned-big-{}", std::process::id()));
+    std::fs::write(&dir, vec![b'x'; 8 << 20]).unwrap();
+    let route = format!("/big=200:@{}", dir.display());
+    let p = Proc::start(&["--workers", "2", "--route", &route]);
+    std::fs::remove_file(&dir).unwrap();
+    // The baseline once the workers are up (their pollers exist after the first request).
+    for _ in 0..4 {
+        ping(&mut connect(p.addr));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let fds = p.fds();
+    for _ in 0..20 {
+        // Reset mid-request.
+        let mut s = connect(p.addr);
+        s.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        reset(s);
+        // Reset mid-response: an 8 MiB body, read 64 KiB of it.
+        let mut s = connect(p.addr);
+        s.write_all(b"GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        let mut buf = vec![0u8; 65536];
+        s.read_exact(&mut buf).unwrap();
+        reset(s);
+        // Reset after a complete pipelined batch, unread.
+        let mut s = connect(p.addr);
+        s.write_all(&GET.repeat(50)).unwrap();
+        reset(s);
+        // Half-close after a request: the response still arrives.
+        let mut s = connect(p.addr);
+        s.write_all(GET).unwrap();
+        s.shutdown(Shutdown::Write).unwrap();
+        let r = parse_responses(&read_to_eof(&mut s), &[]);
+        assert_eq!(r.len(), 1);
+    }
+    let t = Instant::now();
+    while p.fds() != fds && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(p.fds(), fds, "fds leaked");
+    // Still serving.
+    let mut s = connect(p.addr);
+    ping(&mut s);
+    drop(s);
+    let (code, summary) = p.stop();
+    assert_eq!(code, 0);
+    eprintln!("resets: {}", summary.trim());
+}
+
+#[test]
+fn fd_exhaustion_does_not_spin_logs_once_and_recovers() {
+    let _serial = serial();
+    use std::os::unix::process::CommandExt;
+    let p = Proc::start_with(&["--workers", "1"], |cmd| {
+        // SAFETY: only async-signal-safe calls (setrlimit, open) between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let lim = libc::rlimit {
+                    rlim_cur: 64,
+                    rlim_max: 64,
+                };
+                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+                // Occupy fds as another part of a busy process would.
+                for _ in 0..40 {
+                    libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+                }
+                Ok(())
+            });
+        }
+    });
+    let mut conns: Vec<TcpStream> = (0..60).map(|_| connect(p.addr)).collect();
+    for s in &mut conns {
+        s.write_all(GET).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(10))).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let ticks = p.cpu_ticks();
+    std::thread::sleep(Duration::from_secs(2));
+    let spent = p.cpu_ticks() - ticks;
+    // Who was served while saturated?
+    let mut served = vec![false; conns.len()];
+    let mut buf = [0u8; 4096];
+    for (i, s) in conns.iter_mut().enumerate() {
+        served[i] = s.read(&mut buf).is_ok_and(|n| n > 0);
+    }
+    let first = served.iter().filter(|&&x| x).count();
+    assert!(
+        first > 0 && first < conns.len(),
+        "served {first} of {}",
+        conns.len()
+    );
+    // Free fds: close the served ones; the rest get served as fds come back.
+    let mut rest: Vec<TcpStream> = conns
+        .into_iter()
+        .zip(&served)
+        .filter(|(_, s)| !**s)
+        .map(|(c, _)| c)
+        .collect();
+    let total = rest.len();
+    let t = Instant::now();
+    let mut done = 0;
+    while !rest.is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{} never served",
+            rest.len()
+        );
+        rest.retain_mut(|s| {
+            let ok = s.read(&mut buf).is_ok_and(|n| n > 0);
+            done += usize::from(ok);
+            !ok
+        });
+    }
+    let (code, stderr) = p.stop();
+    assert_eq!(code, 0);
+    let logged = stderr.matches("out of file descriptors").count();
+    eprintln!(
+        "fd exhaustion: {first} served at once, {total} more after fds were freed; \
+         {spent} CPU ticks in 2 s while saturated; logged {logged} time(s)"
+    );
+    assert!(spent <= 10, "spinning: {spent} ticks of CPU in 2 s");
+    assert_eq!(logged, 1, "{stderr}");
+    assert_eq!(done, total);
+}
+
+#[test]
+fn graceful_shutdown_under_load_truncates_nothing() {
+    let _serial = serial();
+    let p = Proc::start(&["--workers", "2", "--shutdown-timeout", "3s"]);
+    let addr = p.addr;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..100)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut s = connect(addr);
+                let mut r = s.try_clone().unwrap();
+                let reader = std::thread::spawn(move || {
+                    let mut all = Vec::new();
+                    let mut buf = [0u8; 65536];
+                    loop {
+                        match r.read(&mut buf) {
+                            Ok(0) | Err(_) => return all,
+                            Ok(n) => all.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                });
+                let batch = GET.repeat(10);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    if s.write_all(&batch).is_err() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                let all = reader.join().unwrap();
+                // Panics on a truncated response.
+                parse_responses(&all, &[]).len()
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    let (code, summary) = p.stop();
+    let took = t.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answered: usize = clients.into_iter().map(|c| c.join().unwrap()).sum();
+    eprintln!(
+        "shutdown under load: exit {code} after {took:?}; {answered} complete responses; {}",
+        summary.trim()
+    );
+    assert_eq!(code, 0);
+    assert!(took < Duration::from_secs(4), "{took:?}");
+    assert!(answered > 100);
+}
+
+#[test]
+fn soak_mixed_load_keeps_rss_flat() {
+    let _serial = serial();
+    let secs = if long() { 600 } else { 20 };
+    let p = Proc::start(&["--workers", "2", "--header-timeout", "1s"]);
+    let addr = p.addr;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut workers = Vec::new();
+    for kind in 0..5 {
+        let stop = stop.clone();
+        workers.push(std::thread::spawn(move || {
+            let mut n = 0u64;
+            let mut ka = connect(addr);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match kind {
+                    0 => {
+                        ping(&mut ka);
+                    }
+                    1 => {
+                        ka.write_all(&GET.repeat(32)).unwrap();
+                        read_responses(&mut ka, 32);
+                    }
+                    2 => {
+                        let r = exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+                        assert!(r.starts_with(b"HTTP/1.1 200"));
+                    }
+                    3 => {
+                        let r = exchange(addr, b"GET / HTTP/1.1\r\n\r\n");
+                        assert!(r.starts_with(b"HTTP/1.1 400"));
+                    }
+                    _ => {
+                        // A slow client that gives up halfway.
+                        let mut s = connect(addr);
+                        s.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+                        std::thread::sleep(Duration::from_millis(50));
+                        drop(s);
+                    }
+                }
+                n += 1;
+            }
+            n
+        }));
+    }
+    let mut samples = Vec::new();
+    for _ in 0..secs {
+        std::thread::sleep(Duration::from_secs(1));
+        samples.push(p.rss_kib());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let ops: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    let warm = &samples[samples.len() / 4..];
+    let (first, last) = (warm[0], *warm.last().unwrap());
+    let max = *warm.iter().max().unwrap();
+    eprintln!(
+        "soak: {secs}s, {ops} client operations; RSS after warm-up first {first} KiB, last {last} KiB, max {max} KiB"
+    );
+    assert!(max - first <= 1024, "RSS grew from {first} to {max} KiB");
+}
