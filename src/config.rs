@@ -445,30 +445,35 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(
     Ok(n)
 }
 
-/// `10s`, `500ms`, `2m`, `1h`, or plain seconds.
+/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
+/// floating point (which would add its tables to the binary).
 pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
-    let (num, unit) = match v.find(|c: char| !c.is_ascii_digit() && c != '.') {
-        Some(i) => v.split_at(i),
-        None => (v, "s"),
+    let bad = || err(flag, format!("{v:?} is not a positive duration like 10s, 500ms or 2m"));
+    let split = v.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let mult: u64 = match unit {
+        "ms" => 1,
+        "s" | "" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return bad(),
     };
-    let mult = match unit {
-        "ms" => 1.0,
-        "s" => 1_000.0,
-        "m" => 60_000.0,
-        "h" => 3_600_000.0,
-        _ => {
-            return err(
-                flag,
-                format!("{v:?} is not a duration like 10s, 500ms or 2m"),
-            );
-        }
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
+        return bad();
+    }
+    let parse = |s: &str| if s.is_empty() { Some(0) } else { s.parse::<u64>().ok() };
+    let (Some(i), Some(f)) = (parse(int), parse(frac)) else {
+        return bad();
     };
-    match num.parse::<f64>() {
-        Ok(n) if n > 0.0 && (n * mult) < 1e15 => Ok((n * mult).round().max(1.0) as u64),
-        _ => err(
-            flag,
-            format!("{v:?} is not a positive duration like 10s, 500ms or 2m"),
-        ),
+    let scale = 10u64.pow(frac.len() as u32);
+    let ms = i
+        .checked_mul(mult)
+        .and_then(|a| a.checked_add(f * mult / scale))
+        .filter(|&ms| ms > 0 && ms < 1 << 48);
+    match ms {
+        Some(ms) => Ok(ms),
+        None => bad(),
     }
 }
 
@@ -623,6 +628,9 @@ mod tests {
         assert!(!c.common.date);
         assert_eq!(c.common.server, "");
         assert_eq!(c.max_requests, 7);
+        for (v, ms) in [("1.5s", 1500), ("250ms", 250), ("2", 2000), ("0.25m", 15_000), ("1h", 3_600_000)] {
+            assert_eq!(millis("--x", v), Ok(ms), "{v}");
+        }
     }
 
     #[test]
@@ -670,7 +678,7 @@ mod tests {
             (&["--route", "a=200"], "--route: \"a\" is not a path"),
             (
                 &["--idle-timeout", "5 days"],
-                "--idle-timeout: \"5 days\" is not a duration",
+                "--idle-timeout: \"5 days\" is not a positive duration",
             ),
             (
                 &["--header-timeout", "0"],
