@@ -15,6 +15,8 @@ pub enum Listen {
     Tcp(SocketAddr),
     /// A Unix domain socket path (removed on exit).
     Unix(std::path::PathBuf),
+    /// A listening socket inherited through systemd socket activation (`LISTEN_FDS`).
+    Fd(i32),
 }
 
 impl std::fmt::Display for Listen {
@@ -22,6 +24,7 @@ impl std::fmt::Display for Listen {
         match self {
             Listen::Tcp(a) => write!(f, "{a}"),
             Listen::Unix(p) => write!(f, "unix:{}", p.display()),
+            Listen::Fd(fd) => write!(f, "fd:{fd}"),
         }
     }
 }
@@ -376,6 +379,20 @@ impl Config {
                 c.listen = vec![p];
             }
         }
+        // systemd socket activation (sd_listen_fds(3)): inherited sockets start at fd 3 and
+        // replace any address given.
+        if let (Some(fds), Some(pid)) = (var("LISTEN_FDS"), var("LISTEN_PID")) {
+            if pid.trim() == std::process::id().to_string() {
+                let n: i32 = number("LISTEN_FDS", &fds)?;
+                if !(1..=64).contains(&n) {
+                    return err(
+                        "LISTEN_FDS",
+                        format!("{n} is not a count of sockets from 1 to 64"),
+                    );
+                }
+                c.listen = (3..3 + n).map(Listen::Fd).collect();
+            }
+        }
         if c.listen.is_empty() {
             c.listen
                 .push(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], 8080))));
@@ -448,8 +465,15 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
 /// floating point (which would add its tables to the binary).
 pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
-    let bad = || err(flag, format!("{v:?} is not a positive duration like 10s, 500ms or 2m"));
-    let split = v.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(v.len());
+    let bad = || {
+        err(
+            flag,
+            format!("{v:?} is not a positive duration like 10s, 500ms or 2m"),
+        )
+    };
+    let split = v
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(v.len());
     let (num, unit) = v.split_at(split);
     let mult: u64 = match unit {
         "ms" => 1,
@@ -462,7 +486,13 @@ pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
     if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
         return bad();
     }
-    let parse = |s: &str| if s.is_empty() { Some(0) } else { s.parse::<u64>().ok() };
+    let parse = |s: &str| {
+        if s.is_empty() {
+            Some(0)
+        } else {
+            s.parse::<u64>().ok()
+        }
+    };
     let (Some(i), Some(f)) = (parse(int), parse(frac)) else {
         return bad();
     };
@@ -628,7 +658,13 @@ mod tests {
         assert!(!c.common.date);
         assert_eq!(c.common.server, "");
         assert_eq!(c.max_requests, 7);
-        for (v, ms) in [("1.5s", 1500), ("250ms", 250), ("2", 2000), ("0.25m", 15_000), ("1h", 3_600_000)] {
+        for (v, ms) in [
+            ("1.5s", 1500),
+            ("250ms", 250),
+            ("2", 2000),
+            ("0.25m", 15_000),
+            ("1h", 3_600_000),
+        ] {
             assert_eq!(millis("--x", v), Ok(ms), "{v}");
         }
     }

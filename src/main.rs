@@ -47,10 +47,7 @@ fn main() -> ExitCode {
     }
     if !quiet {
         for a in server.addrs() {
-            let shown = match a {
-                Listen::Tcp(addr) => addr.to_string(),
-                Listen::Unix(_) => a.to_string(),
-            };
+            let shown = a.to_string();
             eprintln!("canned listening on {shown} ({workers} workers)");
         }
     }
@@ -59,7 +56,7 @@ fn main() -> ExitCode {
         .iter()
         .filter_map(|a| match a {
             Listen::Unix(p) => Some(p.clone()),
-            Listen::Tcp(_) => None,
+            _ => None,
         })
         .collect();
     let summary = server.run();

@@ -134,6 +134,21 @@ impl Server {
                     }
                     addrs.push(Listen::Tcp(addr));
                 }
+                Listen::Fd(fd) => {
+                    // SAFETY: systemd passes these fds to this process alone (LISTEN_PID); each
+                    // is adopted once.
+                    let s = unsafe { <Socket as std::os::fd::FromRawFd>::from_raw_fd(*fd) };
+                    s.set_nonblocking(true)?;
+                    s.set_cloexec(true)?;
+                    let shown = match s.local_addr()?.as_socket() {
+                        Some(a) => Listen::Tcp(a),
+                        None => l.clone(),
+                    };
+                    for w in listeners.iter_mut() {
+                        w.push(s.try_clone()?);
+                    }
+                    addrs.push(shown);
+                }
                 Listen::Unix(path) => {
                     // One socket shared by every worker (SO_REUSEPORT is for TCP/UDP).
                     let _ = std::fs::remove_file(path);
@@ -237,7 +252,7 @@ impl Server {
             .iter()
             .filter_map(|a| match a {
                 Listen::Unix(p) => Some(p.clone()),
-                Listen::Tcp(_) => None,
+                _ => None,
             })
             .collect();
         Ok((
@@ -262,7 +277,7 @@ impl Handle {
     pub fn tcp_addr(&self) -> Option<std::net::SocketAddr> {
         self.addrs.iter().find_map(|a| match a {
             Listen::Tcp(a) => Some(*a),
-            Listen::Unix(_) => None,
+            _ => None,
         })
     }
 

@@ -208,3 +208,66 @@ fn environment_variables_configure_the_binary() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn systemd_socket_activation_serves_the_inherited_socket() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let fd = listener.as_raw_fd();
+    let mut cmd = Command::new("sh");
+    // `exec` keeps the shell's pid, which is what LISTEN_PID must name.
+    cmd.args([
+        "-c",
+        "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" --workers 2",
+        BIN,
+    ])
+    .stderr(Stdio::piped());
+    // SAFETY: dup2 is async-signal-safe; fd stays open in the parent until the child runs.
+    unsafe {
+        cmd.pre_exec(move || {
+            // dup2 onto itself keeps close-on-exec set: clear it then.
+            let rc = if fd == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, 3)
+            };
+            if rc < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(listener);
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, format!("canned listening on {addr} (2 workers)\n"));
+    for _ in 0..4 {
+        let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
+        assert_eq!(r[0].status, 200);
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn listen_fds_for_another_process_are_ignored() {
+    let env = vec![
+        ("LISTEN_FDS".to_string(), "1".to_string()),
+        ("LISTEN_PID".to_string(), "1".to_string()),
+    ];
+    match canned::config::Config::from_args(["--listen", "127.0.0.1:0"], &env).unwrap() {
+        canned::config::Command::Run(c) => {
+            assert_eq!(
+                c.listen,
+                vec![canned::config::Listen::Tcp("127.0.0.1:0".parse().unwrap())]
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
