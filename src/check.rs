@@ -262,6 +262,8 @@ pub mod connection {
                 draining: false,
                 raw: false,
                 raw_close: false,
+                delay: 0,
+                log: None,
             };
             let mut progressed = false;
             if conn.wants_read() {

@@ -75,6 +75,12 @@ pub struct Config {
     pub raw: Option<Arc<[u8]>>,
     /// `--raw-close`: close after each raw response.
     pub raw_close: bool,
+    /// `--delay`: hold each batch of responses this long (ms; 0: none).
+    pub delay: u64,
+    /// `--access-log`: one line per request on stdout.
+    pub access_log: bool,
+    /// `--stats PATH`: a JSON counters route.
+    pub stats: Option<String>,
 }
 
 impl Default for Config {
@@ -105,6 +111,9 @@ impl Default for Config {
             quiet: false,
             raw: None,
             raw_close: false,
+            delay: 0,
+            access_log: false,
+            stats: None,
         }
     }
 }
@@ -163,8 +172,16 @@ Limits and timeouts (durations: 10s, 500ms, 2m, or plain seconds):
   --shutdown-timeout D   On SIGTERM/SIGINT, wait at most D for responses in flight
                          (default 5s)                             [CANNED_SHUTDOWN_TIMEOUT]
 
+Test-endpoint features:
+  --delay D              Hold each batch of responses for D (latency simulation; the loop's
+                         timers, never a sleeping worker)            [CANNED_DELAY]
+  --access-log           One line per request on stdout, written once per loop turn (never
+                         for the --health path)                     [CANNED_ACCESS_LOG=1]
+  --stats PATH           Answer PATH with JSON counters summed over workers (refreshed every
+                         100 ms)                                    [CANNED_STATS]
+
 Other:
-  --quiet                Print only errors                          [CANNED_QUIET=1]
+  --quiet                Print only errors and warnings             [CANNED_QUIET=1]
   -h, --help             Print this help
   -V, --version          Print the version
 ";
@@ -217,12 +234,15 @@ const VALUED: &[(&str, &str)] = &[
     ("--idle-timeout", "CANNED_IDLE_TIMEOUT"),
     ("--write-timeout", "CANNED_WRITE_TIMEOUT"),
     ("--shutdown-timeout", "CANNED_SHUTDOWN_TIMEOUT"),
+    ("--delay", "CANNED_DELAY"),
+    ("--stats", "CANNED_STATS"),
 ];
 /// Switches, with their environment variable.
 const SWITCHES: &[(&str, &str)] = &[
     ("--no-date", "CANNED_NO_DATE"),
     ("--raw-close", "CANNED_RAW_CLOSE"),
     ("--quiet", "CANNED_QUIET"),
+    ("--access-log", "CANNED_ACCESS_LOG"),
 ];
 
 impl Config {
@@ -356,6 +376,12 @@ impl Config {
                 "--no-date" => c.common.date = false,
                 "--raw-response" => c.raw = Some(read_file(f, &v)?),
                 "--raw-close" => c.raw_close = true,
+                "--delay" => c.delay = millis(f, &v)?,
+                "--access-log" => c.access_log = true,
+                "--stats" => {
+                    check_path(f, &v)?;
+                    c.stats = Some(v);
+                }
                 "--quiet" => c.quiet = true,
                 "--max-requests" => c.max_requests = number(f, &v)?,
                 "--max-head-bytes" => {
@@ -401,6 +427,7 @@ impl Config {
             return err("--raw-close", "needs --raw-response");
         }
         let mut paths: Vec<&str> = c.routes[1..].iter().map(|r| r.path.as_str()).collect();
+        paths.extend(c.stats.as_deref());
         paths.sort_unstable();
         if let Some(w) = paths.windows(2).find(|w| w[0] == w[1]) {
             return err("--route", format!("path {} is given twice", w[0]));

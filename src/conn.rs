@@ -172,6 +172,10 @@ pub struct Env<'a> {
     pub raw: bool,
     /// With `raw`, close after each response.
     pub raw_close: bool,
+    /// Hold each batch of responses this long (ms; 0: none).
+    pub delay: u64,
+    /// Where to append access-log lines, when enabled.
+    pub log: Option<&'a mut Vec<u8>>,
 }
 
 /// What the loop should do with a connection after a call.
@@ -245,6 +249,8 @@ pub struct Busy {
     tail: Option<(u16, usize)>,
     /// When the current head started.
     head_since: Option<u64>,
+    /// `--delay`: output is held until this time (ms), 0 when not held.
+    hold_until: u64,
 }
 
 impl Busy {
@@ -258,6 +264,7 @@ impl Busy {
             out_pos: 0,
             tail: None,
             head_since: None,
+            hold_until: 0,
         }
     }
 
@@ -270,6 +277,7 @@ impl Busy {
         self.out_pos = 0;
         self.tail = None;
         self.head_since = None;
+        self.hold_until = 0;
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -339,11 +347,29 @@ impl Conn {
         self.eof = true;
     }
 
-    /// Output waiting to be written.
+    /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
         match &self.busy {
-            Some(b) => &b.out[b.out_pos..],
-            None => &[],
+            Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
+            _ => &[],
+        }
+    }
+
+    /// With `--delay`: when the held output is due (ms), if it is held.
+    pub fn held_until(&self) -> Option<u64> {
+        self.busy
+            .as_ref()
+            .and_then(|b| (b.hold_until != 0).then_some(b.hold_until))
+    }
+
+    /// With `--delay`: release held output whose time has come. Returns whether it did.
+    pub fn release_due(&mut self, now: u64) -> bool {
+        match self.busy.as_mut() {
+            Some(b) if b.hold_until != 0 && now >= b.hold_until => {
+                b.hold_until = 0;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -424,6 +450,7 @@ impl Conn {
     /// When this connection times out, and why.
     pub fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
         match self.busy.as_deref() {
+            Some(b) if b.hold_until != 0 => (b.hold_until + t.write, Timeout::Write),
             Some(b) if b.pending_out() > 0 || b.tail.is_some() => {
                 (self.active + t.write, Timeout::Write)
             }
@@ -524,6 +551,11 @@ impl Conn {
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
+                            if let Some(log) = env.log.as_deref_mut() {
+                                if !env.responses.is_health(route) {
+                                    access_line(log, env.responses, &req, route);
+                                }
+                            }
                             b.pending = Some(Pending {
                                 route: route as u16,
                                 head: req.is_head,
@@ -569,6 +601,9 @@ impl Conn {
         let route = p.route as usize;
         let r = env.responses;
         env.stats.by_status[r.status(route) as usize] += 1;
+        if env.delay > 0 && b.pending_out() == 0 {
+            b.hold_until = env.now + env.delay;
+        }
         b.out.extend_from_slice(r.head(route, variant));
         if !p.head && !env.raw {
             let body = r.body(route);
@@ -601,6 +636,27 @@ impl Conn {
             pool.put(b);
         }
     }
+}
+
+/// `DATE METHOD TARGET VERSION STATUS`, one line per request.
+fn access_line(log: &mut Vec<u8>, r: &Responses, req: &crate::parser::Request<'_>, route: usize) {
+    log.push(b'[');
+    log.extend_from_slice(r.date());
+    log.extend_from_slice(b"] ");
+    log.extend_from_slice(req.method);
+    log.push(b' ');
+    log.extend_from_slice(req.target);
+    log.extend_from_slice(match req.version {
+        Version::Http10 => b" HTTP/1.0 ",
+        Version::Http11 => b" HTTP/1.1 ",
+    });
+    let s = r.status(route);
+    log.extend_from_slice(&[
+        b'0' + (s / 100) as u8,
+        b'0' + (s / 10 % 10) as u8,
+        b'0' + (s % 10) as u8,
+        b'\n',
+    ]);
 }
 
 fn emit_error(b: &mut Busy, status: u16, env: &mut Env<'_>) {

@@ -57,6 +57,8 @@ struct Formatted {
 #[derive(Clone, Debug)]
 pub struct Responses {
     routes: Vec<Formatted>,
+    specs: Vec<Spec>,
+    common: Common,
     /// Exact paths of routes 1.., with whether only GET and HEAD match.
     paths: Vec<(Vec<u8>, bool)>,
     errors: Vec<(u16, Formatted)>,
@@ -82,6 +84,7 @@ impl Responses {
         } else {
             [b' '; 29]
         };
+        let routes_specs = routes.to_vec();
         let routes = routes.iter().map(|s| format(s, common, &date)).collect();
         let errors = ERROR_STATUSES
             .iter()
@@ -98,6 +101,8 @@ impl Responses {
             .collect();
         Responses {
             routes,
+            specs: routes_specs,
+            common: common.clone(),
             paths: paths.to_vec(),
             errors,
             date,
@@ -125,6 +130,27 @@ impl Responses {
             }
         }
         0
+    }
+
+    /// Replace the body of route `route` (the stats route, refreshed by its worker), keeping
+    /// its status and headers.
+    pub fn set_body(&mut self, route: usize, body: Arc<[u8]>) {
+        let Some(spec) = self.specs.get_mut(route) else {
+            return;
+        };
+        spec.body = body;
+        self.routes[route] = format(spec, &self.common, &self.date);
+    }
+
+    /// The current IMF-fixdate (spaces with `--no-date`).
+    pub fn date(&self) -> &[u8; 29] {
+        &self.date
+    }
+
+    /// Whether route `route` answers only GET and HEAD (the health route, kept out of the
+    /// access log).
+    pub fn is_health(&self, route: usize) -> bool {
+        route > 0 && self.paths.get(route - 1).is_some_and(|p| p.1)
     }
 
     /// The status code of route `route` (200 for a raw response).

@@ -89,6 +89,8 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 struct Shared {
+    /// `--stats`: each worker's counters, published every tick.
+    published: std::sync::Mutex<Vec<Summary>>,
     stop: AtomicBool,
     wake_r: UnixStream,
     wake_w: UnixStream,
@@ -171,6 +173,7 @@ impl Server {
             listeners,
             addrs,
             shared: Arc::new(Shared {
+                published: std::sync::Mutex::new(vec![Summary::default(); workers]),
                 stop: AtomicBool::new(false),
                 wake_r,
                 wake_w,
@@ -226,8 +229,9 @@ impl Server {
 
     fn start(self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
         let mut workers = Vec::new();
-        for listeners in self.listeners {
+        for (id, listeners) in self.listeners.into_iter().enumerate() {
             workers.push(Worker::new(
+                id,
                 listeners,
                 self.config.clone(),
                 self.shared.clone(),
@@ -383,10 +387,22 @@ struct Worker {
     second: u64,
     draining: Option<u64>,
     logged_emfile: bool,
+    /// Access-log lines of this loop turn.
+    log: Vec<u8>,
+    /// `--delay`: (due time, connection) in due order.
+    holds: std::collections::VecDeque<(u64, usize)>,
+    /// `--stats`: this worker's index and the stats route.
+    id: usize,
+    stats_route: Option<usize>,
 }
 
 impl Worker {
-    fn new(listeners: Vec<Socket>, config: Arc<Config>, shared: Arc<Shared>) -> io::Result<Worker> {
+    fn new(
+        id: usize,
+        listeners: Vec<Socket>,
+        config: Arc<Config>,
+        shared: Arc<Shared>,
+    ) -> io::Result<Worker> {
         let poller = Poller::new()?;
         for (i, l) in listeners.iter().enumerate() {
             // SAFETY: the listener is deleted from the poller before it is dropped
@@ -407,14 +423,25 @@ impl Worker {
                 }],
                 Vec::new(),
             ),
-            None => (
-                config.routes.iter().map(|r| r.spec.clone()).collect(),
-                config.routes[1..]
+            None => {
+                let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
+                let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
                     .iter()
                     .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
-                    .collect(),
-            ),
+                    .collect();
+                if let Some(path) = &config.stats {
+                    specs.push(Spec {
+                        status: 200,
+                        body: Arc::from(&b"{}\n"[..]),
+                        content_type: "application/json".into(),
+                        headers: vec!["Cache-Control: no-store".into()],
+                    });
+                    paths.push((path.as_bytes().to_vec(), false));
+                }
+                (specs, paths)
+            }
         };
+        let stats_route = (config.stats.is_some() && config.raw.is_none()).then(|| specs.len() - 1);
         let responses = if config.raw.is_some() {
             Responses::raw(specs[0].body.clone(), &config.common)
         } else {
@@ -440,16 +467,26 @@ impl Worker {
             second: 0,
             draining: None,
             logged_emfile: false,
+            log: Vec::new(),
+            holds: std::collections::VecDeque::new(),
+            id,
+            stats_route,
         })
     }
 
     fn run(mut self) -> Summary {
+        self.publish();
         let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
         let mut next_tick = 0;
         loop {
-            let timeout = if self.conns > 0 || self.paused.is_some() || self.draining.is_some() {
+            let timeout = if let Some(&(due, _)) = self.holds.front() {
+                let now = self.epoch.elapsed().as_millis() as u64;
+                Some(TICK.min(Duration::from_millis(due.saturating_sub(now))))
+            } else if self.conns > 0 || self.paused.is_some() || self.draining.is_some() {
                 Some(TICK)
             } else {
+                // Going idle: leave the final counters for the other workers' --stats.
+                self.publish();
                 None
             };
             events.clear();
@@ -473,6 +510,18 @@ impl Worker {
                     k if k >= LISTENER => self.accept(k - LISTENER),
                     k => self.on_event(k, ev.readable, ev.writable),
                 }
+            }
+            while let Some(&(due, k)) = self.holds.front() {
+                if due > self.now {
+                    break;
+                }
+                self.holds.pop_front();
+                self.release_held(k);
+            }
+            if !self.log.is_empty() {
+                // One write per loop turn.
+                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.log);
+                self.log.clear();
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.draining.is_none() {
                 self.begin_drain();
@@ -598,7 +647,10 @@ impl Worker {
             draining: self.draining.is_some(),
             raw: self.config.raw.is_some(),
             raw_close: self.config.raw_close,
+            delay: self.config.delay,
+            log: self.config.access_log.then_some(&mut self.log),
         };
+        let held = slot.conn.held_until().is_some();
         if readable && slot.conn.wants_read() {
             match (&slot.sock).read(&mut self.scratch) {
                 Ok(0) => slot.conn.on_eof(),
@@ -615,6 +667,12 @@ impl Worker {
         if !flush(slot, &mut env) {
             self.close(k);
             return;
+        }
+        if !held {
+            if let Some(t) = slot.conn.held_until() {
+                // --delay: the fixed delay keeps this queue in deadline order.
+                self.holds.push_back((t, k));
+            }
         }
         self.settle(k);
     }
@@ -658,8 +716,66 @@ impl Worker {
         }
     }
 
+    /// `--delay`: a held response is due.
+    fn release_held(&mut self, k: usize) {
+        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
+            return;
+        };
+        if !slot.conn.release_due(self.now) {
+            return;
+        }
+        let mut env = Env {
+            responses: &self.responses,
+            pool: &mut self.pool,
+            stats: &mut self.stats,
+            limits: self.config.limits,
+            now: self.now,
+            max_requests: self.config.max_requests,
+            draining: self.draining.is_some(),
+            raw: self.config.raw.is_some(),
+            raw_close: self.config.raw_close,
+            delay: self.config.delay,
+            log: None,
+        };
+        if !flush(slot, &mut env) {
+            self.close(k);
+            return;
+        }
+        if let Some(t) = slot.conn.held_until() {
+            self.holds.push_back((t, k));
+        }
+        self.settle(k);
+    }
+
+    /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
+    fn publish(&mut self) {
+        let Some(route) = self.stats_route else {
+            return;
+        };
+        let total = {
+            let mut all = self
+                .shared
+                .published
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            all[self.id] = Summary {
+                connections: self.accepted,
+                stats: self.stats.clone(),
+            };
+            let mut total = Summary::default();
+            for w in all.iter() {
+                total.connections += w.connections;
+                total.stats.add(&w.stats);
+            }
+            total
+        };
+        let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
+        self.responses.set_body(route, Arc::from(json.into_bytes()));
+    }
+
     /// Coarse timers: a sweep over the connections every [`TICK`].
     fn tick(&mut self) {
+        self.publish();
         if let Some(t) = self.paused {
             if self.now >= t && self.draining.is_none() {
                 self.paused = None;
@@ -699,6 +815,8 @@ impl Worker {
                 draining: self.draining.is_some(),
                 raw: self.config.raw.is_some(),
                 raw_close: self.config.raw_close,
+                delay: 0,
+                log: None,
             };
             match slot.conn.on_timeout(why, &mut env) {
                 Next::Continue if why == Timeout::Header => {
@@ -730,6 +848,33 @@ impl Worker {
             }
         }
     }
+}
+
+/// The `--stats` body.
+fn stats_json(t: &Summary, open: usize) -> String {
+    use std::fmt::Write;
+    let s = &t.stats;
+    let mut j = format!(
+        "{{\"connections_open\":{open},\"connections_total\":{},\"requests\":{},\"responses\":{{",
+        t.connections, s.requests
+    );
+    let mut sep = "";
+    for (status, n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let _ = write!(j, "{sep}\"{status}\":{n}");
+        sep = ",";
+    }
+    j.push_str("},\"errors\":{");
+    sep = "";
+    for (e, n) in crate::parser::Error::ALL.iter().zip(s.errors) {
+        let _ = write!(j, "{sep}\"{e}\":{n}");
+        sep = ",";
+    }
+    let _ = writeln!(
+        j,
+        "}},\"timeouts\":{{\"header\":{},\"idle\":{},\"write\":{}}},\"bytes_in\":{},\"bytes_out\":{}}}",
+        s.timeouts[0], s.timeouts[1], s.timeouts[2], s.bytes_in, s.bytes_out
+    );
+    j
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.

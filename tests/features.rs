@@ -1,0 +1,111 @@
+//! Test-endpoint features: --delay, --access-log, --stats, --raw-response.
+
+mod common;
+use common::*;
+use std::io::{BufRead, Read, Write};
+use std::time::{Duration, Instant};
+
+const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+#[test]
+fn delay_holds_responses_without_blocking_the_worker() {
+    let (_h, addr) = start(&["--delay", "300ms", "--workers", "1"]);
+    let t = Instant::now();
+    // Two clients at once on one worker: both answered after ~300 ms, not 600.
+    let mut a = connect(addr);
+    let mut b = connect(addr);
+    a.write_all(&GET.repeat(3)).unwrap();
+    b.write_all(GET).unwrap();
+    assert_eq!(read_responses(&mut a, 3).len(), 3);
+    assert_eq!(read_responses(&mut b, 1).len(), 1);
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(290) && took < Duration::from_millis(550),
+        "{took:?}"
+    );
+    // Keep-alive: the next request is held again.
+    let t = Instant::now();
+    a.write_all(GET).unwrap();
+    read_responses(&mut a, 1);
+    assert!(t.elapsed() >= Duration::from_millis(290));
+}
+
+#[test]
+fn access_log_has_one_line_per_request_but_not_for_health() {
+    let mut p = Proc::start(&["--workers", "1", "--access-log", "--health", "/healthz"]);
+    let mut s = connect(p.addr);
+    s.write_all(b"GET /a?x=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\nHEAD /b HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let mut out = std::io::BufReader::new(p.child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        lines.push(l);
+    }
+    assert!(
+        lines[0].ends_with("] GET /a?x=1 HTTP/1.1 200\n"),
+        "{:?}",
+        lines[0]
+    );
+    assert!(
+        lines[0].starts_with('[') && lines[0].contains(" GMT] "),
+        "{:?}",
+        lines[0]
+    );
+    assert!(
+        lines[1].ends_with("] HEAD /b HTTP/1.1 200\n"),
+        "{:?}",
+        lines[1]
+    );
+    drop(s);
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "", "a line for the health path");
+}
+
+#[test]
+fn stats_route_reports_counters_summed_over_workers() {
+    let (_h, addr) = start(&["--stats", "/_stats", "--workers", "2", "--route", "/nf=404"]);
+    for _ in 0..10 {
+        exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+    }
+    exchange(addr, b"GET /nf HTTP/1.0\r\n\r\n");
+    exchange(addr, b"GET / HTTP/1.1\r\n\r\n");
+    std::thread::sleep(Duration::from_millis(400));
+    let r = parse_responses(&exchange(addr, b"GET /_stats HTTP/1.0\r\n\r\n"), &[]);
+    assert_eq!(r[0].header("content-type"), Some("application/json"));
+    let body = String::from_utf8(r[0].body.clone()).unwrap();
+    // This connection is counted; its request is not yet (refreshed every 100 ms).
+    for want in [
+        "\"requests\":11,",
+        "\"connections_total\":13,",
+        "\"connections_open\":1,",
+        "\"200\":10",
+        "\"404\":1",
+        "\"400\":1",
+        "\"missing_host\":1",
+    ] {
+        assert!(body.contains(want), "{want} not in {body}");
+    }
+}
+
+#[test]
+fn raw_response_is_sent_verbatim() {
+    let file = std::env::temp_dir().join(format!("canned-raw-{}", std::process::id()));
+    let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Bad:\x01\r\n\r\nhello";
+    std::fs::write(&file, raw).unwrap();
+    let path = file.to_str().unwrap().to_string();
+    let (_h, addr) = start(&["--raw-response", &path]);
+    let mut s = connect(addr);
+    s.write_all(&GET.repeat(2)).unwrap();
+    let mut buf = vec![0u8; raw.len() * 2];
+    s.read_exact(&mut buf).unwrap();
+    assert_eq!(buf, [&raw[..], &raw[..]].concat());
+    let (_h2, addr2) = start(&["--raw-response", &path, "--raw-close"]);
+    let out = exchange(addr2, &GET.repeat(2));
+    assert_eq!(out, raw);
+    std::fs::remove_file(&file).unwrap();
+}
