@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A machine-independent figure for regressions: user-space instructions per request, counted
+# by callgrind for a fixed scripted workload (10 keep-alive connections x 1,000 requests, then
+# 10 x 100 batches of 16 pipelined requests), minus a run with no requests.
+#
+#   benches/instructions.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install valgrind)"; exit 1; }
+cargo build --release --bin canned >&2
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cat >"$work/client.py" <<'PY'
+import socket, sys
+port, mode = int(sys.argv[1]), sys.argv[2]
+req = b"GET / HTTP/1.1\r\nHost: bench\r\n\r\n"
+n = 0
+if mode == "load":
+    for c in range(10):
+        s = socket.create_connection(("127.0.0.1", port))
+        for i in range(1000):
+            s.sendall(req)
+            d = b""
+            while not d.endswith(b"Hello World\n"):
+                d += s.recv(65536)
+            n += 1
+        for i in range(100):
+            s.sendall(req * 16)
+            d = b""
+            while d.count(b"Hello World\n") < 16:
+                d += s.recv(65536)
+            n += 16
+        s.close()
+print(n)
+PY
+run() { # mode -> "instructions requests"
+    local port=$((20000 + RANDOM % 20000))
+    valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+        target/release/canned --listen "127.0.0.1:$port" --workers 1 --no-date 2>"$work/vg.log" &
+    local pid=$!
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
+    local n
+    n="$(python3 "$work/client.py" "$port" "$1")"
+    kill -TERM "$pid"; wait "$pid" || true
+    echo "$(awk '/^summary:/ {print $2}' "$work/cg.out") $n"
+}
+read -r base _ < <(run idle)
+read -r load n < <(run load)
+# The readiness probe (curl) is one request in each run; it cancels out.
+echo "user-space instructions per request: $(( (load - base) / n )) ($n requests; callgrind Ir $load - $base at idle)"
