@@ -366,6 +366,35 @@ struct Slot {
     linger: u32,
 }
 
+/// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
+/// counters and the access log. Kept apart from the connection slots so that both can be
+/// borrowed at once.
+struct Lend {
+    responses: Responses,
+    pool: Pool,
+    stats: Stats,
+    /// Access-log lines of this loop turn.
+    log: Vec<u8>,
+}
+
+impl Lend {
+    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool, log: bool) -> Env<'a> {
+        Env {
+            responses: &self.responses,
+            pool: &mut self.pool,
+            stats: &mut self.stats,
+            limits: config.limits,
+            now,
+            max_requests: config.max_requests,
+            draining,
+            raw: config.raw.is_some(),
+            raw_close: config.raw_close,
+            delay: config.delay,
+            log: (log && config.access_log).then_some(&mut self.log),
+        }
+    }
+}
+
 struct Worker {
     poller: Poller,
     listeners: Vec<Socket>,
@@ -376,9 +405,7 @@ struct Worker {
     free: Vec<usize>,
     conns: usize,
     scratch: Vec<u8>,
-    responses: Responses,
-    pool: Pool,
-    stats: Stats,
+    lend: Lend,
     accepted: u64,
     config: Arc<Config>,
     shared: Arc<Shared>,
@@ -387,8 +414,6 @@ struct Worker {
     second: u64,
     draining: Option<u64>,
     logged_emfile: bool,
-    /// Access-log lines of this loop turn.
-    log: Vec<u8>,
     /// `--delay`: (due time, connection) in due order.
     holds: std::collections::VecDeque<(u64, usize)>,
     /// `--stats`: this worker's index and the stats route.
@@ -456,9 +481,12 @@ impl Worker {
             free: Vec::new(),
             conns: 0,
             scratch: vec![0; SCRATCH],
-            responses,
-            pool: Pool::default(),
-            stats: Stats::default(),
+            lend: Lend {
+                responses,
+                pool: Pool::default(),
+                stats: Stats::default(),
+                log: Vec::new(),
+            },
             accepted: 0,
             config,
             shared,
@@ -467,7 +495,6 @@ impl Worker {
             second: 0,
             draining: None,
             logged_emfile: false,
-            log: Vec::new(),
             holds: std::collections::VecDeque::new(),
             id,
             stats_route,
@@ -501,7 +528,7 @@ impl Worker {
                     .map_or(0, |d| d.as_secs());
                 if secs != self.second {
                     self.second = secs;
-                    self.responses.set_date(http_date(SystemTime::now()));
+                    self.lend.responses.set_date(http_date(SystemTime::now()));
                 }
             }
             for ev in events.iter() {
@@ -518,10 +545,10 @@ impl Worker {
                 self.holds.pop_front();
                 self.release_held(k);
             }
-            if !self.log.is_empty() {
+            if !self.lend.log.is_empty() {
                 // One write per loop turn.
-                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.log);
-                self.log.clear();
+                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.lend.log);
+                self.lend.log.clear();
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.draining.is_none() {
                 self.begin_drain();
@@ -544,7 +571,7 @@ impl Worker {
         }
         Summary {
             connections: self.accepted,
-            stats: self.stats,
+            stats: self.lend.stats,
         }
     }
 
@@ -637,19 +664,9 @@ impl Worker {
             }
             return;
         }
-        let mut env = Env {
-            responses: &self.responses,
-            pool: &mut self.pool,
-            stats: &mut self.stats,
-            limits: self.config.limits,
-            now: self.now,
-            max_requests: self.config.max_requests,
-            draining: self.draining.is_some(),
-            raw: self.config.raw.is_some(),
-            raw_close: self.config.raw_close,
-            delay: self.config.delay,
-            log: self.config.access_log.then_some(&mut self.log),
-        };
+        let mut env = self
+            .lend
+            .env(&self.config, self.now, self.draining.is_some(), true);
         let held = slot.conn.held_until().is_some();
         if readable && slot.conn.wants_read() {
             match (&slot.sock).read(&mut self.scratch) {
@@ -703,7 +720,7 @@ impl Worker {
     fn close(&mut self, k: usize) {
         if let Some(mut slot) = self.slots[k].take() {
             let _ = self.poller.delete(&slot.sock);
-            slot.conn.release(&mut self.pool);
+            slot.conn.release(&mut self.lend.pool);
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
@@ -724,19 +741,9 @@ impl Worker {
         if !slot.conn.release_due(self.now) {
             return;
         }
-        let mut env = Env {
-            responses: &self.responses,
-            pool: &mut self.pool,
-            stats: &mut self.stats,
-            limits: self.config.limits,
-            now: self.now,
-            max_requests: self.config.max_requests,
-            draining: self.draining.is_some(),
-            raw: self.config.raw.is_some(),
-            raw_close: self.config.raw_close,
-            delay: self.config.delay,
-            log: None,
-        };
+        let mut env = self
+            .lend
+            .env(&self.config, self.now, self.draining.is_some(), false);
         if !flush(slot, &mut env) {
             self.close(k);
             return;
@@ -760,7 +767,7 @@ impl Worker {
                 .unwrap_or_else(|e| e.into_inner());
             all[self.id] = Summary {
                 connections: self.accepted,
-                stats: self.stats.clone(),
+                stats: self.lend.stats.clone(),
             };
             let mut total = Summary::default();
             for w in all.iter() {
@@ -770,7 +777,9 @@ impl Worker {
             total
         };
         let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
-        self.responses.set_body(route, Arc::from(json.into_bytes()));
+        self.lend
+            .responses
+            .set_body(route, Arc::from(json.into_bytes()));
     }
 
     /// Coarse timers: a sweep over the connections every [`TICK`].
@@ -805,19 +814,9 @@ impl Worker {
             if self.now < deadline {
                 continue;
             }
-            let mut env = Env {
-                responses: &self.responses,
-                pool: &mut self.pool,
-                stats: &mut self.stats,
-                limits: self.config.limits,
-                now: self.now,
-                max_requests: self.config.max_requests,
-                draining: self.draining.is_some(),
-                raw: self.config.raw.is_some(),
-                raw_close: self.config.raw_close,
-                delay: 0,
-                log: None,
-            };
+            let mut env = self
+                .lend
+                .env(&self.config, self.now, self.draining.is_some(), false);
             match slot.conn.on_timeout(why, &mut env) {
                 Next::Continue if why == Timeout::Header => {
                     if flush(slot, &mut env) {
