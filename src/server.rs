@@ -98,6 +98,23 @@ struct Shared {
 }
 
 /// A bound server, not yet serving. See [`Server::bind`].
+///
+/// ```
+/// use canned::config::Config;
+/// use canned::server::Server;
+/// use std::io::{Read, Write};
+///
+/// let config = Config::default().listen("127.0.0.1:0").unwrap().body("pong\n");
+/// let server = Server::bind(config)?.spawn()?;
+/// let mut s = std::net::TcpStream::connect(server.tcp_addr().unwrap())?;
+/// s.write_all(b"GET / HTTP/1.0\r\n\r\n")?;
+/// let mut reply = String::new();
+/// s.read_to_string(&mut reply)?;
+/// assert!(reply.starts_with("HTTP/1.1 200 OK\r\n") && reply.ends_with("\r\n\r\npong\n"));
+/// server.shutdown();
+/// assert_eq!(server.join().stats.requests, 1);
+/// # std::io::Result::Ok(())
+/// ```
 pub struct Server {
     config: Arc<Config>,
     /// listeners[worker][address]
