@@ -3,7 +3,7 @@
 
 use crate::conn::Timeouts;
 use crate::parser::{Limits, Status, parse_request};
-use crate::response::{Common, Spec, reason};
+use crate::response::{Common, Spec};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -600,7 +600,6 @@ fn route(flag: &str, v: &str, default: &Spec) -> Result<Route, ArgError> {
         Some(file) => read_file(flag, file)?,
         None => Arc::from(body.as_bytes()),
     };
-    let _ = reason(status);
     Ok(Route {
         path: path.into(),
         spec: Spec {

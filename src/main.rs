@@ -1,6 +1,6 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, HELP, Listen};
+use canned::config::{Command, Config, HELP};
 use canned::server::{Server, raise_fd_limit};
 use std::process::ExitCode;
 
@@ -51,18 +51,8 @@ fn main() -> ExitCode {
             eprintln!("canned listening on {shown} ({workers} workers)");
         }
     }
-    let unix: Vec<_> = server
-        .addrs()
-        .iter()
-        .filter_map(|a| match a {
-            Listen::Unix(p) => Some(p.clone()),
-            _ => None,
-        })
-        .collect();
+    // Unix socket files are removed by the server on its way out.
     let summary = server.run();
-    for p in unix {
-        let _ = std::fs::remove_file(p);
-    }
     match summary {
         Ok(s) => {
             if !quiet {

@@ -550,11 +550,8 @@ impl Parser {
                     };
                     match c {
                         b'\r' => {
-                            let Some(&n) = w.get(*i + 1) else {
+                            if !crlf_at(w, *i)? {
                                 return Ok(None);
-                            };
-                            if n != b'\n' {
-                                return Err(Error::BareCr);
                             }
                             self.request_line(w, *i)?;
                             *i += 2;
@@ -587,11 +584,8 @@ impl Parser {
                     };
                     match c {
                         b'\r' => {
-                            let Some(&n) = w.get(*i + 1) else {
+                            if !crlf_at(w, *i)? {
                                 return Ok(None);
-                            };
-                            if n != b'\n' {
-                                return Err(Error::BareCr);
                             }
                             let name = &w[self.line as usize..self.colon as usize];
                             let value = &w[self.colon as usize + 1..*i];
@@ -812,6 +806,17 @@ fn target_form(method: &[u8], target: &[u8]) -> Result<(Form, Option<(usize, usi
         Ok((Form::Absolute, None))
     } else {
         Ok((Form::Absolute, Some((path_start, end))))
+    }
+}
+
+/// The CR at `cr` ends a line: `Ok(true)` when LF follows, `Ok(false)` when the next byte
+/// has not arrived, a bare CR otherwise (RFC 9112 §2.2).
+#[inline(always)]
+fn crlf_at(w: &[u8], cr: usize) -> Result<bool, Error> {
+    match w.get(cr + 1) {
+        None => Ok(false),
+        Some(b'\n') => Ok(true),
+        Some(_) => Err(Error::BareCr),
     }
 }
 

@@ -344,17 +344,7 @@ impl Drop for Handle {
 
 fn wake(shared: &Shared) {
     shared.stop.store(true, Ordering::SeqCst);
-    let _ = (&shared.wake_w).write_all_nb(b"w");
-}
-
-trait WriteNb {
-    fn write_all_nb(self, b: &[u8]) -> io::Result<usize>;
-}
-
-impl WriteNb for &UnixStream {
-    fn write_all_nb(self, b: &[u8]) -> io::Result<usize> {
-        io::Write::write(&mut { self }, b)
-    }
+    let _ = io::Write::write(&mut &shared.wake_w, b"w");
 }
 
 fn tcp_listener(addr: std::net::SocketAddr, backlog: i32, reuse_port: bool) -> io::Result<Socket> {
@@ -540,19 +530,20 @@ impl Worker {
             }
             self.now = self.epoch.elapsed().as_millis() as u64;
             if self.config.common.date {
-                let secs = SystemTime::now()
+                let wall = SystemTime::now();
+                let secs = wall
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
                 if secs != self.second {
                     self.second = secs;
-                    self.lend.responses.set_date(http_date(SystemTime::now()));
+                    self.lend.responses.set_date(http_date(wall));
                 }
             }
             for ev in events.iter() {
                 match ev.key {
                     WAKE => self.begin_drain(),
                     k if k >= LISTENER => self.accept(k - LISTENER),
-                    k => self.on_event(k, ev.readable, ev.writable),
+                    k => self.on_event(k, ev.readable),
                 }
             }
             while let Some(&(due, k)) = self.holds.front() {
@@ -668,7 +659,8 @@ impl Worker {
         self.shared.open.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn on_event(&mut self, k: usize, readable: bool, writable: bool) {
+    fn on_event(&mut self, k: usize, readable: bool) {
+        // Writability needs no test of its own: pending output is flushed on every event.
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
@@ -697,7 +689,6 @@ impl Worker {
                 }
             }
         }
-        let _ = writable;
         if !flush(slot, &mut env) {
             self.close(k);
             return;
