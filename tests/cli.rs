@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::SocketAddr;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -72,15 +72,8 @@ fn listening_line_shows_the_real_port_and_sigterm_exits_0_with_a_summary() {
 fn unix_socket_listener_is_served_and_removed_on_exit() {
     let path = std::env::temp_dir().join(format!("canned-test-{}.sock", std::process::id()));
     let arg = format!("unix:{}", path.display());
-    let mut child = Command::new(BIN)
-        .args(["--listen", &arg, "--workers", "1"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (mut child, _stderr, line) =
+        spawn_listening(Command::new(BIN).args(["--listen", &arg, "--workers", "1"]));
     assert_eq!(line, format!("canned listening on {arg} (1 workers)\n"));
     let mut s = std::os::unix::net::UnixStream::connect(&path).unwrap();
     std::io::Write::write_all(&mut s, b"GET / HTTP/1.0\r\n\r\n").unwrap();
@@ -191,17 +184,12 @@ fn environment_variables_configure_the_binary() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    let mut child = Command::new(BIN)
-        .env("CANNED_BODY", "from env")
-        .env("CANNED_WORKERS", "1")
-        .env("CANNED_LISTEN", "127.0.0.1:0")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (mut child, _stderr, line) = spawn_listening(
+        Command::new(BIN)
+            .env("CANNED_BODY", "from env")
+            .env("CANNED_WORKERS", "1")
+            .env("CANNED_LISTEN", "127.0.0.1:0"),
+    );
     let addr: SocketAddr = line.split(' ').nth(3).unwrap().parse().unwrap();
     let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
     assert_eq!(r[0].body, b"from env");
@@ -222,8 +210,7 @@ fn systemd_socket_activation_serves_the_inherited_socket() {
         "-c",
         "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" --workers 2",
         BIN,
-    ])
-    .stderr(Stdio::piped());
+    ]);
     // SAFETY: dup2 is async-signal-safe; fd stays open in the parent until the child runs.
     unsafe {
         cmd.pre_exec(move || {
@@ -239,12 +226,8 @@ fn systemd_socket_activation_serves_the_inherited_socket() {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().unwrap();
+    let (mut child, _stderr, line) = spawn_listening(&mut cmd);
     drop(listener);
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
     assert_eq!(line, format!("canned listening on {addr} (2 workers)\n"));
     for _ in 0..4 {
         let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);

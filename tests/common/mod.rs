@@ -188,20 +188,8 @@ impl Proc {
         let mut cmd = Command::new(BIN);
         cmd.args(["--listen", "127.0.0.1:0"]).args(args);
         adjust(&mut cmd);
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        // Warnings come first; then: canned listening on 127.0.0.1:PORT (N workers)
-        while line.starts_with("canned: warning:") {
-            line.clear();
-            stderr.read_line(&mut line).unwrap();
-        }
+        let (child, stderr, line) =
+            spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::piped()));
         let addr = line
             .strip_prefix("canned listening on ")
             .and_then(|r| r.split(' ').next())
@@ -237,6 +225,20 @@ impl Drop for Proc {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Spawn a server with stderr piped and return its first line after any warnings: the
+/// `canned listening on ADDR (N workers)` line.
+pub fn spawn_listening(cmd: &mut Command) -> (Child, BufReader<std::process::ChildStderr>, String) {
+    let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    while line.starts_with("canned: warning:") {
+        line.clear();
+        stderr.read_line(&mut line).unwrap();
+    }
+    (child, stderr, line)
 }
 
 impl Proc {
