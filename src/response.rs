@@ -75,8 +75,9 @@ impl Responses {
     /// Format every route; `routes[0]` answers paths without a route of their own, and
     /// `paths[i]` (an exact path, and whether only GET and HEAD match) selects `routes[i + 1]`.
     pub fn new(routes: &[Spec], paths: &[(Vec<u8>, bool)], common: &Common) -> Responses {
-        assert!(
-            routes.len() == paths.len() + 1 || routes.is_empty(),
+        assert_eq!(
+            routes.len(),
+            paths.len() + 1,
             "one path per route after the default"
         );
         let date = if common.date {
@@ -111,14 +112,20 @@ impl Responses {
 
     /// `--raw-response`: the same bytes, verbatim, for every request and variant.
     pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
-        let mut r = Responses::new(&[], &[], common);
-        r.routes = vec![Formatted {
+        let only = Spec {
+            status: 200,
+            body: bytes.clone(),
+            content_type: String::new(),
+            headers: Vec::new(),
+        };
+        let mut r = Responses::new(std::slice::from_ref(&only), &[], common);
+        r.routes[0] = Formatted {
             status: 200,
             heads: [bytes.to_vec(), bytes.to_vec(), bytes.to_vec()],
             date_at: None,
             body: Arc::from(&[][..]),
             send_body: false,
-        }];
+        };
         r
     }
 

@@ -445,16 +445,8 @@ impl Worker {
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (specs, paths): (Vec<Spec>, Vec<(Vec<u8>, bool)>) = match &config.raw {
-            Some(raw) => (
-                vec![Spec {
-                    status: 200,
-                    body: raw.clone(),
-                    content_type: String::new(),
-                    headers: Vec::new(),
-                }],
-                Vec::new(),
-            ),
+        let (responses, stats_route) = match &config.raw {
+            Some(raw) => (Responses::raw(raw.clone(), &config.common), None),
             None => {
                 let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
                 let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
@@ -470,14 +462,9 @@ impl Worker {
                     });
                     paths.push((path.as_bytes().to_vec(), false));
                 }
-                (specs, paths)
+                let stats_route = config.stats.is_some().then(|| specs.len() - 1);
+                (Responses::new(&specs, &paths, &config.common), stats_route)
             }
-        };
-        let stats_route = (config.stats.is_some() && config.raw.is_none()).then(|| specs.len() - 1);
-        let responses = if config.raw.is_some() {
-            Responses::raw(specs[0].body.clone(), &config.common)
-        } else {
-            Responses::new(&specs, &paths, &config.common)
         };
         Ok(Worker {
             poller,
