@@ -34,11 +34,15 @@ if mode == "load":
 print(n)
 PY
 run() { # mode -> "instructions requests"
-    local port=$((20000 + RANDOM % 20000))
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
-        target/release/canned --listen "127.0.0.1:$port" --workers 1 --no-date 2>"$work/vg.log" &
-    local pid=$!
-    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
+        target/release/canned --listen 127.0.0.1:0 --workers 1 --no-date 2>"$work/vg.log" &
+    local pid=$! port=""
+    for _ in $(seq 100); do
+        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/vg.log")"
+        [ -n "$port" ] && break
+        sleep 0.2
+    done
+    curl -s -o /dev/null "http://127.0.0.1:$port/"
     local n
     n="$(python3 "$work/client.py" "$port" "$1")"
     kill -TERM "$pid"; wait "$pid" || true
