@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
+    let o = Command::new(bin()).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -73,7 +73,7 @@ fn unix_socket_listener_is_served_and_removed_on_exit() {
     let path = std::env::temp_dir().join(format!("canned-test-{}.sock", std::process::id()));
     let arg = format!("unix:{}", path.display());
     let (mut child, _stderr, line) =
-        spawn_listening(Command::new(BIN).args(["--listen", &arg, "--workers", "1"]));
+        spawn_listening(Command::new(bin()).args(["--listen", &arg, "--workers", "1"]));
     assert_eq!(line, format!("canned listening on {arg} (1 workers)\n"));
     let mut s = std::os::unix::net::UnixStream::connect(&path).unwrap();
     std::io::Write::write_all(&mut s, b"GET / HTTP/1.0\r\n\r\n").unwrap();
@@ -175,7 +175,7 @@ print("ok")
 
 #[test]
 fn environment_variables_configure_the_binary() {
-    let o = Command::new(BIN)
+    let o = Command::new(bin())
         .env("CANNED_BODY", "from env")
         .env("CANNED_NO_DATE", "1")
         .env("CANNED_WORKERS", "1")
@@ -185,7 +185,7 @@ fn environment_variables_configure_the_binary() {
         .unwrap();
     assert!(o.status.success());
     let (mut child, _stderr, line) = spawn_listening(
-        Command::new(BIN)
+        Command::new(bin())
             .env("CANNED_BODY", "from env")
             .env("CANNED_WORKERS", "1")
             .env("CANNED_LISTEN", "127.0.0.1:0"),
@@ -209,8 +209,8 @@ fn systemd_socket_activation_serves_the_inherited_socket() {
     cmd.args([
         "-c",
         "export LISTEN_PID=$$ LISTEN_FDS=1; exec \"$0\" --workers 2",
-        BIN,
-    ]);
+    ])
+    .arg(bin());
     // SAFETY: dup2 is async-signal-safe; fd stays open in the parent until the child runs.
     unsafe {
         cmd.pre_exec(move || {

@@ -169,7 +169,11 @@ pub fn have(tool: &str) -> bool {
     ok
 }
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_canned");
+/// The binary the process tests run: this package's, or another build of it named by
+/// `CANNED_BIN` (`.ci/static-check` runs the process suites against the small static build).
+pub fn bin() -> std::ffi::OsString {
+    std::env::var_os("CANNED_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_canned").into())
+}
 
 /// A running `canned` process and the address it printed.
 pub struct Proc {
@@ -185,7 +189,7 @@ impl Proc {
 
     /// Start with a hook to adjust the command (environment, limits).
     pub fn start_with(args: &[&str], adjust: impl FnOnce(&mut Command)) -> Proc {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(bin());
         cmd.args(["--listen", "127.0.0.1:0"]).args(args);
         adjust(&mut cmd);
         let (child, stderr, line) =
