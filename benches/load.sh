@@ -120,6 +120,18 @@ x" ] || { echo "$1: wrong body"; exit 1; }
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Wait (at most 10 s) until no server has used CPU for 0.3 s: a server still working through
+# the previous run's backlog (node under pipelining) would otherwise slow the next one on the
+# same CPU.
+settle() {
+    local before after
+    for _ in $(seq 33); do
+        before="$(for q in "${pid[@]}"; do cpu_ticks "$q"; done | awk '{t += $1} END {print t}')"
+        sleep 0.3
+        after="$(for q in "${pid[@]}"; do cpu_ticks "$q"; done | awk '{t += $1} END {print t}')"
+        [ "$before" = "$after" ] && return 0
+    done
+}
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 record() { echo "$3" >>"$work/$1.$2"; }  # server metric value
 median() {
@@ -150,7 +162,11 @@ echo "servers: ${servers[*]}; ${ROUNDS} rounds of ${DUR}s" >&2
 
 for round in $(seq "$ROUNDS"); do
     echo "round $round" >&2
-    for s in "${servers[@]}"; do
+    # Each round starts with a different server, so none always runs first.
+    shift_by=$(((round - 1) % ${#servers[@]}))
+    order=("${servers[@]:shift_by}" "${servers[@]:0:shift_by}")
+    for s in "${order[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         # (a) + (e): wrk keep-alive, CPU ticks around it
         t0="$(cpu_ticks "${pid[$s]}")"
@@ -163,18 +179,21 @@ for round in $(seq "$ROUNDS"); do
         record "$s" a99 "$(to_us "$p99")"
         record "$s" e "$(awk -v d=$((t1 - t0)) -v n="$reqs" -v c="$clk" 'BEGIN {printf "%.2f", d / c * 1e6 / n}')"
     done
-    for s in "${servers[@]}"; do
+    for s in "${order[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         ab_out="$($PIN_L ab -q -k -c 100 -n 100000 "$url" 2>&1 || true)"
         record "$s" b "$(awk '/^Requests per second/ {print $4}' <<<"$ab_out")"
         record "$s" bfail "$(awk '/^Failed requests/ {print $3}' <<<"$ab_out")"
     done
-    for s in "${servers[@]}"; do
+    for s in "${order[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         ab_out="$($PIN_L ab -q -c 100 -n 20000 "$url" 2>&1 || true)"
         record "$s" c "$(awk '/^Requests per second/ {print $4}' <<<"$ab_out")"
     done
-    for s in "${servers[@]}"; do
+    for s in "${order[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         wrk_out="$($PIN_L wrk -t1 -c256 -d"${DUR}s" -s "$work/pipeline.lua" "$url")"
         record "$s" d "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
@@ -184,6 +203,7 @@ done
 # (f) syscalls per request: perf's syscall tracepoints around one wrk run (a).
 if need perf && perf stat -e 'syscalls:sys_enter_read' -- true >/dev/null 2>&1; then
     for s in "${servers[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         perf stat -x, -e 'syscalls:sys_enter_*' -p "${pid[$s]}" -o "$work/perf-$s" -- sleep "$((DUR + 1))" &
         perf_pid=$!
@@ -230,6 +250,7 @@ for s in canned nginx; do
 done
 for round in $(seq "$ROUNDS"); do
     for s in "${two[@]}"; do
+        settle
         url="http://127.0.0.1:${port[$s]}/"
         wrk_out="$(wrk -t2 -c100 -d"${DUR}s" "$url")"
         record "$s" a "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"

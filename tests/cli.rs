@@ -184,7 +184,7 @@ fn environment_variables_configure_the_binary() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    let (mut child, _stderr, line) = spawn_listening(
+    let (_child, _stderr, line) = spawn_listening(
         Command::new(bin())
             .env("CANNED_BODY", "from env")
             .env("CANNED_WORKERS", "1")
@@ -193,8 +193,6 @@ fn environment_variables_configure_the_binary() {
     let addr: SocketAddr = line.split(' ').nth(3).unwrap().parse().unwrap();
     let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
     assert_eq!(r[0].body, b"from env");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]

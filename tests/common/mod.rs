@@ -175,9 +175,33 @@ pub fn bin() -> std::ffi::OsString {
     std::env::var_os("CANNED_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_canned").into())
 }
 
+/// A child process that is killed and reaped when dropped, so a test that fails part-way leaves
+/// no server running.
+pub struct Reap(pub Child);
+
+impl std::ops::Deref for Reap {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Reap {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A running `canned` process and the address it printed.
 pub struct Proc {
-    pub child: Child,
+    pub child: Reap,
     pub addr: SocketAddr,
     pub stderr: BufReader<std::process::ChildStderr>,
 }
@@ -224,17 +248,10 @@ impl Proc {
     }
 }
 
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Spawn a server with stderr piped and return its first line after any warnings: the
 /// `canned listening on ADDR (N workers)` line.
-pub fn spawn_listening(cmd: &mut Command) -> (Child, BufReader<std::process::ChildStderr>, String) {
-    let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+pub fn spawn_listening(cmd: &mut Command) -> (Reap, BufReader<std::process::ChildStderr>, String) {
+    let mut child = Reap(cmd.stderr(Stdio::piped()).spawn().unwrap());
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
