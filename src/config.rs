@@ -245,6 +245,15 @@ const SWITCHES: &[(&str, &str)] = &[
     ("--access-log", "CANNED_ACCESS_LOG"),
 ];
 
+/// What `--listen` and `--port` said so far.
+#[derive(Default)]
+struct ListenFlags {
+    /// A `--listen` was given: later ones add to it, `--port` is ignored.
+    explicit: bool,
+    /// The last `--port`.
+    port: Option<Listen>,
+}
+
 impl Config {
     /// Parse a command line (without the program name) and an environment. Environment
     /// values apply first; flags override them (repeatable flags replace the environment's
@@ -254,154 +263,76 @@ impl Config {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut opts: Vec<(String, Option<String>)> = Vec::new();
-        let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let args: Vec<String> = args.into_iter().map(Into::into).collect();
+        Config::from_strings(&args, env)
+    }
+
+    fn from_strings(args: &[String], env: &[(String, String)]) -> Result<Command, ArgError> {
+        let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        // Every option as (flag, value), borrowed from the environment and the arguments;
+        // switches have an empty value.
+        let mut opts: Vec<(&'static str, &str)> = Vec::new();
         if let Some(p) = var("PORT") {
-            opts.push(("--port".into(), Some(p)));
+            opts.push(("--port", p));
         }
-        for (flag, name) in VALUED {
-            if let Some(v) = var(name) {
-                let split: Vec<String> = match *flag {
-                    "--listen" => v.split(',').map(str::to_owned).collect(),
-                    "--header" | "--route" => v.lines().map(str::to_owned).collect(),
-                    _ => vec![v],
-                };
-                for v in split
-                    .into_iter()
-                    .filter(|v| !v.is_empty() || *flag == "--server")
-                {
-                    opts.push((flag.to_string(), Some(v)));
-                }
+        for &(flag, name) in VALUED {
+            let Some(v) = var(name) else { continue };
+            // Lists: CANNED_LISTEN is comma-separated, CANNED_HEADER and CANNED_ROUTE one
+            // per line. Empty items are skipped, except an empty server name (no header).
+            let keep = |v: &&str| !v.is_empty() || flag == "--server";
+            match flag {
+                "--listen" => opts.extend(v.split(',').filter(keep).map(|v| (flag, v))),
+                "--header" | "--route" => opts.extend(v.lines().filter(keep).map(|v| (flag, v))),
+                _ => opts.extend(Some(v).filter(keep).map(|v| (flag, v))),
             }
         }
-        for (flag, name) in SWITCHES {
-            match var(name).as_deref() {
-                None | Some("") | Some("0") | Some("false") => {}
-                Some("1") | Some("true") => opts.push((flag.to_string(), None)),
+        for &(flag, name) in SWITCHES {
+            match var(name) {
+                None | Some("" | "0" | "false") => {}
+                Some("1" | "true") => opts.push((flag, "")),
                 Some(v) => return err(name, format!("expected 1 or 0, got {v:?}")),
             }
         }
         let env_count = opts.len();
-        let mut args = args.into_iter().map(Into::into);
+        let mut args = args.iter();
         while let Some(a) = args.next() {
             match a.as_str() {
                 "-h" | "--help" => return Ok(Command::Help),
                 "-V" | "--version" => return Ok(Command::Version),
                 _ => {}
             }
-            let (flag, inline) = match a.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-                _ => (a.clone(), None),
+            let (name, inline) = match a.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+                _ => (a.as_str(), None),
             };
-            if VALUED.iter().any(|(f, _)| *f == flag) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => match args.next() {
-                        Some(v) => v,
-                        None => return err(&flag, "needs a value"),
-                    },
-                };
-                opts.push((flag, Some(v)));
-            } else if SWITCHES.iter().any(|(f, _)| *f == flag) {
-                if inline.is_some() {
-                    return err(&flag, "takes no value");
+            if let Some(&(flag, _)) = VALUED.iter().find(|(f, _)| *f == name) {
+                match inline.or_else(|| args.next().map(String::as_str)) {
+                    Some(v) => opts.push((flag, v)),
+                    None => return err(name, "needs a value"),
                 }
-                opts.push((flag, None));
+            } else if let Some(&(flag, _)) = SWITCHES.iter().find(|(f, _)| *f == name) {
+                if inline.is_some() {
+                    return err(name, "takes no value");
+                }
+                opts.push((flag, ""));
             } else if a.starts_with('-') {
-                return err(&a, "unknown option (see --help)");
+                return err(a, "unknown option (see --help)");
             } else {
-                return err(&a, "unexpected argument (see --help)");
+                return err(a, "unexpected argument (see --help)");
             }
         }
         // Repeatable flags given on the command line replace the environment's.
-        let given: Vec<String> = opts[env_count..].iter().map(|(f, _)| f.clone()).collect();
-        let mut i = 0;
-        opts.retain(|(f, _)| {
-            i += 1;
-            let from_env = i <= env_count;
-            !(from_env
-                && ["--listen", "--header", "--route"].contains(&f.as_str())
-                && given.contains(f))
-        });
+        let (from_env, given) = opts.split_at(env_count);
+        let replaced = |f: &str| {
+            ["--listen", "--header", "--route"].contains(&f) && given.iter().any(|g| g.0 == f)
+        };
         let mut c = Config::default();
-        let mut port_listen = None;
-        let mut explicit_listen = false;
-        for (flag, v) in opts {
-            let v = v.unwrap_or_default();
-            let f = flag.as_str();
-            match f {
-                "--listen" => {
-                    if !explicit_listen {
-                        c.listen.clear();
-                        explicit_listen = true;
-                    }
-                    c.listen.push(parse_listen(f, &v)?);
-                }
-                "--port" => {
-                    let p: u16 = number(f, &v)?;
-                    port_listen = Some(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], p))));
-                }
-                "--workers" => c.workers = positive(f, &v)?,
-                "--backlog" => c.backlog = positive(f, &v)?,
-                "--max-conns" => c.max_conns = positive(f, &v)?,
-                "--body" => c.routes[0].spec.body = Arc::from(v.as_bytes()),
-                "--body-file" => c.routes[0].spec.body = read_file(f, &v)?,
-                "--status" => c.routes[0].spec.status = status(f, &v)?,
-                "--content-type" => {
-                    check_value(f, &v)?;
-                    c.routes[0].spec.content_type = v;
-                }
-                "--header" => c.routes[0].spec.headers.push(header(f, &v)?),
-                "--route" => {
-                    let r = route(f, &v, &c.routes[0].spec)?;
-                    c.routes.push(r);
-                }
-                "--health" => {
-                    check_path(f, &v)?;
-                    c.routes.push(Route {
-                        path: v,
-                        spec: Spec {
-                            status: 200,
-                            body: Arc::from(&b"ok"[..]),
-                            content_type: DEFAULT_TYPE.into(),
-                            headers: Vec::new(),
-                        },
-                        get_only: true,
-                    });
-                }
-                "--server" => {
-                    check_value(f, &v)?;
-                    c.common.server = v;
-                }
-                "--no-date" => c.common.date = false,
-                "--raw-response" => c.raw = Some(read_file(f, &v)?),
-                "--raw-close" => c.raw_close = true,
-                "--delay" => c.delay = millis(f, &v)?,
-                "--access-log" => c.access_log = true,
-                "--stats" => {
-                    check_path(f, &v)?;
-                    c.stats = Some(v);
-                }
-                "--quiet" => c.quiet = true,
-                "--max-requests" => c.max_requests = number(f, &v)?,
-                "--max-head-bytes" => {
-                    c.limits.max_head = positive(f, &v)?;
-                    if c.limits.max_head < 16 {
-                        return err(f, "must be at least 16");
-                    }
-                }
-                "--max-headers" => c.limits.max_headers = number(f, &v)?,
-                "--header-timeout" => c.timeouts.header = millis(f, &v)?,
-                "--idle-timeout" => c.timeouts.idle = millis(f, &v)?,
-                "--write-timeout" => c.timeouts.write = millis(f, &v)?,
-                "--shutdown-timeout" => {
-                    c.shutdown_timeout = Duration::from_millis(millis(f, &v)?);
-                }
-                _ => unreachable!("flag {f} is listed but not handled"),
-            }
+        let mut listen = ListenFlags::default();
+        for &(flag, v) in from_env.iter().filter(|o| !replaced(o.0)).chain(given) {
+            c.apply(flag, v, &mut listen)?;
         }
-        if let Some(p) = port_listen {
-            if !explicit_listen {
+        if let Some(p) = listen.port {
+            if !listen.explicit {
                 c.listen = vec![p];
             }
         }
@@ -409,14 +340,14 @@ impl Config {
         // replace any address given.
         if let (Some(fds), Some(pid)) = (var("LISTEN_FDS"), var("LISTEN_PID")) {
             if pid.trim() == std::process::id().to_string() {
-                let n: i32 = number("LISTEN_FDS", &fds)?;
+                let n: u64 = number("LISTEN_FDS", fds)?;
                 if !(1..=64).contains(&n) {
                     return err(
                         "LISTEN_FDS",
                         format!("{n} is not a count of sockets from 1 to 64"),
                     );
                 }
-                c.listen = (3..3 + n).map(Listen::Fd).collect();
+                c.listen = (3..3 + n as i32).map(Listen::Fd).collect();
             }
         }
         if c.listen.is_empty() {
@@ -426,13 +357,102 @@ impl Config {
         if c.raw_close && c.raw.is_none() {
             return err("--raw-close", "needs --raw-response");
         }
-        let mut paths: Vec<&str> = c.routes[1..].iter().map(|r| r.path.as_str()).collect();
-        paths.extend(c.stats.as_deref());
-        paths.sort_unstable();
-        if let Some(w) = paths.windows(2).find(|w| w[0] == w[1]) {
-            return err("--route", format!("path {} is given twice", w[0]));
+        let routes = &c.routes[1..];
+        let paths = routes
+            .iter()
+            .map(|r| r.path.as_str())
+            .chain(c.stats.as_deref());
+        for (i, p) in paths.clone().enumerate() {
+            if paths.clone().skip(i + 1).any(|q| q == p) {
+                return err("--route", format!("path {p} is given twice"));
+            }
         }
         Ok(Command::Run(Box::new(c)))
+    }
+
+    /// Apply one option. Kept out of line: every error here returns before anything owned
+    /// is built, so the caller has a single error path (which keeps the binary small).
+    #[inline(never)]
+    fn apply(&mut self, f: &str, v: &str, listen: &mut ListenFlags) -> Result<(), ArgError> {
+        let default = &mut self.routes[0].spec;
+        match f {
+            "--listen" => {
+                let l = parse_listen(f, v)?;
+                if !listen.explicit {
+                    self.listen.clear();
+                    listen.explicit = true;
+                }
+                self.listen.push(l);
+            }
+            "--port" => {
+                let p = number(f, v)?;
+                let p =
+                    u16::try_from(p).or_else(|_| err(f, format!("{v:?} is not a valid number")))?;
+                listen.port = Some(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], p))));
+            }
+            "--workers" => self.workers = positive(f, v)? as usize,
+            "--backlog" => self.backlog = int(f, positive(f, v)?, i32::MAX as u64)? as i32,
+            "--max-conns" => self.max_conns = positive(f, v)? as usize,
+            "--body" => default.body = Arc::from(v.as_bytes()),
+            "--body-file" => default.body = read_file(f, v)?,
+            "--status" => default.status = status(f, v)?,
+            "--content-type" => {
+                check_value(f, v)?;
+                default.content_type = v.into();
+            }
+            "--header" => {
+                let h = header(f, v)?;
+                default.headers.push(h);
+            }
+            "--route" => {
+                let r = route(f, v, default)?;
+                self.routes.push(r);
+            }
+            "--health" => {
+                check_path(f, v)?;
+                self.routes.push(Route {
+                    path: v.into(),
+                    spec: Spec {
+                        status: 200,
+                        body: Arc::from(&b"ok"[..]),
+                        content_type: DEFAULT_TYPE.into(),
+                        headers: Vec::new(),
+                    },
+                    get_only: true,
+                });
+            }
+            "--server" => {
+                check_value(f, v)?;
+                self.common.server = v.into();
+            }
+            "--no-date" => self.common.date = false,
+            "--raw-response" => self.raw = Some(read_file(f, v)?),
+            "--raw-close" => self.raw_close = true,
+            "--delay" => self.delay = millis(f, v)?,
+            "--access-log" => self.access_log = true,
+            "--stats" => {
+                check_path(f, v)?;
+                self.stats = Some(v.into());
+            }
+            "--quiet" => self.quiet = true,
+            "--max-requests" => self.max_requests = int(f, number(f, v)?, u32::MAX.into())? as u32,
+            "--max-head-bytes" => {
+                let n = positive(f, v)?;
+                if n < 16 {
+                    return err(f, "must be at least 16");
+                }
+                self.limits.max_head = int(f, n, usize::MAX as u64)? as usize;
+            }
+            "--max-headers" => {
+                self.limits.max_headers = int(f, number(f, v)?, usize::MAX as u64)? as usize;
+            }
+            "--header-timeout" => self.timeouts.header = millis(f, v)?,
+            "--idle-timeout" => self.timeouts.idle = millis(f, v)?,
+            "--write-timeout" => self.timeouts.write = millis(f, v)?,
+            "--shutdown-timeout" => self.shutdown_timeout = Duration::from_millis(millis(f, v)?),
+            _ => unreachable!("flag {f} is listed but not handled"),
+        }
+        Ok(())
     }
 
     /// Add a listener (`127.0.0.1:0`, `[::1]:8080`, `unix:/path`).
@@ -471,20 +491,24 @@ fn parse_listen(flag: &str, v: &str) -> Result<Listen, ArgError> {
     }
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ArgError> {
+fn number(flag: &str, v: &str) -> Result<u64, ArgError> {
     match v.trim().parse() {
         Ok(n) => Ok(n),
         Err(_) => err(flag, format!("{v:?} is not a valid number")),
     }
 }
 
-fn positive<T: std::str::FromStr + Default + PartialEq>(
-    flag: &str,
-    v: &str,
-) -> Result<T, ArgError> {
-    let n: T = number(flag, v)?;
-    if n == T::default() {
-        return err(flag, "must be greater than 0");
+fn positive(flag: &str, v: &str) -> Result<u64, ArgError> {
+    match number(flag, v)? {
+        0 => err(flag, "must be greater than 0"),
+        n => Ok(n),
+    }
+}
+
+/// `n` if it is at most `max`.
+fn int(flag: &str, n: u64, max: u64) -> Result<u64, ArgError> {
+    if n > max {
+        return err(flag, format!("{n} is too large (at most {max})"));
     }
     Ok(n)
 }
@@ -754,6 +778,28 @@ mod tests {
                 "--body-file: cannot read /nonexistent/x",
             ),
             (&["--raw-close"], "--raw-close: needs --raw-response"),
+            (
+                &["--port", "70000"],
+                "--port: \"70000\" is not a valid number",
+            ),
+            (
+                &["--backlog", "3000000000"],
+                "--backlog: 3000000000 is too large (at most 2147483647)",
+            ),
+            (
+                &["--max-requests", "-1"],
+                "--max-requests: \"-1\" is not a valid",
+            ),
+            (
+                &[
+                    "--route", "/a=200", "--route", "/b=204", "--route", "/a=404",
+                ],
+                "--route: path /a is given twice",
+            ),
+            (
+                &["--route", "/s=200", "--stats", "/s"],
+                "--route: path /s is given twice",
+            ),
         ] {
             let e = run(args).unwrap_err();
             assert!(e.starts_with(want), "{args:?}: {e}");
