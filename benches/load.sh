@@ -16,36 +16,15 @@ ROUNDS="${ROUNDS:-3}"    # interleaved rounds; medians are reported
 IDLE="${IDLE:-10000}"    # idle keep-alive connections for the RSS figure
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-need() { command -v "$1" >/dev/null 2>&1; }
-for t in wrk ab curl python3 taskset; do
-    need "$t" || { echo "load.sh: $t is required (apt-get install wrk apache2-utils curl python3 util-linux)"; exit 1; }
-done
-ncpu="$(nproc)"
-if [ "$ncpu" -ge 2 ]; then PIN_S="taskset -c 0"; PIN_L="taskset -c 1"; else PIN_S=""; PIN_L=""; fi
+source benches/common.sh
+require load.sh wrk ab curl python3 taskset
 
 echo "building release binaries" >&2
 cargo build --release --bin canned --example floor >&2
 
-work="$(mktemp -d)"
 results="bench-results"
 mkdir -p "$results"
 out="$results/load-$(date -u +%Y%m%d-%H%M%S).md"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-cat >"$work/pipeline.lua" <<'EOF'
-init = function(args)
-  local r = {}
-  for i = 1, 16 do r[i] = wrk.format(nil, "/") end
-  req = table.concat(r)
-end
-request = function() return req end
-EOF
 
 cat >"$work/hold.py" <<'EOF'
 # Open N keep-alive connections, one request each, wait for every response, then hold them
@@ -119,7 +98,6 @@ x" ] || { echo "$1: wrong body"; exit 1; }
     grep -qi '^content-type: text/plain' <<<"$headers" || { echo "$1: no Content-Type"; exit 1; }
 }
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # Wait (at most 10 s) until no server has used CPU for 0.3 s: a server still working through
 # the previous run's backlog (node under pipelining) would otherwise slow the next one on the
 # same CPU.
@@ -133,11 +111,6 @@ settle() {
     done
 }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-record() { echo "$3" >>"$work/$1.$2"; }  # server metric value
-median() {
-    [ -s "$work/$1.$2" ] || { echo "-"; return; }
-    sort -g "$work/$1.$2" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; print m}'
-}
 clk="$(getconf CLK_TCK)"
 to_us() { # wrk latency (123.4us, 1.2ms, 1.1s) in µs
     awk '{v = $1; m = 1; if (v ~ /us$/) sub(/us$/, "", v); else if (v ~ /ms$/) { sub(/ms$/, "", v); m = 1000 } else if (v ~ /s$/) { sub(/s$/, "", v); m = 1e6 } printf "%.0f", v * m}' <<<"$1"

@@ -17,20 +17,8 @@ cd "$(dirname "$0")/.."
 
 DUR="${DUR:-5}"
 ROUNDS="${ROUNDS:-5}"
-need() { command -v "$1" >/dev/null 2>&1; }
-for t in wrk curl taskset; do
-    need "$t" || { echo "size-speed.sh: $t is required (apt-get install wrk curl util-linux)"; exit 1; }
-done
-if [ "$(nproc)" -ge 2 ]; then PIN_S="taskset -c 0"; PIN_L="taskset -c 1"; else PIN_S=""; PIN_L=""; fi
-
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source benches/common.sh
+require size-speed.sh wrk curl taskset
 
 declare -A bin
 echo "building" >&2
@@ -47,15 +35,6 @@ else
 fi
 cargo build -q --release --example floor >&2
 bin[floor]="target/release/examples/floor"
-
-cat >"$work/pipeline.lua" <<'EOF'
-init = function(args)
-  local r = {}
-  for i = 1, 16 do r[i] = wrk.format(nil, "/") end
-  req = table.concat(r)
-end
-request = function() return req end
-EOF
 
 declare -A port pid
 p=18300
@@ -77,9 +56,6 @@ for v in "${variants[@]}" floor; do
 done
 
 clk="$(getconf CLK_TCK)"
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-record() { echo "$3" >>"$work/$1.$2"; }
-median() { sort -g "$work/$1.$2" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; print m}'; }
 
 for round in $(seq "$ROUNDS"); do
     echo "round $round" >&2
