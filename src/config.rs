@@ -390,9 +390,9 @@ impl Config {
                     u16::try_from(p).or_else(|_| err(f, format!("{v:?} is not a valid number")))?;
                 listen.port = Some(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], p))));
             }
-            "--workers" => self.workers = positive(f, v)? as usize,
+            "--workers" => self.workers = size(f, positive(f, v)?)?,
             "--backlog" => self.backlog = int(f, positive(f, v)?, i32::MAX as u64)? as i32,
-            "--max-conns" => self.max_conns = positive(f, v)? as usize,
+            "--max-conns" => self.max_conns = size(f, positive(f, v)?)?,
             "--body" => default.body = Arc::from(v.as_bytes()),
             "--body-file" => default.body = read_file(f, v)?,
             "--status" => default.status = status(f, v)?,
@@ -441,10 +441,10 @@ impl Config {
                 if n < 16 {
                     return err(f, "must be at least 16");
                 }
-                self.limits.max_head = int(f, n, usize::MAX as u64)? as usize;
+                self.limits.max_head = size(f, n)?;
             }
             "--max-headers" => {
-                self.limits.max_headers = int(f, number(f, v)?, usize::MAX as u64)? as usize;
+                self.limits.max_headers = size(f, number(f, v)?)?;
             }
             "--header-timeout" => self.timeouts.header = millis(f, v)?,
             "--idle-timeout" => self.timeouts.idle = millis(f, v)?,
@@ -511,6 +511,11 @@ fn int(flag: &str, n: u64, max: u64) -> Result<u64, ArgError> {
         return err(flag, format!("{n} is too large (at most {max})"));
     }
     Ok(n)
+}
+
+/// `n` as a `usize`: a no-op check on 64-bit targets, a range error on 32-bit ones.
+fn size(flag: &str, n: u64) -> Result<usize, ArgError> {
+    Ok(int(flag, n, usize::MAX as u64)? as usize)
 }
 
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without

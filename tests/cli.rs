@@ -4,7 +4,6 @@
 mod common;
 use common::*;
 use std::io::Read;
-use std::net::SocketAddr;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -190,7 +189,7 @@ fn environment_variables_configure_the_binary() {
             .env("CANNED_WORKERS", "1")
             .env("CANNED_LISTEN", "127.0.0.1:0"),
     );
-    let addr: SocketAddr = line.split(' ').nth(3).unwrap().parse().unwrap();
+    let addr = listening_addr(&line);
     let r = parse_responses(&exchange(addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
     assert_eq!(r[0].body, b"from env");
 }

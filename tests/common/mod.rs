@@ -218,12 +218,7 @@ impl Proc {
         adjust(&mut cmd);
         let (child, stderr, line) =
             spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::piped()));
-        let addr = line
-            .strip_prefix("canned listening on ")
-            .and_then(|r| r.split(' ').next())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .unwrap();
+        let addr = listening_addr(&line);
         Proc {
             child,
             addr,
@@ -246,6 +241,15 @@ impl Proc {
         self.stderr.read_to_string(&mut rest).unwrap();
         (status.code().unwrap_or(-1), rest)
     }
+}
+
+/// The TCP address in a `canned listening on ADDR (N workers)` line.
+pub fn listening_addr(line: &str) -> SocketAddr {
+    line.strip_prefix("canned listening on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .parse()
+        .unwrap()
 }
 
 /// Spawn a server with stderr piped and return its first line after any warnings: the
