@@ -1,10 +1,18 @@
 //! The command line and environment: everything canned can be told, checked before anything
 //! starts.
+//!
+//! Every option is one entry of [`OPTIONS`]: its flag, its environment variable, the kind of
+//! value it takes, its help text and its effect on [`Config`]. The effect is held by the kind
+//! and typed by the value it takes, so an entry without one does not compile. Parsing, the
+//! environment fallback, duplicate and conflict checks and `--help` all read that table; a unit
+//! test checks the README's option table against it.
 
 use crate::conn::Timeouts;
-use crate::parser::{Limits, Status, parse_request};
+use crate::parser::{Limits, TCHAR, VALUE};
 use crate::response::{Common, Spec};
-use std::net::SocketAddr;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,6 +59,10 @@ pub struct Route {
 pub struct Config {
     /// Listeners.
     pub listen: Vec<Listen>,
+    /// `--reuse-port`: bind TCP listeners with SO_REUSEPORT so that other processes may listen
+    /// on the same port (zero-downtime restarts). Off: a port another process holds is an
+    /// error ("address in use").
+    pub reuse_port: bool,
     /// Worker threads.
     pub workers: usize,
     /// Listen backlog.
@@ -61,6 +73,12 @@ pub struct Config {
     pub max_requests: u32,
     /// Head limits.
     pub limits: Limits,
+    /// `--max-body-bytes`: the largest request body, in bytes, by Content-Length or chunked
+    /// total; a larger one is answered 413 (0: unlimited).
+    pub max_body_bytes: u64,
+    /// `--methods`: the request methods answered, each a token (case-sensitive, RFC 9110
+    /// §9.1); any other is answered 405 with an `Allow` field. Empty: every method.
+    pub methods: Vec<String>,
     /// Timeouts.
     pub timeouts: Timeouts,
     /// How long shutdown waits for responses in flight.
@@ -81,17 +99,23 @@ pub struct Config {
     pub access_log: bool,
     /// `--stats PATH`: a JSON counters route.
     pub stats: Option<String>,
+    /// `--metrics PATH`: the same counters as `stats`, in the Prometheus text exposition
+    /// format (`text/plain; version=0.0.4`).
+    pub metrics: Option<String>,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             listen: Vec::new(),
+            reuse_port: false,
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             backlog: 1024,
             max_conns: 10_000,
             max_requests: 0,
             limits: Limits::default(),
+            max_body_bytes: 0,
+            methods: Vec::new(),
             timeouts: Timeouts::default(),
             shutdown_timeout: Duration::from_secs(5),
             routes: vec![Route {
@@ -114,77 +138,331 @@ impl Default for Config {
             delay: 0,
             access_log: false,
             stats: None,
+            metrics: None,
         }
     }
 }
 
 const DEFAULT_TYPE: &str = "text/plain; charset=utf-8";
+/// The port when no address is given.
+const DEFAULT_PORT: u16 = 8080;
+/// More threads than this are a typo, not a configuration (and each costs descriptors).
+const MAX_WORKERS: u64 = 1024;
+/// Routes are matched by a linear scan per request.
+const MAX_ROUTES: usize = 1000;
 
-/// The help text.
-pub const HELP: &str = "\
+/// How an option's value is read, holding what a valid value does to the [`Config`].
+#[derive(Clone, Copy)]
+enum Kind {
+    /// No value: given or not (`VAR=1` or `0` in the environment).
+    Switch(fn(&mut Config)),
+    /// A whole number from `min` to `max`.
+    Count {
+        min: u64,
+        max: u64,
+        set: fn(&mut Config, u64),
+    },
+    /// A number of bytes from `min` to `max`, optionally with `K`, `M` or `G` (powers of 1024).
+    Size {
+        min: u64,
+        max: u64,
+        set: fn(&mut Config, u64),
+    },
+    /// `10s`, `500ms`, `2m`, `1h` or plain seconds, in milliseconds.
+    Duration(fn(&mut Config, u64)),
+    /// A request path the server answers: `/healthz`.
+    Path(fn(&mut Config, String)),
+    /// A file, read whole at start-up.
+    File(fn(&mut Config, Arc<[u8]>)),
+    /// A numeric socket address or `unix:PATH`.
+    Address(fn(&mut Config, Listen)),
+    /// A header line `Name: value`.
+    Header(fn(&mut Config, String)),
+    /// A header field value (`--server`, `--content-type`).
+    FieldValue(fn(&mut Config, String)),
+    /// `PATH=STATUS[:BODY]`.
+    Route(fn(&mut Config, Route)),
+    /// Comma-separated method tokens.
+    Methods(fn(&mut Config, Vec<String>)),
+    /// Any text.
+    Text(fn(&mut Config, &str)),
+}
+
+/// Whether an option takes one value or many.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Repeat {
+    Once,
+    /// Up to `most` values; the environment variable holds them separated by `sep`.
+    Many {
+        sep: char,
+        most: usize,
+    },
+}
+
+/// One option: its names, its value, its help and its relations to other options.
+#[derive(Clone, Copy)]
+struct Opt {
+    flag: &'static str,
+    /// The environment variable read when neither this flag nor a conflicting one is given.
+    var: &'static str,
+    /// The value's name in `--help` (empty for switches).
+    meta: &'static str,
+    kind: Kind,
+    /// `--help` text; each `\n` starts an indented line.
+    help: &'static str,
+    repeat: Repeat,
+    /// Flags that cannot be combined with this one (the relation is symmetric).
+    conflicts: &'static [&'static str],
+    /// A flag without which this one means nothing.
+    needs: Option<&'static str>,
+    /// The `--help` section this option opens.
+    heading: Option<&'static str>,
+}
+
+const fn opt(flag: &'static str, var: &'static str, meta: &'static str, kind: Kind) -> Opt {
+    Opt {
+        flag,
+        var,
+        meta,
+        kind,
+        help: "",
+        repeat: Repeat::Once,
+        conflicts: &[],
+        needs: None,
+        heading: None,
+    }
+}
+
+impl Opt {
+    const fn help(self, help: &'static str) -> Opt {
+        Opt { help, ..self }
+    }
+    const fn repeatable(self, sep: char, most: usize) -> Opt {
+        let repeat = Repeat::Many { sep, most };
+        Opt { repeat, ..self }
+    }
+    const fn conflicting(self, conflicts: &'static [&'static str]) -> Opt {
+        Opt { conflicts, ..self }
+    }
+    const fn requiring(self, flag: &'static str) -> Opt {
+        let needs = Some(flag);
+        Opt { needs, ..self }
+    }
+    const fn section(self, title: &'static str) -> Opt {
+        let heading = Some(title);
+        Opt { heading, ..self }
+    }
+    fn conflicts_with(&self, other: &Opt) -> bool {
+        self.conflicts.contains(&other.flag) || other.conflicts.contains(&self.flag)
+    }
+}
+
+/// Every option. Options take effect in this order, whatever the order on the command line:
+/// `--route` comes after `--content-type` and `--header`, whose values its routes take.
+static OPTIONS: &[Opt] = &[
+    opt("--listen", "CANNED_LISTEN", "ADDR", Kind::Address(|c, l| c.listen.push(l)))
+        .section("Listening")
+        .repeatable(',', 64)
+        .help(
+            "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free port,\n\
+             or unix:/path; numeric addresses only; repeatable (default [::]:8080)",
+        ),
+    opt("--port", "PORT", "N", Kind::Count {
+        min: 0,
+        max: u16::MAX as u64,
+        set: |c, n| c.listen.push(every_interface(n as u16)),
+    })
+    .conflicting(&["--listen"])
+    .help("Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"),
+    opt("--reuse-port", "CANNED_REUSE_PORT", "", Kind::Switch(|c| c.reuse_port = true)).help(
+        "Let other processes listen on the same port (SO_REUSEPORT, for\n\
+         restarts without downtime); without it a port in use is an error",
+    ),
+    opt("--workers", "CANNED_WORKERS", "N", Kind::Count {
+        min: 1,
+        max: MAX_WORKERS,
+        set: |c, n| c.workers = n as usize,
+    })
+    .help("Worker threads, at most 1024 (default: online CPUs)"),
+    opt("--backlog", "CANNED_BACKLOG", "N", Kind::Count {
+        min: 1,
+        max: i32::MAX as u64,
+        set: |c, n| c.backlog = n as i32,
+    })
+    .help("Listen backlog (default 1024)"),
+    opt("--max-conns", "CANNED_MAX_CONNS", "N", Kind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+        set: |c, n| c.max_conns = n as usize,
+    })
+    .help("Open connections per process (default 10000)"),
+    opt("--body", "CANNED_BODY", "TEXT", Kind::Text(|c, v| {
+        c.routes[0].spec.body = Arc::from(v.as_bytes())
+    }))
+    .section("Response")
+    .help("Response body (default \"Hello World\\n\")"),
+    opt("--body-file", "CANNED_BODY_FILE", "PATH", Kind::File(|c, b| {
+        c.routes[0].spec.body = b
+    }))
+    .conflicting(&["--body"])
+    .help("Response body from a file"),
+    opt("--status", "CANNED_STATUS", "CODE", Kind::Count {
+        min: 200,
+        max: 599,
+        set: |c, n| c.routes[0].spec.status = n as u16,
+    })
+    .help("Status code, 200-599 (default 200)"),
+    opt("--content-type", "CANNED_CONTENT_TYPE", "TYPE", Kind::FieldValue(|c, v| {
+        c.routes[0].spec.content_type = v
+    }))
+    .help("Content-Type (default text/plain; charset=utf-8; empty to omit)"),
+    opt("--header", "CANNED_HEADER", "'NAME: VALUE'", Kind::Header(|c, h| {
+        c.routes[0].spec.headers.push(h)
+    }))
+    .repeatable('\n', 100)
+    .help("Extra header on every response; repeatable"),
+    opt("--route", "CANNED_ROUTE", "PATH=STATUS[:BODY]", Kind::Route(|c, r| c.routes.push(r)))
+        .repeatable('\n', MAX_ROUTES)
+        .help(
+            "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE reads\n\
+             a file; default empty), the content type and the headers; repeatable,\n\
+             at most 1000",
+        ),
+    opt("--health", "CANNED_HEALTH", "PATH", Kind::Path(|c, p| c.routes.push(health(p))))
+        .help("Answer GET and HEAD on PATH with 200 \"ok\""),
+    opt("--server", "CANNED_SERVER", "NAME", Kind::FieldValue(|c, v| c.common.server = v))
+        .help("Server header (default canned; empty to omit)"),
+    opt("--no-date", "CANNED_NO_DATE", "", Kind::Switch(|c| c.common.date = false))
+        .help("Leave out the Date header (byte-identical output)"),
+    opt("--raw-response", "CANNED_RAW_RESPONSE", "PATH", Kind::File(|c, b| c.raw = Some(b)))
+        .conflicting(&[
+            "--body",
+            "--body-file",
+            "--status",
+            "--content-type",
+            "--header",
+            "--route",
+            "--health",
+            "--server",
+            "--stats",
+            "--metrics",
+        ])
+        .help("Send the file verbatim as the whole response to every request (no\nstatus line or headers added)"),
+    opt("--raw-close", "CANNED_RAW_CLOSE", "", Kind::Switch(|c| c.raw_close = true))
+        .requiring("--raw-response")
+        .help("With --raw-response, close after each response"),
+    opt("--max-requests", "CANNED_MAX_REQUESTS", "N", Kind::Count {
+        min: 0,
+        max: u32::MAX as u64,
+        set: |c, n| c.max_requests = n as u32,
+    })
+    .section("Limits and timeouts")
+    .help("Close a connection after N responses (0 = unlimited, default)"),
+    opt("--max-head-bytes", "CANNED_MAX_HEAD_BYTES", "N", Kind::Size {
+        min: 16,
+        max: u32::MAX as u64,
+        set: |c, n| c.limits.max_head = n as usize,
+    })
+    .help("Largest request head (default 8K; 431, or 414 for the request line)"),
+    opt("--max-headers", "CANNED_MAX_HEADERS", "N", Kind::Count {
+        min: 0,
+        max: u32::MAX as u64,
+        set: |c, n| c.limits.max_headers = n as usize,
+    })
+    .help("Most header fields (default 100; 431 beyond)"),
+    opt("--max-body-bytes", "CANNED_MAX_BODY_BYTES", "N", Kind::Size {
+        min: 0,
+        max: u64::MAX,
+        set: |c, n| c.max_body_bytes = n,
+    })
+    .help("Largest request body (0 = unlimited, default; 413 beyond)"),
+    opt("--methods", "CANNED_METHODS", "LIST", Kind::Methods(|c, m| c.methods = m))
+        .help("Answer only these methods, comma-separated (default every method;\n405 for others)"),
+    opt("--header-timeout", "CANNED_HEADER_TIMEOUT", "D", Kind::Duration(|c, ms| {
+        c.timeouts.header = ms
+    }))
+    .help("The whole head must arrive within D (default 10s; 408)"),
+    opt("--idle-timeout", "CANNED_IDLE_TIMEOUT", "D", Kind::Duration(|c, ms| {
+        c.timeouts.idle = ms
+    }))
+    .help("Close a silent connection after D (default 60s)"),
+    opt("--write-timeout", "CANNED_WRITE_TIMEOUT", "D", Kind::Duration(|c, ms| {
+        c.timeouts.write = ms
+    }))
+    .help("Close a client that does not read for D (default 30s)"),
+    opt("--shutdown-timeout", "CANNED_SHUTDOWN_TIMEOUT", "D", Kind::Duration(|c, ms| {
+        c.shutdown_timeout = Duration::from_millis(ms)
+    }))
+    .help("On SIGTERM/SIGINT, wait at most D for responses in flight (default 5s)"),
+    opt("--delay", "CANNED_DELAY", "D", Kind::Duration(|c, ms| c.delay = ms))
+        .section("Test-endpoint features")
+        .help("Hold each batch of responses for D (latency simulation)"),
+    opt("--access-log", "CANNED_ACCESS_LOG", "", Kind::Switch(|c| c.access_log = true))
+        .help("One line per request on stdout (never for the --health path)"),
+    opt("--stats", "CANNED_STATS", "PATH", Kind::Path(|c, p| c.stats = Some(p)))
+        .help("Answer PATH with JSON counters summed over workers (every 100 ms)"),
+    opt("--metrics", "CANNED_METRICS", "PATH", Kind::Path(|c, p| c.metrics = Some(p)))
+        .help("Answer PATH with the same counters in Prometheus text format"),
+    opt("--quiet", "CANNED_QUIET", "", Kind::Switch(|c| c.quiet = true))
+        .section("Other")
+        .help("Print only errors and warnings"),
+];
+
+const HELP_INTRO: &str = "\
 canned: a tiny, very fast HTTP/1.x responder
 
 Usage: canned [OPTIONS]
 
 Every accepted request is answered with the same preformatted response (or a route's).
-Each option can also be set from the environment variable shown; flags win.
-
-Listening:
-  --listen ADDR          Listen on ADDR (repeatable): 127.0.0.1:8080, [::1]:8080, port 0 for
-                         any free port, or unix:/path. Numeric addresses only.
-                         [CANNED_LISTEN, comma-separated] (default 0.0.0.0:8080)
-  --port N               Shortcut for --listen 0.0.0.0:N            [PORT, CANNED_PORT]
-  --workers N            Worker threads (default: online CPUs)      [CANNED_WORKERS]
-  --backlog N            Listen backlog (default 1024)              [CANNED_BACKLOG]
-  --max-conns N          Open connections per process (default 10000)
-                                                                    [CANNED_MAX_CONNS]
-
-Response:
-  --body TEXT            Response body (default \"Hello World\\n\")     [CANNED_BODY]
-  --body-file PATH       Response body from a file                  [CANNED_BODY_FILE]
-  --status CODE          Status code, 200-599 (default 200)         [CANNED_STATUS]
-  --content-type TYPE    Content-Type (default text/plain; charset=utf-8; empty to omit)
-                                                                    [CANNED_CONTENT_TYPE]
-  --header 'NAME: VALUE' Extra header on every response (repeatable)
-                                                  [CANNED_HEADER, one per line]
-  --route PATH=STATUS[:BODY]
-                         Answer the exact PATH (query ignored) with STATUS and BODY
-                         (BODY @FILE reads a file; default: empty). Repeatable.
-                                                  [CANNED_ROUTE, one per line]
-  --health PATH          Answer GET and HEAD on PATH with 200 \"ok\"  [CANNED_HEALTH]
-  --server NAME          Server header (default canned; empty to omit) [CANNED_SERVER]
-  --no-date              Leave out the Date header (byte-identical output) [CANNED_NO_DATE=1]
-  --raw-response FILE    Send FILE verbatim as the whole response to every request
-                         (no status line or headers added)        [CANNED_RAW_RESPONSE]
-  --raw-close            With --raw-response, close after each response [CANNED_RAW_CLOSE=1]
-
-Limits and timeouts (durations: 10s, 500ms, 2m, or plain seconds):
-  --max-requests N       Close a connection after N responses (0 = unlimited, default)
-                                                                    [CANNED_MAX_REQUESTS]
-  --max-head-bytes N     Largest request head (default 8192; 431/414 beyond)
-                                                                    [CANNED_MAX_HEAD_BYTES]
-  --max-headers N        Most header fields (default 100; 431 beyond) [CANNED_MAX_HEADERS]
-  --header-timeout D     Whole head must arrive within D (default 10s; 408)
-                                                                    [CANNED_HEADER_TIMEOUT]
-  --idle-timeout D       Close a silent connection after D (default 60s) [CANNED_IDLE_TIMEOUT]
-  --write-timeout D      Close a client that does not read for D (default 30s)
-                                                                    [CANNED_WRITE_TIMEOUT]
-  --shutdown-timeout D   On SIGTERM/SIGINT, wait at most D for responses in flight
-                         (default 5s)                             [CANNED_SHUTDOWN_TIMEOUT]
-
-Test-endpoint features:
-  --delay D              Hold each batch of responses for D (latency simulation; the loop's
-                         timers, never a sleeping worker)            [CANNED_DELAY]
-  --access-log           One line per request on stdout, written once per loop turn (never
-                         for the --health path)                     [CANNED_ACCESS_LOG=1]
-  --stats PATH           Answer PATH with JSON counters summed over workers (refreshed every
-                         100 ms)                                    [CANNED_STATS]
-
-Other:
-  --quiet                Print only errors and warnings             [CANNED_QUIET=1]
-  -h, --help             Print this help
-  -V, --version          Print the version
+Each option can also be set from the environment variable shown. A flag replaces the
+variable of its option and of the options it conflicts with; two conflicting options
+from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds.
+Sizes: bytes, or with K, M or G (KiB, MiB, GiB).
 ";
+/// The column where help text starts.
+const HELP_COLUMN: usize = 29;
+
+/// The `--help` text, from [`OPTIONS`].
+pub fn help() -> String {
+    let mut h = String::from(HELP_INTRO);
+    for o in OPTIONS {
+        if let Some(title) = o.heading {
+            let _ = write!(h, "\n{title}:\n");
+        }
+        let mut left = format!("  {} {}", o.flag, o.meta);
+        if left.len() >= HELP_COLUMN {
+            h += &left;
+            h.push('\n');
+            left.clear();
+        }
+        for line in o.help.lines() {
+            let _ = writeln!(h, "{left:HELP_COLUMN$}{line}");
+            left.clear();
+        }
+        h.pop();
+        let var = match (o.kind, o.repeat) {
+            (Kind::Switch(_), _) => format!("[{}=1]", o.var),
+            (_, Repeat::Many { sep: ',', .. }) => format!("[{}, comma-separated]", o.var),
+            (_, Repeat::Many { .. }) => format!("[{}, one per line]", o.var),
+            _ => format!("[{}]", o.var),
+        };
+        let last = h.len() - h.rfind('\n').unwrap_or(0);
+        if last + var.len() > 96 {
+            let _ = write!(h, "\n{:HELP_COLUMN$}", "");
+        } else {
+            h.push(' ');
+        }
+        h += &var;
+        h.push('\n');
+    }
+    for (flags, what) in [
+        ("-h, --help", "this help"),
+        ("-V, --version", "the version"),
+    ] {
+        let _ = writeln!(h, "{:HELP_COLUMN$}Print {what}", format!("  {flags}"));
+    }
+    h
+}
 
 /// What the command line asked for.
 #[derive(Debug)]
@@ -197,7 +475,7 @@ pub enum Command {
     Version,
 }
 
-/// A bad flag or value: the message names the flag and what is wrong.
+/// A bad flag or value: the message names the flag (or variable) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgError(pub String);
 
@@ -207,257 +485,251 @@ impl std::fmt::Display for ArgError {
     }
 }
 
-fn err<T>(flag: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
-    Err(ArgError(format!("{flag}: {what}")))
+impl std::error::Error for ArgError {}
+
+/// `what` is wrong with the value of `name` (a flag or a variable).
+fn fail<T>(name: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
+    Err(ArgError(format!("{name}: {what}")))
 }
 
-/// Flags that take a value, with their environment variable.
-const VALUED: &[(&str, &str)] = &[
-    ("--listen", "CANNED_LISTEN"),
-    ("--port", "CANNED_PORT"),
-    ("--workers", "CANNED_WORKERS"),
-    ("--backlog", "CANNED_BACKLOG"),
-    ("--max-conns", "CANNED_MAX_CONNS"),
-    ("--body", "CANNED_BODY"),
-    ("--body-file", "CANNED_BODY_FILE"),
-    ("--status", "CANNED_STATUS"),
-    ("--content-type", "CANNED_CONTENT_TYPE"),
-    ("--header", "CANNED_HEADER"),
-    ("--route", "CANNED_ROUTE"),
-    ("--health", "CANNED_HEALTH"),
-    ("--server", "CANNED_SERVER"),
-    ("--raw-response", "CANNED_RAW_RESPONSE"),
-    ("--max-requests", "CANNED_MAX_REQUESTS"),
-    ("--max-head-bytes", "CANNED_MAX_HEAD_BYTES"),
-    ("--max-headers", "CANNED_MAX_HEADERS"),
-    ("--header-timeout", "CANNED_HEADER_TIMEOUT"),
-    ("--idle-timeout", "CANNED_IDLE_TIMEOUT"),
-    ("--write-timeout", "CANNED_WRITE_TIMEOUT"),
-    ("--shutdown-timeout", "CANNED_SHUTDOWN_TIMEOUT"),
-    ("--delay", "CANNED_DELAY"),
-    ("--stats", "CANNED_STATS"),
-];
-/// Switches, with their environment variable.
-const SWITCHES: &[(&str, &str)] = &[
-    ("--no-date", "CANNED_NO_DATE"),
-    ("--raw-close", "CANNED_RAW_CLOSE"),
-    ("--quiet", "CANNED_QUIET"),
-    ("--access-log", "CANNED_ACCESS_LOG"),
-];
+/// One value of one option, and the flag or variable it came from (for messages).
+struct Given<'a> {
+    opt: usize,
+    from: &'static str,
+    value: &'a str,
+}
 
-/// What `--listen` and `--port` said so far.
-#[derive(Default)]
-struct ListenFlags {
-    /// A `--listen` was given: later ones add to it, `--port` is ignored.
-    explicit: bool,
-    /// The last `--port`.
-    port: Option<Listen>,
+fn find(flag: &str) -> Option<usize> {
+    OPTIONS.iter().position(|o| o.flag == flag)
+}
+
+/// An argument's name and, for `--flag=value`, its value, as bytes (either may be non-UTF-8).
+fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
+    let bytes = arg.as_encoded_bytes();
+    match bytes.iter().position(|&b| b == b'=') {
+        Some(eq) if bytes.starts_with(b"--") => (&bytes[..eq], Some(&bytes[eq + 1..])),
+        _ => (bytes, None),
+    }
+}
+
+/// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
+fn is_flag(arg: &OsString) -> bool {
+    let name = split_arg(arg).0;
+    [&b"-h"[..], b"--help", b"-V", b"--version"].contains(&name)
+        || OPTIONS.iter().any(|o| o.flag.as_bytes() == name)
+}
+
+fn utf8<'a>(name: &str, value: &'a [u8]) -> Result<&'a str, ArgError> {
+    std::str::from_utf8(value).or_else(|_| fail(name, "the value is not valid UTF-8"))
+}
+
+/// The value of variable `name`, if set. Only the variables canned reads are looked at, so
+/// others may hold anything.
+fn var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Result<Option<&'a str>, ArgError> {
+    match env.iter().find(|(k, _)| k == name) {
+        Some((_, v)) => utf8(name, v.as_encoded_bytes()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The flags in `args`, in order, or the help or version command.
+fn read_flags<'a>(
+    args: &'a [OsString],
+    given: &mut Vec<Given<'a>>,
+) -> Result<Option<Command>, ArgError> {
+    let mut rest = args.iter().peekable();
+    while let Some(arg) = rest.next() {
+        let (name, inline) = split_arg(arg);
+        match (name, inline) {
+            (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
+            (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
+            _ => {}
+        }
+        let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
+            // Quoted with escapes when it holds a control character, so the error stays one line.
+            let mut shown = arg.to_string_lossy().into_owned();
+            if shown.contains(char::is_control) {
+                shown = format!("{shown:?}");
+            }
+            return match name.first() {
+                Some(b'-') => fail(&shown, "unknown option (see --help)"),
+                _ => fail(&shown, "unexpected argument (see --help)"),
+            };
+        };
+        let o = &OPTIONS[i];
+        let value = match (o.kind, inline) {
+            (Kind::Switch(_), None) => "",
+            (Kind::Switch(_), Some(_)) => return fail(o.flag, "takes no value"),
+            (_, Some(v)) => utf8(o.flag, v)?,
+            (_, None) => match rest.next_if(|next| !is_flag(next)) {
+                Some(v) => utf8(o.flag, v.as_encoded_bytes())?,
+                None => return fail(o.flag, "needs a value"),
+            },
+        };
+        if o.repeat == Repeat::Once && given.iter().any(|g| g.opt == i) {
+            return fail(o.flag, "is given twice (it takes one value)");
+        }
+        given.push(Given {
+            opt: i,
+            from: o.flag,
+            value,
+        });
+    }
+    Ok(None)
+}
+
+/// The environment's values for every option that no flag replaces: neither its own flag nor
+/// that of an option it conflicts with was given.
+fn read_env<'a>(
+    env: &'a [(OsString, OsString)],
+    given: &mut Vec<Given<'a>>,
+) -> Result<(), ArgError> {
+    let flagged: Vec<&Opt> = given.iter().map(|g| &OPTIONS[g.opt]).collect();
+    for (i, o) in OPTIONS.iter().enumerate() {
+        if flagged
+            .iter()
+            .any(|f| f.flag == o.flag || f.conflicts_with(o))
+        {
+            continue;
+        }
+        let Some(v) = var(env, o.var)? else { continue };
+        let from = o.var;
+        match (o.kind, o.repeat) {
+            (Kind::Switch(_), _) => match v {
+                "1" | "true" => given.push(Given {
+                    opt: i,
+                    from,
+                    value: "",
+                }),
+                "" | "0" | "false" => {}
+                _ => return fail(from, format!("{v:?} is not 1 or 0")),
+            },
+            (_, Repeat::Many { sep, .. }) => {
+                let items = v.split(sep).map(|s| s.strip_suffix('\r').unwrap_or(s));
+                given.extend(items.filter(|s| !s.is_empty()).map(|value| Given {
+                    opt: i,
+                    from,
+                    value,
+                }));
+            }
+            (_, Repeat::Once) => given.push(Given {
+                opt: i,
+                from,
+                value: v,
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// Counts, conflicts and requirements between the options given.
+fn check_relations(given: &[Given]) -> Result<(), ArgError> {
+    let first = |i: usize| given.iter().find(|g| g.opt == i);
+    for (i, o) in OPTIONS.iter().enumerate() {
+        let Some(mine) = first(i) else { continue };
+        if let Repeat::Many { most, .. } = o.repeat {
+            let n = given.iter().filter(|g| g.opt == i).count();
+            if n > most {
+                return fail(mine.from, format!("{n} values given, at most {most}"));
+            }
+        }
+        for (j, other) in OPTIONS.iter().enumerate().skip(i + 1) {
+            if let (true, Some(theirs)) = (o.conflicts_with(other), first(j)) {
+                let both = format!("{} and {} cannot be combined", mine.from, theirs.from);
+                return Err(ArgError(both));
+            }
+        }
+        if let Some(needed) = o.needs {
+            if !given.iter().any(|g| OPTIONS[g.opt].flag == needed) {
+                return fail(mine.from, format!("needs {needed}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read one value and apply its effect. Returns the request path the value makes the server
+/// answer, if any, for the check that no path is answered twice.
+fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, String> {
+    match kind {
+        Kind::Switch(set) => set(c),
+        Kind::Count { min, max, set } => set(c, count(v, min, max)?),
+        Kind::Size { min, max, set } => set(c, size(v, min, max)?),
+        Kind::Duration(set) => set(c, duration(v)?),
+        Kind::Path(set) => {
+            check_path(v)?;
+            set(c, v.into());
+            return Ok(Some(v));
+        }
+        Kind::File(set) => set(c, read_file(v)?),
+        Kind::Address(set) => set(c, parse_listen(v)?),
+        Kind::Header(set) => set(c, header(v)?),
+        Kind::FieldValue(set) => set(c, field_value(v)?.into()),
+        Kind::Route(set) => {
+            let r = route(v, &c.routes[0].spec)?;
+            set(c, r);
+            return Ok(v.split_once('=').map(|(path, _)| path));
+        }
+        Kind::Methods(set) => set(c, methods(v)?),
+        Kind::Text(set) => set(c, v),
+    }
+    Ok(None)
 }
 
 impl Config {
-    /// Parse a command line (without the program name) and an environment. Environment
-    /// values apply first; flags override them (repeatable flags replace the environment's
-    /// list).
-    pub fn from_args<I, S>(args: I, env: &[(String, String)]) -> Result<Command, ArgError>
+    /// Parse a command line (without the program name) and an environment. A flag replaces
+    /// the environment's value of its option, and of every option it conflicts with;
+    /// repeatable flags replace the environment's whole list. Arguments and variables are
+    /// `OsString`s: a non-UTF-8 value canned reads is an error, any other is ignored.
+    pub fn from_args<I, S>(args: I, env: &[(OsString, OsString)]) -> Result<Command, ArgError>
     where
         I: IntoIterator<Item = S>,
-        S: Into<String>,
+        S: Into<OsString>,
     {
-        let args: Vec<String> = args.into_iter().map(Into::into).collect();
-        Config::from_strings(&args, env)
-    }
-
-    fn from_strings(args: &[String], env: &[(String, String)]) -> Result<Command, ArgError> {
-        let var = |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-        // Every option as (flag, value), borrowed from the environment and the arguments;
-        // switches have an empty value.
-        let mut opts: Vec<(&'static str, &str)> = Vec::new();
-        if let Some(p) = var("PORT") {
-            opts.push(("--port", p));
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let mut given = Vec::new();
+        if let Some(command) = read_flags(&args, &mut given)? {
+            return Ok(command);
         }
-        for &(flag, name) in VALUED {
-            let Some(v) = var(name) else { continue };
-            // Lists: CANNED_LISTEN is comma-separated, CANNED_HEADER and CANNED_ROUTE one
-            // per line. Empty items are skipped, except an empty server name (no header).
-            let keep = |v: &&str| !v.is_empty() || flag == "--server";
-            match flag {
-                "--listen" => opts.extend(v.split(',').filter(keep).map(|v| (flag, v))),
-                "--header" | "--route" => opts.extend(v.lines().filter(keep).map(|v| (flag, v))),
-                _ => opts.extend(Some(v).filter(keep).map(|v| (flag, v))),
-            }
-        }
-        for &(flag, name) in SWITCHES {
-            match var(name) {
-                None | Some("" | "0" | "false") => {}
-                Some("1" | "true") => opts.push((flag, "")),
-                Some(v) => return err(name, format!("expected 1 or 0, got {v:?}")),
-            }
-        }
-        let env_count = opts.len();
-        let mut args = args.iter();
-        while let Some(a) = args.next() {
-            match a.as_str() {
-                "-h" | "--help" => return Ok(Command::Help),
-                "-V" | "--version" => return Ok(Command::Version),
-                _ => {}
-            }
-            let (name, inline) = match a.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => (f, Some(v)),
-                _ => (a.as_str(), None),
-            };
-            if let Some(&(flag, _)) = VALUED.iter().find(|(f, _)| *f == name) {
-                match inline.or_else(|| args.next().map(String::as_str)) {
-                    Some(v) => opts.push((flag, v)),
-                    None => return err(name, "needs a value"),
-                }
-            } else if let Some(&(flag, _)) = SWITCHES.iter().find(|(f, _)| *f == name) {
-                if inline.is_some() {
-                    return err(name, "takes no value");
-                }
-                opts.push((flag, ""));
-            } else if a.starts_with('-') {
-                return err(a, "unknown option (see --help)");
-            } else {
-                return err(a, "unexpected argument (see --help)");
-            }
-        }
-        // Repeatable flags given on the command line replace the environment's.
-        let (from_env, given) = opts.split_at(env_count);
-        let replaced = |f: &str| {
-            ["--listen", "--header", "--route"].contains(&f) && given.iter().any(|g| g.0 == f)
-        };
+        read_env(env, &mut given)?;
+        check_relations(&given)?;
         let mut c = Config::default();
-        let mut listen = ListenFlags::default();
-        for &(flag, v) in from_env.iter().filter(|o| !replaced(o.0)).chain(given) {
-            c.apply(flag, v, &mut listen)?;
-        }
-        if let Some(p) = listen.port {
-            if !listen.explicit {
-                c.listen = vec![p];
+        let mut paths: Vec<(&str, &str)> = Vec::new();
+        // In table order; each option's values in the order given.
+        let in_order = (0..OPTIONS.len()).flat_map(|i| given.iter().filter(move |g| g.opt == i));
+        for g in in_order {
+            let answered = apply(&mut c, OPTIONS[g.opt].kind, g.value)
+                .map_err(|what| ArgError(format!("{}: {what}", g.from)))?;
+            let Some(path) = answered else { continue };
+            match paths.iter().find(|(_, p)| *p == path) {
+                Some(&(other, _)) if other == g.from => {
+                    return fail(other, format!("path {path} is given twice"));
+                }
+                Some(&(other, _)) => {
+                    let both = format!("{other} and {} both answer {path}", g.from);
+                    return Err(ArgError(both));
+                }
+                None => paths.push((g.from, path)),
             }
         }
         // systemd socket activation (sd_listen_fds(3)): inherited sockets start at fd 3 and
         // replace any address given.
-        if let (Some(fds), Some(pid)) = (var("LISTEN_FDS"), var("LISTEN_PID")) {
+        if let (Some(fds), Some(pid)) = (var(env, "LISTEN_FDS")?, var(env, "LISTEN_PID")?) {
             if pid.trim() == std::process::id().to_string() {
-                let n: u64 = number("LISTEN_FDS", fds)?;
-                if !(1..=64).contains(&n) {
-                    return err(
-                        "LISTEN_FDS",
-                        format!("{n} is not a count of sockets from 1 to 64"),
-                    );
-                }
+                let n = count(fds, 1, 64).or_else(|what| fail("LISTEN_FDS", what))?;
                 c.listen = (3..3 + n as i32).map(Listen::Fd).collect();
             }
         }
         if c.listen.is_empty() {
-            c.listen
-                .push(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], 8080))));
-        }
-        if c.raw_close && c.raw.is_none() {
-            return err("--raw-close", "needs --raw-response");
-        }
-        let routes = &c.routes[1..];
-        let paths = routes
-            .iter()
-            .map(|r| r.path.as_str())
-            .chain(c.stats.as_deref());
-        for (i, p) in paths.clone().enumerate() {
-            if paths.clone().skip(i + 1).any(|q| q == p) {
-                return err("--route", format!("path {p} is given twice"));
-            }
+            c.listen.push(every_interface(DEFAULT_PORT));
         }
         Ok(Command::Run(Box::new(c)))
     }
 
-    /// Apply one option. Kept out of line: every error here returns before anything owned
-    /// is built, so the caller has a single error path (which keeps the binary small).
-    #[inline(never)]
-    fn apply(&mut self, f: &str, v: &str, listen: &mut ListenFlags) -> Result<(), ArgError> {
-        let default = &mut self.routes[0].spec;
-        match f {
-            "--listen" => {
-                let l = parse_listen(f, v)?;
-                if !listen.explicit {
-                    self.listen.clear();
-                    listen.explicit = true;
-                }
-                self.listen.push(l);
-            }
-            "--port" => {
-                let p = number(f, v)?;
-                let p =
-                    u16::try_from(p).or_else(|_| err(f, format!("{v:?} is not a valid number")))?;
-                listen.port = Some(Listen::Tcp(SocketAddr::from(([0, 0, 0, 0], p))));
-            }
-            "--workers" => self.workers = size(f, positive(f, v)?)?,
-            "--backlog" => self.backlog = int(f, positive(f, v)?, i32::MAX as u64)? as i32,
-            "--max-conns" => self.max_conns = size(f, positive(f, v)?)?,
-            "--body" => default.body = Arc::from(v.as_bytes()),
-            "--body-file" => default.body = read_file(f, v)?,
-            "--status" => default.status = status(f, v)?,
-            "--content-type" => {
-                check_value(f, v)?;
-                default.content_type = v.into();
-            }
-            "--header" => {
-                let h = header(f, v)?;
-                default.headers.push(h);
-            }
-            "--route" => {
-                let r = route(f, v, default)?;
-                self.routes.push(r);
-            }
-            "--health" => {
-                check_path(f, v)?;
-                self.routes.push(Route {
-                    path: v.into(),
-                    spec: Spec {
-                        status: 200,
-                        body: Arc::from(&b"ok"[..]),
-                        content_type: DEFAULT_TYPE.into(),
-                        headers: Vec::new(),
-                    },
-                    get_only: true,
-                });
-            }
-            "--server" => {
-                check_value(f, v)?;
-                self.common.server = v.into();
-            }
-            "--no-date" => self.common.date = false,
-            "--raw-response" => self.raw = Some(read_file(f, v)?),
-            "--raw-close" => self.raw_close = true,
-            "--delay" => self.delay = millis(f, v)?,
-            "--access-log" => self.access_log = true,
-            "--stats" => {
-                check_path(f, v)?;
-                self.stats = Some(v.into());
-            }
-            "--quiet" => self.quiet = true,
-            "--max-requests" => self.max_requests = int(f, number(f, v)?, u32::MAX.into())? as u32,
-            "--max-head-bytes" => {
-                let n = positive(f, v)?;
-                if n < 16 {
-                    return err(f, "must be at least 16");
-                }
-                self.limits.max_head = size(f, n)?;
-            }
-            "--max-headers" => {
-                self.limits.max_headers = size(f, number(f, v)?)?;
-            }
-            "--header-timeout" => self.timeouts.header = millis(f, v)?,
-            "--idle-timeout" => self.timeouts.idle = millis(f, v)?,
-            "--write-timeout" => self.timeouts.write = millis(f, v)?,
-            "--shutdown-timeout" => self.shutdown_timeout = Duration::from_millis(millis(f, v)?),
-            _ => unreachable!("flag {f} is listed but not handled"),
-        }
-        Ok(())
-    }
-
     /// Add a listener (`127.0.0.1:0`, `[::1]:8080`, `unix:/path`).
     pub fn listen(mut self, addr: &str) -> Result<Self, ArgError> {
-        self.listen.push(parse_listen("--listen", addr)?);
+        let l = parse_listen(addr).or_else(|what| fail("--listen", what))?;
+        self.listen.push(l);
         Ok(self)
     }
 
@@ -467,66 +739,70 @@ impl Config {
         self
     }
 
-    /// Add a route (`PATH=STATUS[:BODY]`).
+    /// Add a route (`PATH=STATUS[:BODY]`) with the default response's content type and headers.
     pub fn route(mut self, r: &str) -> Result<Self, ArgError> {
-        let r = route("--route", r, &self.routes[0].spec)?;
+        let r = route(r, &self.routes[0].spec).or_else(|what| fail("--route", what))?;
         self.routes.push(r);
         Ok(self)
     }
 }
 
-fn parse_listen(flag: &str, v: &str) -> Result<Listen, ArgError> {
-    if let Some(path) = v.strip_prefix("unix:") {
-        if path.is_empty() {
-            return err(flag, "unix: needs a path");
-        }
-        return Ok(Listen::Unix(path.into()));
-    }
-    match v.parse::<SocketAddr>() {
-        Ok(a) => Ok(Listen::Tcp(a)),
-        Err(_) => err(
-            flag,
-            format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path"),
-        ),
+/// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
+fn every_interface(port: u16) -> Listen {
+    Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
+}
+
+fn parse_listen(v: &str) -> Result<Listen, String> {
+    match v.strip_prefix("unix:") {
+        Some("") => Err("unix: needs a path".into()),
+        Some(path) => Ok(Listen::Unix(path.into())),
+        None => v.parse().map(Listen::Tcp).map_err(|_| {
+            format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path")
+        }),
     }
 }
 
-fn number(flag: &str, v: &str) -> Result<u64, ArgError> {
-    match v.trim().parse() {
-        Ok(n) => Ok(n),
-        Err(_) => err(flag, format!("{v:?} is not a valid number")),
+/// `n` (read from `v`; `None` when it overflowed) if it is from `min` to `max`.
+fn within(n: Option<u64>, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    match n {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ if min == 0 => Err(format!("{v} is out of range (at most {max})")),
+        _ => Err(format!("{v} is out of range ({min} to {max})")),
     }
 }
 
-fn positive(flag: &str, v: &str) -> Result<u64, ArgError> {
-    match number(flag, v)? {
-        0 => err(flag, "must be greater than 0"),
-        n => Ok(n),
+fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{v:?} is not a whole number"));
     }
+    within(v.parse().ok(), v, min, max)
 }
 
-/// `n` if it is at most `max`.
-fn int(flag: &str, n: u64, max: u64) -> Result<u64, ArgError> {
-    if n > max {
-        return err(flag, format!("{n} is too large (at most {max})"));
+/// Bytes: `8192`, `64K`, `1M`, `2G` (powers of 1024).
+fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let shift = match unit {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        _ => digits.len() as u32 + 64,
+    };
+    if digits.is_empty() || shift >= 64 {
+        return Err(format!("{v:?} is not a size like 8192, 64K or 1M"));
     }
-    Ok(n)
-}
-
-/// `n` as a `usize`: a no-op check on 64-bit targets, a range error on 32-bit ones.
-fn size(flag: &str, n: u64) -> Result<usize, ArgError> {
-    Ok(int(flag, n, usize::MAX as u64)? as usize)
+    let n = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift));
+    within(n, v, min, max)
 }
 
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
 /// floating point (which would add its tables to the binary).
-pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
-    let bad = || {
-        err(
-            flag,
-            format!("{v:?} is not a positive duration like 10s, 500ms or 2m"),
-        )
-    };
+fn duration(v: &str) -> Result<u64, String> {
+    let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
     let split = v
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(v.len());
@@ -536,11 +812,11 @@ pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
         "s" | "" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
-        _ => return bad(),
+        _ => return Err(bad()),
     };
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
-        return bad();
+        return Err(bad());
     }
     let parse = |s: &str| {
         if s.is_empty() {
@@ -550,89 +826,84 @@ pub fn millis(flag: &str, v: &str) -> Result<u64, ArgError> {
         }
     };
     let (Some(i), Some(f)) = (parse(int), parse(frac)) else {
-        return bad();
+        return Err(bad());
     };
     let scale = 10u64.pow(frac.len() as u32);
-    let ms = i
-        .checked_mul(mult)
+    i.checked_mul(mult)
         .and_then(|a| a.checked_add(f * mult / scale))
-        .filter(|&ms| ms > 0 && ms < 1 << 48);
-    match ms {
-        Some(ms) => Ok(ms),
-        None => bad(),
+        .filter(|&ms| ms > 0 && ms < 1 << 48)
+        .ok_or_else(bad)
+}
+
+fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
+    std::fs::read(path)
+        .map(Arc::from)
+        .map_err(|e| format!("cannot read {path:?}: {e}"))
+}
+
+/// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])
+}
+
+/// A field value canned sends, checked with the parser's rule for received ones (RFC 9110
+/// §5.5: no CR, LF, NUL or other control but HTAB), so that no value can end a header line
+/// early and add lines of its own (response splitting). Surrounding whitespace is dropped.
+fn field_value(v: &str) -> Result<&str, String> {
+    match v.bytes().find(|&b| !VALUE[b as usize]) {
+        Some(b) => Err(format!(
+            "{v:?} contains the control character {:?}; a header value cannot hold CR, LF, NUL or other controls",
+            char::from(b)
+        )),
+        None => Ok(v.trim_matches([' ', '\t'])),
     }
 }
 
-fn status(flag: &str, v: &str) -> Result<u16, ArgError> {
-    match v.parse::<u16>() {
-        Ok(s) if (200..=599).contains(&s) => Ok(s),
-        _ => err(flag, format!("{v:?} is not a status code from 200 to 599")),
-    }
-}
-
-fn read_file(flag: &str, path: &str) -> Result<Arc<[u8]>, ArgError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Arc::from(b)),
-        Err(e) => err(flag, format!("cannot read {path}: {e}")),
-    }
-}
-
-/// A field value canned sends must itself pass canned's parser (RFC 9110 §5.5).
-fn check_value(flag: &str, v: &str) -> Result<(), ArgError> {
-    header(flag, &format!("X: {v}")).map(|_| ())
-}
-
-fn header(flag: &str, line: &str) -> Result<String, ArgError> {
-    let probe = format!("GET / HTTP/1.0\r\n{line}\r\n\r\n");
-    let limits = Limits {
-        max_head: probe.len() + 1,
-        max_headers: 1,
+/// `Name: value`, checked whole: a token name, a colon, a field value.
+fn header(line: &str) -> Result<String, String> {
+    let Some((name, value)) = line.split_once(':') else {
+        return Err(format!("{line:?} is not a header line like 'Name: value'"));
     };
-    match parse_request(probe.as_bytes(), limits) {
-        Ok(Status::Complete(_)) if line.contains(':') => {
-            let (name, value) = line.split_once(':').unwrap_or_default();
-            let lower = name.to_ascii_lowercase();
-            if matches!(
-                lower.as_str(),
-                "content-length" | "transfer-encoding" | "connection" | "date"
-            ) {
-                return err(flag, format!("{name} is set by canned and cannot be given"));
-            }
-            Ok(format!("{name}: {}", value.trim_matches([' ', '\t'])))
-        }
-        Ok(_) => err(
-            flag,
-            format!("{line:?} is not a header line like 'Name: value'"),
-        ),
-        Err(e) => err(flag, format!("{line:?} is not a valid header line ({e})")),
+    if !is_token(name) {
+        return Err(format!(
+            "{name:?} is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+        ));
     }
+    let value = field_value(value)?;
+    let set_by = match name.to_ascii_lowercase().as_str() {
+        "content-length" | "transfer-encoding" | "connection" | "date" => "canned itself",
+        "server" => "--server",
+        "content-type" => "--content-type",
+        _ => return Ok(format!("{name}: {value}")),
+    };
+    Err(format!("{name} is set by {set_by}"))
 }
 
-fn check_path(flag: &str, p: &str) -> Result<(), ArgError> {
+fn check_path(p: &str) -> Result<(), String> {
     if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
-        return err(
-            flag,
-            format!("{p:?} is not a path like /health (no query, visible ASCII)"),
-        );
+        return Err(format!(
+            "{p:?} is not a path like /health (no query, visible ASCII)"
+        ));
     }
     Ok(())
 }
 
-fn route(flag: &str, v: &str, default: &Spec) -> Result<Route, ArgError> {
+/// `PATH=STATUS[:BODY]`, with the content type and headers of `default`.
+fn route(v: &str, default: &Spec) -> Result<Route, String> {
     let Some((path, rest)) = v.split_once('=') else {
-        return err(flag, format!("{v:?} is not PATH=STATUS[:BODY]"));
+        return Err(format!("{v:?} is not PATH=STATUS[:BODY]"));
     };
-    check_path(flag, path)?;
+    check_path(path)?;
     let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
-    let status = status(flag, code)?;
+    let status = count(code, 200, 599).map_err(|what| format!("status {what}"))?;
     let body = match body.strip_prefix('@') {
-        Some(file) => read_file(flag, file)?,
+        Some(file) => read_file(file)?,
         None => Arc::from(body.as_bytes()),
     };
     Ok(Route {
         path: path.into(),
         spec: Spec {
-            status,
+            status: status as u16,
             body,
             content_type: default.content_type.clone(),
             headers: default.headers.clone(),
@@ -641,34 +912,68 @@ fn route(flag: &str, v: &str, default: &Spec) -> Result<Route, ArgError> {
     })
 }
 
+/// The `--health` route: GET and HEAD only, 200 `ok`.
+fn health(path: String) -> Route {
+    Route {
+        path,
+        spec: Spec {
+            status: 200,
+            body: Arc::from(&b"ok"[..]),
+            content_type: DEFAULT_TYPE.into(),
+            headers: Vec::new(),
+        },
+        get_only: true,
+    }
+}
+
+/// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive; empty for every method.
+fn methods(v: &str) -> Result<Vec<String>, String> {
+    if v.is_empty() {
+        return Ok(Vec::new());
+    }
+    v.split(',')
+        .map(|m| match m.trim_matches(' ') {
+            m if is_token(m) => Ok(m.to_string()),
+            m => Err(format!("{m:?} is not a method name (a token such as GET)")),
+        })
+        .collect()
+}
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn run(args: &[&str]) -> Result<Config, String> {
-        run_env(args, &[])
+    fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        pairs.iter().map(|(k, v)| (k.into(), v.into())).collect()
     }
 
     fn run_env(args: &[&str], env: &[(&str, &str)]) -> Result<Config, String> {
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        match Config::from_args(args.iter().copied(), &env) {
+        match Config::from_args(args.iter().copied(), &os(env)) {
             Ok(Command::Run(c)) => Ok(*c),
             Ok(other) => Err(format!("{other:?}")),
             Err(e) => Err(e.0),
         }
     }
 
+    fn run(args: &[&str]) -> Result<Config, String> {
+        run_env(args, &[])
+    }
+
+    fn tcp(a: &str) -> Listen {
+        Listen::Tcp(a.parse().unwrap())
+    }
+
     #[test]
     fn defaults() {
         let c = run(&[]).unwrap();
-        assert_eq!(c.listen, vec![Listen::Tcp("0.0.0.0:8080".parse().unwrap())]);
+        assert_eq!(c.listen, vec![tcp("[::]:8080")]);
         assert_eq!(c.routes[0].spec.body.as_ref(), b"Hello World\n");
         assert_eq!(c.limits.max_head, 8192);
         assert_eq!(c.timeouts.header, 10_000);
         assert_eq!(c.backlog, 1024);
+        assert!(!c.reuse_port);
+        assert_eq!(c.max_body_bytes, 0);
+        assert!(c.methods.is_empty());
+        assert_eq!(c.metrics, None);
     }
 
     #[test]
@@ -698,9 +1003,18 @@ mod tests {
             "",
             "--max-requests",
             "7",
+            "--reuse-port",
+            "--max-body-bytes",
+            "1M",
+            "--methods",
+            "GET, HEAD,PURGE",
+            "--metrics",
+            "/metrics",
+            "--stats",
+            "/stats",
         ])
         .unwrap();
-        assert_eq!(c.listen.len(), 2);
+        assert_eq!(c.listen, vec![tcp("127.0.0.1:0"), tcp("[::1]:9")]);
         assert_eq!(c.routes[0].spec.status, 201);
         assert_eq!(c.routes[0].spec.headers, vec!["X-A: b".to_string()]);
         assert_eq!(c.routes[1].path, "/a");
@@ -713,6 +1027,15 @@ mod tests {
         assert!(!c.common.date);
         assert_eq!(c.common.server, "");
         assert_eq!(c.max_requests, 7);
+        assert!(c.reuse_port);
+        assert_eq!(c.max_body_bytes, 1 << 20);
+        assert_eq!(c.methods, ["GET", "HEAD", "PURGE"]);
+        assert_eq!(c.metrics.as_deref(), Some("/metrics"));
+        assert_eq!(c.stats.as_deref(), Some("/stats"));
+    }
+
+    #[test]
+    fn values_of_each_kind() {
         for (v, ms) in [
             ("1.5s", 1500),
             ("250ms", 250),
@@ -720,102 +1043,603 @@ mod tests {
             ("0.25m", 15_000),
             ("1h", 3_600_000),
         ] {
-            assert_eq!(millis("--x", v), Ok(ms), "{v}");
+            assert_eq!(duration(v), Ok(ms), "{v}");
+        }
+        for (v, bytes) in [
+            ("0", 0),
+            ("8192", 8192),
+            ("64K", 65536),
+            ("1m", 1 << 20),
+            ("2G", 2 << 30),
+        ] {
+            assert_eq!(size(v, 0, u64::MAX), Ok(bytes), "{v}");
+        }
+        assert_eq!(methods(""), Ok(vec![]));
+    }
+
+    #[test]
+    fn port_means_every_interface_ipv6_and_ipv4() {
+        for (args, env, want) in [
+            (&["--port", "9000"][..], &[][..], "[::]:9000"),
+            (&[], &[("PORT", "9001")], "[::]:9001"),
+            (&["--port", "0"], &[], "[::]:0"),
+        ] {
+            assert_eq!(
+                run_env(args, env).unwrap().listen,
+                vec![tcp(want)],
+                "{args:?} {env:?}"
+            );
         }
     }
 
     #[test]
-    fn environment_then_flags() {
-        let c = run_env(&[], &[("PORT", "9000"), ("CANNED_BODY", "env")]).unwrap();
-        assert_eq!(c.listen, vec![Listen::Tcp("0.0.0.0:9000".parse().unwrap())]);
-        assert_eq!(c.routes[0].spec.body.as_ref(), b"env");
-        let c = run_env(&["--body", "flag"], &[("CANNED_BODY", "env")]).unwrap();
-        assert_eq!(c.routes[0].spec.body.as_ref(), b"flag");
-        let c = run_env(
-            &["--listen", "127.0.0.1:1"],
-            &[
-                ("CANNED_LISTEN", "127.0.0.1:2,127.0.0.1:3"),
-                ("CANNED_QUIET", "1"),
-            ],
-        )
+    fn routes_take_the_content_type_and_headers_whatever_the_order() {
+        let c = run(&[
+            "--route",
+            "/a=200",
+            "--content-type",
+            "x/y",
+            "--header",
+            "X-A: 1",
+        ])
         .unwrap();
-        assert_eq!(c.listen, vec![Listen::Tcp("127.0.0.1:1".parse().unwrap())]);
-        assert!(c.quiet);
+        assert_eq!(c.routes[1].spec.content_type, "x/y");
+        assert_eq!(c.routes[1].spec.headers, ["X-A: 1"]);
     }
 
     #[test]
-    fn bad_values_name_the_flag() {
-        for (args, want) in [
-            (&["--port", "x"][..], "--port: \"x\" is not a valid number"),
+    fn environment_cases() {
+        let c = run_env(&[], &[("PORT", "9000"), ("CANNED_BODY", "env")]).unwrap();
+        assert_eq!(c.listen, vec![tcp("[::]:9000")]);
+        assert_eq!(c.routes[0].spec.body.as_ref(), b"env");
+        let c = run_env(
+            &[],
+            &[
+                ("CANNED_LISTEN", "127.0.0.1:2,,127.0.0.1:3"),
+                ("CANNED_HEADER", "X-A: 1\r\nX-B: 2\n"),
+                ("CANNED_QUIET", "true"),
+                ("CANNED_NO_DATE", "0"),
+                ("CANNED_SERVER", ""),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.listen, vec![tcp("127.0.0.1:2"), tcp("127.0.0.1:3")]);
+        assert_eq!(c.routes[0].spec.headers, ["X-A: 1", "X-B: 2"]);
+        assert!(c.quiet && c.common.date);
+        assert_eq!(c.common.server, "");
+        // Kubernetes sets CANNED_PORT=tcp://IP:PORT (and more) for a Service named canned:
+        // canned reads PORT, never CANNED_PORT.
+        let c = run_env(
+            &[],
+            &[
+                ("CANNED_PORT", "tcp://10.0.0.11:80"),
+                ("CANNED_SERVICE_HOST", "10.0.0.11"),
+                ("CANNED_PORT_80_TCP", "tcp://10.0.0.11:80"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.listen, vec![tcp("[::]:8080")]);
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_and_what_is_wrong() {
+        let none: &[(&str, &str)] = &[];
+        for (args, env, want) in [
+            (
+                &["--port", "x"][..],
+                none,
+                "--port: \"x\" is not a whole number",
+            ),
+            (
+                &["--port", "99999"],
+                none,
+                "--port: 99999 is out of range (at most 65535)",
+            ),
+            (
+                &["--port", "99999999999999999999999"],
+                none,
+                "--port: 99999999999999999999999 is out of range (at most 65535)",
+            ),
+            (&["--port", "--workers", "2"], none, "--port: needs a value"),
+            (&["--body", "--quiet"], none, "--body: needs a value"),
+            (&["--body", "-h"], none, "--body: needs a value"),
             (
                 &["--listen", "localhost:80"],
+                none,
                 "--listen: \"localhost:80\" is not a numeric address",
             ),
-            (&["--status", "99"], "--status: \"99\" is not a status code"),
-            (&["--workers", "0"], "--workers: must be greater than 0"),
+            (&["--listen", "unix:"], none, "--listen: unix: needs a path"),
+            (
+                &["--status", "99"],
+                none,
+                "--status: 99 is out of range (200 to 599)",
+            ),
+            (
+                &["--workers", "0"],
+                none,
+                "--workers: 0 is out of range (1 to 1024)",
+            ),
+            (
+                &["--workers", "1025"],
+                none,
+                "--workers: 1025 is out of range (1 to 1024)",
+            ),
             (
                 &["--header", "Bad Name: x"],
-                "--header: \"Bad Name: x\" is not a valid header",
+                none,
+                "--header: \"Bad Name\" is not a header name",
             ),
-            (&["--header", "X: a\u{1}"], "--header:"),
+            (
+                &["--header", "X-A: b\r\n\r\nINJECTED"],
+                none,
+                "--header: \" b\\r\\n\\r\\nINJECTED\" contains the control character '\\r'; a header value cannot hold CR, LF, NUL or other controls",
+            ),
+            (
+                &["--header", "X: a\u{1}"],
+                none,
+                "--header: \" a\\u{1}\" contains the control",
+            ),
+            (
+                &["--header", "X: a\0"],
+                none,
+                "--header: \" a\\0\" contains the control",
+            ),
+            (
+                &["--header", "X"],
+                none,
+                "--header: \"X\" is not a header line like 'Name: value'",
+            ),
+            (
+                &[],
+                &[("CANNED_HEADER", "X-A: 1\nX-B: \u{7f}")],
+                "CANNED_HEADER: \" \\u{7f}\" contains",
+            ),
+            (
+                &["--server", "a\nb"],
+                none,
+                "--server: \"a\\nb\" contains the control character '\\n'",
+            ),
+            (
+                &["--content-type", "text/plain\r\nX: y"],
+                none,
+                "--content-type: \"text/plain\\r\\nX: y\" contains",
+            ),
             (
                 &["--header", "Content-Length: 5"],
-                "--header: Content-Length is set by canned",
+                none,
+                "--header: Content-Length is set by canned itself",
+            ),
+            (
+                &["--header", "server: x"],
+                none,
+                "--header: server is set by --server",
+            ),
+            (
+                &["--header", "Content-Type: x"],
+                none,
+                "--header: Content-Type is set by --content-type",
             ),
             (
                 &["--route", "/a"],
+                none,
                 "--route: \"/a\" is not PATH=STATUS[:BODY]",
             ),
-            (&["--route", "a=200"], "--route: \"a\" is not a path"),
+            (&["--route", "a=200"], none, "--route: \"a\" is not a path"),
+            (
+                &["--route", "/a=99"],
+                none,
+                "--route: status 99 is out of range (200 to 599)",
+            ),
+            (
+                &["--route", "/a\r\n=200"],
+                none,
+                "--route: \"/a\\r\\n\" is not a path",
+            ),
+            (
+                &["--methods", "GET,,HEAD"],
+                none,
+                "--methods: \"\" is not a method name",
+            ),
+            (
+                &["--methods", "GE T"],
+                none,
+                "--methods: \"GE T\" is not a method name",
+            ),
+            (
+                &["--max-body-bytes", "1T"],
+                none,
+                "--max-body-bytes: \"1T\" is not a size like 8192, 64K or 1M",
+            ),
+            (
+                &["--max-body-bytes", "99999999999G"],
+                none,
+                "--max-body-bytes: 99999999999G is out of range",
+            ),
+            (
+                &["--max-head-bytes", "15"],
+                none,
+                "--max-head-bytes: 15 is out of range (16 to 4294967295)",
+            ),
             (
                 &["--idle-timeout", "5 days"],
+                none,
                 "--idle-timeout: \"5 days\" is not a positive duration",
             ),
             (
                 &["--header-timeout", "0"],
+                none,
                 "--header-timeout: \"0\" is not a positive duration",
             ),
-            (&["--body"], "--body: needs a value"),
-            (&["--frobnicate"], "--frobnicate: unknown option"),
-            (&["--quiet=1"], "--quiet: takes no value"),
+            (&["--body"], none, "--body: needs a value"),
+            (
+                &["--frobnicate"],
+                none,
+                "--frobnicate: unknown option (see --help)",
+            ),
+            (
+                &["--a\nb"],
+                none,
+                "\"--a\\nb\": unknown option (see --help)",
+            ),
+            (&["stray"], none, "stray: unexpected argument (see --help)"),
+            (&["--quiet=1"], none, "--quiet: takes no value"),
             (
                 &["--body-file", "/nonexistent/x"],
-                "--body-file: cannot read /nonexistent/x",
+                none,
+                "--body-file: cannot read \"/nonexistent/x\"",
             ),
-            (&["--raw-close"], "--raw-close: needs --raw-response"),
+            (&["--raw-close"], none, "--raw-close: needs --raw-response"),
             (
-                &["--port", "70000"],
-                "--port: \"70000\" is not a valid number",
+                &[],
+                &[("CANNED_RAW_CLOSE", "1")],
+                "CANNED_RAW_CLOSE: needs --raw-response",
             ),
             (
                 &["--backlog", "3000000000"],
-                "--backlog: 3000000000 is too large (at most 2147483647)",
+                none,
+                "--backlog: 3000000000 is out of range (1 to 2147483647)",
             ),
             (
                 &["--max-requests", "-1"],
-                "--max-requests: \"-1\" is not a valid",
+                none,
+                "--max-requests: \"-1\" is not a whole number",
+            ),
+            (
+                &[],
+                &[("CANNED_WORKERS", "")],
+                "CANNED_WORKERS: \"\" is not a whole number",
+            ),
+            (
+                &[],
+                &[("CANNED_QUIET", "yes")],
+                "CANNED_QUIET: \"yes\" is not 1 or 0",
+            ),
+            (
+                &[],
+                &[("PORT", "http")],
+                "PORT: \"http\" is not a whole number",
+            ),
+            (
+                &[],
+                &[
+                    ("LISTEN_FDS", "0"),
+                    ("LISTEN_PID", &std::process::id().to_string()),
+                ],
+                "LISTEN_FDS: 0 is out of range (1 to 64)",
+            ),
+        ] {
+            let e = run_env(args, env).unwrap_err();
+            assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn duplicates_and_conflicts_name_both() {
+        let none: &[(&str, &str)] = &[];
+        for (args, env, want) in [
+            (
+                &["--body", "a", "--body", "b"][..],
+                none,
+                "--body: is given twice (it takes one value)",
+            ),
+            (&["--quiet", "--quiet"], none, "--quiet: is given twice"),
+            (
+                &["--health", "/h", "--health", "/i"],
+                none,
+                "--health: is given twice",
+            ),
+            (
+                &["--body", "a", "--body-file", "/dev/null"],
+                none,
+                "--body and --body-file cannot be combined",
+            ),
+            (
+                &["--port", "1", "--listen", "127.0.0.1:1"],
+                none,
+                "--listen and --port cannot be combined",
+            ),
+            (
+                &[],
+                &[("PORT", "1"), ("CANNED_LISTEN", "127.0.0.1:1")],
+                "CANNED_LISTEN and PORT cannot be combined",
+            ),
+            (
+                &["--raw-response", "/dev/null", "--route", "/a=200"],
+                none,
+                "--route and --raw-response cannot be combined",
+            ),
+            (
+                &["--raw-response", "/dev/null", "--health", "/h"],
+                none,
+                "--health and --raw-response cannot be combined",
+            ),
+            (
+                &["--health", "/x", "--stats", "/x"],
+                none,
+                "--health and --stats both answer /x",
+            ),
+            (
+                &["--stats", "/x", "--metrics", "/x"],
+                none,
+                "--stats and --metrics both answer /x",
+            ),
+            (
+                &["--route", "/m=200", "--metrics", "/m"],
+                none,
+                "--route and --metrics both answer /m",
+            ),
+            (
+                &[],
+                &[("CANNED_HEALTH", "/x"), ("CANNED_STATS", "/x")],
+                "CANNED_HEALTH and CANNED_STATS both answer /x",
             ),
             (
                 &[
                     "--route", "/a=200", "--route", "/b=204", "--route", "/a=404",
                 ],
+                none,
                 "--route: path /a is given twice",
             ),
-            (
-                &["--route", "/s=200", "--stats", "/s"],
-                "--route: path /s is given twice",
-            ),
         ] {
-            let e = run(args).unwrap_err();
-            assert!(e.starts_with(want), "{args:?}: {e}");
+            let e = run_env(args, env).unwrap_err();
+            assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
+        }
+        let many: Vec<String> = (0..=MAX_ROUTES).map(|i| format!("/{i}=200")).collect();
+        let mut args = Vec::new();
+        for r in &many {
+            args.extend(["--route", r.as_str()]);
+        }
+        assert_eq!(
+            run(&args).unwrap_err(),
+            "--route: 1001 values given, at most 1000"
+        );
+        let env = many.join("\n");
+        assert_eq!(
+            run_env(&[], &[("CANNED_ROUTE", &env)]).unwrap_err(),
+            "CANNED_ROUTE: 1001 values given, at most 1000"
+        );
+        assert_eq!(run(&args[2..]).unwrap().routes.len(), 1 + MAX_ROUTES);
+    }
+
+    #[test]
+    fn non_utf8_values_are_an_error_naming_the_flag_others_are_ignored() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || OsString::from_vec(b"a\xffb".to_vec());
+        type Env = Vec<(OsString, OsString)>;
+        let cases: [(Vec<OsString>, Env, &str); 6] = [
+            (
+                vec!["--body".into(), bad()],
+                vec![],
+                "--body: the value is not valid UTF-8",
+            ),
+            (
+                vec![OsString::from_vec(b"--body=\xff".to_vec())],
+                vec![],
+                "--body: the value is not valid UTF-8",
+            ),
+            (
+                vec![bad()],
+                vec![],
+                "a\u{fffd}b: unexpected argument (see --help)",
+            ),
+            (
+                vec![],
+                vec![("CANNED_BODY".into(), bad())],
+                "CANNED_BODY: the value is not valid UTF-8",
+            ),
+            (
+                vec![],
+                vec![("PORT".into(), bad())],
+                "PORT: the value is not valid UTF-8",
+            ),
+            (
+                vec!["--port".into(), "1".into()],
+                vec![
+                    ("LISTEN_FDS".into(), bad()),
+                    ("LISTEN_PID".into(), "1".into()),
+                ],
+                "LISTEN_FDS: the value is not valid UTF-8",
+            ),
+        ];
+        for (args, env, want) in cases {
+            let got = Config::from_args(args.clone(), &env).unwrap_err();
+            assert_eq!(got.0, want, "{args:?} {env:?}");
+        }
+        // Variables canned does not read may hold anything, names included.
+        let env = vec![
+            (bad(), bad()),
+            ("LANG".into(), bad()),
+            ("CANNED_UNKNOWN".into(), bad()),
+        ];
+        assert!(Config::from_args(["--body", "x"], &env).is_ok());
+    }
+
+    /// Two different valid values (for the environment, for the flag) of `o`'s kind; list
+    /// variables hold two items. Files are created under `dir`.
+    fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
+        let file = |name: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, name).unwrap();
+            p.to_str().unwrap().to_string()
+        };
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        match o.kind {
+            Kind::Switch(_) => pair("1", ""),
+            // Neither is a default.
+            Kind::Count { max, .. } | Kind::Size { max, .. } => {
+                ((max - 1).to_string(), max.to_string())
+            }
+            Kind::Duration(_) => pair("1s", "2s"),
+            Kind::Path(_) => pair("/env", "/flag"),
+            Kind::File(_) => (file("env"), file("flag")),
+            Kind::Address(_) => pair("127.0.0.1:1,127.0.0.1:3", "127.0.0.1:2"),
+            Kind::Header(_) => pair("X-Env: 1\nX-Env-2: 1", "X-Flag: 2"),
+            Kind::FieldValue(_) | Kind::Text(_) => pair("env", "flag"),
+            Kind::Route(_) => pair("/env=200\n/env2=200", "/flag=201"),
+            Kind::Methods(_) => pair("GET", "POST,PUT"),
+        }
+    }
+
+    fn flag_args<'a>(o: &Opt, value: &'a str) -> Vec<&'a str> {
+        match o.kind {
+            Kind::Switch(_) => vec![o.flag],
+            _ => vec![o.flag, value],
+        }
+    }
+
+    /// The README's rule, for every option in the table: a flag replaces the environment's
+    /// value (a repeatable flag, the whole list).
+    #[test]
+    fn a_flag_replaces_its_variable_for_every_option() {
+        let dir = std::env::temp_dir().join(format!("canned-precedence-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for o in OPTIONS {
+            let (env_value, flag_value) = samples(o, &dir);
+            let mut args = Vec::new();
+            if let Some(needed) = o.needs.and_then(|n| OPTIONS.iter().find(|p| p.flag == n)) {
+                let (_, v) = samples(needed, &dir);
+                args.extend(flag_args(needed, &v).into_iter().map(String::from));
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let env = [(o.var, env_value.as_str())];
+            let flag = [&args[..], &flag_args(o, &flag_value)].concat();
+            let by_flag = format!("{:?}", run(&flag).unwrap());
+            let by_both = format!("{:?}", run_env(&flag, &env).unwrap());
+            let by_env = format!("{:?}", run_env(&args, &env).unwrap());
+            let by_neither = format!("{:?}", run(&args).unwrap());
+            assert_eq!(by_both, by_flag, "{}", o.flag);
+            assert_ne!(by_env, by_neither, "{} is not read", o.var);
+            if !matches!(o.kind, Kind::Switch(_)) {
+                assert_ne!(by_env, by_flag, "{}", o.flag);
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every conflicting pair, from the table: an error naming both when both come from flags
+    /// or both from variables; otherwise the flag wins.
+    #[test]
+    fn conflicting_options_for_every_pair() {
+        let dir = std::env::temp_dir().join(format!("canned-conflicts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut pairs = 0;
+        for (i, a) in OPTIONS.iter().enumerate() {
+            for b in OPTIONS.iter().skip(i + 1).filter(|b| a.conflicts_with(b)) {
+                pairs += 1;
+                let (a_env, a_flag) = samples(a, &dir);
+                let (b_env, b_flag) = samples(b, &dir);
+                let flags = [flag_args(a, &a_flag), flag_args(b, &b_flag)].concat();
+                let env = [(a.var, a_env.as_str()), (b.var, b_env.as_str())];
+                let want = format!("{} and {} cannot be combined", a.flag, b.flag);
+                assert_eq!(run(&flags).unwrap_err(), want);
+                let want = format!("{} and {} cannot be combined", a.var, b.var);
+                assert_eq!(run_env(&[], &env).unwrap_err(), want);
+                let a_only = format!("{:?}", run(&flag_args(a, &a_flag)).unwrap());
+                let a_flag_b_env = run_env(&flag_args(a, &a_flag), &env[1..]).unwrap();
+                assert_eq!(
+                    format!("{a_flag_b_env:?}"),
+                    a_only,
+                    "{} over {}",
+                    a.flag,
+                    b.var
+                );
+            }
+        }
+        assert!(pairs > 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_conflict_and_requirement_names_a_flag_in_the_table() {
+        for o in OPTIONS {
+            for name in o.conflicts.iter().chain(&o.needs) {
+                assert!(find(name).is_some(), "{}: {name}", o.flag);
+            }
         }
     }
 
     #[test]
-    fn help_lists_every_flag_and_variable() {
-        for (flag, var) in VALUED.iter().chain(SWITCHES) {
-            assert!(HELP.contains(flag), "{flag}");
-            assert!(HELP.contains(var), "{var}");
+    fn kubernetes_manifest_and_image_command_start() {
+        // contrib/kubernetes.yaml's environment with the image's CMD (contrib/Dockerfile).
+        let env = [
+            ("PORT", "8080"),
+            ("CANNED_HEALTH", "/healthz"),
+            ("CANNED_WORKERS", "2"),
+            ("CANNED_SHUTDOWN_TIMEOUT", "5s"),
+        ];
+        let c = run_env(&["--port", "8080", "--health", "/healthz"], &env).unwrap();
+        assert_eq!(c.listen, vec![tcp("[::]:8080")]);
+        assert_eq!(c.routes.len(), 2);
+        assert_eq!(c.workers, 2);
+    }
+
+    #[test]
+    fn help_and_readme_list_every_option_and_variable() {
+        let help = help();
+        let readme = include_str!("../README.md");
+        let section = readme.split("\n## Options\n").nth(1).unwrap();
+        let section = section.split("\n## ").next().unwrap();
+        let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `-")).collect();
+        for o in OPTIONS {
+            assert!(help.contains(&format!("  {} ", o.flag)), "{}", o.flag);
+            assert!(help.contains(&format!("[{}", o.var)), "{}", o.var);
+            let row = rows
+                .iter()
+                .find(|r| {
+                    r.starts_with(&format!("| `{} ", o.flag))
+                        || r.starts_with(&format!("| `{}`", o.flag))
+                })
+                .unwrap_or_else(|| panic!("README has no row for {}", o.flag));
+            assert!(
+                row.contains(&format!("[`{}", o.var)),
+                "README row of {} lacks {}",
+                o.flag,
+                o.var
+            );
         }
+        for row in rows {
+            let flag = row[3..].split([' ', '`']).next().unwrap();
+            assert!(
+                find(flag).is_some() || ["-h", "--help"].contains(&flag),
+                "README row {flag} is not an option"
+            );
+        }
+        assert!(help.lines().all(|l| l.len() <= 100), "{help}");
+    }
+
+    #[test]
+    fn builder() {
+        let c = Config::default()
+            .listen("127.0.0.1:0")
+            .unwrap()
+            .body("pong\n");
+        let c = c.route("/a=204").unwrap();
+        assert_eq!(c.routes[1].spec.status, 204);
+        let e: Box<dyn std::error::Error> = Box::new(Config::default().listen("x").unwrap_err());
+        assert!(
+            e.to_string()
+                .starts_with("--listen: \"x\" is not a numeric address")
+        );
     }
 }

@@ -1,15 +1,17 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, HELP};
+use canned::config::{Command, Config, help};
 use canned::server::{Server, raise_fd_limit};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let mut config = match Config::from_args(std::env::args().skip(1), &env) {
+    // OsStrings: a variable canned does not read may hold anything, and one it reads that is
+    // not UTF-8 is an error naming it, never a panic.
+    let env: Vec<_> = std::env::vars_os().collect();
+    let mut config = match Config::from_args(std::env::args_os().skip(1), &env) {
         Ok(Command::Run(c)) => *c,
         Ok(Command::Help) => {
-            print!("{HELP}");
+            print!("{}", help());
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {

@@ -21,22 +21,88 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
     for (args, want) in [
         (
             &["--port", "http"][..],
-            "canned: error: --port: \"http\" is not a valid number\n",
+            "--port: \"http\" is not a whole number",
         ),
         (
-            &["--nope"],
-            "canned: error: --nope: unknown option (see --help)\n",
+            &["--port", "99999"],
+            "--port: 99999 is out of range (at most 65535)",
         ),
+        (&["--port", "--workers", "2"], "--port: needs a value"),
+        (&["--nope"], "--nope: unknown option (see --help)"),
         (
             &["--listen", "example.com:80"],
-            "canned: error: --listen: \"example.com:80\" is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path\n",
+            "--listen: \"example.com:80\" is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path",
+        ),
+        (
+            &["--health", "/x", "--stats", "/x"],
+            "--health and --stats both answer /x",
+        ),
+        (
+            &["--body", "a", "--body-file", "/dev/null"],
+            "--body and --body-file cannot be combined",
+        ),
+        (
+            &["--workers", "5000"],
+            "--workers: 5000 is out of range (1 to 1024)",
+        ),
+        (
+            &["--header", "X-A: b\r\n\r\nINJECTED"],
+            "--header: \" b\\r\\n\\r\\nINJECTED\" contains the control character '\\r'; a header value cannot hold CR, LF, NUL or other controls",
         ),
     ] {
         let (code, out, err) = run(args);
-        assert_eq!(code, 2, "{args:?}");
-        assert_eq!(out, "");
-        assert_eq!(err, want);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(err, format!("canned: error: {want}\n"), "{args:?}");
     }
+}
+
+/// A value canned reads that is not UTF-8 is a one-line error naming it; any other variable
+/// may hold anything (it used to abort the process).
+#[test]
+fn non_utf8_arguments_and_variables() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let bad = OsStr::from_bytes(b"caf\xe9");
+    let fails = |cmd: &mut Command, want: &str| {
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!("canned: error: {want}\n")
+        );
+    };
+    fails(
+        Command::new(bin()).arg("--body").arg(bad),
+        "--body: the value is not valid UTF-8",
+    );
+    fails(
+        Command::new(bin()).env("CANNED_HEADER", bad),
+        "CANNED_HEADER: the value is not valid UTF-8",
+    );
+    fails(
+        Command::new(bin()).env("PORT", bad),
+        "PORT: the value is not valid UTF-8",
+    );
+    let p = Proc::start_with(&["--workers", "1", "--body", "served"], |c| {
+        c.env(bad, bad)
+            .env("NOT_CANNED", bad)
+            .env("CANNED_PORT", bad);
+    });
+    let r = parse_responses(&exchange(p.addr, b"GET / HTTP/1.0\r\n\r\n"), &[]);
+    assert_eq!(r[0].body, b"served");
+}
+
+/// `--health` with `CANNED_HEALTH` naming the same path (the Kubernetes manifest's env with
+/// the image's command line) starts: the flag replaces the variable.
+#[test]
+fn a_flag_replaces_its_variable_in_the_binary() {
+    let p = Proc::start_with(&["--workers", "1", "--health", "/healthz"], |c| {
+        c.env("CANNED_HEALTH", "/healthz")
+            .env("PORT", "1")
+            .env("CANNED_WORKERS", "2");
+    });
+    let r = parse_responses(&exchange(p.addr, b"GET /healthz HTTP/1.0\r\n\r\n"), &[]);
+    assert_eq!((r[0].status, r[0].body.as_slice()), (200, &b"ok"[..]));
 }
 
 #[test]
@@ -238,8 +304,8 @@ fn systemd_socket_activation_serves_the_inherited_socket() {
 #[test]
 fn listen_fds_for_another_process_are_ignored() {
     let env = vec![
-        ("LISTEN_FDS".to_string(), "1".to_string()),
-        ("LISTEN_PID".to_string(), "1".to_string()),
+        ("LISTEN_FDS".into(), "1".into()),
+        ("LISTEN_PID".into(), "1".into()),
     ];
     match canned::config::Config::from_args(["--listen", "127.0.0.1:0"], &env).unwrap() {
         canned::config::Command::Run(c) => {
