@@ -11,7 +11,6 @@ use crate::conn::Timeouts;
 use crate::parser::{Limits, TCHAR, VALUE};
 use crate::response::{Common, Spec};
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -105,6 +104,7 @@ pub struct Config {
 }
 
 impl Default for Config {
+    #[inline(never)]
     fn default() -> Self {
         Config {
             listen: Vec::new(),
@@ -149,7 +149,7 @@ const DEFAULT_PORT: u16 = 8080;
 /// More threads than this are a typo, not a configuration (and each costs descriptors).
 const MAX_WORKERS: u64 = 1024;
 /// Routes are matched by a linear scan per request.
-const MAX_ROUTES: usize = 1000;
+const MAX_ROUTES: u16 = 1000;
 
 /// How an option's value is read, holding what a valid value does to the [`Config`].
 #[derive(Clone, Copy)]
@@ -158,13 +158,13 @@ enum Kind {
     Switch(fn(&mut Config)),
     /// A whole number from `min` to `max`.
     Count {
-        min: u64,
+        min: u16,
         max: u64,
         set: fn(&mut Config, u64),
     },
     /// A number of bytes from `min` to `max`, optionally with `K`, `M` or `G` (powers of 1024).
     Size {
-        min: u64,
+        min: u16,
         max: u64,
         set: fn(&mut Config, u64),
     },
@@ -194,218 +194,342 @@ enum Repeat {
     Once,
     /// Up to `most` values; the environment variable holds them separated by `sep`.
     Many {
-        sep: char,
-        most: usize,
+        sep: u8,
+        most: u16,
     },
 }
 
 /// One option: its names, its value, its help and its relations to other options.
 #[derive(Clone, Copy)]
 struct Opt {
-    flag: &'static str,
-    /// The environment variable read when neither this flag nor a conflicting one is given.
-    var: &'static str,
-    /// The value's name in `--help` (empty for switches).
-    meta: &'static str,
+    /// `--flag VALUE`, the variable and the help text, one line each (the help may take
+    /// more), then, after a NUL, the title of the `--help` section the option opens. Written by
+    /// [`opt!`] as one string: one pointer to relocate in a position-independent binary
+    /// instead of four.
+    text: &'static str,
     kind: Kind,
-    /// `--help` text; each `\n` starts an indented line.
-    help: &'static str,
     repeat: Repeat,
-    /// Flags that cannot be combined with this one (the relation is symmetric).
-    conflicts: &'static [&'static str],
-    /// A flag without which this one means nothing.
-    needs: Option<&'static str>,
-    /// The `--help` section this option opens.
-    heading: Option<&'static str>,
+    /// Options this one cannot be combined with (symmetric), or needs.
+    relations: &'static [Relation],
 }
 
-const fn opt(flag: &'static str, var: &'static str, meta: &'static str, kind: Kind) -> Opt {
-    Opt {
-        flag,
-        var,
-        meta,
-        kind,
-        help: "",
-        repeat: Repeat::Once,
-        conflicts: &[],
-        needs: None,
-        heading: None,
-    }
+#[derive(Clone, Copy)]
+enum Relation {
+    ConflictsWith(&'static str),
+    Needs(&'static str),
+}
+
+/// `opt!("--flag VALUE", "VARIABLE", kind, "help")`, optionally followed by `section: "Title"`:
+/// a table entry. The variable is read when neither the flag nor a conflicting one is given;
+/// in the help, each `\n` starts an indented line.
+macro_rules! opt {
+    ($flag:literal, $var:literal, $kind:expr, $help:literal $(, section: $title:literal)?) => {
+        Opt {
+            text: concat!($flag, "\n", $var, "\n", $help $(, "\0", $title)?),
+            kind: $kind,
+            repeat: Repeat::Once,
+            relations: &[],
+        }
+    };
 }
 
 impl Opt {
-    const fn help(self, help: &'static str) -> Opt {
-        Opt { help, ..self }
-    }
-    const fn repeatable(self, sep: char, most: usize) -> Opt {
-        let repeat = Repeat::Many { sep, most };
+    const fn repeatable(self, sep: char, most: u16) -> Opt {
+        let repeat = Repeat::Many {
+            sep: sep as u8,
+            most,
+        };
         Opt { repeat, ..self }
     }
-    const fn conflicting(self, conflicts: &'static [&'static str]) -> Opt {
-        Opt { conflicts, ..self }
+    const fn related(self, relations: &'static [Relation]) -> Opt {
+        Opt { relations, ..self }
     }
-    const fn requiring(self, flag: &'static str) -> Opt {
-        let needs = Some(flag);
-        Opt { needs, ..self }
+    /// (`--flag VALUE`, the variable, the help, the section title or "").
+    fn texts(&self) -> (&'static str, &'static str, &'static str, &'static str) {
+        let (usage, rest) = cut(self.text, b'\n');
+        let (var, rest) = cut(rest, b'\n');
+        let (help, title) = cut(rest, 0);
+        (usage, var, help, title)
     }
-    const fn section(self, title: &'static str) -> Opt {
-        let heading = Some(title);
-        Opt { heading, ..self }
+    #[inline(never)]
+    fn flag(&self) -> &'static str {
+        cut(cut(self.text, b'\n').0, b' ').0
+    }
+    fn var(&self) -> &'static str {
+        self.texts().1
+    }
+    fn conflicts(&self) -> impl Iterator<Item = &'static str> {
+        self.relations.iter().filter_map(|r| match r {
+            Relation::ConflictsWith(flag) => Some(*flag),
+            Relation::Needs(_) => None,
+        })
+    }
+    fn needs(&self) -> Option<&'static str> {
+        self.relations.iter().find_map(|r| match r {
+            Relation::Needs(flag) => Some(*flag),
+            Relation::ConflictsWith(_) => None,
+        })
     }
     fn conflicts_with(&self, other: &Opt) -> bool {
-        self.conflicts.contains(&other.flag) || other.conflicts.contains(&self.flag)
+        self.conflicts().any(|f| f == other.flag()) || other.conflicts().any(|f| f == self.flag())
     }
 }
 
 /// Every option. Options take effect in this order, whatever the order on the command line:
 /// `--route` comes after `--content-type` and `--header`, whose values its routes take.
 static OPTIONS: &[Opt] = &[
-    opt("--listen", "CANNED_LISTEN", "ADDR", Kind::Address(|c, l| c.listen.push(l)))
-        .section("Listening")
-        .repeatable(',', 64)
-        .help(
-            "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free port,\n\
-             or unix:/path; numeric addresses only; repeatable (default [::]:8080)",
-        ),
-    opt("--port", "PORT", "N", Kind::Count {
-        min: 0,
-        max: u16::MAX as u64,
-        set: |c, n| c.listen.push(every_interface(n as u16)),
-    })
-    .conflicting(&["--listen"])
-    .help("Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"),
-    opt("--reuse-port", "CANNED_REUSE_PORT", "", Kind::Switch(|c| c.reuse_port = true)).help(
+    opt!(
+        "--listen ADDR",
+        "CANNED_LISTEN",
+        Kind::Address(|c, l| c.listen.push(l)),
+        "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free\n\
+         port, or unix:/path; numeric only; repeatable (default [::]:8080)",
+        section: "Listening"
+    )
+    .repeatable(',', 64),
+    opt!(
+        "--port N",
+        "PORT",
+        Kind::Count {
+            min: 0,
+            max: u16::MAX as u64,
+            set: |c, n| c.listen.push(every_interface(n as u16)),
+        },
+        "Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"
+    )
+    .related(&[Relation::ConflictsWith("--listen")]),
+    opt!(
+        "--reuse-port",
+        "CANNED_REUSE_PORT",
+        Kind::Switch(|c| c.reuse_port = true),
         "Let other processes listen on the same port (SO_REUSEPORT, for\n\
-         restarts without downtime); without it a port in use is an error",
+         restarts without downtime); without it a port in use is an error"
     ),
-    opt("--workers", "CANNED_WORKERS", "N", Kind::Count {
-        min: 1,
-        max: MAX_WORKERS,
-        set: |c, n| c.workers = n as usize,
-    })
-    .help("Worker threads, at most 1024 (default: online CPUs)"),
-    opt("--backlog", "CANNED_BACKLOG", "N", Kind::Count {
-        min: 1,
-        max: i32::MAX as u64,
-        set: |c, n| c.backlog = n as i32,
-    })
-    .help("Listen backlog (default 1024)"),
-    opt("--max-conns", "CANNED_MAX_CONNS", "N", Kind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-        set: |c, n| c.max_conns = n as usize,
-    })
-    .help("Open connections per process (default 10000)"),
-    opt("--body", "CANNED_BODY", "TEXT", Kind::Text(|c, v| {
-        c.routes[0].spec.body = Arc::from(v.as_bytes())
-    }))
-    .section("Response")
-    .help("Response body (default \"Hello World\\n\")"),
-    opt("--body-file", "CANNED_BODY_FILE", "PATH", Kind::File(|c, b| {
-        c.routes[0].spec.body = b
-    }))
-    .conflicting(&["--body"])
-    .help("Response body from a file"),
-    opt("--status", "CANNED_STATUS", "CODE", Kind::Count {
-        min: 200,
-        max: 599,
-        set: |c, n| c.routes[0].spec.status = n as u16,
-    })
-    .help("Status code, 200-599 (default 200)"),
-    opt("--content-type", "CANNED_CONTENT_TYPE", "TYPE", Kind::FieldValue(|c, v| {
-        c.routes[0].spec.content_type = v
-    }))
-    .help("Content-Type (default text/plain; charset=utf-8; empty to omit)"),
-    opt("--header", "CANNED_HEADER", "'NAME: VALUE'", Kind::Header(|c, h| {
-        c.routes[0].spec.headers.push(h)
-    }))
-    .repeatable('\n', 100)
-    .help("Extra header on every response; repeatable"),
-    opt("--route", "CANNED_ROUTE", "PATH=STATUS[:BODY]", Kind::Route(|c, r| c.routes.push(r)))
-        .repeatable('\n', MAX_ROUTES)
-        .help(
-            "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE reads\n\
-             a file; default empty), the content type and the headers; repeatable,\n\
-             at most 1000",
-        ),
-    opt("--health", "CANNED_HEALTH", "PATH", Kind::Path(|c, p| c.routes.push(health(p))))
-        .help("Answer GET and HEAD on PATH with 200 \"ok\""),
-    opt("--server", "CANNED_SERVER", "NAME", Kind::FieldValue(|c, v| c.common.server = v))
-        .help("Server header (default canned; empty to omit)"),
-    opt("--no-date", "CANNED_NO_DATE", "", Kind::Switch(|c| c.common.date = false))
-        .help("Leave out the Date header (byte-identical output)"),
-    opt("--raw-response", "CANNED_RAW_RESPONSE", "PATH", Kind::File(|c, b| c.raw = Some(b)))
-        .conflicting(&[
-            "--body",
-            "--body-file",
-            "--status",
-            "--content-type",
-            "--header",
-            "--route",
-            "--health",
-            "--server",
-            "--stats",
-            "--metrics",
-        ])
-        .help("Send the file verbatim as the whole response to every request (no\nstatus line or headers added)"),
-    opt("--raw-close", "CANNED_RAW_CLOSE", "", Kind::Switch(|c| c.raw_close = true))
-        .requiring("--raw-response")
-        .help("With --raw-response, close after each response"),
-    opt("--max-requests", "CANNED_MAX_REQUESTS", "N", Kind::Count {
-        min: 0,
-        max: u32::MAX as u64,
-        set: |c, n| c.max_requests = n as u32,
-    })
-    .section("Limits and timeouts")
-    .help("Close a connection after N responses (0 = unlimited, default)"),
-    opt("--max-head-bytes", "CANNED_MAX_HEAD_BYTES", "N", Kind::Size {
-        min: 16,
-        max: u32::MAX as u64,
-        set: |c, n| c.limits.max_head = n as usize,
-    })
-    .help("Largest request head (default 8K; 431, or 414 for the request line)"),
-    opt("--max-headers", "CANNED_MAX_HEADERS", "N", Kind::Count {
-        min: 0,
-        max: u32::MAX as u64,
-        set: |c, n| c.limits.max_headers = n as usize,
-    })
-    .help("Most header fields (default 100; 431 beyond)"),
-    opt("--max-body-bytes", "CANNED_MAX_BODY_BYTES", "N", Kind::Size {
-        min: 0,
-        max: u64::MAX,
-        set: |c, n| c.max_body_bytes = n,
-    })
-    .help("Largest request body (0 = unlimited, default; 413 beyond)"),
-    opt("--methods", "CANNED_METHODS", "LIST", Kind::Methods(|c, m| c.methods = m))
-        .help("Answer only these methods, comma-separated (default every method;\n405 for others)"),
-    opt("--header-timeout", "CANNED_HEADER_TIMEOUT", "D", Kind::Duration(|c, ms| {
-        c.timeouts.header = ms
-    }))
-    .help("The whole head must arrive within D (default 10s; 408)"),
-    opt("--idle-timeout", "CANNED_IDLE_TIMEOUT", "D", Kind::Duration(|c, ms| {
-        c.timeouts.idle = ms
-    }))
-    .help("Close a silent connection after D (default 60s)"),
-    opt("--write-timeout", "CANNED_WRITE_TIMEOUT", "D", Kind::Duration(|c, ms| {
-        c.timeouts.write = ms
-    }))
-    .help("Close a client that does not read for D (default 30s)"),
-    opt("--shutdown-timeout", "CANNED_SHUTDOWN_TIMEOUT", "D", Kind::Duration(|c, ms| {
-        c.shutdown_timeout = Duration::from_millis(ms)
-    }))
-    .help("On SIGTERM/SIGINT, wait at most D for responses in flight (default 5s)"),
-    opt("--delay", "CANNED_DELAY", "D", Kind::Duration(|c, ms| c.delay = ms))
-        .section("Test-endpoint features")
-        .help("Hold each batch of responses for D (latency simulation)"),
-    opt("--access-log", "CANNED_ACCESS_LOG", "", Kind::Switch(|c| c.access_log = true))
-        .help("One line per request on stdout (never for the --health path)"),
-    opt("--stats", "CANNED_STATS", "PATH", Kind::Path(|c, p| c.stats = Some(p)))
-        .help("Answer PATH with JSON counters summed over workers (every 100 ms)"),
-    opt("--metrics", "CANNED_METRICS", "PATH", Kind::Path(|c, p| c.metrics = Some(p)))
-        .help("Answer PATH with the same counters in Prometheus text format"),
-    opt("--quiet", "CANNED_QUIET", "", Kind::Switch(|c| c.quiet = true))
-        .section("Other")
-        .help("Print only errors and warnings"),
+    opt!(
+        "--workers N",
+        "CANNED_WORKERS",
+        Kind::Count {
+            min: 1,
+            max: MAX_WORKERS,
+            set: |c, n| c.workers = n as usize,
+        },
+        "Worker threads, at most 1024 (default: online CPUs)"
+    ),
+    opt!(
+        "--backlog N",
+        "CANNED_BACKLOG",
+        Kind::Count {
+            min: 1,
+            max: i32::MAX as u64,
+            set: |c, n| c.backlog = n as i32,
+        },
+        "Listen backlog (default 1024)"
+    ),
+    opt!(
+        "--max-conns N",
+        "CANNED_MAX_CONNS",
+        Kind::Count {
+            min: 1,
+            max: u32::MAX as u64,
+            set: |c, n| c.max_conns = n as usize,
+        },
+        "Open connections per process (default 10000)"
+    ),
+    opt!(
+        "--body TEXT",
+        "CANNED_BODY",
+        Kind::Text(|c, v| c.routes[0].spec.body = Arc::from(v.as_bytes())),
+        "Response body (default \"Hello World\\n\")",
+        section: "Response"
+    ),
+    opt!(
+        "--body-file PATH",
+        "CANNED_BODY_FILE",
+        Kind::File(|c, b| c.routes[0].spec.body = b),
+        "Response body from a file"
+    )
+    .related(&[Relation::ConflictsWith("--body")]),
+    opt!(
+        "--status CODE",
+        "CANNED_STATUS",
+        Kind::Count {
+            min: 200,
+            max: 599,
+            set: |c, n| c.routes[0].spec.status = n as u16,
+        },
+        "Status code, 200-599 (default 200)"
+    ),
+    opt!(
+        "--content-type TYPE",
+        "CANNED_CONTENT_TYPE",
+        Kind::FieldValue(|c, v| c.routes[0].spec.content_type = v),
+        "Content-Type (default text/plain; charset=utf-8; empty to omit)"
+    ),
+    opt!(
+        "--header 'NAME: VALUE'",
+        "CANNED_HEADER",
+        Kind::Header(|c, h| c.routes[0].spec.headers.push(h)),
+        "Extra header on every response; repeatable"
+    )
+    .repeatable('\n', 100),
+    opt!(
+        "--route PATH=STATUS[:BODY]",
+        "CANNED_ROUTE",
+        Kind::Route(|c, r| c.routes.push(r)),
+        "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE\n\
+         reads a file; default empty), the content type and the headers;\n\
+         repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
+        "--health PATH",
+        "CANNED_HEALTH",
+        Kind::Path(|c, p| c.routes.push(health(p))),
+        "Answer GET and HEAD on PATH with 200 \"ok\""
+    ),
+    opt!(
+        "--server NAME",
+        "CANNED_SERVER",
+        Kind::FieldValue(|c, v| c.common.server = v),
+        "Server header (default canned; empty to omit)"
+    ),
+    opt!(
+        "--no-date",
+        "CANNED_NO_DATE",
+        Kind::Switch(|c| c.common.date = false),
+        "Leave out the Date header (byte-identical output)"
+    ),
+    opt!(
+        "--raw-response PATH",
+        "CANNED_RAW_RESPONSE",
+        Kind::File(|c, b| c.raw = Some(b)),
+        "Send the file verbatim as the whole response to every request\n\
+         (no status line or headers added)",
+        section: "Limits and timeouts"
+    )
+    .related(&[
+        Relation::ConflictsWith("--body"),
+        Relation::ConflictsWith("--body-file"),
+        Relation::ConflictsWith("--status"),
+        Relation::ConflictsWith("--content-type"),
+        Relation::ConflictsWith("--header"),
+        Relation::ConflictsWith("--route"),
+        Relation::ConflictsWith("--health"),
+        Relation::ConflictsWith("--server"),
+        Relation::ConflictsWith("--stats"),
+        Relation::ConflictsWith("--metrics"),
+    ]),
+    opt!(
+        "--raw-close",
+        "CANNED_RAW_CLOSE",
+        Kind::Switch(|c| c.raw_close = true),
+        "With --raw-response, close after each response"
+    )
+    .related(&[Relation::Needs("--raw-response")]),
+    opt!(
+        "--max-requests N",
+        "CANNED_MAX_REQUESTS",
+        Kind::Count {
+            min: 0,
+            max: u32::MAX as u64,
+            set: |c, n| c.max_requests = n as u32,
+        },
+        "Close a connection after N responses (0 = unlimited, default)"
+    ),
+    opt!(
+        "--max-head-bytes N",
+        "CANNED_MAX_HEAD_BYTES",
+        Kind::Size {
+            min: 16,
+            max: u32::MAX as u64,
+            set: |c, n| c.limits.max_head = n as usize,
+        },
+        "Largest request head (default 8K; 431, or 414 for the request line)"
+    ),
+    opt!(
+        "--max-headers N",
+        "CANNED_MAX_HEADERS",
+        Kind::Count {
+            min: 0,
+            max: u32::MAX as u64,
+            set: |c, n| c.limits.max_headers = n as usize,
+        },
+        "Most header fields (default 100; 431 beyond)"
+    ),
+    opt!(
+        "--max-body-bytes N",
+        "CANNED_MAX_BODY_BYTES",
+        Kind::Size {
+            min: 0,
+            max: u64::MAX,
+            set: |c, n| c.max_body_bytes = n,
+        },
+        "Largest request body (0 = unlimited, default; 413 beyond)"
+    ),
+    opt!(
+        "--methods LIST",
+        "CANNED_METHODS",
+        Kind::Methods(|c, m| c.methods = m),
+        "Answer only these methods, comma-separated (default every\n\
+         method; 405 for others)"
+    ),
+    opt!(
+        "--header-timeout D",
+        "CANNED_HEADER_TIMEOUT",
+        Kind::Duration(|c, ms| c.timeouts.header = ms),
+        "The whole head must arrive within D (default 10s; 408)"
+    ),
+    opt!(
+        "--idle-timeout D",
+        "CANNED_IDLE_TIMEOUT",
+        Kind::Duration(|c, ms| c.timeouts.idle = ms),
+        "Close a silent connection after D (default 60s)"
+    ),
+    opt!(
+        "--write-timeout D",
+        "CANNED_WRITE_TIMEOUT",
+        Kind::Duration(|c, ms| c.timeouts.write = ms),
+        "Close a client that does not read for D (default 30s)"
+    ),
+    opt!(
+        "--shutdown-timeout D",
+        "CANNED_SHUTDOWN_TIMEOUT",
+        Kind::Duration(|c, ms| c.shutdown_timeout = Duration::from_millis(ms)),
+        "On SIGTERM/SIGINT, wait at most D for responses in flight\n\
+         (default 5s)"
+    ),
+    opt!(
+        "--delay D",
+        "CANNED_DELAY",
+        Kind::Duration(|c, ms| c.delay = ms),
+        "Hold each batch of responses for D (latency simulation)",
+        section: "Test-endpoint features"
+    ),
+    opt!(
+        "--access-log",
+        "CANNED_ACCESS_LOG",
+        Kind::Switch(|c| c.access_log = true),
+        "One line per request on stdout (never for the --health path)"
+    ),
+    opt!(
+        "--stats PATH",
+        "CANNED_STATS",
+        Kind::Path(|c, p| c.stats = Some(p)),
+        "Answer PATH with JSON counters summed over workers (every 100 ms)"
+    ),
+    opt!(
+        "--metrics PATH",
+        "CANNED_METRICS",
+        Kind::Path(|c, p| c.metrics = Some(p)),
+        "Answer PATH with the same counters in Prometheus text format"
+    ),
+    opt!(
+        "--quiet",
+        "CANNED_QUIET",
+        Kind::Switch(|c| c.quiet = true),
+        "Print only errors and warnings",
+        section: "Other"
+    ),
 ];
 
 const HELP_INTRO: &str = "\
@@ -419,49 +543,44 @@ variable of its option and of the options it conflicts with; two conflicting opt
 from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds.
 Sizes: bytes, or with K, M or G (KiB, MiB, GiB).
 ";
-/// The column where help text starts.
-const HELP_COLUMN: usize = 29;
+/// Where the help lines of an option start.
+const HELP_INDENT: &str = "        ";
 
 /// The `--help` text, from [`OPTIONS`].
 pub fn help() -> String {
     let mut h = String::from(HELP_INTRO);
     for o in OPTIONS {
-        if let Some(title) = o.heading {
-            let _ = write!(h, "\n{title}:\n");
+        let (usage, var, mut text, title) = o.texts();
+        if !title.is_empty() {
+            h = h + "\n" + title + ":\n";
         }
-        let mut left = format!("  {} {}", o.flag, o.meta);
-        if left.len() >= HELP_COLUMN {
-            h += &left;
-            h.push('\n');
-            left.clear();
-        }
-        for line in o.help.lines() {
-            let _ = writeln!(h, "{left:HELP_COLUMN$}{line}");
-            left.clear();
-        }
-        h.pop();
-        let var = match (o.kind, o.repeat) {
-            (Kind::Switch(_), _) => format!("[{}=1]", o.var),
-            (_, Repeat::Many { sep: ',', .. }) => format!("[{}, comma-separated]", o.var),
-            (_, Repeat::Many { .. }) => format!("[{}, one per line]", o.var),
-            _ => format!("[{}]", o.var),
+        let close = match (o.kind, o.repeat) {
+            (Kind::Switch(_), _) => "=1]",
+            (_, Repeat::Many { sep: b',', .. }) => ", comma-separated]",
+            (_, Repeat::Many { .. }) => ", one per line]",
+            _ => "]",
         };
-        let last = h.len() - h.rfind('\n').unwrap_or(0);
-        if last + var.len() > 96 {
-            let _ = write!(h, "\n{:HELP_COLUMN$}", "");
-        } else {
-            h.push(' ');
+        h = h + "  " + usage + "  [" + var + close;
+        while !text.is_empty() {
+            let (line, rest) = cut(text, b'\n');
+            h = h + "\n" + HELP_INDENT + line;
+            text = rest;
         }
-        h += &var;
         h.push('\n');
     }
-    for (flags, what) in [
-        ("-h, --help", "this help"),
-        ("-V, --version", "the version"),
-    ] {
-        let _ = writeln!(h, "{:HELP_COLUMN$}Print {what}", format!("  {flags}"));
+    h + "  -h, --help\n"
+        + HELP_INDENT
+        + "Print this help\n  -V, --version\n"
+        + HELP_INDENT
+        + "Print the version\n"
+}
+
+/// `s` split at the first `byte` (which is dropped), or `s` whole.
+fn cut(s: &str, byte: u8) -> (&str, &str) {
+    match s.bytes().position(|b| b == byte) {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
     }
-    h
 }
 
 /// What the command line asked for.
@@ -500,7 +619,7 @@ struct Given<'a> {
 }
 
 fn find(flag: &str) -> Option<usize> {
-    OPTIONS.iter().position(|o| o.flag == flag)
+    OPTIONS.iter().position(|o| o.flag() == flag)
 }
 
 /// An argument's name and, for `--flag=value`, its value, as bytes (either may be non-UTF-8).
@@ -515,8 +634,8 @@ fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
 /// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
 fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
-    [&b"-h"[..], b"--help", b"-V", b"--version"].contains(&name)
-        || OPTIONS.iter().any(|o| o.flag.as_bytes() == name)
+    matches!(name, b"-h" | b"--help" | b"-V" | b"--version")
+        || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
 fn utf8<'a>(name: &str, value: &'a [u8]) -> Result<&'a str, ArgError> {
@@ -533,6 +652,7 @@ fn var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Result<Option<&'a str
 }
 
 /// The flags in `args`, in order, or the help or version command.
+#[inline(never)]
 fn read_flags<'a>(
     args: &'a [OsString],
     given: &mut Vec<Given<'a>>,
@@ -559,19 +679,19 @@ fn read_flags<'a>(
         let o = &OPTIONS[i];
         let value = match (o.kind, inline) {
             (Kind::Switch(_), None) => "",
-            (Kind::Switch(_), Some(_)) => return fail(o.flag, "takes no value"),
-            (_, Some(v)) => utf8(o.flag, v)?,
+            (Kind::Switch(_), Some(_)) => return fail(o.flag(), "takes no value"),
+            (_, Some(v)) => utf8(o.flag(), v)?,
             (_, None) => match rest.next_if(|next| !is_flag(next)) {
-                Some(v) => utf8(o.flag, v.as_encoded_bytes())?,
-                None => return fail(o.flag, "needs a value"),
+                Some(v) => utf8(o.flag(), v.as_encoded_bytes())?,
+                None => return fail(o.flag(), "needs a value"),
             },
         };
         if o.repeat == Repeat::Once && given.iter().any(|g| g.opt == i) {
-            return fail(o.flag, "is given twice (it takes one value)");
+            return fail(o.flag(), "is given twice (it takes one value)");
         }
         given.push(Given {
             opt: i,
-            from: o.flag,
+            from: o.flag(),
             value,
         });
     }
@@ -588,12 +708,14 @@ fn read_env<'a>(
     for (i, o) in OPTIONS.iter().enumerate() {
         if flagged
             .iter()
-            .any(|f| f.flag == o.flag || f.conflicts_with(o))
+            .any(|f| f.flag() == o.flag() || f.conflicts_with(o))
         {
             continue;
         }
-        let Some(v) = var(env, o.var)? else { continue };
-        let from = o.var;
+        let Some(v) = var(env, o.var())? else {
+            continue;
+        };
+        let from = o.var();
         match (o.kind, o.repeat) {
             (Kind::Switch(_), _) => match v {
                 "1" | "true" => given.push(Given {
@@ -605,7 +727,9 @@ fn read_env<'a>(
                 _ => return fail(from, format!("{v:?} is not 1 or 0")),
             },
             (_, Repeat::Many { sep, .. }) => {
-                let items = v.split(sep).map(|s| s.strip_suffix('\r').unwrap_or(s));
+                let items = v
+                    .split(char::from(sep))
+                    .map(|s| s.strip_suffix('\r').unwrap_or(s));
                 given.extend(items.filter(|s| !s.is_empty()).map(|value| Given {
                     opt: i,
                     from,
@@ -629,7 +753,7 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
         let Some(mine) = first(i) else { continue };
         if let Repeat::Many { most, .. } = o.repeat {
             let n = given.iter().filter(|g| g.opt == i).count();
-            if n > most {
+            if n > usize::from(most) {
                 return fail(mine.from, format!("{n} values given, at most {most}"));
             }
         }
@@ -639,8 +763,8 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
                 return Err(ArgError(both));
             }
         }
-        if let Some(needed) = o.needs {
-            if !given.iter().any(|g| OPTIONS[g.opt].flag == needed) {
+        if let Some(needed) = o.needs() {
+            if !given.iter().any(|g| OPTIONS[g.opt].flag() == needed) {
                 return fail(mine.from, format!("needs {needed}"));
             }
         }
@@ -650,11 +774,12 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
 
 /// Read one value and apply its effect. Returns the request path the value makes the server
 /// answer, if any, for the check that no path is answered twice.
+#[inline(never)]
 fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, String> {
     match kind {
         Kind::Switch(set) => set(c),
-        Kind::Count { min, max, set } => set(c, count(v, min, max)?),
-        Kind::Size { min, max, set } => set(c, size(v, min, max)?),
+        Kind::Count { min, max, set } => set(c, count(v, min.into(), max)?),
+        Kind::Size { min, max, set } => set(c, size(v, min.into(), max)?),
         Kind::Duration(set) => set(c, duration(v)?),
         Kind::Path(set) => {
             check_path(v)?;
@@ -681,6 +806,7 @@ impl Config {
     /// the environment's value of its option, and of every option it conflicts with;
     /// repeatable flags replace the environment's whole list. Arguments and variables are
     /// `OsString`s: a non-UTF-8 value canned reads is an error, any other is ignored.
+    #[inline(never)]
     pub fn from_args<I, S>(args: I, env: &[(OsString, OsString)]) -> Result<Command, ArgError>
     where
         I: IntoIterator<Item = S>,
@@ -740,6 +866,7 @@ impl Config {
     }
 
     /// Add a route (`PATH=STATUS[:BODY]`) with the default response's content type and headers.
+    #[inline(never)]
     pub fn route(mut self, r: &str) -> Result<Self, ArgError> {
         let r = route(r, &self.routes[0].spec).or_else(|what| fail("--route", what))?;
         self.routes.push(r);
@@ -752,6 +879,7 @@ fn every_interface(port: u16) -> Listen {
     Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
 }
 
+#[inline(never)]
 fn parse_listen(v: &str) -> Result<Listen, String> {
     match v.strip_prefix("unix:") {
         Some("") => Err("unix: needs a path".into()),
@@ -779,6 +907,7 @@ fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
 }
 
 /// Bytes: `8192`, `64K`, `1M`, `2G` (powers of 1024).
+#[inline(never)]
 fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (digits, unit) = v.split_at(split);
@@ -928,15 +1057,21 @@ fn health(path: String) -> Route {
 
 /// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive; empty for every method.
 fn methods(v: &str) -> Result<Vec<String>, String> {
-    if v.is_empty() {
-        return Ok(Vec::new());
+    let mut list = Vec::new();
+    let mut rest = v;
+    while !rest.is_empty() {
+        let (m, next) = cut(rest, b',');
+        let m = m.trim_matches(' ');
+        if !is_token(m) {
+            return Err(format!("{m:?} is not a method name (a token such as GET)"));
+        }
+        list.push(m.to_string());
+        rest = next;
+        if rest.is_empty() && v.ends_with(',') {
+            return Err("\"\" is not a method name (a token such as GET)".into());
+        }
     }
-    v.split(',')
-        .map(|m| match m.trim_matches(' ') {
-            m if is_token(m) => Ok(m.to_string()),
-            m => Err(format!("{m:?} is not a method name (a token such as GET)")),
-        })
-        .collect()
+    Ok(list)
 }
 #[cfg(test)]
 mod tests {
@@ -1405,7 +1540,9 @@ mod tests {
             let e = run_env(args, env).unwrap_err();
             assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
         }
-        let many: Vec<String> = (0..=MAX_ROUTES).map(|i| format!("/{i}=200")).collect();
+        let many: Vec<String> = (0..=usize::from(MAX_ROUTES))
+            .map(|i| format!("/{i}=200"))
+            .collect();
         let mut args = Vec::new();
         for r in &many {
             args.extend(["--route", r.as_str()]);
@@ -1419,7 +1556,10 @@ mod tests {
             run_env(&[], &[("CANNED_ROUTE", &env)]).unwrap_err(),
             "CANNED_ROUTE: 1001 values given, at most 1000"
         );
-        assert_eq!(run(&args[2..]).unwrap().routes.len(), 1 + MAX_ROUTES);
+        assert_eq!(
+            run(&args[2..]).unwrap().routes.len(),
+            1 + usize::from(MAX_ROUTES)
+        );
     }
 
     #[test]
@@ -1503,8 +1643,8 @@ mod tests {
 
     fn flag_args<'a>(o: &Opt, value: &'a str) -> Vec<&'a str> {
         match o.kind {
-            Kind::Switch(_) => vec![o.flag],
-            _ => vec![o.flag, value],
+            Kind::Switch(_) => vec![o.flag()],
+            _ => vec![o.flag(), value],
         }
     }
 
@@ -1517,21 +1657,24 @@ mod tests {
         for o in OPTIONS {
             let (env_value, flag_value) = samples(o, &dir);
             let mut args = Vec::new();
-            if let Some(needed) = o.needs.and_then(|n| OPTIONS.iter().find(|p| p.flag == n)) {
+            if let Some(needed) = o
+                .needs()
+                .and_then(|n| OPTIONS.iter().find(|p| p.flag() == n))
+            {
                 let (_, v) = samples(needed, &dir);
                 args.extend(flag_args(needed, &v).into_iter().map(String::from));
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let env = [(o.var, env_value.as_str())];
+            let env = [(o.var(), env_value.as_str())];
             let flag = [&args[..], &flag_args(o, &flag_value)].concat();
             let by_flag = format!("{:?}", run(&flag).unwrap());
             let by_both = format!("{:?}", run_env(&flag, &env).unwrap());
             let by_env = format!("{:?}", run_env(&args, &env).unwrap());
             let by_neither = format!("{:?}", run(&args).unwrap());
-            assert_eq!(by_both, by_flag, "{}", o.flag);
-            assert_ne!(by_env, by_neither, "{} is not read", o.var);
+            assert_eq!(by_both, by_flag, "{}", o.flag());
+            assert_ne!(by_env, by_neither, "{} is not read", o.var());
             if !matches!(o.kind, Kind::Switch(_)) {
-                assert_ne!(by_env, by_flag, "{}", o.flag);
+                assert_ne!(by_env, by_flag, "{}", o.flag());
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1550,10 +1693,10 @@ mod tests {
                 let (a_env, a_flag) = samples(a, &dir);
                 let (b_env, b_flag) = samples(b, &dir);
                 let flags = [flag_args(a, &a_flag), flag_args(b, &b_flag)].concat();
-                let env = [(a.var, a_env.as_str()), (b.var, b_env.as_str())];
-                let want = format!("{} and {} cannot be combined", a.flag, b.flag);
+                let env = [(a.var(), a_env.as_str()), (b.var(), b_env.as_str())];
+                let want = format!("{} and {} cannot be combined", a.flag(), b.flag());
                 assert_eq!(run(&flags).unwrap_err(), want);
-                let want = format!("{} and {} cannot be combined", a.var, b.var);
+                let want = format!("{} and {} cannot be combined", a.var(), b.var());
                 assert_eq!(run_env(&[], &env).unwrap_err(), want);
                 let a_only = format!("{:?}", run(&flag_args(a, &a_flag)).unwrap());
                 let a_flag_b_env = run_env(&flag_args(a, &a_flag), &env[1..]).unwrap();
@@ -1561,8 +1704,8 @@ mod tests {
                     format!("{a_flag_b_env:?}"),
                     a_only,
                     "{} over {}",
-                    a.flag,
-                    b.var
+                    a.flag(),
+                    b.var()
                 );
             }
         }
@@ -1573,8 +1716,8 @@ mod tests {
     #[test]
     fn every_conflict_and_requirement_names_a_flag_in_the_table() {
         for o in OPTIONS {
-            for name in o.conflicts.iter().chain(&o.needs) {
-                assert!(find(name).is_some(), "{}: {name}", o.flag);
+            for name in o.conflicts().chain(o.needs()) {
+                assert!(find(name).is_some(), "{}: {name}", o.flag());
             }
         }
     }
@@ -1602,20 +1745,20 @@ mod tests {
         let section = section.split("\n## ").next().unwrap();
         let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `-")).collect();
         for o in OPTIONS {
-            assert!(help.contains(&format!("  {} ", o.flag)), "{}", o.flag);
-            assert!(help.contains(&format!("[{}", o.var)), "{}", o.var);
+            assert!(help.contains(&format!("  {} ", o.flag())), "{}", o.flag());
+            assert!(help.contains(&format!("[{}", o.var())), "{}", o.var());
             let row = rows
                 .iter()
                 .find(|r| {
-                    r.starts_with(&format!("| `{} ", o.flag))
-                        || r.starts_with(&format!("| `{}`", o.flag))
+                    r.starts_with(&format!("| `{} ", o.flag()))
+                        || r.starts_with(&format!("| `{}`", o.flag()))
                 })
-                .unwrap_or_else(|| panic!("README has no row for {}", o.flag));
+                .unwrap_or_else(|| panic!("README has no row for {}", o.flag()));
             assert!(
-                row.contains(&format!("[`{}", o.var)),
+                row.contains(&format!("[`{}", o.var())),
                 "README row of {} lacks {}",
-                o.flag,
-                o.var
+                o.flag(),
+                o.var()
             );
         }
         for row in rows {
