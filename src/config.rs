@@ -151,41 +151,139 @@ const MAX_WORKERS: u64 = 1024;
 /// Routes are matched by a linear scan per request.
 const MAX_ROUTES: u16 = 1000;
 
-/// How an option's value is read, holding what a valid value does to the [`Config`].
+/// How an option's value is read, and the setting a valid value changes. Each setting's
+/// effect is an arm of an exhaustive `match` ([`Toggle::set`], [`Number::set`],
+/// [`Text::set`], [`Bytes::set`]), so a setting without an effect does not compile. (A
+/// closure per option would cost a function, an unwind entry and a relocation each.)
 #[derive(Clone, Copy)]
 enum Kind {
     /// No value: given or not (`VAR=1` or `0` in the environment).
-    Switch(fn(&mut Config)),
+    Switch(Toggle),
     /// A whole number from `min` to `max`.
-    Count {
-        min: u16,
-        max: u64,
-        set: fn(&mut Config, u64),
-    },
+    Count { min: u16, max: u64, set: Number },
     /// A number of bytes from `min` to `max`, optionally with `K`, `M` or `G` (powers of 1024).
-    Size {
-        min: u16,
-        max: u64,
-        set: fn(&mut Config, u64),
-    },
+    Size { min: u16, max: u64, set: Number },
     /// `10s`, `500ms`, `2m`, `1h` or plain seconds, in milliseconds.
-    Duration(fn(&mut Config, u64)),
+    Duration(Number),
     /// A request path the server answers: `/healthz`.
-    Path(fn(&mut Config, String)),
-    /// A file, read whole at start-up.
-    File(fn(&mut Config, Arc<[u8]>)),
-    /// A numeric socket address or `unix:PATH`.
-    Address(fn(&mut Config, Listen)),
-    /// A header line `Name: value`.
-    Header(fn(&mut Config, String)),
+    Path(Text),
     /// A header field value (`--server`, `--content-type`).
-    FieldValue(fn(&mut Config, String)),
-    /// `PATH=STATUS[:BODY]`.
-    Route(fn(&mut Config, Route)),
-    /// Comma-separated method tokens.
-    Methods(fn(&mut Config, Vec<String>)),
+    FieldValue(Text),
     /// Any text.
-    Text(fn(&mut Config, &str)),
+    Text(Text),
+    /// A file, read whole at start-up.
+    File(Bytes),
+    /// A numeric socket address or `unix:PATH`: a listener.
+    Address,
+    /// A header line `Name: value` on every response.
+    Header,
+    /// `PATH=STATUS[:BODY]`: a route.
+    Route,
+    /// Comma-separated method tokens: the methods answered.
+    Methods,
+}
+
+/// Settings turned on by a switch.
+#[derive(Clone, Copy)]
+enum Toggle {
+    ReusePort,
+    NoDate,
+    RawClose,
+    AccessLog,
+    Quiet,
+}
+
+impl Toggle {
+    fn set(self, c: &mut Config) {
+        match self {
+            Toggle::ReusePort => c.reuse_port = true,
+            Toggle::NoDate => c.common.date = false,
+            Toggle::RawClose => c.raw_close = true,
+            Toggle::AccessLog => c.access_log = true,
+            Toggle::Quiet => c.quiet = true,
+        }
+    }
+}
+
+/// Numeric settings (counts, sizes, durations in milliseconds). Each kind's range keeps the
+/// casts below lossless.
+#[derive(Clone, Copy)]
+enum Number {
+    Port,
+    Workers,
+    Backlog,
+    MaxConns,
+    Status,
+    MaxRequests,
+    MaxHeadBytes,
+    MaxHeaders,
+    MaxBodyBytes,
+    HeaderTimeout,
+    IdleTimeout,
+    WriteTimeout,
+    ShutdownTimeout,
+    Delay,
+}
+
+impl Number {
+    fn set(self, c: &mut Config, n: u64) {
+        match self {
+            Number::Port => c.listen.push(every_interface(n as u16)),
+            Number::Workers => c.workers = n as usize,
+            Number::Backlog => c.backlog = n as i32,
+            Number::MaxConns => c.max_conns = n as usize,
+            Number::Status => c.routes[0].spec.status = n as u16,
+            Number::MaxRequests => c.max_requests = n as u32,
+            Number::MaxHeadBytes => c.limits.max_head = n as usize,
+            Number::MaxHeaders => c.limits.max_headers = n as usize,
+            Number::MaxBodyBytes => c.max_body_bytes = n,
+            Number::HeaderTimeout => c.timeouts.header = n,
+            Number::IdleTimeout => c.timeouts.idle = n,
+            Number::WriteTimeout => c.timeouts.write = n,
+            Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
+            Number::Delay => c.delay = n,
+        }
+    }
+}
+
+/// Settings that take text (already checked by their kind).
+#[derive(Clone, Copy)]
+enum Text {
+    Body,
+    ContentType,
+    Server,
+    Health,
+    Stats,
+    Metrics,
+}
+
+impl Text {
+    fn set(self, c: &mut Config, v: &str) {
+        match self {
+            Text::Body => c.routes[0].spec.body = Arc::from(v.as_bytes()),
+            Text::ContentType => c.routes[0].spec.content_type = v.into(),
+            Text::Server => c.common.server = v.into(),
+            Text::Health => c.routes.push(health(v.into())),
+            Text::Stats => c.stats = Some(v.into()),
+            Text::Metrics => c.metrics = Some(v.into()),
+        }
+    }
+}
+
+/// Settings that take a file's contents.
+#[derive(Clone, Copy)]
+enum Bytes {
+    Body,
+    RawResponse,
+}
+
+impl Bytes {
+    fn set(self, c: &mut Config, b: Arc<[u8]>) {
+        match self {
+            Bytes::Body => c.routes[0].spec.body = b,
+            Bytes::RawResponse => c.raw = Some(b),
+        }
+    }
 }
 
 /// Whether an option takes one value or many.
@@ -281,7 +379,7 @@ static OPTIONS: &[Opt] = &[
     opt!(
         "--listen ADDR",
         "CANNED_LISTEN",
-        Kind::Address(|c, l| c.listen.push(l)),
+        Kind::Address,
         "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free\n\
          port, or unix:/path; numeric only; repeatable (default [::]:8080)",
         section: "Listening"
@@ -293,7 +391,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 0,
             max: u16::MAX as u64,
-            set: |c, n| c.listen.push(every_interface(n as u16)),
+            set: Number::Port,
         },
         "Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"
     )
@@ -301,7 +399,7 @@ static OPTIONS: &[Opt] = &[
     opt!(
         "--reuse-port",
         "CANNED_REUSE_PORT",
-        Kind::Switch(|c| c.reuse_port = true),
+        Kind::Switch(Toggle::ReusePort),
         "Let other processes listen on the same port (SO_REUSEPORT, for\n\
          restarts without downtime); without it a port in use is an error"
     ),
@@ -311,7 +409,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 1,
             max: MAX_WORKERS,
-            set: |c, n| c.workers = n as usize,
+            set: Number::Workers,
         },
         "Worker threads, at most 1024 (default: online CPUs)"
     ),
@@ -321,7 +419,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 1,
             max: i32::MAX as u64,
-            set: |c, n| c.backlog = n as i32,
+            set: Number::Backlog,
         },
         "Listen backlog (default 1024)"
     ),
@@ -331,21 +429,21 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 1,
             max: u32::MAX as u64,
-            set: |c, n| c.max_conns = n as usize,
+            set: Number::MaxConns,
         },
         "Open connections per process (default 10000)"
     ),
     opt!(
         "--body TEXT",
         "CANNED_BODY",
-        Kind::Text(|c, v| c.routes[0].spec.body = Arc::from(v.as_bytes())),
+        Kind::Text(Text::Body),
         "Response body (default \"Hello World\\n\")",
         section: "Response"
     ),
     opt!(
         "--body-file PATH",
         "CANNED_BODY_FILE",
-        Kind::File(|c, b| c.routes[0].spec.body = b),
+        Kind::File(Bytes::Body),
         "Response body from a file"
     )
     .related(&[Relation::ConflictsWith("--body")]),
@@ -355,27 +453,27 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 200,
             max: 599,
-            set: |c, n| c.routes[0].spec.status = n as u16,
+            set: Number::Status,
         },
         "Status code, 200-599 (default 200)"
     ),
     opt!(
         "--content-type TYPE",
         "CANNED_CONTENT_TYPE",
-        Kind::FieldValue(|c, v| c.routes[0].spec.content_type = v),
+        Kind::FieldValue(Text::ContentType),
         "Content-Type (default text/plain; charset=utf-8; empty to omit)"
     ),
     opt!(
         "--header 'NAME: VALUE'",
         "CANNED_HEADER",
-        Kind::Header(|c, h| c.routes[0].spec.headers.push(h)),
+        Kind::Header,
         "Extra header on every response; repeatable"
     )
     .repeatable('\n', 100),
     opt!(
         "--route PATH=STATUS[:BODY]",
         "CANNED_ROUTE",
-        Kind::Route(|c, r| c.routes.push(r)),
+        Kind::Route,
         "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE\n\
          reads a file; default empty), the content type and the headers;\n\
          repeatable, at most 1000"
@@ -384,25 +482,25 @@ static OPTIONS: &[Opt] = &[
     opt!(
         "--health PATH",
         "CANNED_HEALTH",
-        Kind::Path(|c, p| c.routes.push(health(p))),
+        Kind::Path(Text::Health),
         "Answer GET and HEAD on PATH with 200 \"ok\""
     ),
     opt!(
         "--server NAME",
         "CANNED_SERVER",
-        Kind::FieldValue(|c, v| c.common.server = v),
+        Kind::FieldValue(Text::Server),
         "Server header (default canned; empty to omit)"
     ),
     opt!(
         "--no-date",
         "CANNED_NO_DATE",
-        Kind::Switch(|c| c.common.date = false),
+        Kind::Switch(Toggle::NoDate),
         "Leave out the Date header (byte-identical output)"
     ),
     opt!(
         "--raw-response PATH",
         "CANNED_RAW_RESPONSE",
-        Kind::File(|c, b| c.raw = Some(b)),
+        Kind::File(Bytes::RawResponse),
         "Send the file verbatim as the whole response to every request\n\
          (no status line or headers added)",
         section: "Limits and timeouts"
@@ -422,7 +520,7 @@ static OPTIONS: &[Opt] = &[
     opt!(
         "--raw-close",
         "CANNED_RAW_CLOSE",
-        Kind::Switch(|c| c.raw_close = true),
+        Kind::Switch(Toggle::RawClose),
         "With --raw-response, close after each response"
     )
     .related(&[Relation::Needs("--raw-response")]),
@@ -432,7 +530,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 0,
             max: u32::MAX as u64,
-            set: |c, n| c.max_requests = n as u32,
+            set: Number::MaxRequests,
         },
         "Close a connection after N responses (0 = unlimited, default)"
     ),
@@ -442,7 +540,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Size {
             min: 16,
             max: u32::MAX as u64,
-            set: |c, n| c.limits.max_head = n as usize,
+            set: Number::MaxHeadBytes,
         },
         "Largest request head (default 8K; 431, or 414 for the request line)"
     ),
@@ -452,7 +550,7 @@ static OPTIONS: &[Opt] = &[
         Kind::Count {
             min: 0,
             max: u32::MAX as u64,
-            set: |c, n| c.limits.max_headers = n as usize,
+            set: Number::MaxHeaders,
         },
         "Most header fields (default 100; 431 beyond)"
     ),
@@ -462,71 +560,71 @@ static OPTIONS: &[Opt] = &[
         Kind::Size {
             min: 0,
             max: u64::MAX,
-            set: |c, n| c.max_body_bytes = n,
+            set: Number::MaxBodyBytes,
         },
         "Largest request body (0 = unlimited, default; 413 beyond)"
     ),
     opt!(
         "--methods LIST",
         "CANNED_METHODS",
-        Kind::Methods(|c, m| c.methods = m),
+        Kind::Methods,
         "Answer only these methods, comma-separated (default every\n\
          method; 405 for others)"
     ),
     opt!(
         "--header-timeout D",
         "CANNED_HEADER_TIMEOUT",
-        Kind::Duration(|c, ms| c.timeouts.header = ms),
+        Kind::Duration(Number::HeaderTimeout),
         "The whole head must arrive within D (default 10s; 408)"
     ),
     opt!(
         "--idle-timeout D",
         "CANNED_IDLE_TIMEOUT",
-        Kind::Duration(|c, ms| c.timeouts.idle = ms),
+        Kind::Duration(Number::IdleTimeout),
         "Close a silent connection after D (default 60s)"
     ),
     opt!(
         "--write-timeout D",
         "CANNED_WRITE_TIMEOUT",
-        Kind::Duration(|c, ms| c.timeouts.write = ms),
+        Kind::Duration(Number::WriteTimeout),
         "Close a client that does not read for D (default 30s)"
     ),
     opt!(
         "--shutdown-timeout D",
         "CANNED_SHUTDOWN_TIMEOUT",
-        Kind::Duration(|c, ms| c.shutdown_timeout = Duration::from_millis(ms)),
+        Kind::Duration(Number::ShutdownTimeout),
         "On SIGTERM/SIGINT, wait at most D for responses in flight\n\
          (default 5s)"
     ),
     opt!(
         "--delay D",
         "CANNED_DELAY",
-        Kind::Duration(|c, ms| c.delay = ms),
+        Kind::Duration(Number::Delay),
         "Hold each batch of responses for D (latency simulation)",
         section: "Test-endpoint features"
     ),
     opt!(
         "--access-log",
         "CANNED_ACCESS_LOG",
-        Kind::Switch(|c| c.access_log = true),
+        Kind::Switch(Toggle::AccessLog),
         "One line per request on stdout (never for the --health path)"
     ),
     opt!(
         "--stats PATH",
         "CANNED_STATS",
-        Kind::Path(|c, p| c.stats = Some(p)),
+        Kind::Path(Text::Stats),
         "Answer PATH with JSON counters summed over workers (every 100 ms)"
     ),
     opt!(
         "--metrics PATH",
         "CANNED_METRICS",
-        Kind::Path(|c, p| c.metrics = Some(p)),
+        Kind::Path(Text::Metrics),
         "Answer PATH with the same counters in Prometheus text format"
     ),
     opt!(
         "--quiet",
         "CANNED_QUIET",
-        Kind::Switch(|c| c.quiet = true),
+        Kind::Switch(Toggle::Quiet),
         "Print only errors and warnings",
         section: "Other"
     ),
@@ -777,26 +875,29 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
 #[inline(never)]
 fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, String> {
     match kind {
-        Kind::Switch(set) => set(c),
-        Kind::Count { min, max, set } => set(c, count(v, min.into(), max)?),
-        Kind::Size { min, max, set } => set(c, size(v, min.into(), max)?),
-        Kind::Duration(set) => set(c, duration(v)?),
+        Kind::Switch(set) => set.set(c),
+        Kind::Count { min, max, set } => set.set(c, count(v, min.into(), max)?),
+        Kind::Size { min, max, set } => set.set(c, size(v, min.into(), max)?),
+        Kind::Duration(set) => set.set(c, duration(v)?),
         Kind::Path(set) => {
             check_path(v)?;
-            set(c, v.into());
+            set.set(c, v);
             return Ok(Some(v));
         }
-        Kind::File(set) => set(c, read_file(v)?),
-        Kind::Address(set) => set(c, parse_listen(v)?),
-        Kind::Header(set) => set(c, header(v)?),
-        Kind::FieldValue(set) => set(c, field_value(v)?.into()),
-        Kind::Route(set) => {
+        Kind::FieldValue(set) => set.set(c, field_value(v)?),
+        Kind::Text(set) => set.set(c, v),
+        Kind::File(set) => set.set(c, read_file(v)?),
+        Kind::Address => c.listen.push(parse_listen(v)?),
+        Kind::Header => {
+            let line = header(v)?;
+            c.routes[0].spec.headers.push(line);
+        }
+        Kind::Route => {
             let r = route(v, &c.routes[0].spec)?;
-            set(c, r);
+            c.routes.push(r);
             return Ok(v.split_once('=').map(|(path, _)| path));
         }
-        Kind::Methods(set) => set(c, methods(v)?),
-        Kind::Text(set) => set(c, v),
+        Kind::Methods => c.methods = methods(v)?,
     }
     Ok(None)
 }
@@ -1633,11 +1734,11 @@ mod tests {
             Kind::Duration(_) => pair("1s", "2s"),
             Kind::Path(_) => pair("/env", "/flag"),
             Kind::File(_) => (file("env"), file("flag")),
-            Kind::Address(_) => pair("127.0.0.1:1,127.0.0.1:3", "127.0.0.1:2"),
-            Kind::Header(_) => pair("X-Env: 1\nX-Env-2: 1", "X-Flag: 2"),
+            Kind::Address => pair("127.0.0.1:1,127.0.0.1:3", "127.0.0.1:2"),
+            Kind::Header => pair("X-Env: 1\nX-Env-2: 1", "X-Flag: 2"),
             Kind::FieldValue(_) | Kind::Text(_) => pair("env", "flag"),
-            Kind::Route(_) => pair("/env=200\n/env2=200", "/flag=201"),
-            Kind::Methods(_) => pair("GET", "POST,PUT"),
+            Kind::Route => pair("/env=200\n/env2=200", "/flag=201"),
+            Kind::Methods => pair("GET", "POST,PUT"),
         }
     }
 
