@@ -1194,6 +1194,24 @@ mod tests {
         run_env(args, &[])
     }
 
+    /// Arguments, environment, and the start of the one-line error they give.
+    type ErrorCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
+    fn assert_errors(cases: &[ErrorCase]) {
+        for (args, env, want) in cases {
+            let e = run_env(args, env).unwrap_err();
+            assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    /// An empty scratch directory for this test process.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("canned-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     fn tcp(a: &str) -> Listen {
         Listen::Tcp(a.parse().unwrap())
     }
@@ -1360,7 +1378,7 @@ mod tests {
     #[test]
     fn bad_values_name_the_flag_and_what_is_wrong() {
         let none: &[(&str, &str)] = &[];
-        for (args, env, want) in [
+        let cases: &[ErrorCase] = &[
             (
                 &["--port", "x"][..],
                 none,
@@ -1563,17 +1581,14 @@ mod tests {
                 ],
                 "LISTEN_FDS: 0 is out of range (1 to 64)",
             ),
-        ] {
-            let e = run_env(args, env).unwrap_err();
-            assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
-            assert!(!e.contains('\n'), "{e}");
-        }
+        ];
+        assert_errors(cases);
     }
 
     #[test]
     fn duplicates_and_conflicts_name_both() {
         let none: &[(&str, &str)] = &[];
-        for (args, env, want) in [
+        let cases: &[ErrorCase] = &[
             (
                 &["--body", "a", "--body", "b"][..],
                 none,
@@ -1637,10 +1652,8 @@ mod tests {
                 none,
                 "--route: path /a is given twice",
             ),
-        ] {
-            let e = run_env(args, env).unwrap_err();
-            assert!(e.starts_with(want), "{args:?} {env:?}: {e}");
-        }
+        ];
+        assert_errors(cases);
         let many: Vec<String> = (0..=usize::from(MAX_ROUTES))
             .map(|i| format!("/{i}=200"))
             .collect();
@@ -1753,8 +1766,7 @@ mod tests {
     /// value (a repeatable flag, the whole list).
     #[test]
     fn a_flag_replaces_its_variable_for_every_option() {
-        let dir = std::env::temp_dir().join(format!("canned-precedence-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("precedence");
         for o in OPTIONS {
             let (env_value, flag_value) = samples(o, &dir);
             let mut args = Vec::new();
@@ -1785,8 +1797,7 @@ mod tests {
     /// or both from variables; otherwise the flag wins.
     #[test]
     fn conflicting_options_for_every_pair() {
-        let dir = std::env::temp_dir().join(format!("canned-conflicts-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("conflicts");
         let mut pairs = 0;
         for (i, a) in OPTIONS.iter().enumerate() {
             for b in OPTIONS.iter().skip(i + 1).filter(|b| a.conflicts_with(b)) {
