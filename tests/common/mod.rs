@@ -40,6 +40,8 @@ pub fn read_to_eof(s: &mut TcpStream) -> Vec<u8> {
             Ok(0) => return out,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return out,
+            // A signal caught while blocked with a receive timeout is EINTR, not a restart.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => panic!("read failed after {} bytes: {e}", out.len()),
         }
     }
