@@ -317,3 +317,38 @@ fn listen_fds_for_another_process_are_ignored() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The Kubernetes manifest's environment with the image's command line, read from
+/// contrib/kubernetes.yaml and contrib/Dockerfile, plus the service-link variables Kubernetes
+/// adds for a Service named `canned`: a valid configuration (it crash-looped when `--health`
+/// and `CANNED_HEALTH` were both counted).
+#[test]
+fn kubernetes_manifest_with_the_image_command_is_a_valid_configuration() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let manifest = std::fs::read_to_string(format!("{root}/contrib/kubernetes.yaml")).unwrap();
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = manifest
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- {name: "))
+        .filter_map(|l| l.strip_suffix('}')?.split_once(", value: "))
+        .map(|(k, v)| (k.into(), v.trim_matches('"').into()))
+        .collect();
+    assert!(env.iter().any(|(k, _)| k == "CANNED_HEALTH"), "{env:?}");
+    for (k, v) in [
+        ("CANNED_PORT", "tcp://10.0.0.11:80"),
+        ("CANNED_SERVICE_HOST", "10.0.0.11"),
+        ("CANNED_PORT_80_TCP", "tcp://10.0.0.11:80"),
+    ] {
+        env.push((k.into(), v.into()));
+    }
+    let dockerfile = std::fs::read_to_string(format!("{root}/contrib/Dockerfile")).unwrap();
+    let cmd = dockerfile
+        .lines()
+        .find_map(|l| l.strip_prefix("CMD ["))
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap();
+    let args: Vec<&str> = cmd.split(',').map(|a| a.trim().trim_matches('"')).collect();
+    match canned::config::Config::from_args(args, &env) {
+        Ok(canned::config::Command::Run(c)) => assert_eq!(c.routes.len(), 2),
+        other => panic!("{other:?}"),
+    }
+}
