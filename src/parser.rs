@@ -31,7 +31,7 @@
 //! | `Transfer-Encoding` with `Content-Length` | rejected, 400 | §6.3 (3): a smuggling vector, rejected rather than repaired |
 //! | `Transfer-Encoding` in HTTP/1.0 | rejected, 400 | §6.1: HTTP/1.0 framing cannot be trusted |
 //! | final transfer coding not `chunked`, or `chunked` twice | rejected, 400 | §6.3 (4), §6.1 |
-//! | a transfer coding other than chunked/gzip/deflate/compress | rejected, 501 | §6.1 |
+//! | a transfer coding other than chunked/gzip/deflate/compress | rejected, 501, once the head is complete: any 400 of the head wins | §6.1 |
 //! | `chunked` present but not final, with an unknown coding too | rejected, 400, not 501 | §6.3 (4): the length cannot be known, so the framing error wins |
 //! | `Expect` other than `100-continue` | rejected, 417 | RFC 9110 §10.1.1 |
 

@@ -210,6 +210,8 @@ const CASES: &[(&str, &[u8], Want)] = &[
     ("TE chunked then br, chunked field: 400", b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: br, chunked\r\n\r\n", Err(Error::ChunkedNotFinal)),
     ("TE chunked;x with unknown: 400", b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: br, chunked;x=1\r\n\r\n", Err(Error::ChunkedNotFinal)),
     ("TE unknown with CL: 400", b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: br\r\n\r\n", Err(Error::ContentLengthWithTransferEncoding)),
+    ("TE unknown then a bad field: 400", b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: br\r\nBad Name: x\r\n\r\n", Err(Error::InvalidHeaderName)),
+    ("TE unknown without Host: 400", b"POST / HTTP/1.1\r\nTransfer-Encoding: br\r\n\r\n", Err(Error::MissingHost)),
     ("TE unknown in HTTP/1.0: 400", b"POST / HTTP/1.0\r\nTransfer-Encoding: br\r\n\r\n", Err(Error::TransferEncodingHttp10)),
     ("TE chunked with param", b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked;q=1\r\n\r\n", Err(Error::ChunkedNotFinal)),
     ("TE xchunked", b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\n\r\n", Err(Error::UnknownTransferCoding)),
