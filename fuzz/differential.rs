@@ -3,6 +3,9 @@
 //! canned may be stricter than httparse only by the rules listed in [`STRICTER`]; wherever
 //! canned accepts a head, httparse must accept the same head with the same method, target,
 //! version, header count and length.
+//!
+//! Only heads are compared: the chunk-extension grammar (RFC 9112 §7.1.1) that the chunked
+//! decoder enforces is checked by the `chunked` target and `tests/chunked.rs`.
 
 use canned::parser::{Error, Limits, Status, Version, parse_request};
 
@@ -18,7 +21,7 @@ pub const STRICTER: &[(Error, &str)] = &[
     ),
     (
         Error::InvalidTarget,
-        "canned allows only visible ASCII in targets and checks the form against the method; httparse allows obs bytes and any form",
+        "canned checks each target form against its grammar (RFC 9112 §3.2, RFC 3986 §3): origin-form is absolute-path [\"?\" query] of pchar, so `#` (a fragment), a backslash, `\"`, `<`, `>`, `^`, a backquote, `{`, `|`, `}`, brackets outside an IP-literal and a `%` without two hex digits are rejected; absolute-form is an http(s) URI whose authority is uri-host [\":\" port], not empty, without userinfo (RFC 9110 §4.2); the form must fit the method. httparse allows any visible byte (and obs bytes) and any form",
     ),
     (
         Error::InvalidRequestLine,
@@ -43,6 +46,10 @@ pub const STRICTER: &[(Error, &str)] = &[
         "two Host fields are rejected (RFC 9112 §3.2)",
     ),
     (
+        Error::InvalidHost,
+        "a Host value that is not uri-host [\":\" port] (RFC 3986 §3.2.2: IP-literal, IPv4address or reg-name; the port digits only) is rejected (RFC 9112 §3.2); httparse does not look at values",
+    ),
+    (
         Error::InvalidContentLength,
         "httparse does not interpret Content-Length",
     ),
@@ -60,11 +67,11 @@ pub const STRICTER: &[(Error, &str)] = &[
     ),
     (
         Error::ChunkedNotFinal,
-        "a final coding other than chunked is rejected (RFC 9112 §6.3)",
+        "a final coding other than chunked, or chunked twice, is rejected (RFC 9112 §6.3 (4)); when chunked is present but not final this 400 wins over an unknown coding's 501",
     ),
     (
         Error::UnknownTransferCoding,
-        "unknown transfer codings get 501 (RFC 9112 §6.1)",
+        "unknown transfer codings get 501 (RFC 9112 §6.1) when the framing is otherwise sound",
     ),
     (
         Error::ExpectationFailed,

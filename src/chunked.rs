@@ -11,12 +11,19 @@
 //! chunk-size     = 1*HEXDIG
 //! last-chunk     = 1*("0") [ chunk-ext ] CRLF
 //! chunk-ext      = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+//! chunk-ext-name = token
+//! chunk-ext-val  = token / quoted-string
+//! quoted-string  = DQUOTE *( qdtext / quoted-pair ) DQUOTE           (RFC 9110 §5.6.4)
+//! qdtext         = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text
+//! quoted-pair    = "\" ( HTAB / SP / VCHAR / obs-text )
 //! trailer-section = *( field-line CRLF )
 //! ```
 //!
-//! Strictness: CRLF only (a bare LF or CR is an error), whitespace only before a `;`, chunk
-//! sizes at most 2^60, a chunk-size line at most [`MAX_SIZE_LINE`] bytes and a trailer section
-//! at most [`MAX_TRAILERS`] bytes.
+//! Strictness: CRLF only (a bare LF or CR is an error); extensions follow the grammar above
+//! exactly (a bare `;`, a name or token value with a non-tchar byte, an unterminated
+//! quoted-string or a quoted-pair escaping a control byte is an error, and whitespace is
+//! allowed only where BWS is); chunk sizes at most 2^60, a chunk-size line at most
+//! [`MAX_SIZE_LINE`] bytes and a trailer section at most [`MAX_TRAILERS`] bytes.
 
 use crate::parser::{Error, TCHAR, VALUE};
 
@@ -29,8 +36,21 @@ pub const MAX_TRAILERS: u32 = 8192;
 enum State {
     SizeStart,
     Size,
-    SizeWs,
-    Ext,
+    /// BWS that must be followed by ";" (after the size or a complete extension).
+    BwsBeforeSemi,
+    /// After ";" and BWS, before the name.
+    ExtNameStart,
+    ExtName,
+    /// BWS after a name: "=" or ";" must follow.
+    ExtAfterName,
+    /// After "=" and BWS, before the value.
+    ExtValueStart,
+    ExtToken,
+    ExtQuoted,
+    /// After the "\" of a quoted-pair.
+    ExtEscape,
+    /// After the closing DQUOTE.
+    ExtQuoteEnd,
     SizeLf,
     Data,
     DataCr,
@@ -93,7 +113,13 @@ impl ChunkedDecoder {
     }
 
     /// Consume the part of `input` that belongs to the body.
+    ///
+    /// Once the body has ended, every further call is an error
+    /// ([`Error::InvalidChunkData`]): the bytes offered belong to whatever follows the body.
     pub fn decode(&mut self, input: &[u8]) -> Result<Progress, Error> {
+        if self.state == State::Done {
+            return Err(Error::InvalidChunkData);
+        }
         let mut i = 0;
         while i < input.len() {
             if self.state == State::Data {
@@ -131,22 +157,84 @@ impl ChunkedDecoder {
                     }
                     self.size = self.size * 16 + d as u64;
                     self.state = Size;
-                    self.line_byte()?;
                 } else if self.state == SizeStart {
                     return Err(bad_line_byte(c, Error::InvalidChunkSize));
                 } else {
-                    self.after_size(c, Error::InvalidChunkSize)?;
+                    self.state = match c {
+                        b'\r' => SizeLf,
+                        b';' => ExtNameStart,
+                        b' ' | b'\t' => BwsBeforeSemi,
+                        _ => return Err(bad_line_byte(c, Error::InvalidChunkSize)),
+                    };
                 }
+                self.line_byte()?;
             }
-            SizeWs => match c {
-                b' ' | b'\t' => self.line_byte()?,
-                b';' => {
-                    self.state = Ext;
-                    self.line_byte()?;
+            // The extension states, RFC 9112 §7.1.1: each byte either fits the grammar at
+            // this point or is an error, so the result never depends on the split.
+            BwsBeforeSemi => {
+                self.state = match c {
+                    b' ' | b'\t' => BwsBeforeSemi,
+                    b';' => ExtNameStart,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtNameStart => {
+                self.state = match c {
+                    b' ' | b'\t' => ExtNameStart,
+                    _ if TCHAR[c as usize] => ExtName,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtName | ExtAfterName => {
+                self.state = match c {
+                    _ if self.state == ExtName && TCHAR[c as usize] => ExtName,
+                    b'\r' if self.state == ExtName => SizeLf,
+                    b' ' | b'\t' => ExtAfterName,
+                    b'=' => ExtValueStart,
+                    b';' => ExtNameStart,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtValueStart => {
+                self.state = match c {
+                    b' ' | b'\t' => ExtValueStart,
+                    b'"' => ExtQuoted,
+                    _ if TCHAR[c as usize] => ExtToken,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtToken | ExtQuoteEnd => {
+                self.state = match c {
+                    _ if self.state == ExtToken && TCHAR[c as usize] => ExtToken,
+                    b'\r' => SizeLf,
+                    b' ' | b'\t' => BwsBeforeSemi,
+                    b';' => ExtNameStart,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtQuoted => {
+                self.state = match c {
+                    b'"' => ExtQuoteEnd,
+                    b'\\' => ExtEscape,
+                    // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text
+                    _ if VALUE[c as usize] => ExtQuoted,
+                    _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
+                };
+                self.line_byte()?;
+            }
+            ExtEscape => {
+                // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
+                if !VALUE[c as usize] {
+                    return Err(bad_line_byte(c, Error::InvalidChunkExt));
                 }
-                _ => return Err(bad_line_byte(c, Error::InvalidChunkExt)),
-            },
-            Ext => self.after_size(c, Error::InvalidChunkExt)?,
+                self.state = ExtQuoted;
+                self.line_byte()?;
+            }
             SizeLf => {
                 if c != b'\n' {
                     return Err(Error::BareCr);
@@ -208,23 +296,9 @@ impl ChunkedDecoder {
                 }
                 self.state = Done;
             }
-            Done => unreachable!("decode stops at the end of the body"),
+            Done => return Err(Error::InvalidChunkData),
         }
         Ok(())
-    }
-
-    /// After the size digits or inside an extension.
-    fn after_size(&mut self, c: u8, invalid: Error) -> Result<(), Error> {
-        match c {
-            b'\r' => self.state = State::SizeLf,
-            b'\n' => return Err(Error::BareLf),
-            b';' => self.state = State::Ext,
-            b' ' | b'\t' if self.state == State::Size => self.state = State::SizeWs,
-            // chunk-ext-name, "=", chunk-ext-val (token or quoted-string)
-            _ if self.state == State::Ext && VALUE[c as usize] => {}
-            _ => return Err(invalid),
-        }
-        self.line_byte()
     }
 
     fn line_byte(&mut self) -> Result<(), Error> {

@@ -48,6 +48,36 @@ const CASES: &[(&str, &[u8], Want)] = &[
     ("data CR then not LF", b"5\r\nhello\rX", Err(Error::BareCr)),
     ("bare LF in ext", b"5;a\nhello\r\n", Err(Error::BareLf)),
     ("CTL in ext", b"5;a\x01\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    // --- chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ), §7.1.1 ---
+    ("ext name only, several", b"5;a;b;c\r\nhello\r\n0\r\n\r\n", Done(21)),
+    ("ext BWS everywhere it is allowed", b"5 \t; a = b ;\tc\t=\t\"d\" ;e\r\nhello\r\n0\r\n\r\n", Done(37)),
+    ("ext token value, every tchar", b"1;n=!#$%&'*+-.^_`|~09aZ\r\na\r\n0\r\n\r\n", Done(33)),
+    ("ext quoted-pair and specials", b"1;n=\"a\\\"b\\\\c;d=e,\t\xff\"\r\na\r\n0\r\n\r\n", Done(30)),
+    ("ext empty quoted-string", b"1;n=\"\"\r\na\r\n0\r\n\r\n", Done(16)),
+    ("ext on last chunk with value", b"0;n=\"v\"\r\n\r\n", Done(11)),
+    ("bare ;", b"5;\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("bare ; on last chunk", b"0;\r\n\r\n", Err(Error::InvalidChunkExt)),
+    ("; then BWS only", b"5; \r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("empty extension between ;", b"5;a;;b\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("= without name", b"5;=b\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("name with /", b"5;a/b\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("name with @", b"5;a@b=c\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("name with obs-text", b"5;caf\xe9\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("name with ,", b"5;a,b\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("= and no value", b"5;a=\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("two values", b"5;a=b=c\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("token value with (", b"5;a=b(c\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("space inside a name", b"5;a b\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("BWS before CRLF after name", b"5;a \r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("BWS before CRLF after value", b"5;a=b\t\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("unterminated quoted-string", b"5;a=\"bc\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("quoted-string, bare LF inside", b"5;a=\"b\nhello\r\n", Err(Error::BareLf)),
+    ("quoted-string, CTL inside", b"5;a=\"b\x01\"\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("quoted-string, DEL inside", b"5;a=\"b\x7f\"\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("quoted-pair escaping a CTL", b"5;a=\"\\\x01\"\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("quoted-pair escaping CR", b"5;a=\"\\\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("text after the closing quote", b"5;a=\"b\"c\r\nhello\r\n", Err(Error::InvalidChunkExt)),
+    ("quote inside a token value", b"5;a=b\"c\"\r\nhello\r\n", Err(Error::InvalidChunkExt)),
     ("bare LF ending", b"0\r\n\n", Err(Error::BareLf)),
     ("bare CR ending", b"0\r\n\rX", Err(Error::BareCr)),
     ("trailer obs-fold", b"0\r\nX: 1\r\n 2\r\n\r\n", Err(Error::InvalidTrailer)),
@@ -107,6 +137,17 @@ fn long_size_line_and_trailers_are_bounded() {
         ChunkedDecoder::new().decode(&ext),
         Result::Err(Error::InvalidChunkExt)
     );
+    let mut quoted = b"1;a=\"".to_vec();
+    quoted.extend(std::iter::repeat_n(b'q', 5000));
+    assert_eq!(
+        ChunkedDecoder::new().decode(&quoted),
+        Result::Err(Error::InvalidChunkExt)
+    );
+    // Exactly at the bound, extensions are accepted.
+    let mut fit = b"1;a=".to_vec();
+    fit.extend(std::iter::repeat_n(b'v', 4096 - 4 - 1));
+    fit.extend_from_slice(b"\r\na\r\n0\r\n\r\n");
+    assert!(ChunkedDecoder::new().decode(&fit).unwrap().done);
     let mut zeros = vec![b'0'; 5000];
     zeros.extend_from_slice(b"\r\n\r\n");
     assert_eq!(
@@ -132,4 +173,19 @@ fn large_chunk_is_skipped_in_bulk() {
     assert_eq!((p.consumed, p.done), (0x100000, false));
     let p = d.decode(b"\r\n0\r\n\r\nNEXT").unwrap();
     assert_eq!((p.consumed, p.done), (7, true));
+}
+
+#[test]
+fn decode_after_the_end_is_an_error_not_a_panic() {
+    let mut d = ChunkedDecoder::new();
+    let p = d.decode(b"0\r\n\r\nGET").unwrap();
+    assert_eq!((p.consumed, p.done), (5, true));
+    assert!(d.is_done());
+    for more in [&b"GET"[..], b"", b"0\r\n\r\n"] {
+        assert_eq!(
+            d.decode(more),
+            Result::Err(Error::InvalidChunkData),
+            "{more:?}"
+        );
+    }
 }

@@ -64,6 +64,16 @@ fn vectors() -> Vec<(&'static str, String, Want)> {
         ("TE upper case", format!("{post}Transfer-Encoding: CHUNKED\r\n\r\n{c}{END}"), Frame(&[200, 200])),
         ("TE trailing OWS", format!("{post}Transfer-Encoding: chunked \t\r\n\r\n{c}{END}"), Frame(&[200, 200])),
         ("TE gzip, chunked", format!("{post}Transfer-Encoding: gzip, chunked\r\n\r\n{c}{END}"), Frame(&[200, 200])),
+        // Coding order before an unknown coding: chunked present but not final is a 400
+        // (§6.3 (4)) whatever else the list holds; 501 only once the framing is sound.
+        ("TE chunked, identity", format!("{post}Transfer-Encoding: chunked, identity\r\n\r\n{c}"), Reject(400)),
+        ("TE chunked then identity field", format!("{post}Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n{c}"), Reject(400)),
+        ("TE identity, chunked, gzip", format!("{post}Transfer-Encoding: identity, chunked, gzip\r\n\r\n{c}"), Reject(400)),
+        ("TE chunked then br, chunked field", format!("{post}Transfer-Encoding: chunked\r\nTransfer-Encoding: br, chunked\r\n\r\n{c}"), Reject(400)),
+        ("TE br, chunked", format!("{post}Transfer-Encoding: br, chunked\r\n\r\n{c}"), Reject(501)),
+        ("TE br then chunked field", format!("{post}Transfer-Encoding: br\r\nTransfer-Encoding: chunked\r\n\r\n{c}"), Reject(501)),
+        ("TE identity with CL", format!("{post}Transfer-Encoding: identity\r\nContent-Length: 33\r\n\r\n{H}"), Reject(400)),
+        ("TE identity in HTTP/1.0", format!("POST / HTTP/1.0\r\nTransfer-Encoding: identity\r\nContent-Length: 33\r\n\r\n{H}"), Reject(400)),
         // A name that is not Transfer-Encoding frames no body: the chunk line is the next
         // "request" and is rejected before the hidden request is reached.
         ("Transfer_Encoding", format!("{post}Transfer_Encoding: chunked\r\n\r\n{c}"), Frame(&[200, 400])),
@@ -83,6 +93,19 @@ fn vectors() -> Vec<(&'static str, String, Want)> {
         ("ext CTL", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a\x01\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
         ("trailer obs-fold", format!("{post}Transfer-Encoding: chunked\r\n\r\n0\r\nX: 1\r\n {H}\r\n\r\n"), Reject(400)),
         ("trailer bare LF", format!("{post}Transfer-Encoding: chunked\r\n\r\n0\r\nX: 1\n\r\n{H}"), Reject(400)),
+        // Chunk extensions (§7.1.1): a parser that skips to the next LF, or lets a
+        // quoted-string run past CRLF, would frame these differently.
+        ("ext bare ;", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext ;;", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;;a\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext name with /", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a/b\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext value with (", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=(\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext unterminated quoted-string", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=\"b\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext quoted-string over CRLF", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=\"\r\n\"\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext escaped CR", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=\"\\\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext text after quote", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=\"b\"c\r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext trailing BWS", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a \r\n{H}\r\n0\r\n\r\n"), Reject(400)),
+        ("ext bare ; on last chunk", format!("{post}Transfer-Encoding: chunked\r\n\r\n0;\r\n\r\n{H}"), Reject(400)),
+        ("ext quoted ; = and escaped quote", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=\"x;y=\\\"0\\\"\\r\" ; b = c\r\n{H}\r\n0\r\n\r\n{END}"), Frame(&[200, 200])),
         ("extensions", format!("{post}Transfer-Encoding: chunked\r\n\r\n21;a=b;c=\"d e\"\r\n{H}\r\n0;z\r\n\r\n{END}"), Frame(&[200, 200])),
         ("BWS before ;", format!("{post}Transfer-Encoding: chunked\r\n\r\n21 ;a\r\n{H}\r\n0\r\n\r\n{END}"), Frame(&[200, 200])),
         ("trailers", format!("{post}Transfer-Encoding: chunked\r\n\r\n21\r\n{H}\r\n0\r\nX-Trailer: {H}\r\n\r\n{END}").replace("X-Trailer: GET /hidden HTTP/1.1\r\nHost: a\r\n\r\n\r\n", "X-Trailer: a\r\n\r\n"), Frame(&[200, 200])),
