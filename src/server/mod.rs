@@ -14,7 +14,7 @@ mod signals;
 mod stats;
 mod worker;
 
-pub use listen::raise_fd_limit;
+pub use listen::{adopt_listen_fds, raise_fd_limit};
 pub use stats::Summary;
 
 use crate::config::{Config, Listen};
@@ -34,6 +34,14 @@ struct Shared {
     wake_r: UnixStream,
     wake_w: UnixStream,
     open: AtomicUsize,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Before `wake_w` closes: a signal arriving later must not write to a closed (or
+        // reused) fd.
+        signals::uninstall(self.wake_w.as_raw_fd());
+    }
 }
 
 /// A bound server, not yet serving. See [`Server::bind`].
@@ -59,6 +67,8 @@ pub struct Server {
     /// listeners[worker][address]
     listeners: Vec<Vec<Socket>>,
     addrs: Vec<Listen>,
+    ipv4_fallbacks: Vec<std::net::SocketAddr>,
+    unix_files: Vec<listen::UnixSocketFile>,
     shared: Arc<Shared>,
 }
 
@@ -67,21 +77,25 @@ pub struct Handle {
     addrs: Vec<Listen>,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<Summary>>,
-    unix: Vec<std::path::PathBuf>,
+    /// Removed when the handle is dropped, after the workers have stopped.
+    #[expect(dead_code, reason = "held for its Drop")]
+    unix_files: Vec<listen::UnixSocketFile>,
 }
 
 impl Server {
     /// Bind every listener (the real port is known once this returns).
     pub fn bind(config: Config) -> io::Result<Server> {
         let workers = config.workers.max(1);
-        let (listeners, addrs) = listen::bind_all(&config, workers)?;
+        let bound = listen::bind_all(&config, workers)?;
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
         wake_w.set_nonblocking(true)?;
         Ok(Server {
             config: Arc::new(config),
-            listeners,
-            addrs,
+            listeners: bound.listeners,
+            addrs: bound.addrs,
+            ipv4_fallbacks: bound.ipv4_fallbacks,
+            unix_files: bound.unix_files,
             shared: Arc::new(Shared {
                 published: std::sync::Mutex::new(vec![Summary::default(); workers]),
                 stop: AtomicBool::new(false),
@@ -95,6 +109,12 @@ impl Server {
     /// The bound addresses, with real ports.
     pub fn addrs(&self) -> &[Listen] {
         &self.addrs
+    }
+
+    /// Whether `addr` (one of [`addrs`](Server::addrs)) is `0.0.0.0` because `[::]` was asked
+    /// for on a host without IPv6: it serves IPv4 clients only.
+    pub fn is_ipv4_fallback(&self, addr: &Listen) -> bool {
+        matches!(addr, Listen::Tcp(a) if self.ipv4_fallbacks.contains(a))
     }
 
     /// Stop on SIGTERM and SIGINT (for the binary; one server per process).
@@ -113,6 +133,9 @@ impl Server {
     pub fn run(self) -> io::Result<Summary> {
         let (handle, first) = self.start(true)?;
         let mut total = first.map(|w| w.run()).unwrap_or_default();
+        // The inline worker also returns when its poll fails: stop the others rather than
+        // wait for them forever.
+        wake(&handle.shared);
         let rest = handle.join();
         total.connections += rest.connections;
         total.stats.add(&rest.stats);
@@ -143,20 +166,12 @@ impl Server {
                     .spawn(move || w.run())
             })
             .collect::<io::Result<Vec<_>>>()?;
-        let unix = self
-            .addrs
-            .iter()
-            .filter_map(|a| match a {
-                Listen::Unix(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
         Ok((
             Handle {
                 addrs: self.addrs,
                 shared: self.shared,
                 threads,
-                unix,
+                unix_files: self.unix_files,
             },
             first,
         ))
@@ -196,9 +211,6 @@ impl Handle {
                 total.stats.add(&s.stats);
             }
         }
-        for p in &self.unix {
-            let _ = std::fs::remove_file(p);
-        }
         total
     }
 }
@@ -210,9 +222,6 @@ impl Drop for Handle {
             for t in self.threads.drain(..) {
                 let _ = t.join();
             }
-        }
-        for p in &self.unix {
-            let _ = std::fs::remove_file(p);
         }
     }
 }
