@@ -318,6 +318,34 @@ fn with_reuse_port_a_second_process_shares_the_address() {
 }
 
 #[test]
+fn servers_that_both_ask_for_reuse_port_share_whatever_their_worker_counts() {
+    // One worker alone needs no SO_REUSEPORT, so without the opt-in it takes none.
+    for (first, second) in [(1, 1), (1, 2), (2, 1)] {
+        let a = serve(Config {
+            reuse_port: true,
+            ..config("127.0.0.1:0", first, "a")
+        });
+        let addr = a.tcp_addr().unwrap();
+        let b = serve(Config {
+            reuse_port: true,
+            ..config(&addr.to_string(), second, "b")
+        });
+        // 40 connections miss one server with probability below 2 * (2/3)^40.
+        let bodies: Vec<Vec<u8>> = (0..40).map(|_| body_at(addr)).collect();
+        for want in [&b"a"[..], b"b"] {
+            assert!(
+                bodies.iter().any(|b| b == want),
+                "{first}/{second}: {want:?}"
+            );
+        }
+        for h in [a, b] {
+            h.shutdown();
+            h.join();
+        }
+    }
+}
+
+#[test]
 fn any_ipv6_address_serves_ipv4_and_ipv6_clients() {
     let (_child, _stderr, line) =
         common::spawn_listening(Command::new(bin()).args(["--listen", "[::]:0", "--workers", "2"]));
