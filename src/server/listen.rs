@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Descriptors each worker's `Poller` holds (epoll, its notifier and its timer; polling 3.x on
 /// Linux).
 const POLLER_FDS: u64 = 3;
-/// Descriptors kept for everything else: stdio, the wake-up pair, a probe socket, the files a
-/// library user has open, and room for at least a few connections.
-const RESERVED_FDS: u64 = 64;
+/// Descriptors kept for everything else: stdio, the wake-up pair, a probe socket and a few
+/// connections. Small on purpose: how many connections fit is `--max-conns`'s business.
+const RESERVED_FDS: u64 = 16;
 
 /// Everything [`bind_all`] opened.
 pub(super) struct Bound {
@@ -400,8 +400,9 @@ mod tests {
         // (workers, listeners, limit, fits)
         let cases = [
             (1, 1, Some(1024), true),
-            (240, 1, Some(1024), true),
-            (241, 1, Some(1024), false),
+            (252, 1, Some(1024), true),
+            (253, 1, Some(1024), false),
+            (1, 1, Some(64), true),
             (5000, 1, Some(20_000), false),
             (5000, 1, None, true),
             (u64::MAX, 2, Some(u64::MAX - 1), false),
