@@ -357,6 +357,75 @@ fn any_ipv6_address_serves_ipv4_and_ipv6_clients() {
     }
 }
 
+/// Make socket(AF_INET6, ...) fail with EAFNOSUPPORT in the child, as on a kernel built
+/// without IPv6: a seccomp filter installed between fork and exec.
+fn without_ipv6(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // The low 32 bits of the syscall's first argument in `struct seccomp_data`.
+    const ARG0_LOW: u32 = if cfg!(target_endian = "little") {
+        16
+    } else {
+        20
+    };
+    let stmt = |code: u32, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jump_if = |k: u32, jt: u8, jf: u8| libc::sock_filter {
+        code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+        jt,
+        jf,
+        k,
+    };
+    let filter = [
+        stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0),
+        jump_if(libc::SYS_socket as u32, 0, 3),
+        stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, ARG0_LOW),
+        jump_if(libc::AF_INET6 as u32, 0, 1),
+        stmt(
+            libc::BPF_RET | libc::BPF_K,
+            libc::SECCOMP_RET_ERRNO | libc::EAFNOSUPPORT as u32,
+        ),
+        stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW),
+    ];
+    // SAFETY: prctl(2) only, which is async-signal-safe; the filter outlives both calls (it
+    // is moved into the closure, and the kernel copies it).
+    unsafe {
+        cmd.pre_exec(move || {
+            let prog = libc::sock_fprog {
+                len: filter.len() as u16,
+                filter: filter.as_ptr().cast_mut(),
+            };
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn any_ipv6_address_falls_back_to_ipv4_on_a_host_without_ipv6() {
+    let mut cmd = Command::new(bin());
+    cmd.args(["--listen", "[::]:0", "--workers", "2"]);
+    without_ipv6(&mut cmd);
+    let (_child, _stderr, line) = common::spawn_listening(&mut cmd);
+    let addr = common::listening_addr(&line);
+    assert_eq!(
+        line,
+        format!(
+            "canned listening on 0.0.0.0:{} (IPv4 only: this host has no IPv6) (2 workers)\n",
+            addr.port()
+        )
+    );
+    let v4: SocketAddr = format!("127.0.0.1:{}", addr.port()).parse().unwrap();
+    assert_eq!(body_at(v4), b"Hello World\n");
+}
+
 #[test]
 fn inherited_fd_is_owned_by_the_listen_and_closed_once() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
