@@ -17,22 +17,41 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Where to listen.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Listen {
-    /// A TCP address (port 0 picks a free port).
+    /// A TCP address (port 0 picks a free port). The unspecified IPv6 address `[::]` is
+    /// dual-stack: IPv4 clients are served too.
     Tcp(SocketAddr),
-    /// A Unix domain socket path (removed on exit).
+    /// A Unix domain socket path. Only a stale socket there is replaced; the socket file is
+    /// removed on exit.
     Unix(std::path::PathBuf),
-    /// A listening socket inherited through systemd socket activation (`LISTEN_FDS`).
-    Fd(i32),
+    /// A listening socket inherited through systemd socket activation (`LISTEN_FDS`), or
+    /// handed over by the caller. The fd is owned: the server listens on duplicates of it, and
+    /// it is closed once, when the last `Listen` holding it is dropped.
+    Fd(Arc<std::os::fd::OwnedFd>),
 }
+
+impl PartialEq for Listen {
+    fn eq(&self, other: &Self) -> bool {
+        use std::os::fd::AsRawFd;
+        match (self, other) {
+            (Listen::Tcp(a), Listen::Tcp(b)) => a == b,
+            (Listen::Unix(a), Listen::Unix(b)) => a == b,
+            // Two live owned fds share a number only if they are the same fd.
+            (Listen::Fd(a), Listen::Fd(b)) => a.as_raw_fd() == b.as_raw_fd(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Listen {}
 
 impl std::fmt::Display for Listen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Listen::Tcp(a) => write!(f, "{a}"),
             Listen::Unix(p) => write!(f, "unix:{}", p.display()),
-            Listen::Fd(fd) => write!(f, "fd:{fd}"),
+            Listen::Fd(fd) => write!(f, "fd:{}", std::os::fd::AsRawFd::as_raw_fd(&**fd)),
         }
     }
 }
@@ -945,7 +964,8 @@ impl Config {
         if let (Some(fds), Some(pid)) = (var(env, "LISTEN_FDS")?, var(env, "LISTEN_PID")?) {
             if pid.trim() == std::process::id().to_string() {
                 let n = count(fds, 1, 64).or_else(|what| fail("LISTEN_FDS", what))?;
-                c.listen = (3..3 + n as i32).map(Listen::Fd).collect();
+                c.listen =
+                    crate::server::adopt_listen_fds(n as i32).or_else(|e| fail("LISTEN_FDS", e))?;
             }
         }
         if c.listen.is_empty() {

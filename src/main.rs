@@ -50,7 +50,12 @@ fn main() -> ExitCode {
     if !quiet {
         for a in server.addrs() {
             let shown = a.to_string();
-            eprintln!("canned listening on {shown} ({workers} workers)");
+            let note = if server.is_ipv4_fallback(a) {
+                " (IPv4 only: this host has no IPv6)"
+            } else {
+                ""
+            };
+            eprintln!("canned listening on {shown}{note} ({workers} workers)");
         }
     }
     // Unix socket files are removed by the server on its way out.

@@ -1,24 +1,22 @@
-//! The poll loop: listeners, accept, one read and one write per ready connection, coarse
-//! timers, shutdown. It moves bytes between sockets and [`Conn`]s and knows no HTTP grammar.
+//! One worker's poll loop: accept, one read and one write per ready connection, coarse timers,
+//! shutdown. It moves bytes between sockets and [`Conn`]s and knows no HTTP grammar.
 //!
-//! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
-//! `Poller`, its connections and its counters. Sockets are registered level-triggered, so
-//! steady traffic needs no `epoll_ctl`: interest changes only when a connection starts or
-//! stops having output pending, or is paused by backpressure.
+//! Sockets are registered level-triggered, so steady traffic needs no `epoll_ctl`: interest
+//! changes only when a connection starts or stops having output pending, or is paused by
+//! backpressure.
 
-use crate::config::{Config, Listen};
+use super::Shared;
+use super::stats::{Summary, stats_json};
+use crate::config::Config;
 use crate::conn::{Conn, Env, Next, Pool, Stats, Timeout};
 use crate::response::{Responses, Spec, http_date};
 use polling::{Event, Events, PollMode, Poller};
-use socket2::{Domain, SockAddr, Socket, Type};
+use socket2::Socket;
 use std::io::{self, Read};
 use std::net::Shutdown;
 use std::num::NonZeroUsize;
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
-use std::thread::JoinHandle;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 const WAKE: usize = usize::MAX - 1;
@@ -33,335 +31,6 @@ const TICK: Duration = Duration::from_millis(100);
 const LINGER: u64 = 2_000;
 /// Pause after accept fails for lack of file descriptors.
 const FD_PAUSE: u64 = 100;
-
-/// What a server did, summed over its workers.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Connections accepted.
-    pub connections: u64,
-    /// Counters.
-    pub stats: Stats,
-}
-
-impl std::fmt::Display for Summary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = &self.stats;
-        let errors: u64 = s.errors.iter().sum();
-        write!(
-            f,
-            "canned: {} connections, {} requests, {} errors",
-            self.connections, s.requests, errors
-        )?;
-        let mut sep = " (";
-        for (e, n) in crate::parser::Error::ALL.iter().zip(s.errors) {
-            if n > 0 {
-                write!(f, "{sep}{e} {n}")?;
-                sep = ", ";
-            }
-        }
-        for (name, n) in ["header_timeout", "idle_timeout", "write_timeout"]
-            .iter()
-            .zip(s.timeouts)
-        {
-            if n > 0 {
-                write!(f, "{sep}{name} {n}")?;
-                sep = ", ";
-            }
-        }
-        if sep == ", " {
-            f.write_str(")")?;
-        }
-        Ok(())
-    }
-}
-
-/// The write end of the wake-up pipe the signal handler writes to.
-static SIGNAL_FD: AtomicI32 = AtomicI32::new(-1);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    let fd = SIGNAL_FD.load(Ordering::Relaxed);
-    if fd >= 0 {
-        // SAFETY: write(2) is async-signal-safe; the buffer is a valid static byte.
-        unsafe {
-            libc::write(fd, b"s".as_ptr().cast(), 1);
-        }
-    }
-}
-
-struct Shared {
-    /// `--stats`: each worker's counters, published every tick.
-    published: std::sync::Mutex<Vec<Summary>>,
-    stop: AtomicBool,
-    wake_r: UnixStream,
-    wake_w: UnixStream,
-    open: AtomicUsize,
-}
-
-/// A bound server, not yet serving. See [`Server::bind`].
-///
-/// ```
-/// use canned::config::Config;
-/// use canned::server::Server;
-/// use std::io::{Read, Write};
-///
-/// let config = Config::default().listen("127.0.0.1:0").unwrap().body("pong\n");
-/// let server = Server::bind(config)?.spawn()?;
-/// let mut s = std::net::TcpStream::connect(server.tcp_addr().unwrap())?;
-/// s.write_all(b"GET / HTTP/1.0\r\n\r\n")?;
-/// let mut reply = String::new();
-/// s.read_to_string(&mut reply)?;
-/// assert!(reply.starts_with("HTTP/1.1 200 OK\r\n") && reply.ends_with("\r\n\r\npong\n"));
-/// server.shutdown();
-/// assert_eq!(server.join().stats.requests, 1);
-/// # std::io::Result::Ok(())
-/// ```
-pub struct Server {
-    config: Arc<Config>,
-    /// listeners[worker][address]
-    listeners: Vec<Vec<Socket>>,
-    addrs: Vec<Listen>,
-    shared: Arc<Shared>,
-}
-
-/// A running server: its addresses, and how to stop it.
-pub struct Handle {
-    addrs: Vec<Listen>,
-    shared: Arc<Shared>,
-    threads: Vec<JoinHandle<Summary>>,
-    unix: Vec<std::path::PathBuf>,
-}
-
-impl Server {
-    /// Bind every listener (the real port is known once this returns).
-    pub fn bind(config: Config) -> io::Result<Server> {
-        let workers = config.workers.max(1);
-        let mut listeners: Vec<Vec<Socket>> = (0..workers).map(|_| Vec::new()).collect();
-        let mut addrs = Vec::new();
-        for l in &config.listen {
-            match l {
-                Listen::Tcp(want) => {
-                    let mut addr = *want;
-                    for w in listeners.iter_mut() {
-                        let s = tcp_listener(addr, config.backlog, workers > 1)?;
-                        if addr.port() == 0 {
-                            addr = s
-                                .local_addr()?
-                                .as_socket()
-                                .ok_or_else(|| io::Error::other("no socket address"))?;
-                        }
-                        w.push(s);
-                    }
-                    addrs.push(Listen::Tcp(addr));
-                }
-                Listen::Fd(fd) => {
-                    // SAFETY: systemd passes these fds to this process alone (LISTEN_PID); each
-                    // is adopted once.
-                    let s = unsafe { <Socket as std::os::fd::FromRawFd>::from_raw_fd(*fd) };
-                    s.set_nonblocking(true)?;
-                    s.set_cloexec(true)?;
-                    let shown = match s.local_addr()?.as_socket() {
-                        Some(a) => Listen::Tcp(a),
-                        None => l.clone(),
-                    };
-                    for w in listeners.iter_mut() {
-                        w.push(s.try_clone()?);
-                    }
-                    addrs.push(shown);
-                }
-                Listen::Unix(path) => {
-                    // One socket shared by every worker (SO_REUSEPORT is for TCP/UDP).
-                    let _ = std::fs::remove_file(path);
-                    let s = Socket::new(Domain::UNIX, Type::STREAM, None)?;
-                    s.bind(&SockAddr::unix(path)?)?;
-                    s.listen(config.backlog)?;
-                    s.set_nonblocking(true)?;
-                    for w in listeners.iter_mut() {
-                        w.push(s.try_clone()?);
-                    }
-                    addrs.push(l.clone());
-                }
-            }
-        }
-        let (wake_r, wake_w) = UnixStream::pair()?;
-        wake_r.set_nonblocking(true)?;
-        wake_w.set_nonblocking(true)?;
-        Ok(Server {
-            config: Arc::new(config),
-            listeners,
-            addrs,
-            shared: Arc::new(Shared {
-                published: std::sync::Mutex::new(vec![Summary::default(); workers]),
-                stop: AtomicBool::new(false),
-                wake_r,
-                wake_w,
-                open: AtomicUsize::new(0),
-            }),
-        })
-    }
-
-    /// The bound addresses, with real ports.
-    pub fn addrs(&self) -> &[Listen] {
-        &self.addrs
-    }
-
-    /// Stop on SIGTERM and SIGINT (for the binary; one server per process).
-    pub fn stop_on_signals(&self) -> io::Result<()> {
-        SIGNAL_FD.store(self.shared.wake_w.as_raw_fd(), Ordering::Relaxed);
-        for sig in [libc::SIGTERM, libc::SIGINT] {
-            // SAFETY: a zeroed sigaction is valid; the handler only calls write(2).
-            let rc = unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as *const () as usize;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                libc::sigaction(sig, &sa, std::ptr::null_mut())
-            };
-            if rc != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
-        // SAFETY: ignoring SIGPIPE has no preconditions; writes use MSG_NOSIGNAL anyway.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        }
-        Ok(())
-    }
-
-    /// Serve on worker threads; return at once.
-    pub fn spawn(self) -> io::Result<Handle> {
-        let (handle, first) = self.start(false)?;
-        debug_assert!(first.is_none());
-        Ok(handle)
-    }
-
-    /// Serve, with worker 0 on the calling thread, until stopped; return the summary.
-    pub fn run(self) -> io::Result<Summary> {
-        let (handle, first) = self.start(true)?;
-        let mut total = first.map(|w| w.run()).unwrap_or_default();
-        let rest = handle.join();
-        total.connections += rest.connections;
-        total.stats.add(&rest.stats);
-        Ok(total)
-    }
-
-    fn start(self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
-        let mut workers = Vec::new();
-        for (id, listeners) in self.listeners.into_iter().enumerate() {
-            workers.push(Worker::new(
-                id,
-                listeners,
-                self.config.clone(),
-                self.shared.clone(),
-            )?);
-        }
-        let first = if inline_first {
-            Some(workers.remove(0))
-        } else {
-            None
-        };
-        let threads = workers
-            .into_iter()
-            .enumerate()
-            .map(|(i, w)| {
-                std::thread::Builder::new()
-                    .name(format!("canned-{}", i + usize::from(inline_first)))
-                    .spawn(move || w.run())
-            })
-            .collect::<io::Result<Vec<_>>>()?;
-        let unix = self
-            .addrs
-            .iter()
-            .filter_map(|a| match a {
-                Listen::Unix(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
-        Ok((
-            Handle {
-                addrs: self.addrs,
-                shared: self.shared,
-                threads,
-                unix,
-            },
-            first,
-        ))
-    }
-}
-
-impl Handle {
-    /// The bound addresses, with real ports.
-    pub fn addrs(&self) -> &[Listen] {
-        &self.addrs
-    }
-
-    /// The first TCP address.
-    pub fn tcp_addr(&self) -> Option<std::net::SocketAddr> {
-        self.addrs.iter().find_map(|a| match a {
-            Listen::Tcp(a) => Some(*a),
-            _ => None,
-        })
-    }
-
-    /// Connections open now, over all workers.
-    pub fn open_connections(&self) -> usize {
-        self.shared.open.load(Ordering::Relaxed)
-    }
-
-    /// Begin a graceful shutdown (as SIGTERM does).
-    pub fn shutdown(&self) {
-        wake(&self.shared);
-    }
-
-    /// Wait for every worker to finish; return the summed counters.
-    pub fn join(mut self) -> Summary {
-        let mut total = Summary::default();
-        for t in self.threads.drain(..) {
-            if let Ok(s) = t.join() {
-                total.connections += s.connections;
-                total.stats.add(&s.stats);
-            }
-        }
-        for p in &self.unix {
-            let _ = std::fs::remove_file(p);
-        }
-        total
-    }
-}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        if !self.threads.is_empty() {
-            wake(&self.shared);
-            for t in self.threads.drain(..) {
-                let _ = t.join();
-            }
-        }
-        for p in &self.unix {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
-fn wake(shared: &Shared) {
-    shared.stop.store(true, Ordering::SeqCst);
-    let _ = io::Write::write(&mut &shared.wake_w, b"w");
-}
-
-fn tcp_listener(addr: std::net::SocketAddr, backlog: i32, reuse_port: bool) -> io::Result<Socket> {
-    let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
-    s.set_reuse_address(true)?;
-    if reuse_port {
-        s.set_reuse_port(true)?;
-    }
-    if addr.is_ipv6() {
-        s.set_only_v6(true)?;
-    }
-    s.set_nonblocking(true)?;
-    s.bind(&addr.into())
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot bind {addr}: {e}")))?;
-    s.listen(backlog)?;
-    Ok(s)
-}
 
 struct Slot {
     sock: Socket,
@@ -402,7 +71,7 @@ impl Lend {
     }
 }
 
-struct Worker {
+pub(super) struct Worker {
     poller: Poller,
     listeners: Vec<Socket>,
     /// The time accepting may resume after running out of fds, or `None` when accepting.
@@ -429,7 +98,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn new(
+    pub(super) fn new(
         id: usize,
         listeners: Vec<Socket>,
         config: Arc<Config>,
@@ -495,7 +164,7 @@ impl Worker {
         })
     }
 
-    fn run(mut self) -> Summary {
+    pub(super) fn run(mut self) -> Summary {
         self.publish();
         let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
         let mut next_tick = 0;
@@ -844,33 +513,6 @@ impl Worker {
     }
 }
 
-/// The `--stats` body.
-fn stats_json(t: &Summary, open: usize) -> String {
-    use std::fmt::Write;
-    let s = &t.stats;
-    let mut j = format!(
-        "{{\"connections_open\":{open},\"connections_total\":{},\"requests\":{},\"responses\":{{",
-        t.connections, s.requests
-    );
-    let mut sep = "";
-    for (status, n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
-        let _ = write!(j, "{sep}\"{status}\":{n}");
-        sep = ",";
-    }
-    j.push_str("},\"errors\":{");
-    sep = "";
-    for (e, n) in crate::parser::Error::ALL.iter().zip(s.errors) {
-        let _ = write!(j, "{sep}\"{e}\":{n}");
-        sep = ",";
-    }
-    let _ = writeln!(
-        j,
-        "}},\"timeouts\":{{\"header\":{},\"idle\":{},\"write\":{}}},\"bytes_in\":{},\"bytes_out\":{}}}",
-        s.timeouts[0], s.timeouts[1], s.timeouts[2], s.bytes_in, s.bytes_out
-    );
-    j
-}
-
 /// Write pending output: one `send` per batch, more only when a large body refills it.
 /// Returns false when the connection failed.
 fn flush(slot: &mut Slot, env: &mut Env<'_>) -> bool {
@@ -903,27 +545,6 @@ fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: (bool, bool)) 
         {
             slot.interest = want;
         }
-    }
-}
-
-/// Raise the soft RLIMIT_NOFILE to the hard limit (as Go's runtime does) and return it.
-pub fn raise_fd_limit() -> u64 {
-    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
-            return 1024;
-        }
-        if r.rlim_cur < r.rlim_max {
-            let want = libc::rlimit {
-                rlim_cur: r.rlim_max,
-                rlim_max: r.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
-                return want.rlim_cur;
-            }
-        }
-        r.rlim_cur
     }
 }
 

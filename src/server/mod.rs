@@ -1,0 +1,232 @@
+//! The server: listeners, workers and shutdown. A newcomer's map of where a byte goes:
+//!
+//! - `listen`: binding TCP and unix sockets, socket activation, the fd limit;
+//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::conn::Conn),
+//!   and runs its timers;
+//! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
+//! - `stats`: counters summed over workers, the `--stats` body and the exit summary.
+//!
+//! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
+//! `Poller`, its connections and its counters.
+
+mod listen;
+mod signals;
+mod stats;
+mod worker;
+
+pub use listen::{adopt_listen_fds, raise_fd_limit};
+pub use stats::Summary;
+
+use crate::config::{Config, Listen};
+use socket2::Socket;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use worker::Worker;
+
+struct Shared {
+    /// `--stats`: each worker's counters, published every tick.
+    published: std::sync::Mutex<Vec<Summary>>,
+    stop: AtomicBool,
+    wake_r: UnixStream,
+    wake_w: UnixStream,
+    open: AtomicUsize,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Before `wake_w` closes: a signal arriving later must not write to a closed (or
+        // reused) fd.
+        signals::uninstall(self.wake_w.as_raw_fd());
+    }
+}
+
+/// A bound server, not yet serving. See [`Server::bind`].
+///
+/// ```
+/// use canned::config::Config;
+/// use canned::server::Server;
+/// use std::io::{Read, Write};
+///
+/// let config = Config::default().listen("127.0.0.1:0").unwrap().body("pong\n");
+/// let server = Server::bind(config)?.spawn()?;
+/// let mut s = std::net::TcpStream::connect(server.tcp_addr().unwrap())?;
+/// s.write_all(b"GET / HTTP/1.0\r\n\r\n")?;
+/// let mut reply = String::new();
+/// s.read_to_string(&mut reply)?;
+/// assert!(reply.starts_with("HTTP/1.1 200 OK\r\n") && reply.ends_with("\r\n\r\npong\n"));
+/// server.shutdown();
+/// assert_eq!(server.join().stats.requests, 1);
+/// # std::io::Result::Ok(())
+/// ```
+pub struct Server {
+    config: Arc<Config>,
+    /// listeners[worker][address]
+    listeners: Vec<Vec<Socket>>,
+    addrs: Vec<Listen>,
+    ipv4_fallbacks: Vec<std::net::SocketAddr>,
+    unix_files: Vec<listen::UnixSocketFile>,
+    shared: Arc<Shared>,
+}
+
+/// A running server: its addresses, and how to stop it.
+pub struct Handle {
+    addrs: Vec<Listen>,
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<Summary>>,
+    /// Removed when the handle is dropped, after the workers have stopped.
+    #[expect(dead_code, reason = "held for its Drop")]
+    unix_files: Vec<listen::UnixSocketFile>,
+}
+
+impl Server {
+    /// Bind every listener (the real port is known once this returns).
+    pub fn bind(config: Config) -> io::Result<Server> {
+        let workers = config.workers.max(1);
+        let bound = listen::bind_all(&config, workers)?;
+        let (wake_r, wake_w) = UnixStream::pair()?;
+        wake_r.set_nonblocking(true)?;
+        wake_w.set_nonblocking(true)?;
+        Ok(Server {
+            config: Arc::new(config),
+            listeners: bound.listeners,
+            addrs: bound.addrs,
+            ipv4_fallbacks: bound.ipv4_fallbacks,
+            unix_files: bound.unix_files,
+            shared: Arc::new(Shared {
+                published: std::sync::Mutex::new(vec![Summary::default(); workers]),
+                stop: AtomicBool::new(false),
+                wake_r,
+                wake_w,
+                open: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// The bound addresses, with real ports.
+    pub fn addrs(&self) -> &[Listen] {
+        &self.addrs
+    }
+
+    /// Whether `addr` (one of [`addrs`](Server::addrs)) is `0.0.0.0` because `[::]` was asked
+    /// for on a host without IPv6: it serves IPv4 clients only.
+    pub fn is_ipv4_fallback(&self, addr: &Listen) -> bool {
+        matches!(addr, Listen::Tcp(a) if self.ipv4_fallbacks.contains(a))
+    }
+
+    /// Stop on SIGTERM and SIGINT (for the binary; one server per process).
+    pub fn stop_on_signals(&self) -> io::Result<()> {
+        signals::install(self.shared.wake_w.as_raw_fd())
+    }
+
+    /// Serve on worker threads; return at once.
+    pub fn spawn(self) -> io::Result<Handle> {
+        let (handle, first) = self.start(false)?;
+        debug_assert!(first.is_none());
+        Ok(handle)
+    }
+
+    /// Serve, with worker 0 on the calling thread, until stopped; return the summary.
+    pub fn run(self) -> io::Result<Summary> {
+        let (handle, first) = self.start(true)?;
+        let mut total = first.map(|w| w.run()).unwrap_or_default();
+        // The inline worker also returns when its poll fails: stop the others rather than
+        // wait for them forever.
+        wake(&handle.shared);
+        let rest = handle.join();
+        total.connections += rest.connections;
+        total.stats.add(&rest.stats);
+        Ok(total)
+    }
+
+    fn start(self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
+        let mut workers = Vec::new();
+        for (id, listeners) in self.listeners.into_iter().enumerate() {
+            workers.push(Worker::new(
+                id,
+                listeners,
+                self.config.clone(),
+                self.shared.clone(),
+            )?);
+        }
+        let first = if inline_first {
+            Some(workers.remove(0))
+        } else {
+            None
+        };
+        let threads = workers
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| {
+                std::thread::Builder::new()
+                    .name(format!("canned-{}", i + usize::from(inline_first)))
+                    .spawn(move || w.run())
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok((
+            Handle {
+                addrs: self.addrs,
+                shared: self.shared,
+                threads,
+                unix_files: self.unix_files,
+            },
+            first,
+        ))
+    }
+}
+
+impl Handle {
+    /// The bound addresses, with real ports.
+    pub fn addrs(&self) -> &[Listen] {
+        &self.addrs
+    }
+
+    /// The first TCP address.
+    pub fn tcp_addr(&self) -> Option<std::net::SocketAddr> {
+        self.addrs.iter().find_map(|a| match a {
+            Listen::Tcp(a) => Some(*a),
+            _ => None,
+        })
+    }
+
+    /// Connections open now, over all workers.
+    pub fn open_connections(&self) -> usize {
+        self.shared.open.load(Ordering::Relaxed)
+    }
+
+    /// Begin a graceful shutdown (as SIGTERM does).
+    pub fn shutdown(&self) {
+        wake(&self.shared);
+    }
+
+    /// Wait for every worker to finish; return the summed counters.
+    pub fn join(mut self) -> Summary {
+        let mut total = Summary::default();
+        for t in self.threads.drain(..) {
+            if let Ok(s) = t.join() {
+                total.connections += s.connections;
+                total.stats.add(&s.stats);
+            }
+        }
+        total
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if !self.threads.is_empty() {
+            wake(&self.shared);
+            for t in self.threads.drain(..) {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+fn wake(shared: &Shared) {
+    shared.stop.store(true, Ordering::SeqCst);
+    let _ = io::Write::write(&mut &shared.wake_w, b"w");
+}

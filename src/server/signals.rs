@@ -1,0 +1,133 @@
+//! SIGTERM and SIGINT: the handler writes one byte to the server's wake-up socket, which the
+//! workers poll.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+
+/// The write end of the wake-up pipe the signal handler writes to (-1: none).
+static SIGNAL_FD: AtomicI32 = AtomicI32::new(-1);
+/// Handlers running now: `uninstall` waits for them before the fd may close.
+static IN_HANDLER: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // write(2) may set errno; the interrupted code must find it as it left it.
+    let saved = errno::get();
+    IN_HANDLER.fetch_add(1, Ordering::SeqCst);
+    let fd = SIGNAL_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; the buffer is a valid static byte, and
+        // `uninstall` keeps `fd` open while IN_HANDLER counts this call.
+        unsafe {
+            libc::write(fd, b"s".as_ptr().cast(), 1);
+        }
+    }
+    IN_HANDLER.fetch_sub(1, Ordering::SeqCst);
+    errno::set(saved);
+}
+
+/// Install the handler for SIGTERM and SIGINT, writing to `wake_fd`; ignore SIGPIPE.
+pub(super) fn install(wake_fd: RawFd) -> io::Result<()> {
+    SIGNAL_FD.store(wake_fd, Ordering::SeqCst);
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        // SAFETY: a zeroed sigaction is valid; the handler only calls write(2) and touches
+        // atomics and errno.
+        let rc = unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    // SAFETY: ignoring SIGPIPE has no preconditions; writes use MSG_NOSIGNAL anyway.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    Ok(())
+}
+
+/// Stop the handler from writing to `wake_fd`, before it closes. A handler that already
+/// loaded the fd finishes its write first. The handler stays installed: a later signal
+/// finds no fd and does nothing (the process no longer has a server to stop).
+pub(super) fn uninstall(wake_fd: RawFd) {
+    if SIGNAL_FD
+        .compare_exchange(wake_fd, -1, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+    {
+        // A handler on this thread would have finished before we got here; one on another
+        // thread is a write(2) away from done.
+        while IN_HANDLER.load(Ordering::SeqCst) > 0 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// errno, saved and restored around the handler.
+mod errno {
+    #[cfg(any(target_os = "android", target_os = "netbsd", target_os = "openbsd"))]
+    use libc::__errno as location;
+    #[cfg(any(target_os = "linux", target_os = "emscripten", target_os = "redox"))]
+    use libc::__errno_location as location;
+    #[cfg(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "dragonfly"
+    ))]
+    use libc::__error as location;
+
+    pub(super) fn get() -> libc::c_int {
+        // SAFETY: the thread's errno location is always valid for this thread.
+        unsafe { *location() }
+    }
+
+    pub(super) fn set(v: libc::c_int) {
+        // SAFETY: as in `get`.
+        unsafe { *location() = v }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::server::Server;
+
+    /// SIGNAL_FD is process-wide: the tests that change it take turns.
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn handler_leaves_errno_as_it_found_it() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        // A write that fails is the case where write(2) sets errno: an fd number far above
+        // any fd limit gives EBADF (a closed fd could be reused by a test running alongside).
+        let before = SIGNAL_FD.swap(i32::MAX, Ordering::SeqCst);
+        for value in [0, libc::EINTR, libc::EAGAIN] {
+            errno::set(value);
+            on_signal(libc::SIGTERM);
+            assert_eq!(errno::get(), value);
+        }
+        SIGNAL_FD.store(before, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn dropping_the_server_clears_the_handlers_fd() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let config = Config::default().listen("127.0.0.1:0").unwrap();
+        let server = Server::bind(Config {
+            workers: 1,
+            ..config
+        })
+        .unwrap();
+        server.stop_on_signals().unwrap();
+        assert!(SIGNAL_FD.load(Ordering::SeqCst) >= 0);
+        drop(server);
+        assert_eq!(SIGNAL_FD.load(Ordering::SeqCst), -1);
+        // A signal now finds no fd (and no closed or reused fd to write to).
+        on_signal(libc::SIGTERM);
+    }
+}
