@@ -207,6 +207,8 @@ impl std::fmt::Display for ArgError {
     }
 }
 
+impl std::error::Error for ArgError {}
+
 fn err<T>(flag: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
     Err(ArgError(format!("{flag}: {what}")))
 }
