@@ -5,6 +5,62 @@
 //! decisions (`core` only, no allocation), the connection state machine turns decisions into
 //! slices of preformatted bytes (no sockets), and the server moves bytes between sockets and
 //! connections (no HTTP grammar).
+//!
+//! # Example
+//!
+//! Serve one body on a free loopback port, ask it once, stop:
+//!
+#![cfg_attr(feature = "server", doc = "```")]
+#![cfg_attr(not(feature = "server"), doc = "```ignore")]
+//! use canned::config::Config;
+//! use canned::server::Server;
+//! use std::io::{Read, Write};
+//!
+//! let config = Config::default().listen("127.0.0.1:0")?.body("pong\n");
+//! let server = Server::bind(config)?.spawn()?;
+//! let mut client = std::net::TcpStream::connect(server.tcp_addr().unwrap())?;
+//! client.write_all(b"GET / HTTP/1.0\r\n\r\n")?;
+//! let mut reply = String::new();
+//! client.read_to_string(&mut reply)?;
+//! assert!(reply.ends_with("\r\n\r\npong\n"));
+//! server.shutdown();
+//! assert_eq!(server.join().stats.requests, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The parser alone, without `std`:
+//!
+//! ```
+//! use canned::parser::{Limits, Status, parse_request};
+//!
+//! let head = b"GET /ping?x=1 HTTP/1.1\r\nHost: example\r\n\r\n";
+//! let Ok(Status::Complete(request)) = parse_request(head, Limits::default()) else {
+//!     panic!("a complete, valid head")
+//! };
+//! assert_eq!(request.path, b"/ping");
+//! assert!(request.keep_alive);
+//! ```
+//!
+//! # Modules
+//!
+//! | module | holds | feature |
+//! |---|---|---|
+//! | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
+//! | [`chunked`] | the chunked body decoder | always (`no_std`) |
+//! | [`check`] | invariant checks shared by the tests and the fuzz targets | always |
+//! | `response` | the response bytes, formatted once at start-up | `server` |
+//! | `conn` | one connection's life as a state machine, without sockets | `server` |
+//! | `server` | the poll loop: accept, read, write, timers, shutdown | `server` |
+//! | `config` | the command line and the environment | `server` |
+//! | `metrics` | the counters in the Prometheus text format | `server` |
+//!
+//! # Features
+//!
+//! - `server` (default): the server, the connection state machine, the command line and the
+//!   binary. Needs `std`; adds the `polling`, `socket2` and `libc` dependencies.
+//! - `std` (implied by `server`): std-only conveniences in the parser's dependencies.
+//! - Without default features (`default-features = false`) the crate is `no_std` and
+//!   allocation-free: the parser and the chunked decoder only, depending on `memchr` alone.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
@@ -14,8 +70,15 @@ pub mod chunked;
 pub mod config;
 #[cfg(feature = "server")]
 pub mod conn;
+#[cfg(feature = "server")]
+pub mod metrics;
 pub mod parser;
 #[cfg(feature = "server")]
 pub mod response;
 #[cfg(feature = "server")]
 pub mod server;
+
+/// The README's Rust snippets, compiled and run as doctests.
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

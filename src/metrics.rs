@@ -1,0 +1,241 @@
+//! The `--stats` counters in the Prometheus text exposition format (version 0.0.4).
+//!
+//! Names follow Prometheus' conventions: a `canned_` prefix, `_total` on counters, base units
+//! (bytes), one metric family per quantity with a label for the breakdown (`status`, `kind`).
+//! Every error and timeout kind is written even at zero, so that a series exists from the
+//! first scrape and `rate()` sees its first increment.
+//!
+//! ```
+//! use canned::server::Summary;
+//!
+//! let mut summary = Summary::default();
+//! summary.connections = 2;
+//! summary.stats.requests = 3;
+//! summary.stats.by_status[200] = 3;
+//! let mut body = Vec::new();
+//! canned::metrics::render(&summary, 1, &mut body);
+//! let text = String::from_utf8(body).unwrap();
+//! assert!(text.contains("\ncanned_responses_total{status=\"200\"} 3\n"));
+//! assert!(text.contains("\ncanned_connections_open 1\n"));
+//! ```
+
+use crate::parser::Error;
+use crate::server::Summary;
+use std::io::Write;
+
+/// The `Content-Type` of a metrics response: the text format, version 0.0.4.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Timeout kinds in the order of [`crate::conn::Stats::timeouts`].
+const TIMEOUT_KINDS: [&str; 3] = ["header", "idle", "write"];
+
+/// Replace `out`'s contents with `summary` (counters summed over workers) and `open`
+/// (connections open now) in the Prometheus text format.
+///
+/// Writing reuses `out`'s capacity: once it has held one rendering, the next allocates only if
+/// the text grew (a new status code seen, or a counter gaining digits).
+pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let s = &summary.stats;
+    // Writing into a Vec<u8> cannot fail: the results are ignored on purpose.
+    family(
+        out,
+        "canned_requests_total",
+        "counter",
+        "Complete request heads received.",
+    );
+    let _ = writeln!(out, "canned_requests_total {}", s.requests);
+
+    family(
+        out,
+        "canned_responses_total",
+        "counter",
+        "Responses started, by status code.",
+    );
+    for (status, n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let _ = writeln!(out, "canned_responses_total{{status=\"{status}\"}} {n}");
+    }
+
+    family(
+        out,
+        "canned_errors_total",
+        "counter",
+        "Requests rejected, by parser error kind.",
+    );
+    for (e, n) in Error::ALL.iter().zip(s.errors) {
+        let _ = writeln!(out, "canned_errors_total{{kind=\"{}\"}} {n}", e.name());
+    }
+
+    family(
+        out,
+        "canned_timeouts_total",
+        "counter",
+        "Connections closed by a timeout, by kind (header, idle, write).",
+    );
+    for (kind, n) in TIMEOUT_KINDS.iter().zip(s.timeouts) {
+        let _ = writeln!(out, "canned_timeouts_total{{kind=\"{kind}\"}} {n}");
+    }
+
+    family(
+        out,
+        "canned_connections_open",
+        "gauge",
+        "Connections open now.",
+    );
+    let _ = writeln!(out, "canned_connections_open {open}");
+
+    family(
+        out,
+        "canned_connections_total",
+        "counter",
+        "Connections accepted.",
+    );
+    let _ = writeln!(out, "canned_connections_total {}", summary.connections);
+
+    family(
+        out,
+        "canned_bytes_received_total",
+        "counter",
+        "Bytes read from clients.",
+    );
+    let _ = writeln!(out, "canned_bytes_received_total {}", s.bytes_in);
+
+    family(
+        out,
+        "canned_bytes_sent_total",
+        "counter",
+        "Bytes written to clients.",
+    );
+    let _ = writeln!(out, "canned_bytes_sent_total {}", s.bytes_out);
+}
+
+/// The `# HELP` and `# TYPE` lines that open a metric family.
+fn family(out: &mut Vec<u8>, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(summary: &Summary, open: usize) -> String {
+        let mut out = Vec::new();
+        render(summary, open, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn busy() -> Summary {
+        let mut t = Summary {
+            connections: 12,
+            ..Summary::default()
+        };
+        t.stats.requests = 3400;
+        t.stats.by_status[200] = 3399;
+        t.stats.by_status[400] = 1;
+        t.stats.errors[Error::MissingHost.index()] = 1;
+        t.stats.timeouts = [4, 5, 6];
+        t.stats.bytes_in = 123_456;
+        t.stats.bytes_out = 7_890_123;
+        t
+    }
+
+    #[test]
+    fn every_counter_has_its_sample_line() {
+        let text = rendered(&busy(), 7);
+        for line in [
+            "canned_requests_total 3400",
+            "canned_responses_total{status=\"200\"} 3399",
+            "canned_responses_total{status=\"400\"} 1",
+            "canned_errors_total{kind=\"missing_host\"} 1",
+            "canned_errors_total{kind=\"bare_lf\"} 0",
+            "canned_timeouts_total{kind=\"header\"} 4",
+            "canned_timeouts_total{kind=\"idle\"} 5",
+            "canned_timeouts_total{kind=\"write\"} 6",
+            "canned_connections_open 7",
+            "canned_connections_total 12",
+            "canned_bytes_received_total 123456",
+            "canned_bytes_sent_total 7890123",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "{line:?} missing in\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn statuses_never_seen_are_left_out() {
+        let text = rendered(&busy(), 0);
+        let statuses: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("canned_responses_total{"))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                "canned_responses_total{status=\"200\"} 3399",
+                "canned_responses_total{status=\"400\"} 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_error_kind_appears_once_even_at_zero() {
+        let text = rendered(&Summary::default(), 0);
+        for e in Error::ALL {
+            let line = format!("canned_errors_total{{kind=\"{}\"}} 0", e.name());
+            assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line}");
+        }
+    }
+
+    /// The text format's rules that a scraper rejects a body for: each family's HELP and TYPE
+    /// come once, before its samples; names and label values use the allowed characters
+    /// (label values need no escaping); the body ends with a newline.
+    #[test]
+    fn text_format_is_well_formed() {
+        let text = rendered(&busy(), 3);
+        assert!(text.ends_with('\n'));
+        let mut families: Vec<(&str, &str)> = Vec::new(); // (name, type)
+        let mut current = "";
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("# HELP ") {
+                let name = rest.split(' ').next().unwrap();
+                assert!(families.iter().all(|(n, _)| *n != name), "{name} twice");
+                current = name;
+            } else if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = rest.split_once(' ').unwrap();
+                assert_eq!(name, current, "TYPE without its HELP");
+                assert!(kind == "counter" || kind == "gauge", "{kind}");
+                assert_eq!(kind == "counter", name.ends_with("_total"), "{name}");
+                families.push((name, kind));
+            } else {
+                let (series, value) = line.rsplit_once(' ').unwrap();
+                let name = series.split('{').next().unwrap();
+                assert_eq!(name, current, "sample outside its family: {line}");
+                assert!(value.parse::<u64>().is_ok(), "{line}");
+                if let Some(labels) = series.strip_prefix(name) {
+                    let labels = labels.trim_start_matches('{').trim_end_matches('}');
+                    for c in labels.chars() {
+                        assert!(
+                            c.is_ascii_alphanumeric() || "_=\"".contains(c),
+                            "{c:?} in {line}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(families.len(), 8);
+    }
+
+    #[test]
+    fn rendering_again_reuses_the_buffer() {
+        let summary = busy();
+        let mut out = Vec::new();
+        render(&summary, 1, &mut out);
+        let first = out.clone();
+        let (ptr, capacity) = (out.as_ptr(), out.capacity());
+        render(&summary, 1, &mut out);
+        assert_eq!(out, first, "rendering replaces, never appends");
+        assert_eq!((out.as_ptr(), out.capacity()), (ptr, capacity));
+    }
+}
