@@ -27,26 +27,26 @@ pub const BODY_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Default)]
 pub struct Pool {
     // Boxed: a work area moves between the pool and a connection as a pointer, and an idle
-    // connection holds only `Option<Box<Busy>>` (8 bytes).
+    // connection holds only `Option<Box<WorkArea>>` (8 bytes).
     #[allow(clippy::vec_box)]
-    free: Vec<Box<Busy>>,
+    free: Vec<Box<WorkArea>>,
 }
 
 impl Pool {
     const KEEP: usize = 64;
     const MAX_CAPACITY: usize = 2 * HIGH_WATER;
 
-    fn take(&mut self, limits: Limits) -> Box<Busy> {
+    fn take(&mut self, limits: Limits) -> Box<WorkArea> {
         match self.free.pop() {
             Some(mut b) => {
                 b.parser = Parser::new(limits);
                 b
             }
-            None => Box::new(Busy::new(limits)),
+            None => Box::new(WorkArea::new(limits)),
         }
     }
 
-    fn put(&mut self, mut b: Box<Busy>) {
+    fn put(&mut self, mut b: Box<WorkArea>) {
         if self.free.len() >= Self::KEEP {
             return;
         }
@@ -220,11 +220,11 @@ enum Phase {
 /// The state of one connection. See the module documentation.
 ///
 /// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
-/// output pending borrows a [`Busy`] work area from the worker's [`Pool`] and gives it back
+/// output pending borrows a [`WorkArea`] from the worker's [`Pool`] and gives it back
 /// as soon as everything is answered and written.
 #[derive(Debug)]
 pub struct Conn {
-    busy: Option<Box<Busy>>,
+    work: Option<Box<WorkArea>>,
     /// Last input or output progress (ms), or when the current head started.
     active: u64,
     /// Requests answered.
@@ -236,7 +236,7 @@ pub struct Conn {
 /// What a connection holds only while it has work: the parser's place in a partial head, the
 /// body being skipped, unprocessed input and unwritten output.
 #[derive(Debug)]
-pub struct Busy {
+pub struct WorkArea {
     parser: Parser,
     body: Body,
     pending: Option<Pending>,
@@ -245,24 +245,24 @@ pub struct Busy {
     /// Pending output and how much of it is written.
     out: Vec<u8>,
     out_pos: usize,
-    /// A large body still to copy: (route, offset).
-    tail: Option<(u16, usize)>,
+    /// The rest of a large body, still to copy into `out`: (route, offset).
+    body_rest: Option<(u16, usize)>,
     /// When the current head started.
     head_since: Option<u64>,
     /// `--delay`: output is held until this time (ms), 0 when not held.
     hold_until: u64,
 }
 
-impl Busy {
-    fn new(limits: Limits) -> Busy {
-        Busy {
+impl WorkArea {
+    fn new(limits: Limits) -> WorkArea {
+        WorkArea {
             parser: Parser::new(limits),
             body: Body::None,
             pending: None,
             input: Vec::new(),
             out: Vec::new(),
             out_pos: 0,
-            tail: None,
+            body_rest: None,
             head_since: None,
             hold_until: 0,
         }
@@ -275,7 +275,7 @@ impl Busy {
         self.input.clear();
         self.out.clear();
         self.out_pos = 0;
-        self.tail = None;
+        self.body_rest = None;
         self.head_since = None;
         self.hold_until = 0;
     }
@@ -284,7 +284,7 @@ impl Busy {
     fn is_done(&self) -> bool {
         self.input.is_empty()
             && self.out_pos == self.out.len()
-            && self.tail.is_none()
+            && self.body_rest.is_none()
             && self.body == Body::None
             && self.pending.is_none()
             && !self.parser.in_progress()
@@ -299,7 +299,7 @@ impl Conn {
     /// A new connection accepted at time `now`.
     pub fn new(now: u64) -> Conn {
         Conn {
-            busy: None,
+            work: None,
             active: now,
             served: 0,
             phase: Phase::Open,
@@ -317,7 +317,7 @@ impl Conn {
             }
             return;
         }
-        let mut b = match self.busy.take() {
+        let mut b = match self.work.take() {
             Some(b) => b,
             None => env.pool.take(env.limits),
         };
@@ -330,15 +330,15 @@ impl Conn {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
         }
-        self.keep(b, env);
+        self.keep_or_return(b, env);
     }
 
     /// Keep the work area while it has work, else give it back.
-    fn keep(&mut self, b: Box<Busy>, env: &mut Env<'_>) {
+    fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
         if b.is_done() {
             env.pool.put(b);
         } else {
-            self.busy = Some(b);
+            self.work = Some(b);
         }
     }
 
@@ -349,7 +349,7 @@ impl Conn {
 
     /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
-        match &self.busy {
+        match &self.work {
             Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
             _ => &[],
         }
@@ -357,14 +357,14 @@ impl Conn {
 
     /// With `--delay`: when the held output is due (ms), if it is held.
     pub fn held_until(&self) -> Option<u64> {
-        self.busy
+        self.work
             .as_ref()
             .and_then(|b| (b.hold_until != 0).then_some(b.hold_until))
     }
 
     /// With `--delay`: release held output whose time has come. Returns whether it did.
     pub fn release_due(&mut self, now: u64) -> bool {
-        match self.busy.as_mut() {
+        match self.work.as_mut() {
             Some(b) if b.hold_until != 0 && now >= b.hold_until => {
                 b.hold_until = 0;
                 true
@@ -375,7 +375,7 @@ impl Conn {
 
     /// `n` bytes of [`Conn::output`] were written.
     pub fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
-        let Some(mut b) = self.busy.take() else {
+        let Some(mut b) = self.work.take() else {
             return;
         };
         debug_assert!(n <= b.pending_out());
@@ -387,17 +387,17 @@ impl Conn {
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
-            if let Some((route, at)) = b.tail {
+            if let Some((route, at)) = b.body_rest {
                 let body = env.responses.body(route as usize);
                 let end = body.len().min(at + BODY_CHUNK);
                 b.out.extend_from_slice(&body[at..end]);
-                b.tail = (end < body.len()).then_some((route, end));
+                b.body_rest = (end < body.len()).then_some((route, end));
             }
-            if b.tail.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
+            if b.body_rest.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
                 self.resume(&mut b, env);
             }
         }
-        self.keep(b, env);
+        self.keep_or_return(b, env);
     }
 
     /// Whether the loop should read from this connection: not after a close was decided, not
@@ -406,17 +406,17 @@ impl Conn {
         self.phase == Phase::Open
             && !self.eof
             && self
-                .busy
+                .work
                 .as_ref()
-                .is_none_or(|b| b.tail.is_none() && b.pending_out() < HIGH_WATER)
+                .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
     }
 
     /// What to do next; see [`Next`].
     pub fn next(&self) -> Next {
         let flushed = self
-            .busy
+            .work
             .as_ref()
-            .is_none_or(|b| b.pending_out() == 0 && b.tail.is_none());
+            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Open if flushed && self.eof => Next::Close { linger: false },
@@ -427,7 +427,7 @@ impl Conn {
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.busy.is_none()
+        self.work.is_none()
     }
 
     /// Requests answered so far.
@@ -437,24 +437,24 @@ impl Conn {
 
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
-        self.busy.as_ref().map_or(0, |b| b.input.len())
+        self.work.as_ref().map_or(0, |b| b.input.len())
     }
 
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
-        self.busy.as_ref().map_or(0, |b| {
-            std::mem::size_of::<Busy>() + b.input.capacity() + b.out.capacity()
+        self.work.as_ref().map_or(0, |b| {
+            std::mem::size_of::<WorkArea>() + b.input.capacity() + b.out.capacity()
         })
     }
 
     /// When this connection times out, and why.
     pub fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
-        match self.busy.as_deref() {
+        match self.work.as_deref() {
             Some(b) if b.hold_until != 0 => (b.hold_until + t.write, Timeout::Write),
-            Some(b) if b.pending_out() > 0 || b.tail.is_some() => {
+            Some(b) if b.pending_out() > 0 || b.body_rest.is_some() => {
                 (self.active + t.write, Timeout::Write)
             }
-            Some(Busy {
+            Some(WorkArea {
                 head_since: Some(since),
                 ..
             }) => (since + t.header, Timeout::Header),
@@ -467,23 +467,23 @@ impl Conn {
     pub fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
         if why == Timeout::Header && self.phase == Phase::Open {
-            if let Some(mut b) = self.busy.take() {
+            if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
                     b.input.clear();
                     emit_error(&mut b, 408, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active = env.now;
-                    self.busy = Some(b);
+                    self.work = Some(b);
                     return Next::Continue;
                 }
-                self.busy = Some(b);
+                self.work = Some(b);
             }
         }
         Next::Close { linger: false }
     }
 
     /// Process buffered input (after output drained or more input arrived).
-    fn resume(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+    fn resume(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let input = std::mem::take(&mut b.input);
         let used = self.process(b, &input, env);
         let mut input = input;
@@ -497,7 +497,7 @@ impl Conn {
 
     /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
     /// decided: later requests are not answered).
-    fn process(&mut self, b: &mut Busy, buf: &[u8], env: &mut Env<'_>) -> usize {
+    fn process(&mut self, b: &mut WorkArea, buf: &[u8], env: &mut Env<'_>) -> usize {
         let mut at = 0;
         loop {
             if self.phase != Phase::Open {
@@ -534,7 +534,7 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.tail.is_some() || b.pending_out() >= HIGH_WATER {
+                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= HIGH_WATER {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -581,7 +581,7 @@ impl Conn {
     }
 
     /// Answer the request whose head (and body) is complete.
-    fn respond(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+    fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let Some(p) = b.pending.take() else {
             return;
         };
@@ -611,7 +611,7 @@ impl Conn {
                 b.out.extend_from_slice(body);
             } else {
                 b.out.extend_from_slice(&body[..BODY_CHUNK]);
-                b.tail = Some((p.route, BODY_CHUNK));
+                b.body_rest = Some((p.route, BODY_CHUNK));
             }
         }
         if close {
@@ -624,7 +624,7 @@ impl Conn {
         }
     }
 
-    fn fail(&mut self, b: &mut Busy, e: Error, env: &mut Env<'_>) {
+    fn fail(&mut self, b: &mut WorkArea, e: Error, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
         emit_error(b, e.status(), env);
         self.phase = Phase::Closing { linger: true };
@@ -632,7 +632,7 @@ impl Conn {
 
     /// Give the work area back to the pool (before dropping the connection).
     pub fn release(&mut self, pool: &mut Pool) {
-        if let Some(b) = self.busy.take() {
+        if let Some(b) = self.work.take() {
             pool.put(b);
         }
     }
@@ -659,7 +659,7 @@ fn access_line(log: &mut Vec<u8>, r: &Responses, req: &crate::parser::Request<'_
     ]);
 }
 
-fn emit_error(b: &mut Busy, status: u16, env: &mut Env<'_>) {
+fn emit_error(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
     b.pending = None;
     b.body = Body::None;
     b.head_since = None;

@@ -45,7 +45,7 @@ struct Slot {
 /// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
 /// counters and the access log. Kept apart from the connection slots so that both can be
 /// borrowed at once.
-struct Lend {
+struct EnvParts {
     responses: Responses,
     pool: Pool,
     stats: Stats,
@@ -53,7 +53,7 @@ struct Lend {
     log: Vec<u8>,
 }
 
-impl Lend {
+impl EnvParts {
     fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool, log: bool) -> Env<'a> {
         Env {
             responses: &self.responses,
@@ -81,13 +81,14 @@ pub(super) struct Worker {
     free: Vec<usize>,
     conns: usize,
     scratch: Vec<u8>,
-    lend: Lend,
+    parts: EnvParts,
     accepted: u64,
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
     now: u64,
-    second: u64,
+    /// The wall-clock second the `Date` field was last rendered for.
+    date_second: u64,
     draining: Option<u64>,
     logged_emfile: bool,
     /// `--delay`: (due time, connection) in due order.
@@ -144,7 +145,7 @@ impl Worker {
             free: Vec::new(),
             conns: 0,
             scratch: vec![0; SCRATCH],
-            lend: Lend {
+            parts: EnvParts {
                 responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
@@ -155,7 +156,7 @@ impl Worker {
             shared,
             epoch: Instant::now(),
             now: 0,
-            second: 0,
+            date_second: 0,
             draining: None,
             logged_emfile: false,
             holds: std::collections::VecDeque::new(),
@@ -190,9 +191,9 @@ impl Worker {
                 let secs = wall
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                if secs != self.second {
-                    self.second = secs;
-                    self.lend.responses.set_date(http_date(wall));
+                if secs != self.date_second {
+                    self.date_second = secs;
+                    self.parts.responses.set_date(http_date(wall));
                 }
             }
             for ev in events.iter() {
@@ -209,10 +210,10 @@ impl Worker {
                 self.holds.pop_front();
                 self.release_held(k);
             }
-            if !self.lend.log.is_empty() {
+            if !self.parts.log.is_empty() {
                 // One write per loop turn.
-                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.lend.log);
-                self.lend.log.clear();
+                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.parts.log);
+                self.parts.log.clear();
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.draining.is_none() {
                 self.begin_drain();
@@ -235,7 +236,7 @@ impl Worker {
         }
         Summary {
             connections: self.accepted,
-            stats: self.lend.stats,
+            stats: self.parts.stats,
         }
     }
 
@@ -285,7 +286,7 @@ impl Worker {
     }
 
     fn add(&mut self, sock: Socket) {
-        // Nagle would hold back the second write of a pipelined batch.
+        // Nagle would hold back the date_second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
             Some(k) => k,
@@ -330,7 +331,7 @@ impl Worker {
             return;
         }
         let mut env = self
-            .lend
+            .parts
             .env(&self.config, self.now, self.draining.is_some(), true);
         let held = slot.conn.held_until().is_some();
         if readable && slot.conn.wants_read() {
@@ -355,11 +356,11 @@ impl Worker {
                 self.holds.push_back((t, k));
             }
         }
-        self.settle(k);
+        self.close_or_rearm(k);
     }
 
     /// After a connection made progress: close it, start lingering, or update its interest.
-    fn settle(&mut self, k: usize) {
+    fn close_or_rearm(&mut self, k: usize) {
         let now = self.now;
         let Some(slot) = self.slots[k].as_mut() else {
             return;
@@ -384,7 +385,7 @@ impl Worker {
     fn close(&mut self, k: usize) {
         if let Some(mut slot) = self.slots[k].take() {
             let _ = self.poller.delete(&slot.sock);
-            slot.conn.release(&mut self.lend.pool);
+            slot.conn.release(&mut self.parts.pool);
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
@@ -406,7 +407,7 @@ impl Worker {
             return;
         }
         let mut env = self
-            .lend
+            .parts
             .env(&self.config, self.now, self.draining.is_some(), false);
         if !flush(slot, &mut env) {
             self.close(k);
@@ -415,7 +416,7 @@ impl Worker {
         if let Some(t) = slot.conn.held_until() {
             self.holds.push_back((t, k));
         }
-        self.settle(k);
+        self.close_or_rearm(k);
     }
 
     /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
@@ -431,7 +432,7 @@ impl Worker {
                 .unwrap_or_else(|e| e.into_inner());
             all[self.id] = Summary {
                 connections: self.accepted,
-                stats: self.lend.stats.clone(),
+                stats: self.parts.stats.clone(),
             };
             let mut total = Summary::default();
             for w in all.iter() {
@@ -441,7 +442,7 @@ impl Worker {
             total
         };
         let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
-        self.lend
+        self.parts
             .responses
             .set_body(route, Arc::from(json.into_bytes()));
     }
@@ -479,12 +480,12 @@ impl Worker {
                 continue;
             }
             let mut env = self
-                .lend
+                .parts
                 .env(&self.config, self.now, self.draining.is_some(), false);
             match slot.conn.on_timeout(why, &mut env) {
                 Next::Continue if why == Timeout::Header => {
                     if flush(slot, &mut env) {
-                        self.settle(k);
+                        self.close_or_rearm(k);
                     } else {
                         self.close(k);
                     }
