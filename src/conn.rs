@@ -1,9 +1,10 @@
 //! One connection's life, without sockets.
 //!
 //! The poll loop hands a [`Conn`] the bytes it read ([`Conn::on_data`]), end of input
-//! ([`Conn::on_eof`]), how much of [`Conn::output`] it wrote ([`Conn::wrote`]) and expired
-//! deadlines ([`Conn::on_timeout`]); the connection decides everything else: which requests
-//! are complete, what to answer, when to stop reading (backpressure) and when to close
+//! ([`Conn::on_eof`]), how much of [`Conn::output`] it wrote ([`Conn::wrote`]) and the time
+//! it asked to be woken at ([`Conn::wake_at`], [`Conn::on_wake`]); the connection decides
+//! everything else: which requests are complete, what to answer, when to stop reading
+//! (backpressure), when its deadlines fall (timeouts, `--delay`, lingering) and when to close
 //! ([`Conn::next`]). Nothing here knows about sockets or epoll, so the fuzzer and the tests
 //! drive it directly.
 //!
@@ -103,6 +104,24 @@ pub enum Timeout {
     Write,
 }
 
+impl Timeout {
+    /// Every kind, in the order of [`Stats::timeouts`].
+    pub const ALL: [Timeout; 3] = [Timeout::Header, Timeout::Idle, Timeout::Write];
+
+    /// The name used in `--stats` and the exit summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timeout::Header => "header",
+            Timeout::Idle => "idle",
+            Timeout::Write => "write",
+        }
+    }
+}
+
+/// How long a connection closed while the client may still be sending drains its input
+/// after shutting down its write side (ms), so the client reads the response, not a reset.
+pub const LINGER_MS: u64 = 2_000;
+
 /// Counters of one worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -112,8 +131,8 @@ pub struct Stats {
     pub by_status: Vec<u64>,
     /// Rejected requests, by [`Error::index`].
     pub errors: [u64; Error::ALL.len()],
-    /// Timeouts: header, idle, write.
-    pub timeouts: [u64; 3],
+    /// Timeouts, by [`Timeout::ALL`].
+    pub timeouts: [u64; Timeout::ALL.len()],
     /// Bytes read.
     pub bytes_in: u64,
     /// Bytes written.
@@ -126,7 +145,7 @@ impl Default for Stats {
             requests: 0,
             by_status: vec![0; 600],
             errors: [0; Error::ALL.len()],
-            timeouts: [0; 3],
+            timeouts: [0; Timeout::ALL.len()],
             bytes_in: 0,
             bytes_out: 0,
         }
@@ -161,21 +180,30 @@ pub struct Env<'a> {
     pub stats: &'a mut Stats,
     /// Request head limits.
     pub limits: Limits,
+    /// Timeouts.
+    pub timeouts: Timeouts,
     /// Monotonic time in milliseconds (any origin).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
     pub max_requests: u32,
     /// The server is shutting down: the next response closes.
     pub draining: bool,
+    /// The test-endpoint features, all off on the plain path.
+    pub features: Features<'a>,
+}
+
+/// Switches of the test-endpoint features. [`Features::default`] is all off: plain canned.
+#[derive(Debug, Default)]
+pub struct Features<'a> {
     /// Send the same bytes for every request (`--raw-response`): the route head alone, and
     /// keep the connection open unless `raw_close`.
     pub raw: bool,
-    /// With `raw`, close after each response.
+    /// With `raw`, close after each response (`--raw-close`).
     pub raw_close: bool,
-    /// Hold each batch of responses this long (ms; 0: none).
-    pub delay: u64,
-    /// Where to append access-log lines, when enabled.
-    pub log: Option<&'a mut Vec<u8>>,
+    /// Hold each batch of responses this long (ms; 0: none; `--delay`).
+    pub delay_ms: u64,
+    /// Where to append access-log lines, when enabled (`--access-log`).
+    pub access_log: Option<&'a mut Vec<u8>>,
 }
 
 /// What the loop should do with a connection after a call.
@@ -215,6 +243,9 @@ enum Phase {
     Closing {
         linger: bool,
     },
+    /// The write side is shut down; input is discarded until end of input or
+    /// [`LINGER_MS`] after `Conn::active`.
+    Lingering,
 }
 
 /// The state of one connection. See the module documentation.
@@ -225,7 +256,7 @@ enum Phase {
 #[derive(Debug)]
 pub struct Conn {
     work: Option<Box<WorkArea>>,
-    /// Last input or output progress (ms), or when the current head started.
+    /// Last input or output progress (ms), or when lingering started.
     active: u64,
     /// Requests answered.
     served: u32,
@@ -249,8 +280,14 @@ pub struct WorkArea {
     body_rest: Option<(u16, usize)>,
     /// When the current head started.
     head_since: Option<u64>,
+    /// When output last made progress, or became pending (ms): the write timeout counts from
+    /// here, so input cannot refresh it.
+    out_since: u64,
     /// `--delay`: output is held until this time (ms), 0 when not held.
     hold_until: u64,
+    /// `--delay`: where the last held response starts in `out`, and what it answers, so that
+    /// a drain that begins while it is held can turn it into the closing response.
+    last_held: Option<(usize, Pending)>,
 }
 
 impl WorkArea {
@@ -264,7 +301,9 @@ impl WorkArea {
             out_pos: 0,
             body_rest: None,
             head_since: None,
+            out_since: 0,
             hold_until: 0,
+            last_held: None,
         }
     }
 
@@ -278,6 +317,7 @@ impl WorkArea {
         self.body_rest = None;
         self.head_since = None;
         self.hold_until = 0;
+        self.last_held = None;
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -309,6 +349,10 @@ impl Conn {
 
     /// Bytes read from the peer.
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
+        if self.phase == Phase::Lingering {
+            // Discarded: the response is out and the write side shut.
+            return;
+        }
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
         if self.phase != Phase::Open {
@@ -321,6 +365,7 @@ impl Conn {
             Some(b) => b,
             None => env.pool.take(env.limits),
         };
+        let had_output = b.pending_out() > 0;
         if b.input.is_empty() {
             let used = self.process(&mut b, data, env);
             if used < data.len() {
@@ -329,6 +374,9 @@ impl Conn {
         } else {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
+        }
+        if !had_output && b.pending_out() > 0 {
+            b.out_since = env.now;
         }
         self.keep_or_return(b, env);
     }
@@ -355,24 +403,6 @@ impl Conn {
         }
     }
 
-    /// With `--delay`: when the held output is due (ms), if it is held.
-    pub fn held_until(&self) -> Option<u64> {
-        self.work
-            .as_ref()
-            .and_then(|b| (b.hold_until != 0).then_some(b.hold_until))
-    }
-
-    /// With `--delay`: release held output whose time has come. Returns whether it did.
-    pub fn release_due(&mut self, now: u64) -> bool {
-        match self.work.as_mut() {
-            Some(b) if b.hold_until != 0 && now >= b.hold_until => {
-                b.hold_until = 0;
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// `n` bytes of [`Conn::output`] were written.
     pub fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
         let Some(mut b) = self.work.take() else {
@@ -382,6 +412,7 @@ impl Conn {
         env.stats.bytes_out += n as u64;
         if n > 0 {
             self.active = env.now;
+            b.out_since = env.now;
         }
         b.out_pos += n;
         if b.out_pos == b.out.len() {
@@ -403,12 +434,17 @@ impl Conn {
     /// Whether the loop should read from this connection: not after a close was decided, not
     /// after end of input, and not while output piles up.
     pub fn wants_read(&self) -> bool {
-        self.phase == Phase::Open
-            && !self.eof
-            && self
-                .work
-                .as_ref()
-                .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
+        match self.phase {
+            Phase::Open => {
+                !self.eof
+                    && self
+                        .work
+                        .as_ref()
+                        .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
+            }
+            Phase::Lingering => !self.eof,
+            Phase::Closing { .. } => false,
+        }
     }
 
     /// What to do next; see [`Next`].
@@ -419,15 +455,29 @@ impl Conn {
             .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
-            Phase::Open if flushed && self.eof => Next::Close { linger: false },
+            Phase::Open | Phase::Lingering if flushed && self.eof => Next::Close { linger: false },
             _ => Next::Continue,
         }
+    }
+
+    /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
+    /// until end of input or [`LINGER_MS`] from `now`.
+    pub fn start_lingering(&mut self, now: u64, pool: &mut Pool) {
+        self.release(pool);
+        self.phase = Phase::Lingering;
+        self.active = now;
     }
 
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.work.is_none()
+        self.work.is_none() && self.phase == Phase::Open
+    }
+
+    /// When the last input or output progress was (ms): among idle connections, the
+    /// smallest is the longest idle.
+    pub fn last_active(&self) -> u64 {
+        self.active
     }
 
     /// Requests answered so far.
@@ -447,24 +497,85 @@ impl Conn {
         })
     }
 
-    /// When this connection times out, and why.
-    pub fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
+    /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
+    /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
+    /// nothing timed.
+    pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
+        if self.phase == Phase::Lingering {
+            return Some(self.active + LINGER_MS);
+        }
+        let due = self.deadline(t).0;
         match self.work.as_deref() {
-            Some(b) if b.hold_until != 0 => (b.hold_until + t.write, Timeout::Write),
-            Some(b) if b.pending_out() > 0 || b.body_rest.is_some() => {
-                (self.active + t.write, Timeout::Write)
-            }
-            Some(WorkArea {
-                head_since: Some(since),
-                ..
-            }) => (since + t.header, Timeout::Header),
-            _ => (self.active + t.idle, Timeout::Idle),
+            Some(b) if b.hold_until != 0 => Some(due.min(b.hold_until)),
+            _ => Some(due),
         }
     }
 
-    /// The deadline passed. A late head is answered with 408 before closing; anything else
-    /// closes at once. Returns what to do.
-    pub fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
+    /// The time asked for by [`Conn::wake_at`] came (or a later one: the loop may call early
+    /// or late, the connection checks the clock itself). Releases held output, and handles an
+    /// expired timeout: a late head is answered with 408 before closing, anything else closes
+    /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
+    /// any output, then ask [`Conn::next`]).
+    pub fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
+        let now = env.now;
+        if self.phase == Phase::Lingering {
+            return if now >= self.active + LINGER_MS {
+                Next::Close { linger: false }
+            } else {
+                Next::Continue
+            };
+        }
+        if let Some(mut b) = self.work.take() {
+            if b.hold_until != 0 && now >= b.hold_until {
+                b.hold_until = 0;
+                b.out_since = now;
+                if let Some((at, p)) = b.last_held.take() {
+                    if env.draining && self.phase == Phase::Open && !env.features.raw {
+                        // A drain began while this response was held: it becomes the last
+                        // one, and says so (RFC 9112 §9.6).
+                        b.out.truncate(at);
+                        b.body_rest = None;
+                        append_response(&mut b, &p, true, env);
+                        self.phase = Phase::Closing { linger: true };
+                    }
+                }
+            }
+            self.work = Some(b);
+        }
+        let (due, why) = self.deadline(&env.timeouts);
+        if now >= due {
+            return self.on_timeout(why, env);
+        }
+        Next::Continue
+    }
+
+    /// When this connection times out, and why. The header timeout runs whenever a head is
+    /// in progress, even with output pending; the write timeout counts from the last write
+    /// progress, so input does not refresh it.
+    fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
+        let Some(b) = self.work.as_deref() else {
+            return (self.active + t.idle, Timeout::Idle);
+        };
+        let writing = b.pending_out() > 0 || b.body_rest.is_some();
+        let mut due = if b.hold_until != 0 {
+            // Held output is not pending yet: the write timeout starts at its release.
+            (u64::MAX, Timeout::Write)
+        } else if writing {
+            (b.out_since + t.write, Timeout::Write)
+        } else if b.head_since.is_none() {
+            (self.active + t.idle, Timeout::Idle)
+        } else {
+            (u64::MAX, Timeout::Header)
+        };
+        if let Some(since) = b.head_since {
+            if since + t.header < due.0 {
+                due = (since + t.header, Timeout::Header);
+            }
+        }
+        due
+    }
+
+    fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
         if why == Timeout::Header && self.phase == Phase::Open {
             if let Some(mut b) = self.work.take() {
@@ -473,6 +584,7 @@ impl Conn {
                     emit_error(&mut b, 408, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active = env.now;
+                    b.out_since = env.now;
                     self.work = Some(b);
                     return Next::Continue;
                 }
@@ -551,7 +663,7 @@ impl Conn {
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            if let Some(log) = env.log.as_deref_mut() {
+                            if let Some(log) = env.features.access_log.as_deref_mut() {
                                 if !env.responses.is_health(route) {
                                     access_line(log, env.responses, &req, route);
                                 }
@@ -567,7 +679,7 @@ impl Conn {
                                 Framing::Length(n) => Body::Length(n),
                                 Framing::Chunked => Body::Chunked(ChunkedDecoder::new()),
                             };
-                            if req.expect_continue && !env.raw {
+                            if req.expect_continue && !env.features.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
                             if b.body == Body::None {
@@ -586,38 +698,27 @@ impl Conn {
             return;
         };
         self.served += 1;
-        let close = if env.raw {
-            env.raw_close
+        let close = if env.features.raw {
+            env.features.raw_close
         } else {
             !p.keep_alive
                 || env.draining
                 || (env.max_requests > 0 && self.served >= env.max_requests)
         };
-        let variant = match (close, p.http10) {
-            (true, _) => Variant::Close,
-            (false, true) => Variant::KeepAlive10,
-            (false, false) => Variant::KeepAlive11,
-        };
-        let route = p.route as usize;
-        let r = env.responses;
-        env.stats.by_status[r.status(route) as usize] += 1;
-        if env.delay > 0 && b.pending_out() == 0 {
-            b.hold_until = env.now + env.delay;
-        }
-        b.out.extend_from_slice(r.head(route, variant));
-        if !p.head && !env.raw {
-            let body = r.body(route);
-            if body.len() <= BODY_CHUNK {
-                b.out.extend_from_slice(body);
-            } else {
-                b.out.extend_from_slice(&body[..BODY_CHUNK]);
-                b.body_rest = Some((p.route, BODY_CHUNK));
+        env.stats.by_status[env.responses.status(p.route as usize) as usize] += 1;
+        if env.features.delay_ms > 0 {
+            if b.pending_out() == 0 {
+                b.hold_until = env.now + env.features.delay_ms;
+            }
+            if b.hold_until != 0 {
+                b.last_held = Some((b.out.len(), p));
             }
         }
+        append_response(b, &p, close, env);
         if close {
             // A close the client did not ask for may cross requests it already sent: drain
             // them instead of answering them with a reset.
-            let server_initiated = p.keep_alive && !env.raw;
+            let server_initiated = p.keep_alive && !env.features.raw;
             self.phase = Phase::Closing {
                 linger: server_initiated,
             };
@@ -634,6 +735,28 @@ impl Conn {
     pub fn release(&mut self, pool: &mut Pool) {
         if let Some(b) = self.work.take() {
             pool.put(b);
+        }
+    }
+}
+
+/// Append the response to `p`: the head of the variant that `close` and the request's version
+/// call for, then the body (its first piece, when it is streamed).
+fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
+    let variant = match (close, p.http10) {
+        (true, _) => Variant::Close,
+        (false, true) => Variant::KeepAlive10,
+        (false, false) => Variant::KeepAlive11,
+    };
+    let route = p.route as usize;
+    let r = env.responses;
+    b.out.extend_from_slice(r.head(route, variant));
+    if !p.head && !env.features.raw {
+        let body = r.body(route);
+        if body.len() <= BODY_CHUNK {
+            b.out.extend_from_slice(body);
+        } else {
+            b.out.extend_from_slice(&body[..BODY_CHUNK]);
+            b.body_rest = Some((p.route, BODY_CHUNK));
         }
     }
 }

@@ -229,27 +229,43 @@ fn max_requests_closes_after_n_responses() {
     assert_eq!(r[2].header("connection"), Some("close"));
 }
 
+/// Wait (at most 10 s) until the server counts `n` open connections.
+fn wait_open(h: &canned::server::Handle, n: usize) {
+    let t = Instant::now();
+    while h.open_connections() != n && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(h.open_connections(), n);
+}
+
 #[test]
-fn max_conns_stops_accepting_until_one_closes() {
-    let (h, addr) = start(&["--max-conns", "2", "--workers", "1"]);
-    let mut a = connect(addr);
-    let mut b = connect(addr);
-    a.write_all(GET).unwrap();
-    b.write_all(GET).unwrap();
-    read_responses(&mut a, 1);
-    read_responses(&mut b, 1);
-    assert_eq!(h.open_connections(), 2);
-    // The third connection completes in the kernel's backlog but is not served...
-    let mut c = connect(addr);
-    c.write_all(GET).unwrap();
-    c.set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    let mut buf = [0u8; 1];
-    assert!(c.read(&mut buf).is_err(), "served beyond --max-conns");
-    // ...until another closes.
-    drop(a);
-    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    assert_eq!(read_responses(&mut c, 1)[0].status, 200);
+fn max_conns_stops_accepting_only_while_no_connection_is_idle() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--max-conns", "2", "--workers", workers]);
+        // Two connections, each in the middle of a request: neither is idle.
+        let mut a = connect(addr);
+        let mut b = connect(addr);
+        a.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        b.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        wait_open(&h, 2);
+        // The third connection completes in the kernel's backlog but is not served...
+        let mut c = connect(addr);
+        c.write_all(GET).unwrap();
+        c.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut buf = [0u8; 1];
+        assert!(c.read(&mut buf).is_err(), "served beyond --max-conns");
+        // ...until another closes.
+        drop(a);
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        assert_eq!(
+            read_responses(&mut c, 1)[0].status,
+            200,
+            "{workers} workers"
+        );
+        b.write_all(b"st: t\r\n\r\n").unwrap();
+        assert_eq!(read_responses(&mut b, 1)[0].status, 200);
+    }
 }
 
 #[test]

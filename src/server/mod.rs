@@ -4,6 +4,7 @@
 //! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::conn::Conn),
 //!   and runs its timers;
 //! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
+//! - `timers`: each worker's connection deadlines, one heap entry per connection;
 //! - `stats`: counters summed over workers, the `--stats` body and the exit summary.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
@@ -12,6 +13,7 @@
 mod listen;
 mod signals;
 mod stats;
+mod timers;
 mod worker;
 
 pub use listen::raise_fd_limit;
@@ -114,8 +116,7 @@ impl Server {
         let (handle, first) = self.start(true)?;
         let mut total = first.map(|w| w.run()).unwrap_or_default();
         let rest = handle.join();
-        total.connections += rest.connections;
-        total.stats.add(&rest.stats);
+        total.add(&rest);
         Ok(total)
     }
 
@@ -192,8 +193,7 @@ impl Handle {
         let mut total = Summary::default();
         for t in self.threads.drain(..) {
             if let Ok(s) = t.join() {
-                total.connections += s.connections;
-                total.stats.add(&s.stats);
+                total.add(&s);
             }
         }
         for p in &self.unix {
@@ -217,6 +217,7 @@ impl Drop for Handle {
     }
 }
 
+/// Ask every worker to drain and stop.
 fn wake(shared: &Shared) {
     shared.stop.store(true, Ordering::SeqCst);
     let _ = io::Write::write(&mut &shared.wake_w, b"w");

@@ -1,15 +1,25 @@
-//! One worker's poll loop: accept, one read and one write per ready connection, coarse timers,
-//! shutdown. It moves bytes between sockets and [`Conn`]s and knows no HTTP grammar.
+//! One worker's poll loop: accept, one read and one write per ready connection, each
+//! connection's deadlines, shutdown. It moves bytes between sockets and [`Conn`]s and knows no
+//! HTTP grammar.
 //!
 //! Sockets are registered level-triggered, so steady traffic needs no `epoll_ctl`: interest
 //! changes only when a connection starts or stops having output pending, or is paused by
 //! backpressure.
+//!
+//! Timers: each connection says when it wants to be woken ([`Conn::wake_at`]: its timeouts,
+//! a `--delay` hold, lingering), and the worker keeps one entry per connection in
+//! [`Deadlines`], sleeping exactly until the earliest. An entry is moved only when the
+//! connection's wish comes earlier; when a later wish (a keep-alive connection's idle deadline
+//! after each request) is left alone, the entry fires early, the connection reports its real
+//! time and the entry is set to it: no heap work per request, none per tick, and a worker with
+//! nothing timed sleeps without a timeout.
 
 use super::Shared;
 use super::stats::{Summary, stats_json};
+use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, Env, Next, Pool, Stats, Timeout};
-use crate::response::{Responses, Spec, http_date};
+use crate::conn::{Conn, Env, Features, Next, Pool, Stats};
+use crate::response::{Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
 use std::io::{self, Read};
@@ -24,22 +34,18 @@ const LISTENER: usize = usize::MAX / 2;
 // Connection keys are slab indices, far below LISTENER.
 /// Read buffer shared by a worker's connections.
 const SCRATCH: usize = 64 * 1024;
-/// Timers are checked this often (coarse, never a syscall per request).
-const TICK: Duration = Duration::from_millis(100);
-/// How long a closing connection's input is drained after an error response (at least; the
-/// deadline is kept in whole seconds).
-const LINGER: u64 = 2_000;
-/// Pause after accept fails for lack of file descriptors.
-const FD_PAUSE: u64 = 100;
+/// How often a worker that stopped accepting at `--max-conns` looks again (the shared count
+/// may have fallen through another worker's closes), and how often `--stats` counters are
+/// published (ms).
+const RECHECK_MS: u64 = 100;
+/// Pause after accept fails for lack of file descriptors (ms).
+const FD_PAUSE_MS: u64 = 100;
 
 struct Slot {
     sock: Socket,
     conn: Conn,
     /// Registered interest (read, write).
     interest: (bool, bool),
-    /// After shutting down the write side, drain input until this time (worker ms,
-    /// compressed to u32 seconds to keep the slot small; 0: not lingering).
-    linger: u32,
 }
 
 /// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
@@ -54,19 +60,22 @@ struct EnvParts {
 }
 
 impl EnvParts {
-    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool, log: bool) -> Env<'a> {
+    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool) -> Env<'a> {
         Env {
             responses: &self.responses,
             pool: &mut self.pool,
             stats: &mut self.stats,
             limits: config.limits,
+            timeouts: config.timeouts,
             now,
             max_requests: config.max_requests,
             draining,
-            raw: config.raw.is_some(),
-            raw_close: config.raw_close,
-            delay: config.delay,
-            log: (log && config.access_log).then_some(&mut self.log),
+            features: Features {
+                raw: config.raw.is_some(),
+                raw_close: config.raw_close,
+                delay_ms: config.delay,
+                access_log: config.access_log.then_some(&mut self.log),
+            },
         }
     }
 }
@@ -74,28 +83,34 @@ impl EnvParts {
 pub(super) struct Worker {
     poller: Poller,
     listeners: Vec<Socket>,
-    /// The time accepting may resume after running out of fds, or `None` when accepting.
-    paused: Option<u64>,
+    /// After running out of fds: when accepting may resume.
+    paused_until: Option<u64>,
+    /// Listeners are off at `--max-conns` with no idle connection to close; look again at
+    /// `limit_recheck_at`.
     at_limit: bool,
+    limit_recheck_at: u64,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
     conns: usize,
+    deadlines: Deadlines,
     scratch: Vec<u8>,
     parts: EnvParts,
     accepted: u64,
+    idle_closed_at_limit: u64,
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
+    /// Milliseconds since `epoch`, read once per loop turn.
     now: u64,
     /// The wall-clock second the `Date` field was last rendered for.
     date_second: u64,
-    draining: Option<u64>,
+    /// Draining: the time whatever is still open is closed.
+    drain_deadline: Option<u64>,
     logged_emfile: bool,
-    /// `--delay`: (due time, connection) in due order.
-    holds: std::collections::VecDeque<(u64, usize)>,
-    /// `--stats`: this worker's index and the stats route.
+    /// `--stats`: this worker's index, the stats route and the next time to publish.
     id: usize,
     stats_route: Option<usize>,
+    next_publish: u64,
 }
 
 impl Worker {
@@ -108,42 +123,24 @@ impl Worker {
         let poller = Poller::new()?;
         for (i, l) in listeners.iter().enumerate() {
             // SAFETY: the listener is deleted from the poller before it is dropped
-            // (`stop_accepting`, or the poller is dropped first with the worker).
+            // (`begin_drain`, or the poller is dropped first with the worker).
             unsafe { poller.add_with_mode(l, Event::readable(LISTENER + i), PollMode::Level)? };
         }
         // SAFETY: `shared` (and so the wake socket) outlives the poller.
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (responses, stats_route) = match &config.raw {
-            Some(raw) => (Responses::raw(raw.clone(), &config.common), None),
-            None => {
-                let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
-                let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
-                    .iter()
-                    .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
-                    .collect();
-                if let Some(path) = &config.stats {
-                    specs.push(Spec {
-                        status: 200,
-                        body: Arc::from(&b"{}\n"[..]),
-                        content_type: "application/json".into(),
-                        headers: vec!["Cache-Control: no-store".into()],
-                    });
-                    paths.push((path.as_bytes().to_vec(), false));
-                }
-                let stats_route = config.stats.is_some().then(|| specs.len() - 1);
-                (Responses::new(&specs, &paths, &config.common), stats_route)
-            }
-        };
+        let (responses, stats_route) = Responses::from_config(&config);
         Ok(Worker {
             poller,
             listeners,
-            paused: None,
+            paused_until: None,
             at_limit: false,
+            limit_recheck_at: 0,
             slots: Vec::new(),
             free: Vec::new(),
             conns: 0,
+            deadlines: Deadlines::default(),
             scratch: vec![0; SCRATCH],
             parts: EnvParts {
                 responses,
@@ -152,37 +149,30 @@ impl Worker {
                 log: Vec::new(),
             },
             accepted: 0,
+            idle_closed_at_limit: 0,
             config,
             shared,
             epoch: Instant::now(),
             now: 0,
             date_second: 0,
-            draining: None,
+            drain_deadline: None,
             logged_emfile: false,
-            holds: std::collections::VecDeque::new(),
             id,
             stats_route,
+            next_publish: 0,
         })
     }
 
     pub(super) fn run(mut self) -> Summary {
         self.publish();
         let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
-        let mut next_tick = 0;
         loop {
-            let timeout = if let Some(&(due, _)) = self.holds.front() {
-                let now = self.epoch.elapsed().as_millis() as u64;
-                Some(TICK.min(Duration::from_millis(due.saturating_sub(now))))
-            } else if self.conns > 0 || self.paused.is_some() || self.draining.is_some() {
-                Some(TICK)
-            } else {
-                // Going idle: leave the final counters for the other workers' --stats.
-                self.publish();
-                None
-            };
+            let timeout = self.poll_timeout();
             events.clear();
             if let Err(e) = self.poller.wait(&mut events, timeout) {
                 eprintln!("canned: poll failed: {e}");
+                // The other workers must stop too, or whoever joins them waits for ever.
+                super::wake(&self.shared);
                 break;
             }
             self.now = self.epoch.elapsed().as_millis() as u64;
@@ -203,26 +193,19 @@ impl Worker {
                     k => self.on_event(k, ev.readable),
                 }
             }
-            while let Some(&(due, k)) = self.holds.front() {
-                if due > self.now {
-                    break;
-                }
-                self.holds.pop_front();
-                self.release_held(k);
+            while let Some(k) = self.deadlines.pop_due(self.now) {
+                self.on_wake(k);
             }
             if !self.parts.log.is_empty() {
                 // One write per loop turn.
                 let _ = io::Write::write_all(&mut io::stdout().lock(), &self.parts.log);
                 self.parts.log.clear();
             }
-            if self.shared.stop.load(Ordering::Relaxed) && self.draining.is_none() {
+            if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
             }
-            if self.now >= next_tick {
-                next_tick = self.now + TICK.as_millis() as u64;
-                self.tick();
-            }
-            if let Some(deadline) = self.draining {
+            self.worker_timers();
+            if let Some(deadline) = self.drain_deadline {
                 if self.conns == 0 || self.now >= deadline {
                     break;
                 }
@@ -234,22 +217,89 @@ impl Worker {
                 self.close(k);
             }
         }
+        self.summary()
+    }
+
+    fn summary(&self) -> Summary {
         Summary {
             connections: self.accepted,
-            stats: self.parts.stats,
+            idle_closed_at_limit: self.idle_closed_at_limit,
+            stats: self.parts.stats.clone(),
+        }
+    }
+
+    /// How long to sleep: until the earliest deadline of any connection or of the worker
+    /// itself; without a timeout when nothing is timed.
+    fn poll_timeout(&mut self) -> Option<Duration> {
+        let mut next = self.deadlines.earliest();
+        let mut consider = |t: u64| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some(t) = self.paused_until {
+            consider(t);
+        }
+        if self.at_limit {
+            consider(self.limit_recheck_at);
+        }
+        if let Some(t) = self.drain_deadline {
+            consider(t);
+        }
+        if self.stats_route.is_some() && self.conns > 0 {
+            consider(self.next_publish);
+        }
+        match next {
+            // Measured from the clock now, not from `self.now`: the turn's work took time.
+            Some(t) => Some(Duration::from_millis(t).saturating_sub(self.epoch.elapsed())),
+            None => {
+                // Going idle: leave the final counters for the other workers' --stats.
+                self.publish();
+                None
+            }
+        }
+    }
+
+    /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
+    /// connection limit, publishing `--stats` counters.
+    fn worker_timers(&mut self) {
+        let accepting = self.drain_deadline.is_none();
+        if let Some(t) = self.paused_until {
+            if self.now >= t && accepting {
+                self.paused_until = None;
+                if !self.at_limit {
+                    self.listen_interest(true);
+                }
+            }
+        }
+        if self.at_limit && self.now >= self.limit_recheck_at && accepting {
+            // The shared count may have fallen (another worker's closes) or a connection of
+            // this worker gone idle: poll the listeners again; `accept` decides.
+            self.at_limit = false;
+            if self.paused_until.is_none() {
+                self.listen_interest(true);
+            }
+        }
+        if self.stats_route.is_some() && self.now >= self.next_publish {
+            self.next_publish = self.now + RECHECK_MS;
+            self.publish();
         }
     }
 
     fn accept(&mut self, i: usize) {
-        if self.draining.is_some() {
+        if self.drain_deadline.is_some() {
             return;
         }
-        for _ in 0..128 {
+        for round in 0..128 {
             if self.shared.open.load(Ordering::Relaxed) >= self.config.max_conns {
-                // At the limit: stop polling the listeners until a connection closes.
-                self.at_limit = true;
-                self.listen_interest(false);
-                return;
+                if round > 0 {
+                    // Whether another client waits is not known: the listener, polled
+                    // level-triggered, says so on the next turn.
+                    return;
+                }
+                if !self.close_longest_idle() {
+                    // At the limit with nothing idle to close: stop polling the listeners.
+                    self.at_limit = true;
+                    self.limit_recheck_at = self.now + RECHECK_MS;
+                    self.listen_interest(false);
+                    return;
+                }
             }
             let Some(l) = self.listeners.get(i) else {
                 return;
@@ -264,7 +314,7 @@ impl Worker {
                         );
                     }
                     self.logged_emfile = true;
-                    self.paused = Some(self.now + FD_PAUSE);
+                    self.paused_until = Some(self.now + FD_PAUSE_MS);
                     self.listen_interest(false);
                     return;
                 }
@@ -272,6 +322,27 @@ impl Worker {
                 Err(_) => continue,
             }
         }
+    }
+
+    /// At the connection limit: close this worker's longest-idle keep-alive connection (no
+    /// request in progress, no output pending) to make room, as nginx reuses its idle
+    /// keep-alive connections. A scan over the worker's slots, paid only at the limit.
+    fn close_longest_idle(&mut self) -> bool {
+        let mut oldest: Option<(u64, usize)> = None;
+        for (k, slot) in self.slots.iter().enumerate() {
+            if let Some(slot) = slot {
+                let since = slot.conn.last_active();
+                if slot.conn.is_idle() && oldest.is_none_or(|(t, _)| since < t) {
+                    oldest = Some((since, k));
+                }
+            }
+        }
+        let Some((_, k)) = oldest else {
+            return false;
+        };
+        self.close(k);
+        self.idle_closed_at_limit += 1;
+        true
     }
 
     fn listen_interest(&self, on: bool) {
@@ -286,7 +357,7 @@ impl Worker {
     }
 
     fn add(&mut self, sock: Socket) {
-        // Nagle would hold back the date_second write of a pipelined batch.
+        // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
             Some(k) => k,
@@ -309,11 +380,11 @@ impl Worker {
             sock,
             conn: Conn::new(self.now),
             interest: (true, false),
-            linger: 0,
         });
         self.conns += 1;
         self.accepted += 1;
         self.shared.open.fetch_add(1, Ordering::Relaxed);
+        self.rearm(k);
     }
 
     fn on_event(&mut self, k: usize, readable: bool) {
@@ -321,23 +392,14 @@ impl Worker {
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
-        if slot.linger != 0 {
-            // Draining input after an error response: discard until EOF, an error or the
-            // deadline.
-            let n = (&slot.sock).read(&mut self.scratch).unwrap_or(0);
-            if n == 0 || self.now / 1000 >= slot.linger as u64 {
-                self.close(k);
-            }
-            return;
-        }
         let mut env = self
             .parts
-            .env(&self.config, self.now, self.draining.is_some(), true);
-        let held = slot.conn.held_until().is_some();
+            .env(&self.config, self.now, self.drain_deadline.is_some());
         if readable && slot.conn.wants_read() {
             match (&slot.sock).read(&mut self.scratch) {
                 Ok(0) => slot.conn.on_eof(),
                 Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
+                // Nothing after all (urgent data, a spurious wake-up): not an end.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => {
@@ -350,18 +412,31 @@ impl Worker {
             self.close(k);
             return;
         }
-        if !held {
-            if let Some(t) = slot.conn.held_until() {
-                // --delay: the fixed delay keeps this queue in deadline order.
-                self.holds.push_back((t, k));
-            }
+        self.close_or_rearm(k);
+    }
+
+    /// A connection's deadline entry came due.
+    fn on_wake(&mut self, k: usize) {
+        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
+            return;
+        };
+        let mut env = self
+            .parts
+            .env(&self.config, self.now, self.drain_deadline.is_some());
+        if let Next::Close { .. } = slot.conn.on_wake(&mut env) {
+            self.close(k);
+            return;
+        }
+        if !flush(slot, &mut env) {
+            self.close(k);
+            return;
         }
         self.close_or_rearm(k);
     }
 
-    /// After a connection made progress: close it, start lingering, or update its interest.
+    /// After a connection made progress: close it, start lingering, or update its interest
+    /// and deadline.
     fn close_or_rearm(&mut self, k: usize) {
-        let now = self.now;
         let Some(slot) = self.slots[k].as_mut() else {
             return;
         };
@@ -372,13 +447,35 @@ impl Worker {
                     self.close(k);
                     return;
                 }
-                slot.linger = ((now + LINGER) / 1000 + 1) as u32;
+                slot.conn.start_lingering(self.now, &mut self.parts.pool);
                 set_interest(&self.poller, slot, k, (true, false));
+                self.rearm(k);
+            }
+            Next::Continue if self.drain_deadline.is_some() && slot.conn.is_idle() => {
+                // Its last response in flight is written: nothing left to wait for.
+                self.close(k);
             }
             Next::Continue => {
                 let want = (slot.conn.wants_read(), !slot.conn.output().is_empty());
                 set_interest(&self.poller, slot, k, want);
+                self.rearm(k);
             }
+        }
+    }
+
+    /// Keep the connection's deadline entry no later than the time it wants to be woken. A
+    /// later wish leaves the entry alone (it fires early and is set again then).
+    fn rearm(&mut self, k: usize) {
+        let Some(slot) = self.slots[k].as_ref() else {
+            return;
+        };
+        let Some(want) = slot.conn.wake_at(&self.config.timeouts) else {
+            return;
+        };
+        // Never in the past: a connection woken now has acted on its deadline.
+        let want = want.max(self.now + 1);
+        if self.deadlines.get(k).is_none_or(|armed| want < armed) {
+            self.deadlines.set(k, want);
         }
     }
 
@@ -386,37 +483,17 @@ impl Worker {
         if let Some(mut slot) = self.slots[k].take() {
             let _ = self.poller.delete(&slot.sock);
             slot.conn.release(&mut self.parts.pool);
+            self.deadlines.remove(k);
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
-            if self.at_limit && self.draining.is_none() {
+            if self.at_limit && self.drain_deadline.is_none() {
                 self.at_limit = false;
-                if self.paused.is_none() {
+                if self.paused_until.is_none() {
                     self.listen_interest(true);
                 }
             }
         }
-    }
-
-    /// `--delay`: a held response is due.
-    fn release_held(&mut self, k: usize) {
-        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
-            return;
-        };
-        if !slot.conn.release_due(self.now) {
-            return;
-        }
-        let mut env = self
-            .parts
-            .env(&self.config, self.now, self.draining.is_some(), false);
-        if !flush(slot, &mut env) {
-            self.close(k);
-            return;
-        }
-        if let Some(t) = slot.conn.held_until() {
-            self.holds.push_back((t, k));
-        }
-        self.close_or_rearm(k);
     }
 
     /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
@@ -430,16 +507,8 @@ impl Worker {
                 .published
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            all[self.id] = Summary {
-                connections: self.accepted,
-                stats: self.parts.stats.clone(),
-            };
-            let mut total = Summary::default();
-            for w in all.iter() {
-                total.connections += w.connections;
-                total.stats.add(&w.stats);
-            }
-            total
+            all[self.id] = self.summary();
+            Summary::total(all.iter())
         };
         let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
         self.parts
@@ -447,68 +516,21 @@ impl Worker {
             .set_body(route, Arc::from(json.into_bytes()));
     }
 
-    /// Coarse timers: a sweep over the connections every [`TICK`].
-    fn tick(&mut self) {
-        self.publish();
-        if let Some(t) = self.paused {
-            if self.now >= t && self.draining.is_none() {
-                self.paused = None;
-                self.listen_interest(true);
-            }
-        }
-        if self.at_limit
-            && self.shared.open.load(Ordering::Relaxed) < self.config.max_conns
-            && self.draining.is_none()
-        {
-            // Another worker's connection closed.
-            self.at_limit = false;
-            self.listen_interest(true);
-        }
-        let timeouts = self.config.timeouts;
-        for k in 0..self.slots.len() {
-            let Some(slot) = self.slots[k].as_mut() else {
-                continue;
-            };
-            if slot.linger != 0 {
-                if self.now / 1000 >= slot.linger as u64 {
-                    self.close(k);
-                }
-                continue;
-            }
-            let (deadline, why) = slot.conn.deadline(&timeouts);
-            if self.now < deadline {
-                continue;
-            }
-            let mut env = self
-                .parts
-                .env(&self.config, self.now, self.draining.is_some(), false);
-            match slot.conn.on_timeout(why, &mut env) {
-                Next::Continue if why == Timeout::Header => {
-                    if flush(slot, &mut env) {
-                        self.close_or_rearm(k);
-                    } else {
-                        self.close(k);
-                    }
-                }
-                _ => self.close(k),
-            }
-        }
-    }
-
     fn begin_drain(&mut self) {
-        if self.draining.is_some() {
+        if self.drain_deadline.is_some() {
             return;
         }
-        self.draining = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
+        self.drain_deadline = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
         let _ = self.poller.delete(&self.shared.wake_r);
         for l in self.listeners.drain(..) {
             let _ = self.poller.delete(&l);
         }
         for k in 0..self.slots.len() {
-            if let Some(slot) = &self.slots[k] {
-                if slot.conn.is_idle() && slot.linger == 0 {
-                    self.close(k);
-                }
+            if self.slots[k].as_ref().is_some_and(|s| s.conn.is_idle()) {
+                // A request may already wait in the socket buffer: read it and answer it
+                // (with `Connection: close`) instead of resetting it. With nothing there,
+                // the idle connection is closed at once.
+                self.on_event(k, true);
             }
         }
     }
