@@ -741,6 +741,7 @@ impl Conn {
 
 /// Append the response to `p`: the head of the variant that `close` and the request's version
 /// call for, then the body (its first piece, when it is streamed).
+#[inline(always)]
 fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
     let variant = match (close, p.http10) {
         (true, _) => Variant::Close,

@@ -222,3 +222,33 @@ fn wake(shared: &Shared) {
     shared.stop.store(true, Ordering::SeqCst);
     let _ = io::Write::write(&mut &shared.wake_w, b"w");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A worker whose poll fails stops the others: `run` (worker 0 on the calling thread)
+    /// returns instead of waiting for ever in `join`.
+    #[test]
+    fn a_poll_failure_in_the_inline_worker_stops_the_others() {
+        let mut config = Config::default().listen("127.0.0.1:0").unwrap();
+        config.workers = 2;
+        config.quiet = true;
+        let (handle, first) = Server::bind(config).unwrap().start(true).unwrap();
+        let first = first.unwrap();
+        let null = std::fs::File::open("/dev/null").unwrap();
+        // SAFETY: dup2 onto the poller's own descriptor, which stays open (now /dev/null, on
+        // which epoll_wait fails with EINVAL) until the poller closes it.
+        assert!(unsafe { libc::dup2(null.as_raw_fd(), first.poller_fd()) } >= 0);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            first.run();
+            let _ = done.send(handle.join());
+        });
+        assert!(
+            finished.recv_timeout(Duration::from_secs(10)).is_ok(),
+            "join hung after a poll failure"
+        );
+    }
+}

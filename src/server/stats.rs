@@ -34,8 +34,8 @@ impl Summary {
 }
 
 /// Rejected requests by kind, in [`Error::ALL`] order.
-fn errors(s: &Stats) -> impl Iterator<Item = (Error, u64)> + '_ {
-    Error::ALL.iter().copied().zip(s.errors)
+fn errors(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    Error::ALL.iter().map(|e| e.name()).zip(s.errors)
 }
 
 /// Timeouts by kind, in [`Timeout::ALL`] order.
@@ -43,38 +43,32 @@ fn timeouts(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
     Timeout::ALL.iter().map(|t| t.name()).zip(s.timeouts)
 }
 
-/// `1 connection`, `2 connections`, `0 connections`.
-fn count(f: &mut std::fmt::Formatter<'_>, n: u64, noun: &str) -> std::fmt::Result {
-    let s = if n == 1 { "" } else { "s" };
-    write!(f, "{n} {noun}{s}")
-}
-
-/// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, then every
-/// non-zero error, timeout and limit count by name.
+/// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, singular
+/// for one, then every non-zero error, timeout and limit count by name.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
-        f.write_str("canned: ")?;
-        count(f, self.connections, "connection")?;
-        f.write_str(", ")?;
-        count(f, s.requests, "request")?;
-        f.write_str(", ")?;
-        count(f, s.errors.iter().sum(), "error")?;
-        let mut sep = " (";
-        let mut item = |f: &mut std::fmt::Formatter<'_>, name: &dyn std::fmt::Display, n: u64| {
-            if n > 0 {
-                write!(f, "{sep}{name} {n}")?;
-                sep = ", ";
-            }
-            Ok(())
-        };
-        for (e, n) in errors(s) {
-            item(f, &e, n)?;
+        let totals = [
+            (self.connections, "connection"),
+            (s.requests, "request"),
+            (s.errors.iter().sum(), "error"),
+        ];
+        let mut sep = "canned: ";
+        for (n, noun) in totals {
+            let plural = if n == 1 { "" } else { "s" };
+            write!(f, "{sep}{n} {noun}{plural}")?;
+            sep = ", ";
         }
-        for (name, n) in timeouts(s) {
-            item(f, &format_args!("{name}_timeout"), n)?;
+        let timeouts = timeouts(s).map(|(name, n)| (name, "_timeout", n));
+        let details = errors(s)
+            .map(|(name, n)| (name, "", n))
+            .chain(timeouts)
+            .chain([("idle_closed_at_limit", "", self.idle_closed_at_limit)]);
+        sep = " (";
+        for (name, suffix, n) in details.filter(|d| d.2 > 0) {
+            write!(f, "{sep}{name}{suffix} {n}")?;
+            sep = ", ";
         }
-        item(f, &"idle_closed_at_limit", self.idle_closed_at_limit)?;
         if sep == ", " {
             f.write_str(")")?;
         }

@@ -18,7 +18,8 @@ pub(super) struct Deadlines {
 
 impl Deadlines {
     /// The key's deadline, if it has one.
-    pub(super) fn get(&self, key: usize) -> Option<u64> {
+    #[cfg(test)]
+    fn get(&self, key: usize) -> Option<u64> {
         match self.at.get(key) {
             Some(&i) if i != NONE => Some(self.heap[i as usize].0),
             _ => None,

@@ -46,6 +46,9 @@ struct Slot {
     conn: Conn,
     /// Registered interest (read, write).
     interest: (bool, bool),
+    /// This connection's entry in the worker's [`Deadlines`] (`u64::MAX`: none), kept here
+    /// so that the check after every event reads no heap.
+    armed_ms: u64,
 }
 
 /// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
@@ -100,7 +103,8 @@ pub(super) struct Worker {
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
-    /// Milliseconds since `epoch`, read once per loop turn.
+    /// Milliseconds since `epoch` when this loop turn began (one clock read per turn), the
+    /// unit of every deadline.
     now: u64,
     /// The wall-clock second the `Date` field was last rendered for.
     date_second: u64,
@@ -194,6 +198,9 @@ impl Worker {
                 }
             }
             while let Some(k) = self.deadlines.pop_due(self.now) {
+                if let Some(slot) = self.slots[k].as_mut() {
+                    slot.armed_ms = u64::MAX;
+                }
                 self.on_wake(k);
             }
             if !self.parts.log.is_empty() {
@@ -246,8 +253,9 @@ impl Worker {
             consider(self.next_publish);
         }
         match next {
-            // Measured from the clock now, not from `self.now`: the turn's work took time.
-            Some(t) => Some(Duration::from_millis(t).saturating_sub(self.epoch.elapsed())),
+            // From the turn's start, without another clock read: the wake-up is never early,
+            // and late by less than a millisecond plus the turn's work.
+            Some(t) => Some(Duration::from_millis(t.saturating_sub(self.now))),
             None => {
                 // Going idle: leave the final counters for the other workers' --stats.
                 self.publish();
@@ -332,7 +340,10 @@ impl Worker {
         for (k, slot) in self.slots.iter().enumerate() {
             if let Some(slot) = slot {
                 let since = slot.conn.last_active();
-                if slot.conn.is_idle() && oldest.is_none_or(|(t, _)| since < t) {
+                // Answered at least once: a connection just accepted may have its first
+                // request unread in the socket buffer.
+                let keep_alive_idle = slot.conn.is_idle() && slot.conn.served() > 0;
+                if keep_alive_idle && oldest.is_none_or(|(t, _)| since < t) {
                     oldest = Some((since, k));
                 }
             }
@@ -380,6 +391,7 @@ impl Worker {
             sock,
             conn: Conn::new(self.now),
             interest: (true, false),
+            armed_ms: u64::MAX,
         });
         self.conns += 1;
         self.accepted += 1;
@@ -465,17 +477,17 @@ impl Worker {
 
     /// Keep the connection's deadline entry no later than the time it wants to be woken. A
     /// later wish leaves the entry alone (it fires early and is set again then).
+    #[inline]
     fn rearm(&mut self, k: usize) {
-        let Some(slot) = self.slots[k].as_ref() else {
+        let Some(slot) = self.slots[k].as_mut() else {
             return;
         };
-        let Some(want) = slot.conn.wake_at(&self.config.timeouts) else {
-            return;
-        };
-        // Never in the past: a connection woken now has acted on its deadline.
-        let want = want.max(self.now + 1);
-        if self.deadlines.get(k).is_none_or(|armed| want < armed) {
-            self.deadlines.set(k, want);
+        if let Some(want) = slot.conn.wake_at(&self.config.timeouts) {
+            if want < slot.armed_ms {
+                // Never in the past: a connection woken now has acted on its deadline.
+                slot.armed_ms = want.max(self.now + 1);
+                self.deadlines.set(k, slot.armed_ms);
+            }
         }
     }
 
@@ -533,6 +545,14 @@ impl Worker {
                 self.on_event(k, true);
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Worker {
+    /// The poller's descriptor, for a test that makes polling fail.
+    pub(super) fn poller_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.poller)
     }
 }
 
