@@ -195,7 +195,7 @@ pub use connection::{ConnScript, expected_output, fuzz_connection, run_connectio
 pub mod connection {
     use super::split_script;
     use crate::chunked::ChunkedDecoder;
-    use crate::conn::{BODY_CHUNK, Conn, Env, Features, HIGH_WATER, Next, Pool, Stats, Timeouts};
+    use crate::conn::{BODY_CHUNK, Conn, Env, Features, HIGH_WATER, Next, Pool, Stats};
     use crate::parser::{Framing, Limits, Parser, Status, Version};
     use crate::response::{CONTINUE, Common, Responses, Spec, Variant};
     use std::sync::Arc;
@@ -257,7 +257,6 @@ pub mod connection {
                 pool: &mut pool,
                 stats: &mut stats,
                 limits: s.limits,
-                timeouts: Timeouts::default(),
                 now: 0,
                 max_requests: s.max_requests,
                 draining: false,

@@ -180,8 +180,6 @@ pub struct Env<'a> {
     pub stats: &'a mut Stats,
     /// Request head limits.
     pub limits: Limits,
-    /// Timeouts.
-    pub timeouts: Timeouts,
     /// Monotonic time in milliseconds (any origin).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
@@ -363,9 +361,13 @@ impl Conn {
         }
         let mut b = match self.work.take() {
             Some(b) => b,
-            None => env.pool.take(env.limits),
+            None => {
+                let mut b = env.pool.take(env.limits);
+                // No output yet: a write timeout would count from here.
+                b.out_since = env.now;
+                b
+            }
         };
-        let had_output = b.pending_out() > 0;
         if b.input.is_empty() {
             let used = self.process(&mut b, data, env);
             if used < data.len() {
@@ -374,9 +376,6 @@ impl Conn {
         } else {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
-        }
-        if !had_output && b.pending_out() > 0 {
-            b.out_since = env.now;
         }
         self.keep_or_return(b, env);
     }
@@ -500,6 +499,7 @@ impl Conn {
     /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
     /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
     /// nothing timed.
+    #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
         if self.phase == Phase::Lingering {
             return Some(self.active + LINGER_MS);
@@ -511,12 +511,12 @@ impl Conn {
         }
     }
 
-    /// The time asked for by [`Conn::wake_at`] came (or a later one: the loop may call early
-    /// or late, the connection checks the clock itself). Releases held output, and handles an
+    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) came, or another one:
+    /// the loop may call early or late, the connection checks the clock itself. Releases held output, and handles an
     /// expired timeout: a late head is answered with 408 before closing, anything else closes
     /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
     /// any output, then ask [`Conn::next`]).
-    pub fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
+    pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
         if self.phase == Phase::Lingering {
             return if now >= self.active + LINGER_MS {
@@ -542,7 +542,7 @@ impl Conn {
             }
             self.work = Some(b);
         }
-        let (due, why) = self.deadline(&env.timeouts);
+        let (due, why) = self.deadline(t);
         if now >= due {
             return self.on_timeout(why, env);
         }
@@ -551,7 +551,9 @@ impl Conn {
 
     /// When this connection times out, and why. The header timeout runs whenever a head is
     /// in progress, even with output pending; the write timeout counts from the last write
-    /// progress, so input does not refresh it.
+    /// progress (or from when the work area was taken, or held output released), so input
+    /// does not refresh it.
+    #[inline(always)]
     fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
         let Some(b) = self.work.as_deref() else {
             return (self.active + t.idle, Timeout::Idle);

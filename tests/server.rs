@@ -462,17 +462,13 @@ fn at_max_conns_the_longest_idle_connection_makes_room() {
 
 #[test]
 fn every_worker_resumes_accepting_when_the_open_count_falls() {
-    let (h, addr) = start(&["--max-conns", "20", "--workers", "2"]);
-    // The limit held by connections in the middle of a request (none idle), and more
-    // clients waiting: both workers stop accepting.
-    let busy: Vec<TcpStream> = (0..20)
-        .map(|_| {
-            let mut s = connect(addr);
-            s.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
-            s
-        })
-        .collect();
-    wait_open(&h, 20);
+    // A limit of one, held by a connection in the middle of a request (not idle): the
+    // other worker has no connection of its own, and stops accepting as soon as a client
+    // reaches it; only the shared count can tell it to resume.
+    let (h, addr) = start(&["--max-conns", "1", "--workers", "2"]);
+    let mut busy = connect(addr);
+    busy.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+    wait_open(&h, 1);
     let mut waiting: Vec<TcpStream> = (0..8)
         .map(|_| {
             let mut s = connect(addr);
@@ -481,15 +477,15 @@ fn every_worker_resumes_accepting_when_the_open_count_falls() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(h.open_connections(), 20);
+    assert_eq!(h.open_connections(), 1);
     drop(busy);
-    for s in &mut waiting {
-        assert_eq!(parse_responses(&read_to_eof(s), &[])[0].status, 200);
+    for (i, s) in waiting.iter_mut().enumerate() {
+        let r = parse_responses(&read_to_eof(s), &[]);
+        assert_eq!(r.len(), 1, "waiting client {i} not answered");
     }
-    wait_open(&h, 0);
     for i in 0..40 {
         let r = parse_responses(&exchange(addr, GET_CLOSE), &[]);
-        assert_eq!(r[0].status, 200, "client {i}");
+        assert_eq!(r.len(), 1, "client {i} not answered");
     }
 }
 

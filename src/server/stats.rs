@@ -43,31 +43,39 @@ fn timeouts(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
     Timeout::ALL.iter().map(|t| t.name()).zip(s.timeouts)
 }
 
+/// `""` for one, `"s"` otherwise.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, singular
-/// for one, then every non-zero error, timeout and limit count by name.
+/// for one, then every non-zero error, limit and timeout count by name.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
-        let totals = [
-            (self.connections, "connection"),
-            (s.requests, "request"),
-            (s.errors.iter().sum(), "error"),
-        ];
-        let mut sep = "canned: ";
-        for (n, noun) in totals {
-            let plural = if n == 1 { "" } else { "s" };
-            write!(f, "{sep}{n} {noun}{plural}")?;
-            sep = ", ";
+        let errors_total: u64 = s.errors.iter().sum();
+        write!(
+            f,
+            "canned: {} connection{}, {} request{}, {errors_total} error{}",
+            self.connections,
+            plural(self.connections),
+            s.requests,
+            plural(s.requests),
+            plural(errors_total)
+        )?;
+        let mut sep = " (";
+        let limit = [("idle_closed_at_limit", self.idle_closed_at_limit)];
+        for (name, n) in errors(s).chain(limit) {
+            if n > 0 {
+                write!(f, "{sep}{name} {n}")?;
+                sep = ", ";
+            }
         }
-        let timeouts = timeouts(s).map(|(name, n)| (name, "_timeout", n));
-        let details = errors(s)
-            .map(|(name, n)| (name, "", n))
-            .chain(timeouts)
-            .chain([("idle_closed_at_limit", "", self.idle_closed_at_limit)]);
-        sep = " (";
-        for (name, suffix, n) in details.filter(|d| d.2 > 0) {
-            write!(f, "{sep}{name}{suffix} {n}")?;
-            sep = ", ";
+        for (name, n) in timeouts(s) {
+            if n > 0 {
+                write!(f, "{sep}{name}_timeout {n}")?;
+                sep = ", ";
+            }
         }
         if sep == ", " {
             f.write_str(")")?;

@@ -41,6 +41,15 @@ const RECHECK_MS: u64 = 100;
 /// Pause after accept fails for lack of file descriptors (ms).
 const FD_PAUSE_MS: u64 = 100;
 
+/// Why the loop calls a connection.
+#[derive(Clone, Copy)]
+enum Cause {
+    /// Its socket is ready.
+    Ready { readable: bool },
+    /// The deadline it asked for came.
+    Deadline,
+}
+
 struct Slot {
     sock: Socket,
     conn: Conn,
@@ -69,7 +78,6 @@ impl EnvParts {
             pool: &mut self.pool,
             stats: &mut self.stats,
             limits: config.limits,
-            timeouts: config.timeouts,
             now,
             max_requests: config.max_requests,
             draining,
@@ -110,6 +118,10 @@ pub(super) struct Worker {
     date_second: u64,
     /// Draining: the time whatever is still open is closed.
     drain_deadline: Option<u64>,
+    /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
+    /// `drain_deadline` and `next_publish` (with `--stats`, while connections are open);
+    /// `u64::MAX`: none. A loop turn checks this one number.
+    own_deadline: u64,
     logged_emfile: bool,
     /// `--stats`: this worker's index, the stats route and the next time to publish.
     id: usize,
@@ -160,6 +172,7 @@ impl Worker {
             now: 0,
             date_second: 0,
             drain_deadline: None,
+            own_deadline: u64::MAX,
             logged_emfile: false,
             id,
             stats_route,
@@ -194,14 +207,19 @@ impl Worker {
                 match ev.key {
                     WAKE => self.begin_drain(),
                     k if k >= LISTENER => self.accept(k - LISTENER),
-                    k => self.on_event(k, ev.readable),
+                    k => self.on_event(
+                        k,
+                        Cause::Ready {
+                            readable: ev.readable,
+                        },
+                    ),
                 }
             }
             while let Some(k) = self.deadlines.pop_due(self.now) {
                 if let Some(slot) = self.slots[k].as_mut() {
                     slot.armed_ms = u64::MAX;
                 }
-                self.on_wake(k);
+                self.on_event(k, Cause::Deadline);
             }
             if !self.parts.log.is_empty() {
                 // One write per loop turn.
@@ -211,7 +229,9 @@ impl Worker {
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
             }
-            self.worker_timers();
+            if self.now >= self.own_deadline {
+                self.worker_timers();
+            }
             if let Some(deadline) = self.drain_deadline {
                 if self.conns == 0 || self.now >= deadline {
                     break;
@@ -238,34 +258,45 @@ impl Worker {
     /// How long to sleep: until the earliest deadline of any connection or of the worker
     /// itself; without a timeout when nothing is timed.
     fn poll_timeout(&mut self) -> Option<Duration> {
-        let mut next = self.deadlines.earliest();
-        let mut consider = |t: u64| next = Some(next.map_or(t, |n| n.min(t)));
-        if let Some(t) = self.paused_until {
-            consider(t);
+        let next = self
+            .deadlines
+            .earliest()
+            .unwrap_or(u64::MAX)
+            .min(self.own_deadline);
+        if next == u64::MAX {
+            // Going idle: leave the final counters for the other workers' --stats.
+            self.publish();
+            return None;
         }
-        if self.at_limit {
-            consider(self.limit_recheck_at);
-        }
-        if let Some(t) = self.drain_deadline {
-            consider(t);
-        }
-        if self.stats_route.is_some() && self.conns > 0 {
-            consider(self.next_publish);
-        }
-        match next {
-            // From the turn's start, without another clock read: the wake-up is never early,
-            // and late by less than a millisecond plus the turn's work.
-            Some(t) => Some(Duration::from_millis(t.saturating_sub(self.now))),
-            None => {
-                // Going idle: leave the final counters for the other workers' --stats.
-                self.publish();
-                None
-            }
-        }
+        // From the turn's start, without another clock read: the wake-up is never early,
+        // and late by less than a millisecond plus the turn's work.
+        Some(Duration::from_millis(next.saturating_sub(self.now)))
+    }
+
+    /// Recompute [`Worker::own_deadline`] after one of its parts changed.
+    #[cold]
+    fn update_own_deadline(&mut self) {
+        let recheck = if self.at_limit {
+            self.limit_recheck_at
+        } else {
+            u64::MAX
+        };
+        let publish = if self.stats_route.is_some() && self.conns > 0 {
+            self.next_publish
+        } else {
+            u64::MAX
+        };
+        self.own_deadline = self
+            .paused_until
+            .unwrap_or(u64::MAX)
+            .min(recheck)
+            .min(self.drain_deadline.unwrap_or(u64::MAX))
+            .min(publish);
     }
 
     /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
     /// connection limit, publishing `--stats` counters.
+    #[cold]
     fn worker_timers(&mut self) {
         let accepting = self.drain_deadline.is_none();
         if let Some(t) = self.paused_until {
@@ -288,6 +319,7 @@ impl Worker {
             self.next_publish = self.now + RECHECK_MS;
             self.publish();
         }
+        self.update_own_deadline();
     }
 
     fn accept(&mut self, i: usize) {
@@ -305,6 +337,7 @@ impl Worker {
                     // At the limit with nothing idle to close: stop polling the listeners.
                     self.at_limit = true;
                     self.limit_recheck_at = self.now + RECHECK_MS;
+                    self.update_own_deadline();
                     self.listen_interest(false);
                     return;
                 }
@@ -323,6 +356,7 @@ impl Worker {
                     }
                     self.logged_emfile = true;
                     self.paused_until = Some(self.now + FD_PAUSE_MS);
+                    self.update_own_deadline();
                     self.listen_interest(false);
                     return;
                 }
@@ -335,6 +369,7 @@ impl Worker {
     /// At the connection limit: close this worker's longest-idle keep-alive connection (no
     /// request in progress, no output pending) to make room, as nginx reuses its idle
     /// keep-alive connections. A scan over the worker's slots, paid only at the limit.
+    #[cold]
     fn close_longest_idle(&mut self) -> bool {
         let mut oldest: Option<(u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
@@ -396,10 +431,17 @@ impl Worker {
         self.conns += 1;
         self.accepted += 1;
         self.shared.open.fetch_add(1, Ordering::Relaxed);
+        if self.conns == 1 && self.stats_route.is_some() {
+            // Publish counters while there are connections.
+            self.update_own_deadline();
+        }
         self.rearm(k);
     }
 
-    fn on_event(&mut self, k: usize, readable: bool) {
+    /// Let a connection act on what happened: its socket is ready (read once if it is
+    /// readable and the connection wants input), or its deadline came. Then write its
+    /// output and decide what is next.
+    fn on_event(&mut self, k: usize, cause: Cause) {
         // Writability needs no test of its own: pending output is flushed on every event.
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
@@ -407,37 +449,27 @@ impl Worker {
         let mut env = self
             .parts
             .env(&self.config, self.now, self.drain_deadline.is_some());
-        if readable && slot.conn.wants_read() {
-            match (&slot.sock).read(&mut self.scratch) {
-                Ok(0) => slot.conn.on_eof(),
-                Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
-                // Nothing after all (urgent data, a spurious wake-up): not an end.
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
+        match cause {
+            Cause::Ready { readable } if readable && slot.conn.wants_read() => {
+                match (&slot.sock).read(&mut self.scratch) {
+                    Ok(0) => slot.conn.on_eof(),
+                    Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
+                    // Nothing after all (urgent data, a spurious wake-up): not an end.
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        self.close(k);
+                        return;
+                    }
+                }
+            }
+            Cause::Ready { .. } => {}
+            Cause::Deadline => {
+                if let Next::Close { .. } = slot.conn.on_wake(&self.config.timeouts, &mut env) {
                     self.close(k);
                     return;
                 }
             }
-        }
-        if !flush(slot, &mut env) {
-            self.close(k);
-            return;
-        }
-        self.close_or_rearm(k);
-    }
-
-    /// A connection's deadline entry came due.
-    fn on_wake(&mut self, k: usize) {
-        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
-            return;
-        };
-        let mut env = self
-            .parts
-            .env(&self.config, self.now, self.drain_deadline.is_some());
-        if let Next::Close { .. } = slot.conn.on_wake(&mut env) {
-            self.close(k);
-            return;
         }
         if !flush(slot, &mut env) {
             self.close(k);
@@ -477,7 +509,7 @@ impl Worker {
 
     /// Keep the connection's deadline entry no later than the time it wants to be woken. A
     /// later wish leaves the entry alone (it fires early and is set again then).
-    #[inline]
+    #[inline(always)]
     fn rearm(&mut self, k: usize) {
         let Some(slot) = self.slots[k].as_mut() else {
             return;
@@ -499,8 +531,12 @@ impl Worker {
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
+            if self.conns == 0 && self.stats_route.is_some() {
+                self.update_own_deadline();
+            }
             if self.at_limit && self.drain_deadline.is_none() {
                 self.at_limit = false;
+                self.update_own_deadline();
                 if self.paused_until.is_none() {
                     self.listen_interest(true);
                 }
@@ -509,6 +545,7 @@ impl Worker {
     }
 
     /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
+    #[cold]
     fn publish(&mut self) {
         let Some(route) = self.stats_route else {
             return;
@@ -528,21 +565,31 @@ impl Worker {
             .set_body(route, Arc::from(json.into_bytes()));
     }
 
+    #[cold]
     fn begin_drain(&mut self) {
         if self.drain_deadline.is_some() {
             return;
         }
         self.drain_deadline = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
+        self.update_own_deadline();
         let _ = self.poller.delete(&self.shared.wake_r);
         for l in self.listeners.drain(..) {
             let _ = self.poller.delete(&l);
         }
         for k in 0..self.slots.len() {
-            if self.slots[k].as_ref().is_some_and(|s| s.conn.is_idle()) {
-                // A request may already wait in the socket buffer: read it and answer it
-                // (with `Connection: close`) instead of resetting it. With nothing there,
-                // the idle connection is closed at once.
-                self.on_event(k, true);
+            let Some(slot) = self.slots[k].as_ref() else {
+                continue;
+            };
+            // A request may already wait in the socket buffer: leave the connection to the
+            // loop, which reads it and answers it with `Connection: close` instead of
+            // resetting it. With nothing there, the idle connection is closed at once.
+            if slot.conn.is_idle()
+                && !matches!(
+                    slot.sock.peek(&mut [std::mem::MaybeUninit::uninit()]),
+                    Ok(1..)
+                )
+            {
+                self.close(k);
             }
         }
     }
