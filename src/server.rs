@@ -907,6 +907,8 @@ fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: (bool, bool)) 
 }
 
 /// Raise the soft RLIMIT_NOFILE to the hard limit (as Go's runtime does) and return it.
+// rlim_t is u64 on 64-bit targets and u32 on 32-bit ones (armv7): `u64::from` is lossless on both.
+#[allow(clippy::useless_conversion)]
 pub fn raise_fd_limit() -> u64 {
     // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
     unsafe {
@@ -920,10 +922,10 @@ pub fn raise_fd_limit() -> u64 {
                 rlim_max: r.rlim_max,
             };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
-                return want.rlim_cur;
+                return u64::from(want.rlim_cur);
             }
         }
-        r.rlim_cur
+        u64::from(r.rlim_cur)
     }
 }
 
