@@ -505,6 +505,7 @@ fn a_response_held_by_delay_at_shutdown_says_connection_close() {
             "{workers} workers"
         );
         assert_eq!(r[0].body, b"Hello World\n");
+        drop(s);
         h.join();
     }
 }
