@@ -7,7 +7,7 @@
 //! stops having output pending, or is paused by backpressure.
 
 use crate::config::{Config, Listen};
-use crate::conn::{Conn, Env, Next, Pool, Stats, Timeout};
+use crate::conn::{Conn, ConnLimits, Env, Next, Pool, Stats, Timeout};
 use crate::response::{Responses, Spec, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::{Domain, SockAddr, Socket, Type};
@@ -391,6 +391,7 @@ impl Lend {
             pool: &mut self.pool,
             stats: &mut self.stats,
             limits: config.limits,
+            conn_limits: ConnLimits::default(),
             now,
             max_requests: config.max_requests,
             draining,
