@@ -640,6 +640,11 @@ pub mod connection {
     /// Fuzz entry: a script from bytes (read sizes, write sizes, two knob bytes, then the
     /// peer's bytes); the connection's output must equal [`expected`], and its access log
     /// must have one line per response with its status.
+    ///
+    /// Knobs, first byte: bits 0-1 `--max-requests`, 2-3 head limits ([`super::fuzz_limits`]),
+    /// 4-5 high-water mark and body refill size, 6 a 10-byte body limit, 7 shutting down.
+    /// Second byte: bit 0 the accepted-method list `GET, HEAD, POST`, bits 1-3 the peer's
+    /// bytes repeated 2^n times.
     pub fn fuzz_connection(data: &[u8]) {
         let (reads, nr, rest) = split_script(data);
         let (writes, nw, rest) = split_script(rest);
@@ -653,6 +658,12 @@ pub mod connection {
             2 => (1, 1000),
             _ => (700, 1),
         };
+        // The peer's bytes repeated up to 128 times (64 KiB at most): a long pipeline against
+        // small limits reaches the input bound and output that never drains.
+        let repeat = (1usize << ((more >> 1) & 7))
+            .min(65_536 / input.len().max(1))
+            .max(1);
+        let input = &input.repeat(repeat)[..];
         let accepted: &[&str] = if more & 1 == 1 {
             &["GET", "HEAD", "POST"]
         } else {
