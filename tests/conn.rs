@@ -569,3 +569,20 @@ fn access_log_has_a_line_for_a_rejected_request() {
     log.read_to_string(&mut rest).unwrap();
     assert_eq!(rest, "", "one line per response");
 }
+
+/// `--raw-response` answers every method with its file: no answer by method.
+#[test]
+fn raw_response_answers_every_method() {
+    let common = canned::response::Common {
+        server: String::new(),
+        date: false,
+    };
+    let mut r = Responses::raw(
+        std::sync::Arc::from(&b"HTTP/1.1 200 OK\r\n\r\n"[..]),
+        &common,
+    );
+    assert_eq!(r.route(b"CONNECT", b""), 0);
+    r.accept_only(&["GET"]);
+    assert_eq!(r.route(b"PUT", b"/"), 0);
+    assert_eq!(r.route(b"OPTIONS", b"/"), 0);
+}
