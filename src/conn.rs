@@ -772,6 +772,8 @@ fn request_line(line: &mut Vec<u8>, req: &crate::parser::Request<'_>) {
 /// sent; `- - -` stands for a request line that was never parsed (an error or a timeout).
 fn log_response(b: &mut Busy, status: u16, env: &mut Env<'_>) {
     let Some(log) = env.log.as_deref_mut() else {
+        // Not kept for a later response, whatever this caller passed.
+        b.log_line.clear();
         return;
     };
     log.push(b'[');
