@@ -18,7 +18,7 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, Env, Features, Next, Pool, Stats};
+use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats};
 use crate::response::{Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
@@ -78,6 +78,7 @@ impl EnvParts {
             pool: &mut self.pool,
             stats: &mut self.stats,
             limits: config.limits,
+            conn_limits: ConnLimits::default(),
             now,
             max_requests: config.max_requests,
             draining,
