@@ -52,6 +52,23 @@ struct Formatted {
     send_body: bool,
 }
 
+/// Where the counter routes are among a server's routes, each refreshed by its worker with
+/// [`Responses::set_body`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterRoutes {
+    /// `--stats`: JSON counters.
+    pub stats: Option<usize>,
+    /// `--metrics`: the same counters in the Prometheus text format.
+    pub metrics: Option<usize>,
+}
+
+impl CounterRoutes {
+    /// Whether any counter route is served (the worker then publishes its counters).
+    pub fn any(&self) -> bool {
+        self.stats.is_some() || self.metrics.is_some()
+    }
+}
+
 /// All responses of one worker: routes (index 0 is the default) and one error response per
 /// status code canned sends.
 #[derive(Clone, Debug)]
@@ -217,28 +234,43 @@ impl Responses {
         self.specs[route] = spec;
     }
 
-    /// Everything a configured server answers: its routes (or the `--raw-response` bytes),
-    /// and with `--stats` one more route, whose index is returned, for the counters' body.
-    pub fn from_config(config: &crate::config::Config) -> (Responses, Option<usize>) {
+    /// The responses a server answers with: the configured routes (or the raw response),
+    /// with `--stats` and `--metrics` one more route each, whose indices are returned for the
+    /// counters' bodies, and with `--methods` the 405 and OPTIONS answers of
+    /// [`Responses::accept_only`].
+    pub fn from_config(config: &crate::config::Config) -> (Responses, CounterRoutes) {
         if let Some(raw) = &config.raw {
-            return (Responses::raw(raw.clone(), &config.common), None);
+            return (
+                Responses::raw(raw.clone(), &config.common),
+                CounterRoutes::default(),
+            );
         }
         let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
         let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
             .iter()
             .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
             .collect();
-        if let Some(path) = &config.stats {
+        let mut counter_route = |path: &Option<String>, body: &[u8], content_type: &str| {
+            let path = path.as_ref()?;
             specs.push(Spec {
                 status: 200,
-                body: Arc::from(&b"{}\n"[..]),
-                content_type: "application/json".into(),
+                body: Arc::from(body),
+                content_type: content_type.into(),
                 headers: vec!["Cache-Control: no-store".into()],
             });
             paths.push((path.as_bytes().to_vec(), false));
+            Some(specs.len() - 1)
+        };
+        let counters = CounterRoutes {
+            stats: counter_route(&config.stats, b"{}\n", "application/json"),
+            metrics: counter_route(&config.metrics, b"", crate::metrics::CONTENT_TYPE),
+        };
+        let mut responses = Responses::new(&specs, &paths, &config.common);
+        if !config.methods.is_empty() {
+            let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
+            responses.accept_only(&methods);
         }
-        let stats_route = config.stats.is_some().then(|| specs.len() - 1);
-        (Responses::new(&specs, &paths, &config.common), stats_route)
+        (responses, counters)
     }
 
     /// `--raw-response`: the same bytes, verbatim, for every request and variant.

@@ -583,3 +583,83 @@ fn raw_response_answers_every_method() {
     assert_eq!(r.route(b"PUT", b"/"), 0);
     assert_eq!(r.route(b"OPTIONS", b"/"), 0);
 }
+
+/// Over loopback, `--methods GET,HEAD`: another method gets 405 naming the accepted ones,
+/// OPTIONS gets 204 with the same `Allow`, and the connection stays open for the next request.
+#[test]
+fn accepted_methods_over_loopback() {
+    let (_h, addr) = start(&["--methods", "GET,HEAD"]);
+    let mut s = connect(addr);
+    // (request, status, Allow)
+    let cases: [(&[u8], u16, Option<&str>); 5] = [
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi",
+            405,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n",
+            204,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"OPTIONS / HTTP/1.1\r\nHost: t\r\n\r\n",
+            204,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"DELETE / HTTP/1.1\r\nHost: t\r\n\r\n",
+            405,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (GET, 200, None),
+    ];
+    for (request, status, allow) in cases {
+        s.write_all(request).unwrap();
+        let r = read_responses(&mut s, 1);
+        let shown = String::from_utf8_lossy(request);
+        assert_eq!(r[0].status, status, "{shown}");
+        assert_eq!(r[0].header("allow"), allow, "{shown}");
+        assert_eq!(r[0].header("connection"), None, "{shown}");
+        if status == 204 {
+            assert_eq!(r[0].header("content-length"), None, "{shown}");
+        }
+    }
+}
+
+/// Over loopback, `--max-body-bytes 10`: a body of 10 bytes is answered, one of 11 gets 413
+/// and the connection closes, by Content-Length (before any of the body is read).
+#[test]
+fn max_body_bytes_over_loopback() {
+    let (_h, addr) = start(&["--max-body-bytes", "10"]);
+    // (request, status)
+    let cases: [(&[u8], u16); 3] = [
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123456789",
+            200,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\n0123456789A",
+            413,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999\r\n\r\n",
+            413,
+        ),
+    ];
+    for (request, status) in cases {
+        let shown = String::from_utf8_lossy(request);
+        let mut s = connect(addr);
+        s.write_all(request).unwrap();
+        let r = if status == 200 {
+            read_responses(&mut s, 1)
+        } else {
+            parse_responses(&read_to_eof(&mut s), &[])
+        };
+        assert_eq!(r.len(), 1, "{shown}");
+        assert_eq!(r[0].status, status, "{shown}");
+        if status == 413 {
+            assert_eq!(r[0].header("connection"), Some("close"), "{shown}");
+        }
+    }
+}
