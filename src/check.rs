@@ -593,14 +593,21 @@ pub mod connection {
                     }
                     at += n as usize;
                 }
-                Framing::Chunked => match ChunkedDecoder::new().decode(&input[at..]) {
-                    Ok(p) if p.done => at += p.consumed,
-                    Ok(_) => break,
-                    Err(e) => {
-                        error(&mut out, e.status(), head_only, true);
-                        break;
+                Framing::Chunked => {
+                    let mut decoder = ChunkedDecoder::with_data_limit(s.conn_limits.max_body);
+                    match decoder.decode(&input[at..]) {
+                        Ok(p) if p.done => at += p.consumed,
+                        Ok(_) if decoder.over_limit() => {
+                            error(&mut out, 413, head_only, true);
+                            break;
+                        }
+                        Ok(_) => break,
+                        Err(e) => {
+                            error(&mut out, e.status(), head_only, true);
+                            break;
+                        }
                     }
-                },
+                }
             }
             served += 1;
             let (close, variant) = keep_alive_decision(options, s.draining, served, s.max_requests);

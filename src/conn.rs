@@ -675,8 +675,10 @@ impl Conn {
         if why == Timeout::Header && self.phase == Phase::Open {
             if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
+                    // The partial head is still in the input: a HEAD request's 408 has no body.
+                    let head = is_head_request(&b.input);
                     b.input.clear();
-                    emit_error(&mut b, 408, env);
+                    emit_error_to(&mut b, 408, head, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active = env.now;
                     b.out_since = env.now;
@@ -730,6 +732,14 @@ impl Conn {
                     Ok(p) => {
                         at += p.consumed;
                         if !p.done {
+                            if d.over_limit() {
+                                // The chunks announced more data than the body limit: 413
+                                // and close, as for a Content-Length over it.
+                                let head = b.pending.is_some_and(|p| p.head);
+                                emit_error_to(b, 413, head, env);
+                                self.phase = Phase::Closing { linger: true };
+                                return buf.len();
+                            }
                             return at;
                         }
                         b.body = Body::None;
@@ -782,7 +792,9 @@ impl Conn {
                                     return buf.len();
                                 }
                                 Framing::Length(n) => Body::Length(n),
-                                Framing::Chunked => Body::Chunked(ChunkedDecoder::new()),
+                                Framing::Chunked => Body::Chunked(ChunkedDecoder::with_data_limit(
+                                    env.conn_limits.max_body,
+                                )),
                             };
                             if req.expect_continue && !env.features.raw {
                                 b.out.extend_from_slice(CONTINUE);
@@ -918,11 +930,6 @@ fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
         b'0' + (status % 10) as u8,
         b'\n',
     ]);
-}
-
-/// Answer `status` to a request that is not HEAD; see [`emit_error_to`].
-fn emit_error(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
-    emit_error_to(b, status, false, env);
 }
 
 /// Answer `status` (an error: the response closes the connection). The response to a HEAD

@@ -6,7 +6,7 @@ mod common;
 use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
-use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats};
+use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, Timeouts};
 use canned::parser::Limits;
 use canned::response::{Responses, Variant};
 use common::*;
@@ -628,12 +628,13 @@ fn accepted_methods_over_loopback() {
 }
 
 /// Over loopback, `--max-body-bytes 10`: a body of 10 bytes is answered, one of 11 gets 413
-/// and the connection closes, by Content-Length (before any of the body is read).
+/// and the connection closes; by Content-Length (before any of the body is read) and by the
+/// data of a chunked body.
 #[test]
 fn max_body_bytes_over_loopback() {
     let (_h, addr) = start(&["--max-body-bytes", "10"]);
     // (request, status)
-    let cases: [(&[u8], u16); 3] = [
+    let cases: [(&[u8], u16); 6] = [
         (
             b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123456789",
             200,
@@ -644,6 +645,21 @@ fn max_body_bytes_over_loopback() {
         ),
         (
             b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999\r\n\r\n",
+            413,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n\
+              5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n",
+            200,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n\
+              5\r\n01234\r\n6\r\n56789A\r\n0\r\n\r\n",
+            413,
+        ),
+        // Refused as soon as the chunk size says the data will pass the limit.
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nb\r\n012",
             413,
         ),
     ];
@@ -661,5 +677,44 @@ fn max_body_bytes_over_loopback() {
         if status == 413 {
             assert_eq!(r[0].header("connection"), Some("close"), "{shown}");
         }
+    }
+}
+
+/// A head that does not arrive within the header timeout gets 408 and the connection closes;
+/// to a HEAD request without the body, as every other error (RFC 9110 §9.3.2).
+#[test]
+fn header_timeout_answers_408_without_body_to_head() {
+    // (partial head, is a HEAD request)
+    let cases: [(&[u8], bool); 4] = [
+        (b"HEAD / HTTP/1.1\r\nHost: a\r\n", true),
+        (b"\r\nHEAD / HTTP/1.1\r\n", true),
+        (b"GET / HTTP/1.1\r\nHost: a\r\n", false),
+        (b"HEA", false),
+    ];
+    let timeouts = Timeouts::default();
+    for (partial, head_only) in cases {
+        let shown = String::from_utf8_lossy(partial);
+        let mut d = driver();
+        d.feed(partial);
+        assert!(d.write_all().is_empty(), "{shown}");
+        let due = d.conn.wake_at(&timeouts).unwrap();
+        assert_eq!(due, timeouts.header, "{shown}");
+        let mut env = d.parts.env();
+        env.now = due;
+        assert_eq!(
+            d.conn.on_wake(&timeouts, &mut env),
+            Next::Continue,
+            "{shown}"
+        );
+        let out = d.write_all();
+        let (head, body) = d.responses().error(408);
+        let want = if head_only {
+            head.to_vec()
+        } else {
+            [head, body].concat()
+        };
+        assert_eq!(out, want, "{shown}");
+        assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
+        assert!(d.log().ends_with("] - - - 408\n"), "{shown}: {}", d.log());
     }
 }
