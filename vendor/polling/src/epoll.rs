@@ -2,6 +2,8 @@
 
 use std::io;
 use std::os::unix::io::{AsFd, AsRawFd, BorrowedFd, RawFd};
+#[cfg(not(target_os = "redox"))]
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[cfg(not(target_os = "redox"))]
@@ -34,6 +36,16 @@ pub struct Poller {
     /// Redox does not support timerfd.
     #[cfg(not(target_os = "redox"))]
     timer_fd: Option<OwnedFd>,
+
+    /// The deadline `timer_fd` is armed for, or `None` when it is disarmed or has fired and
+    /// been read.
+    ///
+    /// Both the timerfd and the notifier stay registered level-triggered for the poller's whole
+    /// life, so a `wait` whose deadline equals the armed one makes no syscall besides
+    /// `epoll_wait`. Only `wait_deadline` touches it, and `Poller::wait` lets one thread at a
+    /// time in, so the lock is never contended.
+    #[cfg(not(target_os = "redox"))]
+    armed_deadline: Mutex<Option<Instant>>,
 }
 
 impl Poller {
@@ -58,22 +70,26 @@ impl Poller {
             notifier,
             #[cfg(not(target_os = "redox"))]
             timer_fd,
+            #[cfg(not(target_os = "redox"))]
+            armed_deadline: Mutex::new(None),
         };
 
+        // Level-triggered, registered once: `wait` reads the timerfd or the notifier when it
+        // reports readable, and leaves both registrations alone otherwise.
         unsafe {
             #[cfg(not(target_os = "redox"))]
             if let Some(ref timer_fd) = poller.timer_fd {
                 poller.add(
                     timer_fd.as_raw_fd(),
-                    Event::none(crate::NOTIFY_KEY),
-                    PollMode::Oneshot,
+                    Event::readable(crate::NOTIFY_KEY),
+                    PollMode::Level,
                 )?;
             }
 
             poller.add(
                 poller.notifier.as_fd().as_raw_fd(),
                 Event::readable(crate::NOTIFY_KEY),
-                PollMode::Oneshot,
+                PollMode::Level,
             )?;
         }
 
@@ -163,7 +179,11 @@ impl Poller {
     }
 
     /// Waits for I/O events with an optional deadline.
-    #[allow(clippy::needless_update)]
+    ///
+    /// The timerfd is set only when `deadline` differs from the one it is armed for, and
+    /// disarmed only when it is armed and no deadline is asked for. The timerfd and the
+    /// notifier are read only when `epoll_wait` reports one of them readable. A loop that waits
+    /// again and again for the same deadline (or for none) thus makes one syscall per wake-up.
     pub fn wait_deadline(&self, events: &mut Events, deadline: Option<Instant>) -> io::Result<()> {
         #[cfg(feature = "tracing")]
         let span = tracing::trace_span!(
@@ -174,48 +194,17 @@ impl Poller {
         #[cfg(feature = "tracing")]
         let _enter = span.enter();
 
-        let timeout = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
-
+        // Timeout for epoll_wait: `None` blocks. In case of overflow, use no timeout.
         #[cfg(not(target_os = "redox"))]
-        if let Some(ref timer_fd) = self.timer_fd {
-            // Configure the timeout using timerfd.
-            let new_val = Itimerspec {
-                it_interval: TS_ZERO,
-                it_value: match timeout {
-                    None => TS_ZERO,
-                    Some(t) => {
-                        let mut ts = TS_ZERO;
-                        ts.tv_sec = t.as_secs() as _;
-                        ts.tv_nsec = t.subsec_nanos() as _;
-                        ts
-                    }
-                },
-                ..unsafe { std::mem::zeroed() }
-            };
-
-            timerfd_settime(timer_fd, TimerfdTimerFlags::empty(), &new_val)?;
-
-            // Set interest in timerfd.
-            self.modify(
-                timer_fd.as_fd(),
-                Event::readable(crate::NOTIFY_KEY),
-                PollMode::Oneshot,
-            )?;
-        }
-
-        #[cfg(not(target_os = "redox"))]
-        let timer_fd = &self.timer_fd;
-        #[cfg(target_os = "redox")]
-        let timer_fd: Option<core::convert::Infallible> = None;
-
-        // Timeout for epoll. In case of overflow, use no timeout.
-        let timeout = match (timer_fd, timeout) {
-            (_, Some(t)) if t == Duration::from_secs(0) => Some(Timespec::default()),
-            (None, Some(t)) => Timespec::try_from(t).ok(),
-            _ => None,
+        let timeout = match self.timer_fd {
+            Some(ref timer_fd) => self.arm_timer(timer_fd, deadline)?,
+            None => epoll_timeout(deadline),
         };
+        #[cfg(target_os = "redox")]
+        let timeout = epoll_timeout(deadline);
 
         // Wait for I/O events.
+        let first_new = events.list.len();
         epoll::wait(
             &self.epoll_fd,
             spare_capacity(&mut events.list),
@@ -228,14 +217,96 @@ impl Poller {
             "new events",
         );
 
-        // Clear the notification (if received) and re-register interest in it.
-        self.notifier.clear();
-        self.modify(
-            self.notifier.as_fd(),
-            Event::readable(crate::NOTIFY_KEY),
-            PollMode::Oneshot,
-        )?;
+        // The timerfd and the notifier share NOTIFY_KEY; both are level-triggered, so whichever
+        // fired must be read here, or the next wait would return at once.
+        let internal = events.list[first_new..]
+            .iter()
+            .filter(|ev| ev.data.u64() == crate::NOTIFY_KEY as u64)
+            .count();
+        if internal > 0 {
+            #[cfg(not(target_os = "redox"))]
+            let timer_fired = match self.timer_fd {
+                Some(ref timer_fd) => self.clear_timer_if_fired(timer_fd)?,
+                None => false,
+            };
+            #[cfg(target_os = "redox")]
+            let timer_fired = false;
+
+            // A notifier that fired while the timer event was the only one reported is still
+            // readable and reported by the next wait: the notification is not lost.
+            if internal > 1 || !timer_fired {
+                self.notifier.clear();
+            }
+        }
         Ok(())
+    }
+
+    /// Sets the timerfd for `deadline` if it is not armed for it already, and returns the
+    /// timeout to give `epoll_wait`.
+    #[cfg(not(target_os = "redox"))]
+    fn arm_timer(
+        &self,
+        timer_fd: &OwnedFd,
+        deadline: Option<Instant>,
+    ) -> io::Result<Option<Timespec>> {
+        let mut armed = self
+            .armed_deadline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if *armed == deadline {
+            // Armed for this deadline, or nothing asked and nothing armed. If the deadline has
+            // passed, the timerfd is readable and epoll_wait returns at once.
+            return Ok(None);
+        }
+        let timeout = match deadline {
+            None => {
+                // Armed, but no deadline asked for: disarm, so that no stale expiry wakes us.
+                timerfd_settime(
+                    timer_fd,
+                    TimerfdTimerFlags::empty(),
+                    &one_shot(Duration::ZERO),
+                )?;
+                *armed = None;
+                return Ok(None);
+            }
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+        };
+        if timeout == Duration::ZERO {
+            // Already due: poll without blocking. The timerfd keeps whatever it is armed for
+            // (a zero `it_value` would disarm it without clearing `armed`).
+            return Ok(Some(Timespec::default()));
+        }
+        timerfd_settime(timer_fd, TimerfdTimerFlags::empty(), &one_shot(timeout))?;
+        *armed = deadline;
+        Ok(None)
+    }
+
+    /// Called when epoll reported NOTIFY_KEY: reads the timerfd if it has fired, and says
+    /// whether it had.
+    #[cfg(not(target_os = "redox"))]
+    fn clear_timer_if_fired(&self, timer_fd: &OwnedFd) -> io::Result<bool> {
+        let mut armed = self
+            .armed_deadline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match *armed {
+            // The timerfd was set for at least `deadline - Instant::now()` from a moment after
+            // that `now`, and it measures the same monotonic clock as `Instant`: before the
+            // deadline it cannot have fired, and the event is the notifier's.
+            Some(deadline) if Instant::now() >= deadline => {
+                let mut expirations = [0u8; 8];
+                match read(timer_fd, &mut expirations) {
+                    Ok(_) => {
+                        *armed = None;
+                        Ok(true)
+                    }
+                    // Not expired yet (the deadline has just passed): still armed.
+                    Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::INTR) => Ok(false),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Sends a notification to wake up the current or next `wait()` call.
@@ -288,6 +359,30 @@ impl Drop for Poller {
 /// `timespec` value that equals zero.
 #[cfg(not(target_os = "redox"))]
 const TS_ZERO: Timespec = unsafe { std::mem::transmute([0u8; std::mem::size_of::<Timespec>()]) };
+
+/// A timerfd setting that expires once after `timeout`, or disarms it if `timeout` is zero.
+#[cfg(not(target_os = "redox"))]
+#[allow(clippy::needless_update)]
+fn one_shot(timeout: Duration) -> Itimerspec {
+    let mut it_value = TS_ZERO;
+    it_value.tv_sec = timeout.as_secs() as _;
+    it_value.tv_nsec = timeout.subsec_nanos() as _;
+    Itimerspec {
+        it_interval: TS_ZERO,
+        it_value,
+        ..unsafe { std::mem::zeroed() }
+    }
+}
+
+/// The `epoll_wait` timeout for `deadline` when there is no timerfd: millisecond precision,
+/// and `None` (block) if there is no deadline or it overflows.
+fn epoll_timeout(deadline: Option<Instant>) -> Option<Timespec> {
+    let timeout = deadline?.saturating_duration_since(Instant::now());
+    if timeout == Duration::ZERO {
+        return Some(Timespec::default());
+    }
+    Timespec::try_from(timeout).ok()
+}
 
 /// Get the EPOLL flags for the interest.
 fn epoll_flags(interest: &Event, mode: PollMode) -> epoll::EventFlags {
