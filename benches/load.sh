@@ -4,7 +4,7 @@
 # static; glibc without the vendored polling patch), measured interleaved in one run on this
 # machine.
 #
-#   benches/load.sh                  # full run (about 12 minutes)
+#   benches/load.sh                  # full run (about 15 minutes)
 #   ROUNDS=1 DUR=3 benches/load.sh   # quick look
 #   UNPATCHED=0 MUSL=0 benches/load.sh   # without the extra canned builds
 #   CANNED_EXTRA="canned_x=/path/to/canned" benches/load.sh   # more canned binaries as peers
@@ -239,6 +239,10 @@ if need perf && perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_
         wrk_out="$($PIN_L wrk -t1 -c100 -d"${DUR}s" "$url")"
         wait "$perf_pid" || true
         reqs="$(awk '/requests in/ {print $1}' <<<"$wrk_out")"
+        if ! [ "${reqs:-0}" -gt 0 ] 2>/dev/null; then
+            echo "no syscall figure for $s: wrk answered no requests: $wrk_out" >&2
+            continue
+        fi
         record "$s" f "$(awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ {t += $1} END {printf "%.2f", t / n}' "$work/perf-$s")"
         record "$s" fctl "$(awk -F, -v n="$reqs" '$3 ~ /epoll_ctl$/ {t += $1} END {printf "%.3f", t / n}' "$work/perf-$s")"
         grep -E 'sys_enter_' "$work/perf-$s" | awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ && $1 > 0 {sub("syscalls:sys_enter_", "", $3); printf "%s %.3f\n", $3, $1 / n}' |
