@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Side-by-side load benchmark: canned against nginx, node's net and http servers, and the
-# floor (benches/floor.rs), measured interleaved in one run on this machine.
+# Side-by-side load benchmark: canned against the floor (benches/floor.rs), hyper 1.x
+# (benches/hyper-peer), nginx, node's net and http servers, and other builds of canned (musl
+# static; glibc without the vendored polling patch), measured interleaved in one run on this
+# machine.
 #
-#   benches/load.sh            # full run (about 15 minutes)
+#   benches/load.sh                  # full run (about 15 minutes)
 #   ROUNDS=1 DUR=3 benches/load.sh   # quick look
+#   UNPATCHED=0 MUSL=0 benches/load.sh   # without the extra canned builds
+#   CANNED_EXTRA="canned_x=/path/to/canned" benches/load.sh   # more canned binaries as peers
 #
 # One worker each, server pinned to CPU 0 and the load generator to CPU 1 (taskset), then a
-# 2-worker run of canned and nginx. Prints a Markdown table and writes it to
+# 2-worker run of canned and nginx. Prints Markdown tables and the goals of the performance
+# round (syscalls and CPU per request against the peers) and writes them to
 # bench-results/load-DATE.md. Everything targets 127.0.0.1 and stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DUR="${DUR:-5}"          # seconds per wrk run
-ROUNDS="${ROUNDS:-3}"    # interleaved rounds; medians are reported
-IDLE="${IDLE:-10000}"    # idle keep-alive connections for the RSS figure
+DUR="${DUR:-5}"             # seconds per wrk run
+ROUNDS="${ROUNDS:-3}"       # interleaved rounds; medians are reported
+IDLE="${IDLE:-10000}"       # idle keep-alive connections for the RSS figure
+MUSL="${MUSL:-1}"           # also measure the musl static build (if the target is installed)
+UNPATCHED="${UNPATCHED:-1}" # also measure canned built against the published polling
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 source benches/common.sh
@@ -21,6 +28,48 @@ require load.sh wrk ab curl python3 taskset
 
 echo "building release binaries" >&2
 cargo build --release --bin canned --example floor >&2
+
+# canned builds to measure, by name.
+declare -A bin=([canned]=target/release/canned)
+canned_builds=(canned)
+
+musl_target=x86_64-unknown-linux-musl
+if [ "$MUSL" = 1 ] && [ "$(uname -m)" = x86_64 ]; then
+    if cargo build --release --target "$musl_target" --bin canned >&2; then
+        bin[canned_musl]="target/$musl_target/release/canned"
+        canned_builds+=(canned_musl)
+    else
+        echo "skipping canned_musl: the build failed (rustup target add $musl_target)" >&2
+    fi
+fi
+
+# The same source without the [patch.crates-io] section: polling as published.
+if [ "$UNPATCHED" = 1 ] && grep -q '^\[patch\.crates-io\]' Cargo.toml; then
+    copy="$work/unpatched"
+    mkdir -p "$copy/benches"
+    cp -r Cargo.lock README.md src "$copy/"
+    cp benches/*.rs "$copy/benches/"
+    awk '/^\[patch\.crates-io\]/ {skip = 1; next} /^\[/ {skip = 0} !skip' Cargo.toml >"$copy/Cargo.toml"
+    if (cd "$copy" && CARGO_TARGET_DIR="$OLDPWD/target/unpatched" cargo build --release --bin canned >&2); then
+        bin[canned_unpatched]=target/unpatched/release/canned
+        canned_builds+=(canned_unpatched)
+    else
+        echo "skipping canned_unpatched: the build failed" >&2
+    fi
+fi
+
+for extra in ${CANNED_EXTRA:-}; do
+    bin[${extra%%=*}]="${extra#*=}"
+    canned_builds+=("${extra%%=*}")
+done
+
+# hyper: a crate of its own, so its dependencies never reach canned's tree.
+have_hyper=0
+if cargo build --release --manifest-path benches/hyper-peer/Cargo.toml >&2; then
+    have_hyper=1
+else
+    echo "skipping hyper: benches/hyper-peer did not build (offline?)" >&2
+fi
 
 results="bench-results"
 mkdir -p "$results"
@@ -72,8 +121,9 @@ EOF
 start() {
     local name="$1" port="$2" workers="$3" pin="$4" log="$work/$1-$2.log"
     case "$name" in
-        canned) $pin target/release/canned --listen "127.0.0.1:$port" --workers "$workers" --quiet >"$log" 2>&1 & ;;
+        canned*) $pin "${bin[$name]}" --listen "127.0.0.1:$port" --workers "$workers" --quiet >"$log" 2>&1 & ;;
         floor) $pin target/release/examples/floor "$port" >"$log" 2>&1 & ;;
+        hyper) $pin benches/hyper-peer/target/release/hyper-peer "$port" >"$log" 2>&1 & ;;
         nginx) nginx_conf "$port" "$workers"; $pin nginx -c "$work/nginx-$port.conf" -p "$work" >"$log" 2>&1 & ;;
         node_net) $pin node benches/node_net.js "$port" >"$log" 2>&1 & ;;
         node_http) $pin node benches/node_http.js "$port" >"$log" 2>&1 & ;;
@@ -119,7 +169,10 @@ to_us() { # wrk latency (123.4us, 1.2ms, 1.1s) in µs
 servers=()
 declare -A port pid
 p=18100
-for s in canned floor nginx node_net node_http; do
+candidates=("${canned_builds[@]}" floor)
+[ "$have_hyper" = 1 ] && candidates+=(hyper)
+candidates+=(nginx node_net node_http)
+for s in "${candidates[@]}"; do
     case "$s" in
         nginx) need nginx || { echo "skipping nginx: not installed" >&2; continue; } ;;
         node_*) need node || { echo "skipping $s: node not installed" >&2; continue; } ;;
@@ -132,6 +185,7 @@ for s in canned floor nginx node_net node_http; do
     servers+=("$s")
 done
 echo "servers: ${servers[*]}; ${ROUNDS} rounds of ${DUR}s" >&2
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 for round in $(seq "$ROUNDS"); do
     echo "round $round" >&2
@@ -173,8 +227,9 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 
-# (f) syscalls per request: perf's syscall tracepoints around one wrk run (a).
-if need perf && perf stat -e 'syscalls:sys_enter_read' -- true >/dev/null 2>&1; then
+# (f) syscalls per request: perf's syscall tracepoints on the server process around one wrk
+# run (a). Counts do not depend on the machine's load, unlike the CPU figures.
+if need perf && perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_ctl -- true >/dev/null 2>&1; then
     for s in "${servers[@]}"; do
         settle
         url="http://127.0.0.1:${port[$s]}/"
@@ -184,8 +239,12 @@ if need perf && perf stat -e 'syscalls:sys_enter_read' -- true >/dev/null 2>&1; 
         wrk_out="$($PIN_L wrk -t1 -c100 -d"${DUR}s" "$url")"
         wait "$perf_pid" || true
         reqs="$(awk '/requests in/ {print $1}' <<<"$wrk_out")"
+        if ! [ "${reqs:-0}" -gt 0 ] 2>/dev/null; then
+            echo "no syscall figure for $s: wrk answered no requests: $wrk_out" >&2
+            continue
+        fi
         record "$s" f "$(awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ {t += $1} END {printf "%.2f", t / n}' "$work/perf-$s")"
-        record "$s" fctl "$(awk -F, -v n="$reqs" '$3 ~ /epoll_ctl$/ {t += $1} END {printf "%.4f", t / n}' "$work/perf-$s")"
+        record "$s" fctl "$(awk -F, -v n="$reqs" '$3 ~ /epoll_ctl$/ {t += $1} END {printf "%.3f", t / n}' "$work/perf-$s")"
         grep -E 'sys_enter_' "$work/perf-$s" | awk -F, -v n="$reqs" '$1 ~ /^[0-9]+$/ && $1 > 0 {sub("syscalls:sys_enter_", "", $3); printf "%s %.3f\n", $3, $1 / n}' |
             sort -k2 -g -r | head -8 | tr '\n' ';' >"$work/$s.fdetail"
     done
@@ -225,21 +284,31 @@ for round in $(seq "$ROUNDS"); do
     for s in "${two[@]}"; do
         settle
         url="http://127.0.0.1:${port[$s]}/"
-        wrk_out="$(wrk -t2 -c100 -d"${DUR}s" "$url")"
+        wrk_out="$(wrk -t2 -c100 -d"${DUR}s" --latency "$url")"
         record "$s" a "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
+        record "$s" a99 "$(to_us "$(awk '$1 == "99%" {print $2}' <<<"$wrk_out")")"
         wrk_out="$(wrk -t2 -c256 -d"${DUR}s" -s "$work/pipeline.lua" "$url")"
         record "$s" d "$(awk '/^Requests\/sec/ {print $2}' <<<"$wrk_out")"
     done
 done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 ratio() { # value reference
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
 }
 k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.0f", a }'; }
+has() { [[ " ${servers[*]} " == *" $1 "* ]]; }
+# goal TEXT VALUE OP LIMIT: one line, met or not (or not measured)
+goal() {
+    awk -v t="$1" -v v="$2" -v op="$3" -v l="$4" 'BEGIN {
+        if (v == "-" || l == "-" || v == "" || l == "") { printf "- %s: not measured\n", t; exit }
+        ok = (op == "<=") ? (v + 0 <= l + 0) : (v + 0 >= l + 0)
+        printf "- %s: %s %s %s: %s\n", t, v, op, l, ok ? "met" : "NOT met" }'
+}
 {
     echo "## Load benchmark, $(date -u +%Y-%m-%d)"
     echo
-    echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -sr)."
+    echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -sr); load average $load_before before, $load_after after."
     echo "One worker each; server on CPU 0, load generator on CPU 1. Medians of $ROUNDS interleaved rounds, ${DUR}s wrk runs."
     echo
     echo "| server | (a) wrk req/s | (a) p99 µs | (b) ab -k req/s | (b) failed | (c) ab req/s | (d) pipelined req/s | (e) CPU µs/req | (f) syscalls/req | (f) epoll_ctl/req | (g) RSS idle KiB | (g) RSS +${IDLE} conns KiB |"
@@ -247,25 +316,30 @@ k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.0f", a }'; 
     for s in "${servers[@]}"; do
         echo "| $s | $(k "$(median "$s" a)") | $(k "$(median "$s" a99)") | $(k "$(median "$s" b)") | $(median "$s" bfail) | $(k "$(median "$s" c)") | $(k "$(median "$s" d)") | $(median "$s" e) | $(median "$s" f) | $(median "$s" fctl) | $(median "$s" gidle) | $(median "$s" g10k) |"
     done
-    for ref in nginx floor; do
-        [[ " ${servers[*]} " == *" $ref "* ]] || continue
+    for ref in floor hyper nginx; do
+        has "$ref" || continue
         echo
-        echo "Ratios to $ref (higher is better for req/s, lower for CPU and RSS):"
+        echo "Ratios to $ref (higher is better for req/s, lower for p99, CPU and RSS):"
         echo
-        echo "| server | (a) | (b) | (c) | (d) | (e) CPU | (g) RSS +${IDLE} |"
-        echo "|---|---:|---:|---:|---:|---:|---:|"
+        echo "| server | (a) | (a) p99 | (b) | (c) | (d) | (e) CPU | (g) RSS +${IDLE} |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|"
         for s in "${servers[@]}"; do
-            echo "| $s | $(ratio "$(median "$s" a)" "$(median $ref a)") | $(ratio "$(median "$s" b)" "$(median $ref b)") | $(ratio "$(median "$s" c)" "$(median $ref c)") | $(ratio "$(median "$s" d)" "$(median $ref d)") | $(ratio "$(median "$s" e)" "$(median $ref e)") | $(ratio "$(median "$s" g10k)" "$(median $ref g10k)") |"
+            [ "$s" = "$ref" ] && continue
+            echo "| $s | $(ratio "$(median "$s" a)" "$(median $ref a)") | $(ratio "$(median "$s" a99)" "$(median $ref a99)") | $(ratio "$(median "$s" b)" "$(median $ref b)") | $(ratio "$(median "$s" c)" "$(median $ref c)") | $(ratio "$(median "$s" d)" "$(median $ref d)") | $(ratio "$(median "$s" e)" "$(median $ref e)") | $(ratio "$(median "$s" g10k)" "$(median $ref g10k)") |"
         done
     done
+    if has canned_musl; then
+        echo
+        echo "musl static build against the glibc build (ratio canned_musl / canned): (a) $(ratio "$(median canned_musl a)" "$(median canned a)"), (d) $(ratio "$(median canned_musl d)" "$(median canned d)"), (e) CPU $(ratio "$(median canned_musl e)" "$(median canned e)")."
+    fi
     if [ "${#two[@]}" -gt 0 ]; then
         echo
         echo "Two workers, not pinned:"
         echo
-        echo "| server | (a) wrk req/s | (d) pipelined req/s |"
-        echo "|---|---:|---:|"
+        echo "| server | (a) wrk -t2 req/s | (a) p99 µs | (d) pipelined req/s |"
+        echo "|---|---:|---:|---:|"
         for s in "${two[@]}"; do
-            echo "| $s | $(k "$(median "$s" a)") | $(k "$(median "$s" d)") |"
+            echo "| $s | $(k "$(median "$s" a)") | $(k "$(median "$s" a99)") | $(k "$(median "$s" d)") |"
         done
     fi
     if ls "$work"/*.fdetail >/dev/null 2>&1; then
@@ -276,5 +350,22 @@ k() { awk -v a="$1" 'BEGIN { if (a == "-") print "-"; else printf "%.0f", a }'; 
             [ -f "$work/$s.fdetail" ] && echo "- $s: $(cat "$work/$s.fdetail")"
         done
     fi
+    # The goals of the performance round, for each canned build: syscalls and epoll_ctl per
+    # request (f), CPU per request (e) against hyper, nginx and the floor, pipelined req/s (d).
+    for s in "${canned_builds[@]}"; do
+        has "$s" || continue
+        echo
+        echo "Goals, $s (CPU: medians of this run; the goal asks for 2 runs out of 3):"
+        echo
+        fl="$(median floor f)"
+        goal "syscalls/req at most the floor's + 0.1" "$(median "$s" f)" "<=" "$(awk -v f="$fl" 'BEGIN { if (f == "-") print "-"; else printf "%.2f", f + 0.1 }')"
+        goal "epoll_ctl/req at most 0.01" "$(median "$s" fctl)" "<=" 0.01
+        for ref in hyper nginx; do
+            has "$ref" && goal "CPU/req at most 0.97x $ref's ($(median $ref e) µs)" "$(ratio "$(median "$s" e)" "$(median $ref e)")" "<=" 0.97
+        done
+        goal "CPU/req at most 1.02x the floor's ($(median floor e) µs)" "$(ratio "$(median "$s" e)" "$(median floor e)")" "<=" 1.02
+        goal "pipelined req/s at least the floor's" "$(ratio "$(median "$s" d)" "$(median floor d)")" ">=" 1.00
+        echo "- (a) p99: $(k "$(median "$s" a99)") µs, the floor's $(k "$(median floor a99)") µs"
+    done
 } | tee "$out"
 echo "written to $out" >&2

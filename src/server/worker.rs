@@ -195,9 +195,13 @@ impl Worker {
         self.publish();
         let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
         loop {
-            let timeout = self.poll_timeout();
+            let deadline = self.poll_deadline();
             events.clear();
-            if let Err(e) = self.poller.wait(&mut events, timeout) {
+            let polled = match deadline {
+                Some(at) => self.poller.wait_deadline(&mut events, at),
+                None => self.poller.wait(&mut events, None),
+            };
+            if let Err(e) = polled {
                 eprintln!("canned: poll failed: {e}");
                 // The other workers must stop too, or whoever joins them waits for ever.
                 super::wake(&self.shared);
@@ -268,7 +272,7 @@ impl Worker {
 
     /// How long to sleep: until the earliest deadline of any connection or of the worker
     /// itself; without a timeout when nothing is timed.
-    fn poll_timeout(&mut self) -> Option<Duration> {
+    fn poll_deadline(&mut self) -> Option<Instant> {
         let next = self
             .deadlines
             .earliest()
@@ -279,9 +283,10 @@ impl Worker {
             self.publish();
             return None;
         }
-        // From the turn's start, without another clock read: the wake-up is never early,
-        // and late by less than a millisecond plus the turn's work.
-        Some(Duration::from_millis(next.saturating_sub(self.now)))
+        // An absolute instant that stays the same until the earliest deadline moves: the
+        // poller then leaves its timer armed as it is (no timerfd_settime per wake-up). Never
+        // early: `now` is whole milliseconds since `epoch`, rounded down.
+        Some(self.epoch + Duration::from_millis(next))
     }
 
     /// Recompute [`Worker::own_deadline`] after one of its parts changed.
