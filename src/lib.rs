@@ -53,6 +53,7 @@
 //! | `server` | the poll loop: accept, read, write, timers, shutdown | `server` |
 //! | `config` | the command line and the environment | `server` |
 //! | `metrics` | the counters in the Prometheus text format | `server` |
+//! | `fault` | faults a route can be given: parsing, the seeded generator, sampling | `server` |
 //!
 //! # Features
 //!
@@ -70,6 +71,8 @@ pub mod chunked;
 pub mod config;
 #[cfg(feature = "server")]
 pub mod conn;
+#[cfg(feature = "server")]
+pub mod fault;
 #[cfg(feature = "server")]
 pub mod metrics;
 pub mod parser;
