@@ -57,6 +57,15 @@ impl std::fmt::Display for Listen {
     }
 }
 
+/// Which malformed responses `--mutate` sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutate {
+    /// Each request the next variant of the catalogue, in order (`--mutate`).
+    Cycle,
+    /// Always this variant, by its index in [`crate::mutate::CATALOGUE`] (`--mutate-id`).
+    One(u16),
+}
+
 /// A route: an exact path with its own response.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
@@ -124,6 +133,9 @@ pub struct Config {
     /// `--metrics PATH`: the same counters as `stats`, in the Prometheus text exposition
     /// format (`text/plain; version=0.0.4`).
     pub metrics: Option<String>,
+    /// `--mutate` or `--mutate-id`: answer paths without a route of their own with the
+    /// malformed-response catalogue.
+    pub mutate: Option<Mutate>,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
 }
@@ -166,6 +178,7 @@ impl Default for Config {
             stats: None,
             metrics: None,
             seed: crate::fault::DEFAULT_SEED,
+            mutate: None,
         }
     }
 }
@@ -210,6 +223,8 @@ enum Kind {
     Methods,
     /// `PATH=KIND[:ARGS]`: a fault on a route.
     Fault,
+    /// An id of the malformed-response catalogue.
+    MutateId,
 }
 
 /// Settings turned on by a switch.
@@ -220,6 +235,7 @@ enum Toggle {
     RawClose,
     AccessLog,
     Quiet,
+    Mutate,
 }
 
 impl Toggle {
@@ -230,6 +246,7 @@ impl Toggle {
             Toggle::RawClose => c.raw_close = true,
             Toggle::AccessLog => c.access_log = true,
             Toggle::Quiet => c.quiet = true,
+            Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
         }
     }
 }
@@ -676,6 +693,24 @@ static OPTIONS: &[Opt] = &[
          each worker draws its own stream)"
     ),
     opt!(
+        "--mutate",
+        "CANNED_MUTATE",
+        Kind::Switch(Toggle::Mutate),
+        "Answer each request on a path without a route with the next\n\
+         malformed response of the catalogue (see README), then close"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--mutate-id ID",
+        "CANNED_MUTATE_ID",
+        Kind::MutateId,
+        "Like --mutate, always with the catalogue's variant ID"
+    )
+    .related(&[
+        Relation::ConflictsWith("--mutate"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
+    opt!(
         "--quiet",
         "CANNED_QUIET",
         Kind::Switch(Toggle::Quiet),
@@ -953,6 +988,14 @@ fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, 
         }
         Kind::Methods => c.methods = methods(v)?,
         Kind::Fault => return add_fault(c, v),
+        Kind::MutateId => {
+            let Some(i) = crate::mutate::find(v) else {
+                return Err(format!(
+                    "{v:?} is not a variant id of the catalogue (like cl-negative; see README)"
+                ));
+            };
+            c.mutate = Some(Mutate::One(i as u16));
+        }
     }
     Ok(None)
 }
@@ -1839,6 +1882,7 @@ mod tests {
             Kind::Route => pair("/env=200\n/env2=200", "/flag=201"),
             Kind::Methods => pair("GET", "POST,PUT"),
             Kind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
+            Kind::MutateId => pair("cl-hex", "cl-negative"),
         }
     }
 
@@ -2038,7 +2082,19 @@ mod tests {
                 &[("CANNED_FAULT", "/x=drip")],
                 "CANNED_FAULT: drip needs",
             ),
+            (
+                &["--mutate-id", "nope"],
+                &[],
+                "--mutate-id: \"nope\" is not a variant id",
+            ),
         ]);
+        assert_eq!(run(&["--mutate"]).unwrap().mutate, Some(Mutate::Cycle));
+        let one = run(&["--mutate-id", "te-and-cl"]).unwrap().mutate;
+        assert_eq!(
+            one,
+            Some(Mutate::One(crate::mutate::find("te-and-cl").unwrap() as u16))
+        );
+        assert_eq!(run(&[]).unwrap().mutate, None);
     }
 
     #[test]
