@@ -195,7 +195,7 @@ pub use connection::{ConnScript, expected_output, fuzz_connection, run_connectio
 pub mod connection {
     use super::split_script;
     use crate::chunked::ChunkedDecoder;
-    use crate::conn::{BODY_CHUNK, Conn, Env, HIGH_WATER, Next, Pool, Stats};
+    use crate::conn::{BODY_CHUNK, Conn, Env, Features, HIGH_WATER, Next, Pool, Stats};
     use crate::parser::{Framing, Limits, Parser, Status, Version};
     use crate::response::{CONTINUE, Common, Responses, Spec, Variant};
     use std::sync::Arc;
@@ -260,10 +260,7 @@ pub mod connection {
                 now: 0,
                 max_requests: s.max_requests,
                 draining: false,
-                raw: false,
-                raw_close: false,
-                delay: 0,
-                log: None,
+                features: Features::default(),
             };
             let mut progressed = false;
             if conn.wants_read() {

@@ -1,9 +1,10 @@
 //! One connection's life, without sockets.
 //!
 //! The poll loop hands a [`Conn`] the bytes it read ([`Conn::on_data`]), end of input
-//! ([`Conn::on_eof`]), how much of [`Conn::output`] it wrote ([`Conn::wrote`]) and expired
-//! deadlines ([`Conn::on_timeout`]); the connection decides everything else: which requests
-//! are complete, what to answer, when to stop reading (backpressure) and when to close
+//! ([`Conn::on_eof`]), how much of [`Conn::output`] it wrote ([`Conn::wrote`]) and the time
+//! it asked to be woken at ([`Conn::wake_at`], [`Conn::on_wake`]); the connection decides
+//! everything else: which requests are complete, what to answer, when to stop reading
+//! (backpressure), when its deadlines fall (timeouts, `--delay`, lingering) and when to close
 //! ([`Conn::next`]). Nothing here knows about sockets or epoll, so the fuzzer and the tests
 //! drive it directly.
 //!
@@ -27,26 +28,26 @@ pub const BODY_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Default)]
 pub struct Pool {
     // Boxed: a work area moves between the pool and a connection as a pointer, and an idle
-    // connection holds only `Option<Box<Busy>>` (8 bytes).
+    // connection holds only `Option<Box<WorkArea>>` (8 bytes).
     #[allow(clippy::vec_box)]
-    free: Vec<Box<Busy>>,
+    free: Vec<Box<WorkArea>>,
 }
 
 impl Pool {
     const KEEP: usize = 64;
     const MAX_CAPACITY: usize = 2 * HIGH_WATER;
 
-    fn take(&mut self, limits: Limits) -> Box<Busy> {
+    fn take(&mut self, limits: Limits) -> Box<WorkArea> {
         match self.free.pop() {
             Some(mut b) => {
                 b.parser = Parser::new(limits);
                 b
             }
-            None => Box::new(Busy::new(limits)),
+            None => Box::new(WorkArea::new(limits)),
         }
     }
 
-    fn put(&mut self, mut b: Box<Busy>) {
+    fn put(&mut self, mut b: Box<WorkArea>) {
         if self.free.len() >= Self::KEEP {
             return;
         }
@@ -103,6 +104,24 @@ pub enum Timeout {
     Write,
 }
 
+impl Timeout {
+    /// Every kind, in the order of [`Stats::timeouts`].
+    pub const ALL: [Timeout; 3] = [Timeout::Header, Timeout::Idle, Timeout::Write];
+
+    /// The name used in `--stats` and the exit summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timeout::Header => "header",
+            Timeout::Idle => "idle",
+            Timeout::Write => "write",
+        }
+    }
+}
+
+/// How long a connection closed while the client may still be sending drains its input
+/// after shutting down its write side (ms), so the client reads the response, not a reset.
+pub const LINGER_MS: u64 = 2_000;
+
 /// Counters of one worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -112,8 +131,8 @@ pub struct Stats {
     pub by_status: Vec<u64>,
     /// Rejected requests, by [`Error::index`].
     pub errors: [u64; Error::ALL.len()],
-    /// Timeouts: header, idle, write.
-    pub timeouts: [u64; 3],
+    /// Timeouts, by [`Timeout::ALL`].
+    pub timeouts: [u64; Timeout::ALL.len()],
     /// Bytes read.
     pub bytes_in: u64,
     /// Bytes written.
@@ -126,7 +145,7 @@ impl Default for Stats {
             requests: 0,
             by_status: vec![0; 600],
             errors: [0; Error::ALL.len()],
-            timeouts: [0; 3],
+            timeouts: [0; Timeout::ALL.len()],
             bytes_in: 0,
             bytes_out: 0,
         }
@@ -167,15 +186,22 @@ pub struct Env<'a> {
     pub max_requests: u32,
     /// The server is shutting down: the next response closes.
     pub draining: bool,
+    /// The test-endpoint features, all off on the plain path.
+    pub features: Features<'a>,
+}
+
+/// Switches of the test-endpoint features. [`Features::default`] is all off: plain canned.
+#[derive(Debug, Default)]
+pub struct Features<'a> {
     /// Send the same bytes for every request (`--raw-response`): the route head alone, and
     /// keep the connection open unless `raw_close`.
     pub raw: bool,
-    /// With `raw`, close after each response.
+    /// With `raw`, close after each response (`--raw-close`).
     pub raw_close: bool,
-    /// Hold each batch of responses this long (ms; 0: none).
-    pub delay: u64,
-    /// Where to append access-log lines, when enabled.
-    pub log: Option<&'a mut Vec<u8>>,
+    /// Hold each batch of responses this long (ms; 0: none; `--delay`).
+    pub delay_ms: u64,
+    /// Where to append access-log lines, when enabled (`--access-log`).
+    pub access_log: Option<&'a mut Vec<u8>>,
 }
 
 /// What the loop should do with a connection after a call.
@@ -215,17 +241,20 @@ enum Phase {
     Closing {
         linger: bool,
     },
+    /// The write side is shut down; input is discarded until end of input or
+    /// [`LINGER_MS`] after `Conn::active`.
+    Lingering,
 }
 
 /// The state of one connection. See the module documentation.
 ///
 /// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
-/// output pending borrows a [`Busy`] work area from the worker's [`Pool`] and gives it back
+/// output pending borrows a [`WorkArea`] from the worker's [`Pool`] and gives it back
 /// as soon as everything is answered and written.
 #[derive(Debug)]
 pub struct Conn {
-    busy: Option<Box<Busy>>,
-    /// Last input or output progress (ms), or when the current head started.
+    work: Option<Box<WorkArea>>,
+    /// Last input or output progress (ms), or when lingering started.
     active: u64,
     /// Requests answered.
     served: u32,
@@ -236,7 +265,7 @@ pub struct Conn {
 /// What a connection holds only while it has work: the parser's place in a partial head, the
 /// body being skipped, unprocessed input and unwritten output.
 #[derive(Debug)]
-pub struct Busy {
+pub struct WorkArea {
     parser: Parser,
     body: Body,
     pending: Option<Pending>,
@@ -245,26 +274,34 @@ pub struct Busy {
     /// Pending output and how much of it is written.
     out: Vec<u8>,
     out_pos: usize,
-    /// A large body still to copy: (route, offset).
-    tail: Option<(u16, usize)>,
+    /// The rest of a large body, still to copy into `out`: (route, offset).
+    body_rest: Option<(u16, usize)>,
     /// When the current head started.
     head_since: Option<u64>,
+    /// When output last made progress, or became pending (ms): the write timeout counts from
+    /// here, so input cannot refresh it.
+    out_since: u64,
     /// `--delay`: output is held until this time (ms), 0 when not held.
     hold_until: u64,
+    /// `--delay`: where the last held response starts in `out`, and what it answers, so that
+    /// a drain that begins while it is held can turn it into the closing response.
+    last_held: Option<(usize, Pending)>,
 }
 
-impl Busy {
-    fn new(limits: Limits) -> Busy {
-        Busy {
+impl WorkArea {
+    fn new(limits: Limits) -> WorkArea {
+        WorkArea {
             parser: Parser::new(limits),
             body: Body::None,
             pending: None,
             input: Vec::new(),
             out: Vec::new(),
             out_pos: 0,
-            tail: None,
+            body_rest: None,
             head_since: None,
+            out_since: 0,
             hold_until: 0,
+            last_held: None,
         }
     }
 
@@ -275,16 +312,17 @@ impl Busy {
         self.input.clear();
         self.out.clear();
         self.out_pos = 0;
-        self.tail = None;
+        self.body_rest = None;
         self.head_since = None;
         self.hold_until = 0;
+        self.last_held = None;
     }
 
     /// Nothing in progress: the work area can go back to the pool.
     fn is_done(&self) -> bool {
         self.input.is_empty()
             && self.out_pos == self.out.len()
-            && self.tail.is_none()
+            && self.body_rest.is_none()
             && self.body == Body::None
             && self.pending.is_none()
             && !self.parser.in_progress()
@@ -299,7 +337,7 @@ impl Conn {
     /// A new connection accepted at time `now`.
     pub fn new(now: u64) -> Conn {
         Conn {
-            busy: None,
+            work: None,
             active: now,
             served: 0,
             phase: Phase::Open,
@@ -309,6 +347,10 @@ impl Conn {
 
     /// Bytes read from the peer.
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
+        if self.phase == Phase::Lingering {
+            // Discarded: the response is out and the write side shut.
+            return;
+        }
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
         if self.phase != Phase::Open {
@@ -317,9 +359,14 @@ impl Conn {
             }
             return;
         }
-        let mut b = match self.busy.take() {
+        let mut b = match self.work.take() {
             Some(b) => b,
-            None => env.pool.take(env.limits),
+            None => {
+                let mut b = env.pool.take(env.limits);
+                // No output yet: a write timeout would count from here.
+                b.out_since = env.now;
+                b
+            }
         };
         if b.input.is_empty() {
             let used = self.process(&mut b, data, env);
@@ -330,15 +377,15 @@ impl Conn {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
         }
-        self.keep(b, env);
+        self.keep_or_return(b, env);
     }
 
     /// Keep the work area while it has work, else give it back.
-    fn keep(&mut self, b: Box<Busy>, env: &mut Env<'_>) {
+    fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
         if b.is_done() {
             env.pool.put(b);
         } else {
-            self.busy = Some(b);
+            self.work = Some(b);
         }
     }
 
@@ -349,85 +396,87 @@ impl Conn {
 
     /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
-        match &self.busy {
+        match &self.work {
             Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
             _ => &[],
         }
     }
 
-    /// With `--delay`: when the held output is due (ms), if it is held.
-    pub fn held_until(&self) -> Option<u64> {
-        self.busy
-            .as_ref()
-            .and_then(|b| (b.hold_until != 0).then_some(b.hold_until))
-    }
-
-    /// With `--delay`: release held output whose time has come. Returns whether it did.
-    pub fn release_due(&mut self, now: u64) -> bool {
-        match self.busy.as_mut() {
-            Some(b) if b.hold_until != 0 && now >= b.hold_until => {
-                b.hold_until = 0;
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// `n` bytes of [`Conn::output`] were written.
     pub fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
-        let Some(mut b) = self.busy.take() else {
+        let Some(mut b) = self.work.take() else {
             return;
         };
         debug_assert!(n <= b.pending_out());
         env.stats.bytes_out += n as u64;
         if n > 0 {
             self.active = env.now;
+            b.out_since = env.now;
         }
         b.out_pos += n;
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
-            if let Some((route, at)) = b.tail {
+            if let Some((route, at)) = b.body_rest {
                 let body = env.responses.body(route as usize);
                 let end = body.len().min(at + BODY_CHUNK);
                 b.out.extend_from_slice(&body[at..end]);
-                b.tail = (end < body.len()).then_some((route, end));
+                b.body_rest = (end < body.len()).then_some((route, end));
             }
-            if b.tail.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
+            if b.body_rest.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
                 self.resume(&mut b, env);
             }
         }
-        self.keep(b, env);
+        self.keep_or_return(b, env);
     }
 
     /// Whether the loop should read from this connection: not after a close was decided, not
     /// after end of input, and not while output piles up.
     pub fn wants_read(&self) -> bool {
-        self.phase == Phase::Open
-            && !self.eof
-            && self
-                .busy
-                .as_ref()
-                .is_none_or(|b| b.tail.is_none() && b.pending_out() < HIGH_WATER)
+        match self.phase {
+            Phase::Open => {
+                !self.eof
+                    && self
+                        .work
+                        .as_ref()
+                        .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
+            }
+            Phase::Lingering => !self.eof,
+            Phase::Closing { .. } => false,
+        }
     }
 
     /// What to do next; see [`Next`].
     pub fn next(&self) -> Next {
         let flushed = self
-            .busy
+            .work
             .as_ref()
-            .is_none_or(|b| b.pending_out() == 0 && b.tail.is_none());
+            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
-            Phase::Open if flushed && self.eof => Next::Close { linger: false },
+            Phase::Open | Phase::Lingering if flushed && self.eof => Next::Close { linger: false },
             _ => Next::Continue,
         }
+    }
+
+    /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
+    /// until end of input or [`LINGER_MS`] from `now`.
+    pub fn start_lingering(&mut self, now: u64, pool: &mut Pool) {
+        self.release(pool);
+        self.phase = Phase::Lingering;
+        self.active = now;
     }
 
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.busy.is_none()
+        self.work.is_none() && self.phase == Phase::Open
+    }
+
+    /// When the last input or output progress was (ms): among idle connections, the
+    /// smallest is the longest idle.
+    pub fn last_active(&self) -> u64 {
+        self.active
     }
 
     /// Requests answered so far.
@@ -437,53 +486,118 @@ impl Conn {
 
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
-        self.busy.as_ref().map_or(0, |b| b.input.len())
+        self.work.as_ref().map_or(0, |b| b.input.len())
     }
 
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
-        self.busy.as_ref().map_or(0, |b| {
-            std::mem::size_of::<Busy>() + b.input.capacity() + b.out.capacity()
+        self.work.as_ref().map_or(0, |b| {
+            std::mem::size_of::<WorkArea>() + b.input.capacity() + b.out.capacity()
         })
     }
 
-    /// When this connection times out, and why.
-    pub fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
-        match self.busy.as_deref() {
-            Some(b) if b.hold_until != 0 => (b.hold_until + t.write, Timeout::Write),
-            Some(b) if b.pending_out() > 0 || b.tail.is_some() => {
-                (self.active + t.write, Timeout::Write)
-            }
-            Some(Busy {
-                head_since: Some(since),
-                ..
-            }) => (since + t.header, Timeout::Header),
-            _ => (self.active + t.idle, Timeout::Idle),
+    /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
+    /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
+    /// nothing timed.
+    #[inline(always)]
+    pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
+        if self.phase == Phase::Lingering {
+            return Some(self.active + LINGER_MS);
+        }
+        let due = self.deadline(t).0;
+        match self.work.as_deref() {
+            Some(b) if b.hold_until != 0 => Some(due.min(b.hold_until)),
+            _ => Some(due),
         }
     }
 
-    /// The deadline passed. A late head is answered with 408 before closing; anything else
-    /// closes at once. Returns what to do.
-    pub fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
+    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) came, or another one:
+    /// the loop may call early or late, the connection checks the clock itself. Releases held output, and handles an
+    /// expired timeout: a late head is answered with 408 before closing, anything else closes
+    /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
+    /// any output, then ask [`Conn::next`]).
+    pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
+        let now = env.now;
+        if self.phase == Phase::Lingering {
+            return if now >= self.active + LINGER_MS {
+                Next::Close { linger: false }
+            } else {
+                Next::Continue
+            };
+        }
+        if let Some(mut b) = self.work.take() {
+            if b.hold_until != 0 && now >= b.hold_until {
+                b.hold_until = 0;
+                b.out_since = now;
+                if let Some((at, p)) = b.last_held.take() {
+                    if env.draining && self.phase == Phase::Open && !env.features.raw {
+                        // A drain began while this response was held: it becomes the last
+                        // one, and says so (RFC 9112 §9.6).
+                        b.out.truncate(at);
+                        b.body_rest = None;
+                        append_response(&mut b, &p, true, env);
+                        self.phase = Phase::Closing { linger: true };
+                    }
+                }
+            }
+            self.work = Some(b);
+        }
+        let (due, why) = self.deadline(t);
+        if now >= due {
+            return self.on_timeout(why, env);
+        }
+        Next::Continue
+    }
+
+    /// When this connection times out, and why. The header timeout runs whenever a head is
+    /// in progress, even with output pending; the write timeout counts from the last write
+    /// progress (or from when the work area was taken, or held output released), so input
+    /// does not refresh it.
+    #[inline(always)]
+    fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
+        let Some(b) = self.work.as_deref() else {
+            return (self.active + t.idle, Timeout::Idle);
+        };
+        let writing = b.pending_out() > 0 || b.body_rest.is_some();
+        let mut due = if b.hold_until != 0 {
+            // Held output is not pending yet: the write timeout starts at its release.
+            (u64::MAX, Timeout::Write)
+        } else if writing {
+            (b.out_since + t.write, Timeout::Write)
+        } else if b.head_since.is_none() {
+            (self.active + t.idle, Timeout::Idle)
+        } else {
+            (u64::MAX, Timeout::Header)
+        };
+        if let Some(since) = b.head_since {
+            if since + t.header < due.0 {
+                due = (since + t.header, Timeout::Header);
+            }
+        }
+        due
+    }
+
+    fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
         if why == Timeout::Header && self.phase == Phase::Open {
-            if let Some(mut b) = self.busy.take() {
+            if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
                     b.input.clear();
                     emit_error(&mut b, 408, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active = env.now;
-                    self.busy = Some(b);
+                    b.out_since = env.now;
+                    self.work = Some(b);
                     return Next::Continue;
                 }
-                self.busy = Some(b);
+                self.work = Some(b);
             }
         }
         Next::Close { linger: false }
     }
 
     /// Process buffered input (after output drained or more input arrived).
-    fn resume(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+    fn resume(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let input = std::mem::take(&mut b.input);
         let used = self.process(b, &input, env);
         let mut input = input;
@@ -497,7 +611,7 @@ impl Conn {
 
     /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
     /// decided: later requests are not answered).
-    fn process(&mut self, b: &mut Busy, buf: &[u8], env: &mut Env<'_>) -> usize {
+    fn process(&mut self, b: &mut WorkArea, buf: &[u8], env: &mut Env<'_>) -> usize {
         let mut at = 0;
         loop {
             if self.phase != Phase::Open {
@@ -534,7 +648,7 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.tail.is_some() || b.pending_out() >= HIGH_WATER {
+                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= HIGH_WATER {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -551,7 +665,7 @@ impl Conn {
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            if let Some(log) = env.log.as_deref_mut() {
+                            if let Some(log) = env.features.access_log.as_deref_mut() {
                                 if !env.responses.is_health(route) {
                                     access_line(log, env.responses, &req, route);
                                 }
@@ -567,7 +681,7 @@ impl Conn {
                                 Framing::Length(n) => Body::Length(n),
                                 Framing::Chunked => Body::Chunked(ChunkedDecoder::new()),
                             };
-                            if req.expect_continue && !env.raw {
+                            if req.expect_continue && !env.features.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
                             if b.body == Body::None {
@@ -581,50 +695,39 @@ impl Conn {
     }
 
     /// Answer the request whose head (and body) is complete.
-    fn respond(&mut self, b: &mut Busy, env: &mut Env<'_>) {
+    fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let Some(p) = b.pending.take() else {
             return;
         };
         self.served += 1;
-        let close = if env.raw {
-            env.raw_close
+        let close = if env.features.raw {
+            env.features.raw_close
         } else {
             !p.keep_alive
                 || env.draining
                 || (env.max_requests > 0 && self.served >= env.max_requests)
         };
-        let variant = match (close, p.http10) {
-            (true, _) => Variant::Close,
-            (false, true) => Variant::KeepAlive10,
-            (false, false) => Variant::KeepAlive11,
-        };
-        let route = p.route as usize;
-        let r = env.responses;
-        env.stats.by_status[r.status(route) as usize] += 1;
-        if env.delay > 0 && b.pending_out() == 0 {
-            b.hold_until = env.now + env.delay;
-        }
-        b.out.extend_from_slice(r.head(route, variant));
-        if !p.head && !env.raw {
-            let body = r.body(route);
-            if body.len() <= BODY_CHUNK {
-                b.out.extend_from_slice(body);
-            } else {
-                b.out.extend_from_slice(&body[..BODY_CHUNK]);
-                b.tail = Some((p.route, BODY_CHUNK));
+        env.stats.by_status[env.responses.status(p.route as usize) as usize] += 1;
+        if env.features.delay_ms > 0 {
+            if b.pending_out() == 0 {
+                b.hold_until = env.now + env.features.delay_ms;
+            }
+            if b.hold_until != 0 {
+                b.last_held = Some((b.out.len(), p));
             }
         }
+        append_response(b, &p, close, env);
         if close {
             // A close the client did not ask for may cross requests it already sent: drain
             // them instead of answering them with a reset.
-            let server_initiated = p.keep_alive && !env.raw;
+            let server_initiated = p.keep_alive && !env.features.raw;
             self.phase = Phase::Closing {
                 linger: server_initiated,
             };
         }
     }
 
-    fn fail(&mut self, b: &mut Busy, e: Error, env: &mut Env<'_>) {
+    fn fail(&mut self, b: &mut WorkArea, e: Error, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
         emit_error(b, e.status(), env);
         self.phase = Phase::Closing { linger: true };
@@ -632,8 +735,31 @@ impl Conn {
 
     /// Give the work area back to the pool (before dropping the connection).
     pub fn release(&mut self, pool: &mut Pool) {
-        if let Some(b) = self.busy.take() {
+        if let Some(b) = self.work.take() {
             pool.put(b);
+        }
+    }
+}
+
+/// Append the response to `p`: the head of the variant that `close` and the request's version
+/// call for, then the body (its first piece, when it is streamed).
+#[inline(always)]
+fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
+    let variant = match (close, p.http10) {
+        (true, _) => Variant::Close,
+        (false, true) => Variant::KeepAlive10,
+        (false, false) => Variant::KeepAlive11,
+    };
+    let route = p.route as usize;
+    let r = env.responses;
+    b.out.extend_from_slice(r.head(route, variant));
+    if !p.head && !env.features.raw {
+        let body = r.body(route);
+        if body.len() <= BODY_CHUNK {
+            b.out.extend_from_slice(body);
+        } else {
+            b.out.extend_from_slice(&body[..BODY_CHUNK]);
+            b.body_rest = Some((p.route, BODY_CHUNK));
         }
     }
 }
@@ -659,7 +785,7 @@ fn access_line(log: &mut Vec<u8>, r: &Responses, req: &crate::parser::Request<'_
     ]);
 }
 
-fn emit_error(b: &mut Busy, status: u16, env: &mut Env<'_>) {
+fn emit_error(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
     b.pending = None;
     b.body = Body::None;
     b.head_since = None;

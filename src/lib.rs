@@ -66,6 +66,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
+// Test and fuzz support, not part of the API: hidden from the documentation.
+#[doc(hidden)]
 pub mod check;
 pub mod chunked;
 #[cfg(feature = "server")]

@@ -110,6 +110,30 @@ impl Responses {
         }
     }
 
+    /// Everything a configured server answers: its routes (or the `--raw-response` bytes),
+    /// and with `--stats` one more route, whose index is returned, for the counters' body.
+    pub fn from_config(config: &crate::config::Config) -> (Responses, Option<usize>) {
+        if let Some(raw) = &config.raw {
+            return (Responses::raw(raw.clone(), &config.common), None);
+        }
+        let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
+        let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
+            .iter()
+            .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
+            .collect();
+        if let Some(path) = &config.stats {
+            specs.push(Spec {
+                status: 200,
+                body: Arc::from(&b"{}\n"[..]),
+                content_type: "application/json".into(),
+                headers: vec!["Cache-Control: no-store".into()],
+            });
+            paths.push((path.as_bytes().to_vec(), false));
+        }
+        let stats_route = config.stats.is_some().then(|| specs.len() - 1);
+        (Responses::new(&specs, &paths, &config.common), stats_route)
+    }
+
     /// `--raw-response`: the same bytes, verbatim, for every request and variant.
     pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
         let only = Spec {

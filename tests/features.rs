@@ -67,6 +67,48 @@ fn access_log_has_one_line_per_request_but_not_for_health() {
 }
 
 #[test]
+fn access_log_has_each_answered_request_once_whichever_path_answered_it() {
+    // A large body is written over several turns; with --delay, the requests after the
+    // first are answered when the held response is released and written, not when read.
+    let path = std::env::temp_dir().join(format!("canned-log-body-{}", std::process::id()));
+    std::fs::write(&path, vec![b'x'; 300_000]).unwrap();
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--access-log",
+            "--delay",
+            "50ms",
+            "--body-file",
+            path.to_str().unwrap(),
+        ]);
+        let mut s = connect(p.addr);
+        let mut req = Vec::new();
+        for i in 0..4 {
+            req.extend_from_slice(format!("GET /{i} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+        }
+        s.write_all(&req).unwrap();
+        assert_eq!(read_responses(&mut s, 4).len(), 4);
+        drop(s);
+        let mut out = p.child.stdout.take().unwrap();
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+        let mut log = String::new();
+        out.read_to_string(&mut log).unwrap();
+        let targets: Vec<&str> = log
+            .lines()
+            .map(|l| l.split(' ').nth(7).unwrap_or(l))
+            .collect();
+        assert_eq!(
+            targets,
+            ["/0", "/1", "/2", "/3"],
+            "{workers} workers: {log}"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn stats_route_reports_counters_summed_over_workers() {
     let (_h, addr) = start(&["--stats", "/_stats", "--workers", "2", "--route", "/nf=404"]);
     for _ in 0..10 {

@@ -229,27 +229,43 @@ fn max_requests_closes_after_n_responses() {
     assert_eq!(r[2].header("connection"), Some("close"));
 }
 
+/// Wait (at most 10 s) until the server counts `n` open connections.
+fn wait_open(h: &canned::server::Handle, n: usize) {
+    let t = Instant::now();
+    while h.open_connections() != n && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(h.open_connections(), n);
+}
+
 #[test]
-fn max_conns_stops_accepting_until_one_closes() {
-    let (h, addr) = start(&["--max-conns", "2", "--workers", "1"]);
-    let mut a = connect(addr);
-    let mut b = connect(addr);
-    a.write_all(GET).unwrap();
-    b.write_all(GET).unwrap();
-    read_responses(&mut a, 1);
-    read_responses(&mut b, 1);
-    assert_eq!(h.open_connections(), 2);
-    // The third connection completes in the kernel's backlog but is not served...
-    let mut c = connect(addr);
-    c.write_all(GET).unwrap();
-    c.set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    let mut buf = [0u8; 1];
-    assert!(c.read(&mut buf).is_err(), "served beyond --max-conns");
-    // ...until another closes.
-    drop(a);
-    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    assert_eq!(read_responses(&mut c, 1)[0].status, 200);
+fn max_conns_stops_accepting_only_while_no_connection_is_idle() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--max-conns", "2", "--workers", workers]);
+        // Two connections, each in the middle of a request: neither is idle.
+        let mut a = connect(addr);
+        let mut b = connect(addr);
+        a.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        b.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        wait_open(&h, 2);
+        // The third connection completes in the kernel's backlog but is not served...
+        let mut c = connect(addr);
+        c.write_all(GET).unwrap();
+        c.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut buf = [0u8; 1];
+        assert!(c.read(&mut buf).is_err(), "served beyond --max-conns");
+        // ...until another closes.
+        drop(a);
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        assert_eq!(
+            read_responses(&mut c, 1)[0].status,
+            200,
+            "{workers} workers"
+        );
+        b.write_all(b"st: t\r\n\r\n").unwrap();
+        assert_eq!(read_responses(&mut b, 1)[0].status, 200);
+    }
 }
 
 #[test]
@@ -377,4 +393,323 @@ fn date_header_is_an_imf_fixdate() {
         date.ends_with(" GMT") && date.as_bytes()[3] == b',',
         "{date}"
     );
+}
+
+const GET_CLOSE: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+
+#[test]
+fn at_max_conns_the_longest_idle_connection_makes_room() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--max-conns",
+            "20",
+            "--workers",
+            workers,
+            "--stats",
+            "/stats",
+        ]);
+        let mut old: Vec<TcpStream> = (0..20)
+            .map(|_| {
+                let mut s = connect(addr);
+                s.write_all(GET).unwrap();
+                read_responses(&mut s, 1);
+                std::thread::sleep(Duration::from_millis(3));
+                s
+            })
+            .collect();
+        wait_open(&h, 20);
+        // Forty more keep-alive clients, each held open after its answer.
+        let mut fresh = Vec::new();
+        for i in 0..40 {
+            let mut s = connect(addr);
+            s.write_all(GET).unwrap();
+            let r = read_responses(&mut s, 1);
+            assert_eq!(r[0].status, 200, "client {i}, {workers} workers");
+            fresh.push(s);
+            // Idle times are kept in milliseconds: keep the order unambiguous.
+            std::thread::sleep(Duration::from_millis(3));
+        }
+        wait_open(&h, 20);
+        if workers == "1" {
+            // Longest idle first: the twenty first connections were closed, the newest
+            // twenty are open.
+            for s in &mut old {
+                assert!(read_to_eof(s).is_empty());
+            }
+            for s in &mut fresh[20..] {
+                s.write_all(GET).unwrap();
+                assert_eq!(read_responses(s, 1)[0].status, 200);
+            }
+        }
+        // Counted in --stats (published every 100 ms) and in the summary.
+        std::thread::sleep(Duration::from_millis(300));
+        let stats = parse_responses(&exchange(addr, b"GET /stats HTTP/1.0\r\n\r\n"), &[]);
+        let body = String::from_utf8(stats[0].body.clone()).unwrap();
+        let n: u64 = body
+            .split("\"idle_closed_at_limit\":")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(n >= 40, "{body}");
+        drop((old, fresh));
+        h.shutdown();
+        // The stats request made room too.
+        assert_eq!(h.join().idle_closed_at_limit, 41, "{workers} workers");
+    }
+}
+
+#[test]
+fn every_worker_resumes_accepting_when_the_open_count_falls() {
+    // A limit of one, held by a connection in the middle of a request (not idle): the
+    // other worker has no connection of its own, and stops accepting as soon as a client
+    // reaches it; only the shared count can tell it to resume.
+    let (h, addr) = start(&["--max-conns", "1", "--workers", "2"]);
+    let mut busy = connect(addr);
+    busy.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+    wait_open(&h, 1);
+    let mut waiting: Vec<TcpStream> = (0..8)
+        .map(|_| {
+            let mut s = connect(addr);
+            s.write_all(GET_CLOSE).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(h.open_connections(), 1);
+    drop(busy);
+    for (i, s) in waiting.iter_mut().enumerate() {
+        let r = parse_responses(&read_to_eof(s), &[]);
+        assert_eq!(r.len(), 1, "waiting client {i} not answered");
+    }
+    for i in 0..40 {
+        let r = parse_responses(&exchange(addr, GET_CLOSE), &[]);
+        assert_eq!(r.len(), 1, "client {i} not answered");
+    }
+}
+
+#[test]
+fn a_response_held_by_delay_at_shutdown_says_connection_close() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--delay", "500ms", "--workers", workers]);
+        let mut s = connect(addr);
+        s.write_all(GET).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        h.shutdown();
+        let r = parse_responses(&read_to_eof(&mut s), &[]);
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r[0].header("connection"),
+            Some("close"),
+            "{workers} workers"
+        );
+        assert_eq!(r[0].body, b"Hello World\n");
+        h.join();
+    }
+}
+
+/// Leave responses unread and trickle a partial head, one byte every 100 ms; return how long
+/// the server took to close. A unix socket, whose kernel buffer (about 208 KiB by default)
+/// does not grow as loopback TCP's does, leaves part of five 50 KB responses pending in the
+/// server: below the backpressure mark, so input is still read.
+fn trickle_with_output_pending(flags: &[&str]) -> Duration {
+    use std::os::unix::net::UnixStream;
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "canned-trickle-{}-{}.sock",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let listen = format!("unix:{}", path.display());
+    let body = format!("/big=200:{}", "b".repeat(50_000));
+    let mut args = vec!["--workers", "1", "--route", &body, "--listen", &listen];
+    args.extend_from_slice(flags);
+    let (h, _) = start(&args);
+    let mut s = UnixStream::connect(&path).unwrap();
+    s.write_all(&b"GET /big HTTP/1.1\r\nHost: t\r\n\r\n".repeat(5))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    let head = format!("GET / HTTP/1.1\r\nHost: t\r\nX-Slow: {}", "a".repeat(200));
+    for &b in head.as_bytes() {
+        if h.open_connections() == 0 || s.write_all(&[b]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    wait_open_within(&h, 0, Duration::from_secs(5));
+    t.elapsed()
+}
+
+/// Wait until the server counts `n` open connections, at most `limit`.
+fn wait_open_within(h: &canned::server::Handle, n: usize, limit: Duration) {
+    let t = Instant::now();
+    while h.open_connections() != n && t.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn header_timeout_applies_while_output_is_pending() {
+    // Without it the connection would live as long as the trickle (about 10 s).
+    let took = trickle_with_output_pending(&["--header-timeout", "1s", "--write-timeout", "60s"]);
+    assert!(took < Duration::from_secs(6), "{took:?}");
+}
+
+#[test]
+fn write_timeout_is_refreshed_by_write_progress_only() {
+    let took = trickle_with_output_pending(&["--header-timeout", "60s", "--write-timeout", "1s"]);
+    assert!(took < Duration::from_secs(6), "{took:?}");
+}
+
+#[test]
+fn lingering_after_an_error_survives_a_read_with_nothing_to_read() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers]);
+        let mut s = connect(addr);
+        s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap(); // no Host: 400, then linger
+        let r = parse_responses(&read_to_eof(&mut s), &[]);
+        assert_eq!(r[0].status, 400);
+        // Urgent data wakes the reader (EPOLLPRI) but a plain read finds nothing (EAGAIN).
+        // SAFETY: send(2) on a connected socket we own, with a valid one-byte buffer.
+        let sent = unsafe {
+            libc::send(
+                std::os::fd::AsRawFd::as_raw_fd(&s),
+                b"!".as_ptr().cast(),
+                1,
+                libc::MSG_OOB,
+            )
+        };
+        assert_eq!(sent, 1);
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            h.open_connections(),
+            1,
+            "lingering ended early ({workers} workers)"
+        );
+        // It ends at end of input.
+        drop(s);
+        wait_open(&h, 0);
+    }
+}
+
+/// SIGTERM to a `canned` process.
+fn sigterm(p: &Proc) {
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(p.child.id() as i32, libc::SIGTERM);
+    }
+}
+
+/// Wait at most `limit` for the process to exit; returns how long it took, or `None`.
+fn exit_within(p: &mut Proc, limit: Duration) -> Option<Duration> {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if p.child.try_wait().unwrap().is_some() {
+            return Some(t.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+#[test]
+fn shutdown_exits_once_the_response_in_flight_is_written() {
+    let path = std::env::temp_dir().join(format!("canned-8mib-{}", std::process::id()));
+    let body: Vec<u8> = (0..8u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&path, &body).unwrap();
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--body-file",
+            path.to_str().unwrap(),
+            "--shutdown-timeout",
+            "30s",
+        ]);
+        let mut s = connect(p.addr);
+        s.write_all(GET).unwrap();
+        let mut first = [0u8; 65536];
+        s.read_exact(&mut first).unwrap();
+        sigterm(&p);
+        std::thread::sleep(Duration::from_millis(100));
+        let mut rest = first.to_vec();
+        rest.extend_from_slice(&read_to_eof(&mut s));
+        let r = parse_responses(&rest, &[]);
+        assert_eq!(r.len(), 1);
+        assert!(r[0].body == body, "{workers} workers: body cut short");
+        // Idle once its response is written: closed at once, not at --shutdown-timeout.
+        let took = exit_within(&mut p, Duration::from_secs(10));
+        assert!(
+            took.is_some(),
+            "{workers} workers: still running 10 s after its last response"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// How many threads of the process are blocked writing to a pipe, or waiting for the lock of
+/// standard output that a blocked thread holds.
+fn threads_blocked_on_a_pipe(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.flatten()
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("wchan"))
+                        .is_ok_and(|w| w.contains("pipe_write") || w.contains("futex"))
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn shutdown_answers_a_request_already_waiting_with_connection_close() {
+    for workers in [1, 2] {
+        let mut p = Proc::start(&["--workers", &workers.to_string(), "--access-log"]);
+        // Not read yet: once the pipe is full, workers block writing their log lines, so
+        // what arrives meanwhile waits in the kernel until they resume.
+        let mut log = p.child.stdout.take().unwrap();
+        let mut idle: Vec<TcpStream> = (0..8)
+            .map(|_| {
+                let mut s = connect(p.addr);
+                s.write_all(GET).unwrap();
+                read_responses(&mut s, 1);
+                s
+            })
+            .collect();
+        let mut fillers = Vec::new();
+        let t = Instant::now();
+        while threads_blocked_on_a_pipe(p.child.id()) < workers {
+            assert!(
+                t.elapsed() < Duration::from_secs(20) && fillers.len() < 400,
+                "workers never blocked on the log pipe"
+            );
+            let mut f = connect(p.addr);
+            f.write_all(&GET.repeat(100)).unwrap();
+            fillers.push(f);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The shutdown signal first, then a request on each idle connection: when the
+        // workers resume, draining starts with those requests unread in the socket buffers.
+        sigterm(&p);
+        std::thread::sleep(Duration::from_millis(100));
+        for s in &mut idle {
+            s.write_all(GET).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let reader = std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = log.read_to_end(&mut sink);
+        });
+        for (i, s) in idle.iter_mut().enumerate() {
+            let r = parse_responses(&read_to_eof(s), &[]);
+            assert_eq!(r.len(), 1, "{workers} workers, connection {i}: no answer");
+            assert_eq!(r[0].header("connection"), Some("close"));
+        }
+        drop((idle, fillers));
+        assert!(exit_within(&mut p, Duration::from_secs(10)).is_some());
+        reader.join().unwrap();
+    }
 }

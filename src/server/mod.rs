@@ -4,6 +4,7 @@
 //! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::conn::Conn),
 //!   and runs its timers;
 //! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
+//! - `timers`: each worker's connection deadlines, one heap entry per connection;
 //! - `stats`: counters summed over workers, the `--stats` body and the exit summary.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
@@ -12,6 +13,7 @@
 mod listen;
 mod signals;
 mod stats;
+mod timers;
 mod worker;
 
 pub use listen::{adopt_listen_fds, raise_fd_limit};
@@ -137,8 +139,7 @@ impl Server {
         // wait for them forever.
         wake(&handle.shared);
         let rest = handle.join();
-        total.connections += rest.connections;
-        total.stats.add(&rest.stats);
+        total.add(&rest);
         Ok(total)
     }
 
@@ -207,8 +208,7 @@ impl Handle {
         let mut total = Summary::default();
         for t in self.threads.drain(..) {
             if let Ok(s) = t.join() {
-                total.connections += s.connections;
-                total.stats.add(&s.stats);
+                total.add(&s);
             }
         }
         total
@@ -226,7 +226,38 @@ impl Drop for Handle {
     }
 }
 
+/// Ask every worker to drain and stop.
 fn wake(shared: &Shared) {
     shared.stop.store(true, Ordering::SeqCst);
     let _ = io::Write::write(&mut &shared.wake_w, b"w");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A worker whose poll fails stops the others: `run` (worker 0 on the calling thread)
+    /// returns instead of waiting for ever in `join`.
+    #[test]
+    fn a_poll_failure_in_the_inline_worker_stops_the_others() {
+        let mut config = Config::default().listen("127.0.0.1:0").unwrap();
+        config.workers = 2;
+        config.quiet = true;
+        let (handle, first) = Server::bind(config).unwrap().start(true).unwrap();
+        let first = first.unwrap();
+        let null = std::fs::File::open("/dev/null").unwrap();
+        // SAFETY: dup2 onto the poller's own descriptor, which stays open (now /dev/null, on
+        // which epoll_wait fails with EINVAL) until the poller closes it.
+        assert!(unsafe { libc::dup2(null.as_raw_fd(), first.poller_fd()) } >= 0);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            first.run();
+            let _ = done.send(handle.join());
+        });
+        assert!(
+            finished.recv_timeout(Duration::from_secs(10)).is_ok(),
+            "join hung after a poll failure"
+        );
+    }
 }

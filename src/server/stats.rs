@@ -1,39 +1,79 @@
 //! What a server did: the counters summed over workers, the `--stats` JSON body and the exit
 //! summary line.
 
-use crate::conn::Stats;
+use crate::conn::{Stats, Timeout};
+use crate::parser::Error;
 
 /// What a server did, summed over its workers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Connections accepted.
     pub connections: u64,
+    /// Idle keep-alive connections closed at `--max-conns` to admit a new one.
+    pub idle_closed_at_limit: u64,
     /// Counters.
     pub stats: Stats,
 }
 
+impl Summary {
+    /// Add another worker's summary.
+    pub fn add(&mut self, other: &Summary) {
+        self.connections += other.connections;
+        self.idle_closed_at_limit += other.idle_closed_at_limit;
+        self.stats.add(&other.stats);
+    }
+
+    /// The sum of several workers' summaries.
+    pub fn total<'a>(all: impl IntoIterator<Item = &'a Summary>) -> Summary {
+        let mut total = Summary::default();
+        for s in all {
+            total.add(s);
+        }
+        total
+    }
+}
+
+/// Rejected requests by kind, in [`Error::ALL`] order.
+fn errors(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    Error::ALL.iter().map(|e| e.name()).zip(s.errors)
+}
+
+/// Timeouts by kind, in [`Timeout::ALL`] order.
+fn timeouts(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    Timeout::ALL.iter().map(|t| t.name()).zip(s.timeouts)
+}
+
+/// `""` for one, `"s"` otherwise.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, singular
+/// for one, then every non-zero error, limit and timeout count by name.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
-        let errors: u64 = s.errors.iter().sum();
+        let errors_total: u64 = s.errors.iter().sum();
         write!(
             f,
-            "canned: {} connections, {} requests, {} errors",
-            self.connections, s.requests, errors
+            "canned: {} connection{}, {} request{}, {errors_total} error{}",
+            self.connections,
+            plural(self.connections),
+            s.requests,
+            plural(s.requests),
+            plural(errors_total)
         )?;
         let mut sep = " (";
-        for (e, n) in crate::parser::Error::ALL.iter().zip(s.errors) {
+        let limit = [("idle_closed_at_limit", self.idle_closed_at_limit)];
+        for (name, n) in errors(s).chain(limit) {
             if n > 0 {
-                write!(f, "{sep}{e} {n}")?;
+                write!(f, "{sep}{name} {n}")?;
                 sep = ", ";
             }
         }
-        for (name, n) in ["header_timeout", "idle_timeout", "write_timeout"]
-            .iter()
-            .zip(s.timeouts)
-        {
+        for (name, n) in timeouts(s) {
             if n > 0 {
-                write!(f, "{sep}{name} {n}")?;
+                write!(f, "{sep}{name}_timeout {n}")?;
                 sep = ", ";
             }
         }
@@ -49,8 +89,8 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
     use std::fmt::Write;
     let s = &t.stats;
     let mut j = format!(
-        "{{\"connections_open\":{open},\"connections_total\":{},\"requests\":{},\"responses\":{{",
-        t.connections, s.requests
+        "{{\"connections_open\":{open},\"connections_total\":{},\"idle_closed_at_limit\":{},\"requests\":{},\"responses\":{{",
+        t.connections, t.idle_closed_at_limit, s.requests
     );
     let mut sep = "";
     for (status, n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
@@ -59,14 +99,101 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
     }
     j.push_str("},\"errors\":{");
     sep = "";
-    for (e, n) in crate::parser::Error::ALL.iter().zip(s.errors) {
+    for (e, n) in errors(s) {
         let _ = write!(j, "{sep}\"{e}\":{n}");
+        sep = ",";
+    }
+    j.push_str("},\"timeouts\":{");
+    sep = "";
+    for (name, n) in timeouts(s) {
+        let _ = write!(j, "{sep}\"{name}\":{n}");
         sep = ",";
     }
     let _ = writeln!(
         j,
-        "}},\"timeouts\":{{\"header\":{},\"idle\":{},\"write\":{}}},\"bytes_in\":{},\"bytes_out\":{}}}",
-        s.timeouts[0], s.timeouts[1], s.timeouts[2], s.bytes_in, s.bytes_out
+        "}},\"bytes_in\":{},\"bytes_out\":{}}}",
+        s.bytes_in, s.bytes_out
     );
     j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exit summary line, singular for one and plural otherwise.
+    #[test]
+    fn summary_line_grammar() {
+        let with = |connections, requests, errors: &[(Error, u64)], timeouts: [u64; 3], idle| {
+            let mut s = Summary {
+                connections,
+                idle_closed_at_limit: idle,
+                ..Summary::default()
+            };
+            s.stats.requests = requests;
+            for &(e, n) in errors {
+                s.stats.errors[e.index()] = n;
+            }
+            s.stats.timeouts = timeouts;
+            s.to_string()
+        };
+        let missing_host = Error::ALL
+            .iter()
+            .copied()
+            .find(|e| e.to_string() == "missing_host")
+            .unwrap();
+        let cases: [(String, &str); 6] = [
+            (
+                with(0, 0, &[], [0; 3], 0),
+                "canned: 0 connections, 0 requests, 0 errors",
+            ),
+            (
+                with(1, 1, &[(missing_host, 1)], [0; 3], 0),
+                "canned: 1 connection, 1 request, 1 error (missing_host 1)",
+            ),
+            (
+                with(12, 3400, &[(missing_host, 2)], [0; 3], 0),
+                "canned: 12 connections, 3400 requests, 2 errors (missing_host 2)",
+            ),
+            (
+                with(2, 0, &[], [1, 0, 3], 0),
+                "canned: 2 connections, 0 requests, 0 errors (header_timeout 1, write_timeout 3)",
+            ),
+            (
+                with(3, 3, &[], [0; 3], 2),
+                "canned: 3 connections, 3 requests, 0 errors (idle_closed_at_limit 2)",
+            ),
+            (
+                with(1, 2, &[], [0, 1, 0], 0),
+                "canned: 1 connection, 2 requests, 0 errors (idle_timeout 1)",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
+    }
+
+    /// The `--stats` body names every error and timeout kind, and the limit closes.
+    #[test]
+    fn stats_body_names_every_counter() {
+        let mut t = Summary {
+            connections: 5,
+            idle_closed_at_limit: 4,
+            ..Summary::default()
+        };
+        t.stats.timeouts = [1, 2, 3];
+        t.stats.by_status[200] = 7;
+        let j = stats_json(&t, 1);
+        for want in [
+            "\"connections_open\":1",
+            "\"connections_total\":5",
+            "\"idle_closed_at_limit\":4",
+            "\"responses\":{\"200\":7}",
+            "\"timeouts\":{\"header\":1,\"idle\":2,\"write\":3}",
+            "\"missing_host\":0",
+        ] {
+            assert!(j.contains(want), "{want} not in {j}");
+        }
+        assert!(j.ends_with("}\n"));
+    }
 }

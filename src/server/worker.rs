@@ -1,15 +1,25 @@
-//! One worker's poll loop: accept, one read and one write per ready connection, coarse timers,
-//! shutdown. It moves bytes between sockets and [`Conn`]s and knows no HTTP grammar.
+//! One worker's poll loop: accept, one read and one write per ready connection, each
+//! connection's deadlines, shutdown. It moves bytes between sockets and [`Conn`]s and knows no
+//! HTTP grammar.
 //!
 //! Sockets are registered level-triggered, so steady traffic needs no `epoll_ctl`: interest
 //! changes only when a connection starts or stops having output pending, or is paused by
 //! backpressure.
+//!
+//! Timers: each connection says when it wants to be woken ([`Conn::wake_at`]: its timeouts,
+//! a `--delay` hold, lingering), and the worker keeps one entry per connection in
+//! [`Deadlines`], sleeping exactly until the earliest. An entry is moved only when the
+//! connection's wish comes earlier; when a later wish (a keep-alive connection's idle deadline
+//! after each request) is left alone, the entry fires early, the connection reports its real
+//! time and the entry is set to it: no heap work per request, none per tick, and a worker with
+//! nothing timed sleeps without a timeout.
 
 use super::Shared;
 use super::stats::{Summary, stats_json};
+use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, Env, Next, Pool, Stats, Timeout};
-use crate::response::{Responses, Spec, http_date};
+use crate::conn::{Conn, Env, Features, Next, Pool, Stats};
+use crate::response::{Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
 use std::io::{self, Read};
@@ -24,28 +34,36 @@ const LISTENER: usize = usize::MAX / 2;
 // Connection keys are slab indices, far below LISTENER.
 /// Read buffer shared by a worker's connections.
 const SCRATCH: usize = 64 * 1024;
-/// Timers are checked this often (coarse, never a syscall per request).
-const TICK: Duration = Duration::from_millis(100);
-/// How long a closing connection's input is drained after an error response (at least; the
-/// deadline is kept in whole seconds).
-const LINGER: u64 = 2_000;
-/// Pause after accept fails for lack of file descriptors.
-const FD_PAUSE: u64 = 100;
+/// How often a worker that stopped accepting at `--max-conns` looks again (the shared count
+/// may have fallen through another worker's closes), and how often `--stats` counters are
+/// published (ms).
+const RECHECK_MS: u64 = 100;
+/// Pause after accept fails for lack of file descriptors (ms).
+const FD_PAUSE_MS: u64 = 100;
+
+/// Why the loop calls a connection.
+#[derive(Clone, Copy)]
+enum Cause {
+    /// Its socket is ready.
+    Ready { readable: bool },
+    /// The deadline it asked for came.
+    Deadline,
+}
 
 struct Slot {
     sock: Socket,
     conn: Conn,
     /// Registered interest (read, write).
     interest: (bool, bool),
-    /// After shutting down the write side, drain input until this time (worker ms,
-    /// compressed to u32 seconds to keep the slot small; 0: not lingering).
-    linger: u32,
+    /// This connection's entry in the worker's [`Deadlines`] (`u64::MAX`: none), kept here
+    /// so that the check after every event reads no heap.
+    armed_ms: u64,
 }
 
 /// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
 /// counters and the access log. Kept apart from the connection slots so that both can be
 /// borrowed at once.
-struct Lend {
+struct EnvParts {
     responses: Responses,
     pool: Pool,
     stats: Stats,
@@ -53,8 +71,8 @@ struct Lend {
     log: Vec<u8>,
 }
 
-impl Lend {
-    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool, log: bool) -> Env<'a> {
+impl EnvParts {
+    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool) -> Env<'a> {
         Env {
             responses: &self.responses,
             pool: &mut self.pool,
@@ -63,10 +81,12 @@ impl Lend {
             now,
             max_requests: config.max_requests,
             draining,
-            raw: config.raw.is_some(),
-            raw_close: config.raw_close,
-            delay: config.delay,
-            log: (log && config.access_log).then_some(&mut self.log),
+            features: Features {
+                raw: config.raw.is_some(),
+                raw_close: config.raw_close,
+                delay_ms: config.delay,
+                access_log: config.access_log.then_some(&mut self.log),
+            },
         }
     }
 }
@@ -74,27 +94,39 @@ impl Lend {
 pub(super) struct Worker {
     poller: Poller,
     listeners: Vec<Socket>,
-    /// The time accepting may resume after running out of fds, or `None` when accepting.
-    paused: Option<u64>,
+    /// After running out of fds: when accepting may resume.
+    paused_until: Option<u64>,
+    /// Listeners are off at `--max-conns` with no idle connection to close; look again at
+    /// `limit_recheck_at`.
     at_limit: bool,
+    limit_recheck_at: u64,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
     conns: usize,
+    deadlines: Deadlines,
     scratch: Vec<u8>,
-    lend: Lend,
+    parts: EnvParts,
     accepted: u64,
+    idle_closed_at_limit: u64,
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
+    /// Milliseconds since `epoch` when this loop turn began (one clock read per turn), the
+    /// unit of every deadline.
     now: u64,
-    second: u64,
-    draining: Option<u64>,
+    /// The wall-clock second the `Date` field was last rendered for.
+    date_second: u64,
+    /// Draining: the time whatever is still open is closed.
+    drain_deadline: Option<u64>,
+    /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
+    /// `drain_deadline` and `next_publish` (with `--stats`, while connections are open);
+    /// `u64::MAX`: none. A loop turn checks this one number.
+    own_deadline: u64,
     logged_emfile: bool,
-    /// `--delay`: (due time, connection) in due order.
-    holds: std::collections::VecDeque<(u64, usize)>,
-    /// `--stats`: this worker's index and the stats route.
+    /// `--stats`: this worker's index, the stats route and the next time to publish.
     id: usize,
     stats_route: Option<usize>,
+    next_publish: u64,
 }
 
 impl Worker {
@@ -107,81 +139,57 @@ impl Worker {
         let poller = Poller::new()?;
         for (i, l) in listeners.iter().enumerate() {
             // SAFETY: the listener is deleted from the poller before it is dropped
-            // (`stop_accepting`, or the poller is dropped first with the worker).
+            // (`begin_drain`, or the poller is dropped first with the worker).
             unsafe { poller.add_with_mode(l, Event::readable(LISTENER + i), PollMode::Level)? };
         }
         // SAFETY: `shared` (and so the wake socket) outlives the poller.
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (responses, stats_route) = match &config.raw {
-            Some(raw) => (Responses::raw(raw.clone(), &config.common), None),
-            None => {
-                let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
-                let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
-                    .iter()
-                    .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
-                    .collect();
-                if let Some(path) = &config.stats {
-                    specs.push(Spec {
-                        status: 200,
-                        body: Arc::from(&b"{}\n"[..]),
-                        content_type: "application/json".into(),
-                        headers: vec!["Cache-Control: no-store".into()],
-                    });
-                    paths.push((path.as_bytes().to_vec(), false));
-                }
-                let stats_route = config.stats.is_some().then(|| specs.len() - 1);
-                (Responses::new(&specs, &paths, &config.common), stats_route)
-            }
-        };
+        let (responses, stats_route) = Responses::from_config(&config);
         Ok(Worker {
             poller,
             listeners,
-            paused: None,
+            paused_until: None,
             at_limit: false,
+            limit_recheck_at: 0,
             slots: Vec::new(),
             free: Vec::new(),
             conns: 0,
+            deadlines: Deadlines::default(),
             scratch: vec![0; SCRATCH],
-            lend: Lend {
+            parts: EnvParts {
                 responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: Vec::new(),
             },
             accepted: 0,
+            idle_closed_at_limit: 0,
             config,
             shared,
             epoch: Instant::now(),
             now: 0,
-            second: 0,
-            draining: None,
+            date_second: 0,
+            drain_deadline: None,
+            own_deadline: u64::MAX,
             logged_emfile: false,
-            holds: std::collections::VecDeque::new(),
             id,
             stats_route,
+            next_publish: 0,
         })
     }
 
     pub(super) fn run(mut self) -> Summary {
         self.publish();
         let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
-        let mut next_tick = 0;
         loop {
-            let timeout = if let Some(&(due, _)) = self.holds.front() {
-                let now = self.epoch.elapsed().as_millis() as u64;
-                Some(TICK.min(Duration::from_millis(due.saturating_sub(now))))
-            } else if self.conns > 0 || self.paused.is_some() || self.draining.is_some() {
-                Some(TICK)
-            } else {
-                // Going idle: leave the final counters for the other workers' --stats.
-                self.publish();
-                None
-            };
+            let timeout = self.poll_timeout();
             events.clear();
             if let Err(e) = self.poller.wait(&mut events, timeout) {
                 eprintln!("canned: poll failed: {e}");
+                // The other workers must stop too, or whoever joins them waits for ever.
+                super::wake(&self.shared);
                 break;
             }
             self.now = self.epoch.elapsed().as_millis() as u64;
@@ -190,38 +198,41 @@ impl Worker {
                 let secs = wall
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                if secs != self.second {
-                    self.second = secs;
-                    self.lend.responses.set_date(http_date(wall));
+                if secs != self.date_second {
+                    self.date_second = secs;
+                    self.parts.responses.set_date(http_date(wall));
                 }
             }
             for ev in events.iter() {
                 match ev.key {
                     WAKE => self.begin_drain(),
                     k if k >= LISTENER => self.accept(k - LISTENER),
-                    k => self.on_event(k, ev.readable),
+                    k => self.on_event(
+                        k,
+                        Cause::Ready {
+                            readable: ev.readable,
+                        },
+                    ),
                 }
             }
-            while let Some(&(due, k)) = self.holds.front() {
-                if due > self.now {
-                    break;
+            while let Some(k) = self.deadlines.pop_due(self.now) {
+                if let Some(slot) = self.slots[k].as_mut() {
+                    slot.armed_ms = u64::MAX;
                 }
-                self.holds.pop_front();
-                self.release_held(k);
+                self.on_event(k, Cause::Deadline);
             }
-            if !self.lend.log.is_empty() {
+            if !self.parts.log.is_empty() {
                 // One write per loop turn.
-                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.lend.log);
-                self.lend.log.clear();
+                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.parts.log);
+                self.parts.log.clear();
             }
-            if self.shared.stop.load(Ordering::Relaxed) && self.draining.is_none() {
+            if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
             }
-            if self.now >= next_tick {
-                next_tick = self.now + TICK.as_millis() as u64;
-                self.tick();
+            if self.now >= self.own_deadline {
+                self.worker_timers();
             }
-            if let Some(deadline) = self.draining {
+            if let Some(deadline) = self.drain_deadline {
                 if self.conns == 0 || self.now >= deadline {
                     break;
                 }
@@ -233,22 +244,103 @@ impl Worker {
                 self.close(k);
             }
         }
+        self.summary()
+    }
+
+    fn summary(&self) -> Summary {
         Summary {
             connections: self.accepted,
-            stats: self.lend.stats,
+            idle_closed_at_limit: self.idle_closed_at_limit,
+            stats: self.parts.stats.clone(),
         }
     }
 
+    /// How long to sleep: until the earliest deadline of any connection or of the worker
+    /// itself; without a timeout when nothing is timed.
+    fn poll_timeout(&mut self) -> Option<Duration> {
+        let next = self
+            .deadlines
+            .earliest()
+            .unwrap_or(u64::MAX)
+            .min(self.own_deadline);
+        if next == u64::MAX {
+            // Going idle: leave the final counters for the other workers' --stats.
+            self.publish();
+            return None;
+        }
+        // From the turn's start, without another clock read: the wake-up is never early,
+        // and late by less than a millisecond plus the turn's work.
+        Some(Duration::from_millis(next.saturating_sub(self.now)))
+    }
+
+    /// Recompute [`Worker::own_deadline`] after one of its parts changed.
+    #[cold]
+    fn update_own_deadline(&mut self) {
+        let recheck = if self.at_limit {
+            self.limit_recheck_at
+        } else {
+            u64::MAX
+        };
+        let publish = if self.stats_route.is_some() && self.conns > 0 {
+            self.next_publish
+        } else {
+            u64::MAX
+        };
+        self.own_deadline = self
+            .paused_until
+            .unwrap_or(u64::MAX)
+            .min(recheck)
+            .min(self.drain_deadline.unwrap_or(u64::MAX))
+            .min(publish);
+    }
+
+    /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
+    /// connection limit, publishing `--stats` counters.
+    #[cold]
+    fn worker_timers(&mut self) {
+        let accepting = self.drain_deadline.is_none();
+        if let Some(t) = self.paused_until {
+            if self.now >= t && accepting {
+                self.paused_until = None;
+                if !self.at_limit {
+                    self.listen_interest(true);
+                }
+            }
+        }
+        if self.at_limit && self.now >= self.limit_recheck_at && accepting {
+            // The shared count may have fallen (another worker's closes) or a connection of
+            // this worker gone idle: poll the listeners again; `accept` decides.
+            self.at_limit = false;
+            if self.paused_until.is_none() {
+                self.listen_interest(true);
+            }
+        }
+        if self.stats_route.is_some() && self.now >= self.next_publish {
+            self.next_publish = self.now + RECHECK_MS;
+            self.publish();
+        }
+        self.update_own_deadline();
+    }
+
     fn accept(&mut self, i: usize) {
-        if self.draining.is_some() {
+        if self.drain_deadline.is_some() {
             return;
         }
-        for _ in 0..128 {
+        for round in 0..128 {
             if self.shared.open.load(Ordering::Relaxed) >= self.config.max_conns {
-                // At the limit: stop polling the listeners until a connection closes.
-                self.at_limit = true;
-                self.listen_interest(false);
-                return;
+                if round > 0 {
+                    // Whether another client waits is not known: the listener, polled
+                    // level-triggered, says so on the next turn.
+                    return;
+                }
+                if !self.close_longest_idle() {
+                    // At the limit with nothing idle to close: stop polling the listeners.
+                    self.at_limit = true;
+                    self.limit_recheck_at = self.now + RECHECK_MS;
+                    self.update_own_deadline();
+                    self.listen_interest(false);
+                    return;
+                }
             }
             let Some(l) = self.listeners.get(i) else {
                 return;
@@ -263,7 +355,8 @@ impl Worker {
                         );
                     }
                     self.logged_emfile = true;
-                    self.paused = Some(self.now + FD_PAUSE);
+                    self.paused_until = Some(self.now + FD_PAUSE_MS);
+                    self.update_own_deadline();
                     self.listen_interest(false);
                     return;
                 }
@@ -271,6 +364,31 @@ impl Worker {
                 Err(_) => continue,
             }
         }
+    }
+
+    /// At the connection limit: close this worker's longest-idle keep-alive connection (no
+    /// request in progress, no output pending) to make room, as nginx reuses its idle
+    /// keep-alive connections. A scan over the worker's slots, paid only at the limit.
+    #[cold]
+    fn close_longest_idle(&mut self) -> bool {
+        let mut oldest: Option<(u64, usize)> = None;
+        for (k, slot) in self.slots.iter().enumerate() {
+            if let Some(slot) = slot {
+                let since = slot.conn.last_active();
+                // Answered at least once: a connection just accepted may have its first
+                // request unread in the socket buffer.
+                let keep_alive_idle = slot.conn.is_idle() && slot.conn.served() > 0;
+                if keep_alive_idle && oldest.is_none_or(|(t, _)| since < t) {
+                    oldest = Some((since, k));
+                }
+            }
+        }
+        let Some((_, k)) = oldest else {
+            return false;
+        };
+        self.close(k);
+        self.idle_closed_at_limit += 1;
+        true
     }
 
     fn listen_interest(&self, on: bool) {
@@ -308,38 +426,46 @@ impl Worker {
             sock,
             conn: Conn::new(self.now),
             interest: (true, false),
-            linger: 0,
+            armed_ms: u64::MAX,
         });
         self.conns += 1;
         self.accepted += 1;
         self.shared.open.fetch_add(1, Ordering::Relaxed);
+        if self.conns == 1 && self.stats_route.is_some() {
+            // Publish counters while there are connections.
+            self.update_own_deadline();
+        }
+        self.rearm(k);
     }
 
-    fn on_event(&mut self, k: usize, readable: bool) {
+    /// Let a connection act on what happened: its socket is ready (read once if it is
+    /// readable and the connection wants input), or its deadline came. Then write its
+    /// output and decide what is next.
+    fn on_event(&mut self, k: usize, cause: Cause) {
         // Writability needs no test of its own: pending output is flushed on every event.
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
-        if slot.linger != 0 {
-            // Draining input after an error response: discard until EOF, an error or the
-            // deadline.
-            let n = (&slot.sock).read(&mut self.scratch).unwrap_or(0);
-            if n == 0 || self.now / 1000 >= slot.linger as u64 {
-                self.close(k);
-            }
-            return;
-        }
         let mut env = self
-            .lend
-            .env(&self.config, self.now, self.draining.is_some(), true);
-        let held = slot.conn.held_until().is_some();
-        if readable && slot.conn.wants_read() {
-            match (&slot.sock).read(&mut self.scratch) {
-                Ok(0) => slot.conn.on_eof(),
-                Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
+            .parts
+            .env(&self.config, self.now, self.drain_deadline.is_some());
+        match cause {
+            Cause::Ready { readable } if readable && slot.conn.wants_read() => {
+                match (&slot.sock).read(&mut self.scratch) {
+                    Ok(0) => slot.conn.on_eof(),
+                    Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
+                    // Nothing after all (urgent data, a spurious wake-up): not an end.
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        self.close(k);
+                        return;
+                    }
+                }
+            }
+            Cause::Ready { .. } => {}
+            Cause::Deadline => {
+                if let Next::Close { .. } = slot.conn.on_wake(&self.config.timeouts, &mut env) {
                     self.close(k);
                     return;
                 }
@@ -349,18 +475,12 @@ impl Worker {
             self.close(k);
             return;
         }
-        if !held {
-            if let Some(t) = slot.conn.held_until() {
-                // --delay: the fixed delay keeps this queue in deadline order.
-                self.holds.push_back((t, k));
-            }
-        }
-        self.settle(k);
+        self.close_or_rearm(k);
     }
 
-    /// After a connection made progress: close it, start lingering, or update its interest.
-    fn settle(&mut self, k: usize) {
-        let now = self.now;
+    /// After a connection made progress: close it, start lingering, or update its interest
+    /// and deadline.
+    fn close_or_rearm(&mut self, k: usize) {
         let Some(slot) = self.slots[k].as_mut() else {
             return;
         };
@@ -371,12 +491,34 @@ impl Worker {
                     self.close(k);
                     return;
                 }
-                slot.linger = ((now + LINGER) / 1000 + 1) as u32;
+                slot.conn.start_lingering(self.now, &mut self.parts.pool);
                 set_interest(&self.poller, slot, k, (true, false));
+                self.rearm(k);
+            }
+            Next::Continue if self.drain_deadline.is_some() && slot.conn.is_idle() => {
+                // Its last response in flight is written: nothing left to wait for.
+                self.close(k);
             }
             Next::Continue => {
                 let want = (slot.conn.wants_read(), !slot.conn.output().is_empty());
                 set_interest(&self.poller, slot, k, want);
+                self.rearm(k);
+            }
+        }
+    }
+
+    /// Keep the connection's deadline entry no later than the time it wants to be woken. A
+    /// later wish leaves the entry alone (it fires early and is set again then).
+    #[inline(always)]
+    fn rearm(&mut self, k: usize) {
+        let Some(slot) = self.slots[k].as_mut() else {
+            return;
+        };
+        if let Some(want) = slot.conn.wake_at(&self.config.timeouts) {
+            if want < slot.armed_ms {
+                // Never in the past: a connection woken now has acted on its deadline.
+                slot.armed_ms = want.max(self.now + 1);
+                self.deadlines.set(k, slot.armed_ms);
             }
         }
     }
@@ -384,41 +526,26 @@ impl Worker {
     fn close(&mut self, k: usize) {
         if let Some(mut slot) = self.slots[k].take() {
             let _ = self.poller.delete(&slot.sock);
-            slot.conn.release(&mut self.lend.pool);
+            slot.conn.release(&mut self.parts.pool);
+            self.deadlines.remove(k);
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
-            if self.at_limit && self.draining.is_none() {
+            if self.conns == 0 && self.stats_route.is_some() {
+                self.update_own_deadline();
+            }
+            if self.at_limit && self.drain_deadline.is_none() {
                 self.at_limit = false;
-                if self.paused.is_none() {
+                self.update_own_deadline();
+                if self.paused_until.is_none() {
                     self.listen_interest(true);
                 }
             }
         }
     }
 
-    /// `--delay`: a held response is due.
-    fn release_held(&mut self, k: usize) {
-        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
-            return;
-        };
-        if !slot.conn.release_due(self.now) {
-            return;
-        }
-        let mut env = self
-            .lend
-            .env(&self.config, self.now, self.draining.is_some(), false);
-        if !flush(slot, &mut env) {
-            self.close(k);
-            return;
-        }
-        if let Some(t) = slot.conn.held_until() {
-            self.holds.push_back((t, k));
-        }
-        self.settle(k);
-    }
-
     /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
+    #[cold]
     fn publish(&mut self) {
         let Some(route) = self.stats_route else {
             return;
@@ -429,87 +556,50 @@ impl Worker {
                 .published
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            all[self.id] = Summary {
-                connections: self.accepted,
-                stats: self.lend.stats.clone(),
-            };
-            let mut total = Summary::default();
-            for w in all.iter() {
-                total.connections += w.connections;
-                total.stats.add(&w.stats);
-            }
-            total
+            all[self.id] = self.summary();
+            Summary::total(all.iter())
         };
         let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
-        self.lend
+        self.parts
             .responses
             .set_body(route, Arc::from(json.into_bytes()));
     }
 
-    /// Coarse timers: a sweep over the connections every [`TICK`].
-    fn tick(&mut self) {
-        self.publish();
-        if let Some(t) = self.paused {
-            if self.now >= t && self.draining.is_none() {
-                self.paused = None;
-                self.listen_interest(true);
-            }
-        }
-        if self.at_limit
-            && self.shared.open.load(Ordering::Relaxed) < self.config.max_conns
-            && self.draining.is_none()
-        {
-            // Another worker's connection closed.
-            self.at_limit = false;
-            self.listen_interest(true);
-        }
-        let timeouts = self.config.timeouts;
-        for k in 0..self.slots.len() {
-            let Some(slot) = self.slots[k].as_mut() else {
-                continue;
-            };
-            if slot.linger != 0 {
-                if self.now / 1000 >= slot.linger as u64 {
-                    self.close(k);
-                }
-                continue;
-            }
-            let (deadline, why) = slot.conn.deadline(&timeouts);
-            if self.now < deadline {
-                continue;
-            }
-            let mut env = self
-                .lend
-                .env(&self.config, self.now, self.draining.is_some(), false);
-            match slot.conn.on_timeout(why, &mut env) {
-                Next::Continue if why == Timeout::Header => {
-                    if flush(slot, &mut env) {
-                        self.settle(k);
-                    } else {
-                        self.close(k);
-                    }
-                }
-                _ => self.close(k),
-            }
-        }
-    }
-
+    #[cold]
     fn begin_drain(&mut self) {
-        if self.draining.is_some() {
+        if self.drain_deadline.is_some() {
             return;
         }
-        self.draining = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
+        self.drain_deadline = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
+        self.update_own_deadline();
         let _ = self.poller.delete(&self.shared.wake_r);
         for l in self.listeners.drain(..) {
             let _ = self.poller.delete(&l);
         }
         for k in 0..self.slots.len() {
-            if let Some(slot) = &self.slots[k] {
-                if slot.conn.is_idle() && slot.linger == 0 {
-                    self.close(k);
-                }
+            let Some(slot) = self.slots[k].as_ref() else {
+                continue;
+            };
+            // A request may already wait in the socket buffer: leave the connection to the
+            // loop, which reads it and answers it with `Connection: close` instead of
+            // resetting it. With nothing there, the idle connection is closed at once.
+            if slot.conn.is_idle()
+                && !matches!(
+                    slot.sock.peek(&mut [std::mem::MaybeUninit::uninit()]),
+                    Ok(1..)
+                )
+            {
+                self.close(k);
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Worker {
+    /// The poller's descriptor, for a test that makes polling fail.
+    pub(super) fn poller_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.poller)
     }
 }
 
