@@ -680,7 +680,8 @@ static OPTIONS: &[Opt] = &[
          garbage:N, error:RATE:STATUS[:BODY]; repeatable, one of each group\n\
          (latency; drip/stall/truncate/reset/garbage; error) per path"
     )
-    .repeatable('\n', MAX_ROUTES),
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--seed N",
         "CANNED_SEED",

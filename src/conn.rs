@@ -14,6 +14,7 @@
 //! is pending.
 
 use crate::chunked::ChunkedDecoder;
+use crate::fault::{Decision, Delivery, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
@@ -137,6 +138,10 @@ pub struct Stats {
     pub bytes_in: u64,
     /// Bytes written.
     pub bytes_out: u64,
+    /// Responses given a fault, by [`crate::fault::Kind::index`].
+    pub faults: [u64; crate::fault::Kind::ALL.len()],
+    /// Malformed responses sent, by index in [`crate::mutate::CATALOGUE`].
+    pub mutated: Vec<u64>,
 }
 
 impl Default for Stats {
@@ -148,6 +153,8 @@ impl Default for Stats {
             timeouts: [0; Timeout::ALL.len()],
             bytes_in: 0,
             bytes_out: 0,
+            faults: [0; crate::fault::Kind::ALL.len()],
+            mutated: Vec::new(),
         }
     }
 }
@@ -167,6 +174,15 @@ impl Stats {
         }
         self.bytes_in += o.bytes_in;
         self.bytes_out += o.bytes_out;
+        for (a, b) in self.faults.iter_mut().zip(&o.faults) {
+            *a += b;
+        }
+        if self.mutated.len() < o.mutated.len() {
+            self.mutated.resize(o.mutated.len(), 0);
+        }
+        for (a, b) in self.mutated.iter_mut().zip(&o.mutated) {
+            *a += b;
+        }
     }
 }
 
@@ -202,6 +218,8 @@ pub struct Features<'a> {
     pub delay_ms: u64,
     /// Where to append access-log lines, when enabled (`--access-log`).
     pub access_log: Option<&'a mut Vec<u8>>,
+    /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
+    pub faults: Option<&'a mut WorkerFaults>,
 }
 
 /// What the loop should do with a connection after a call.
@@ -216,6 +234,9 @@ pub enum Next {
         /// Shut down writing and drain input before closing.
         linger: bool,
     },
+    /// Close it now with a reset (RST: SO_LINGER 0, then close), its output written (a
+    /// `reset` fault).
+    Reset,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +265,11 @@ enum Phase {
     /// The write side is shut down; input is discarded until end of input or
     /// [`LINGER_MS`] after `Conn::active`.
     Lingering,
+    /// A `stall` fault: input is read and discarded, nothing more is answered, until the
+    /// client closes or the idle timeout ends it.
+    Stalled,
+    /// A `reset` fault: answer nothing more; reset once the output is written.
+    Resetting,
 }
 
 /// The state of one connection. See the module documentation.
@@ -286,6 +312,36 @@ pub struct WorkArea {
     /// `--delay`: where the last held response starts in `out`, and what it answers, so that
     /// a drain that begins while it is held can turn it into the closing response.
     last_held: Option<(usize, Pending)>,
+    /// A fault's pacing of the response being sent; all off on the plain path.
+    pacing: Pacing,
+}
+
+/// How a fault paces the response it changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pacing {
+    /// A latency or drip fault's response is not written yet: later requests wait for it,
+    /// and nothing more is read meanwhile.
+    gate: bool,
+    /// A drip fault in progress.
+    drip: Option<Dripping>,
+    /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
+    body_stop: Option<usize>,
+}
+
+/// A dripped response in progress. Counts include output queued before the dripped response,
+/// which goes out in the same pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dripping {
+    /// Bytes that may be written now.
+    budget: usize,
+    /// Bytes still to write until the dripped response is out.
+    left: usize,
+    /// Bytes per piece.
+    piece: usize,
+    /// Between pieces (ms).
+    every_ms: u64,
+    /// When the next piece is allowed (ms).
+    next_at: u64,
 }
 
 impl WorkArea {
@@ -302,6 +358,7 @@ impl WorkArea {
             out_since: 0,
             hold_until: 0,
             last_held: None,
+            pacing: Pacing::default(),
         }
     }
 
@@ -316,6 +373,7 @@ impl WorkArea {
         self.head_since = None;
         self.hold_until = 0;
         self.last_held = None;
+        self.pacing = Pacing::default();
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -326,6 +384,7 @@ impl WorkArea {
             && self.body == Body::None
             && self.pending.is_none()
             && !self.parser.in_progress()
+            && self.hold_until == 0
     }
 
     fn pending_out(&self) -> usize {
@@ -354,6 +413,10 @@ impl Conn {
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
         if self.phase != Phase::Open {
+            if self.phase == Phase::Stalled {
+                // Read and never answered.
+                return;
+            }
             if !data.is_empty() {
                 self.phase = Phase::Closing { linger: true };
             }
@@ -397,7 +460,13 @@ impl Conn {
     /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
         match &self.work {
-            Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
+            Some(b) if b.hold_until == 0 => {
+                let out = &b.out[b.out_pos..];
+                match &b.pacing.drip {
+                    None => out,
+                    Some(d) => &out[..out.len().min(d.budget)],
+                }
+            }
             _ => &[],
         }
     }
@@ -414,14 +483,26 @@ impl Conn {
             b.out_since = env.now;
         }
         b.out_pos += n;
+        if let Some(d) = &mut b.pacing.drip {
+            d.budget -= n;
+            d.left -= n;
+            if d.left == 0 {
+                b.pacing.drip = None;
+            }
+        }
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
             if let Some((route, at)) = b.body_rest {
                 let body = env.responses.body(route as usize);
-                let end = body.len().min(at + BODY_CHUNK);
+                let stop = b.pacing.body_stop.unwrap_or(body.len());
+                let end = stop.min(at + BODY_CHUNK);
                 b.out.extend_from_slice(&body[at..end]);
-                b.body_rest = (end < body.len()).then_some((route, end));
+                b.body_rest = (end < stop).then_some((route, end));
+            }
+            if b.body_rest.is_none() {
+                // The faulted response is out: later requests may be answered.
+                b.pacing.gate = false;
             }
             if b.body_rest.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
                 self.resume(&mut b, env);
@@ -436,13 +517,12 @@ impl Conn {
         match self.phase {
             Phase::Open => {
                 !self.eof
-                    && self
-                        .work
-                        .as_ref()
-                        .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
+                    && self.work.as_ref().is_none_or(|b| {
+                        b.body_rest.is_none() && b.pending_out() < HIGH_WATER && !b.pacing.gate
+                    })
             }
-            Phase::Lingering => !self.eof,
-            Phase::Closing { .. } => false,
+            Phase::Lingering | Phase::Stalled => !self.eof,
+            Phase::Closing { .. } | Phase::Resetting => false,
         }
     }
 
@@ -451,10 +531,13 @@ impl Conn {
         let flushed = self
             .work
             .as_ref()
-            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
+            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none() && b.hold_until == 0);
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
-            Phase::Open | Phase::Lingering if flushed && self.eof => Next::Close { linger: false },
+            Phase::Resetting if flushed => Next::Reset,
+            Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
+                Next::Close { linger: false }
+            }
             _ => Next::Continue,
         }
     }
@@ -470,7 +553,7 @@ impl Conn {
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.work.is_none() && self.phase == Phase::Open
+        self.work.is_none() && matches!(self.phase, Phase::Open | Phase::Stalled)
     }
 
     /// When the last input or output progress was (ms): among idle connections, the
@@ -507,6 +590,10 @@ impl Conn {
         let due = self.deadline(t).0;
         match self.work.as_deref() {
             Some(b) if b.hold_until != 0 => Some(due.min(b.hold_until)),
+            Some(WorkArea {
+                pacing: Pacing { drip: Some(d), .. },
+                ..
+            }) => Some(due.min(d.next_at)),
             _ => Some(due),
         }
     }
@@ -540,6 +627,17 @@ impl Conn {
                     }
                 }
             }
+            if let Some(d) = &mut b.pacing.drip {
+                if b.hold_until == 0 && now >= d.next_at {
+                    // Pieces are due at fixed steps from the first, however late the loop
+                    // wakes, so the whole response takes the time asked for.
+                    while now >= d.next_at {
+                        d.budget += d.piece;
+                        d.next_at += d.every_ms;
+                    }
+                    b.out_since = now;
+                }
+            }
             self.work = Some(b);
         }
         let (due, why) = self.deadline(t);
@@ -559,8 +657,10 @@ impl Conn {
             return (self.active + t.idle, Timeout::Idle);
         };
         let writing = b.pending_out() > 0 || b.body_rest.is_some();
-        let mut due = if b.hold_until != 0 {
-            // Held output is not pending yet: the write timeout starts at its release.
+        let dripped_out = b.pacing.drip.is_some_and(|d| d.budget == 0);
+        let mut due = if b.hold_until != 0 || dripped_out {
+            // Held output (or a drip's next piece) is not pending yet: the write timeout
+            // starts at its release.
             (u64::MAX, Timeout::Write)
         } else if writing {
             (b.out_since + t.write, Timeout::Write)
@@ -615,7 +715,7 @@ impl Conn {
         let mut at = 0;
         loop {
             if self.phase != Phase::Open {
-                if at < buf.len() {
+                if at < buf.len() && matches!(self.phase, Phase::Closing { .. }) {
                     // Requests after the close are not answered; drain them before closing
                     // so that the unread bytes do not turn the close into a reset.
                     self.phase = Phase::Closing { linger: true };
@@ -648,7 +748,11 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= HIGH_WATER {
+                    if at == buf.len()
+                        || b.body_rest.is_some()
+                        || b.pending_out() >= HIGH_WATER
+                        || b.pacing.gate
+                    {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -707,6 +811,12 @@ impl Conn {
                 || env.draining
                 || (env.max_requests > 0 && self.served >= env.max_requests)
         };
+        if let Some(f) = env.features.faults.as_deref_mut() {
+            if let Some(d) = f.decide(p.route as usize) {
+                self.respond_with_fault(b, p, close, d, env);
+                return;
+            }
+        }
         env.stats.by_status[env.responses.status(p.route as usize) as usize] += 1;
         if env.features.delay_ms > 0 {
             if b.pending_out() == 0 {
@@ -720,6 +830,118 @@ impl Conn {
         if close {
             // A close the client did not ask for may cross requests it already sent: drain
             // them instead of answering them with a reset.
+            let server_initiated = p.keep_alive && !env.features.raw;
+            self.phase = Phase::Closing {
+                linger: server_initiated,
+            };
+        }
+    }
+
+    /// Answer a request whose route has a fault (or `--mutate`), as `d` decided.
+    #[inline(never)]
+    fn respond_with_fault(
+        &mut self,
+        b: &mut WorkArea,
+        p: Pending,
+        close: bool,
+        d: Decision,
+        env: &mut Env<'_>,
+    ) {
+        use crate::fault::Kind;
+        let (plan, route) = match d {
+            Decision::Mutate(i) => {
+                let m = &mut env.stats.mutated;
+                if m.len() <= i {
+                    m.resize(crate::mutate::CATALOGUE.len(), 0);
+                }
+                m[i] += 1;
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.variant(i));
+                }
+                annotate_log(env, "mutate=", crate::mutate::CATALOGUE[i].id);
+                // The client cannot know where a broken response ends.
+                self.phase = Phase::Closing { linger: true };
+                return;
+            }
+            Decision::Fault { plan, route } => (plan, route),
+        };
+        if plan.delay_ms > 0 {
+            env.stats.faults[Kind::Latency.index()] += 1;
+            annotate_log(env, "fault=", Kind::Latency.name());
+        }
+        if plan.error {
+            env.stats.faults[Kind::Error.index()] += 1;
+            annotate_log(env, "fault=", Kind::Error.name());
+        }
+        if let Some(k) = plan.delivery.kind() {
+            env.stats.faults[k.index()] += 1;
+            annotate_log(env, "fault=", k.name());
+        }
+        let queued = b.pending_out();
+        match plan.delivery {
+            Delivery::Stall => {
+                self.phase = Phase::Stalled;
+                return;
+            }
+            Delivery::Garbage(_) => {
+                if plan.delay_ms > 0 {
+                    b.hold_until = env.now + plan.delay_ms;
+                }
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.garbage(p.route as usize));
+                }
+                self.phase = Phase::Closing { linger: true };
+                return;
+            }
+            _ => {}
+        }
+        env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        if plan.delay_ms > 0 {
+            // Output queued before this response waits with it: responses stay in order.
+            b.hold_until = env.now + plan.delay_ms;
+            b.pacing.gate = true;
+        }
+        let start = b.out.len();
+        append_response(b, &Pending { route, ..p }, close, env);
+        let sent_now = b.out.len() - start;
+        let rest = b
+            .body_rest
+            .map_or(0, |(r, at)| env.responses.body(r as usize).len() - at);
+        let total = sent_now + rest;
+        match plan.delivery {
+            Delivery::Truncate(cut) | Delivery::Reset(cut) => {
+                let keep = cut.keep(total);
+                if keep <= sent_now {
+                    b.out.truncate(start + keep);
+                    b.body_rest = None;
+                } else if let Some((_, at)) = b.body_rest {
+                    b.pacing.body_stop = Some(at + keep - sent_now);
+                }
+                self.phase = match plan.delivery {
+                    Delivery::Reset(_) => Phase::Resetting,
+                    _ => Phase::Closing { linger: true },
+                };
+                return;
+            }
+            Delivery::Drip(drip) => {
+                let (piece, every_ms) = drip.steps(total);
+                let from = if b.hold_until != 0 {
+                    b.hold_until
+                } else {
+                    env.now
+                };
+                b.pacing.gate = true;
+                b.pacing.drip = Some(Dripping {
+                    budget: queued + piece,
+                    left: queued + total,
+                    piece,
+                    every_ms,
+                    next_at: from + every_ms,
+                });
+            }
+            _ => {}
+        }
+        if close {
             let server_initiated = p.keep_alive && !env.features.raw;
             self.phase = Phase::Closing {
                 linger: server_initiated,
@@ -760,6 +982,19 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
         } else {
             b.out.extend_from_slice(&body[..BODY_CHUNK]);
             b.body_rest = Some((p.route, BODY_CHUNK));
+        }
+    }
+}
+
+/// Add ` KEYVALUE` to the access-log line just written (the request's), if logging.
+fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
+    if let Some(log) = env.features.access_log.as_deref_mut() {
+        if log.last() == Some(&b'\n') {
+            log.pop();
+            log.push(b' ');
+            log.extend_from_slice(key.as_bytes());
+            log.extend_from_slice(value.as_bytes());
+            log.push(b'\n');
         }
     }
 }

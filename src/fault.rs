@@ -528,6 +528,131 @@ fn fraction(v: &str) -> Result<u32, String> {
     Ok(total as u32)
 }
 
+/// One worker's faults at run time: each route's faults, what they send instead of a
+/// response (formatted at start-up), the worker's generator and the `--mutate` counter.
+#[derive(Debug)]
+pub struct WorkerFaults {
+    /// By route index (the same as [`crate::response::Responses`]'); routes beyond have none.
+    routes: Vec<RouteFaults>,
+    /// By route index: the index in `Responses` of the route's error-rate response.
+    error_routes: Vec<u16>,
+    /// By route index: the garbage bytes (empty without a garbage fault).
+    garbage: Vec<Box<[u8]>>,
+    rng: Rng,
+    mutate: Option<Mutator>,
+}
+
+/// The `--mutate` state of one worker.
+#[derive(Debug)]
+struct Mutator {
+    catalogue: std::sync::Arc<crate::mutate::Catalogue>,
+    /// The variant sent next.
+    next: usize,
+    /// `--mutate-id`: always this one.
+    one: Option<usize>,
+}
+
+/// What a route does instead of its plain response, decided at respond time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Send catalogue variant `i` and close.
+    Mutate(usize),
+    /// Apply this plan, answering with route `route` (the route's own, or its error response).
+    Fault {
+        /// Its plan.
+        plan: Plan,
+        /// The route whose bytes to send.
+        route: u16,
+    },
+}
+
+impl WorkerFaults {
+    /// The faults of worker `worker`, or `None` when the configuration has none (the plain
+    /// path then pays nothing). The error-rate responses are added to `responses`.
+    pub fn new(
+        config: &crate::config::Config,
+        responses: &mut crate::response::Responses,
+        catalogue: Option<std::sync::Arc<crate::mutate::Catalogue>>,
+        worker: usize,
+    ) -> Option<WorkerFaults> {
+        let any = config.routes.iter().any(|r| !r.faults.is_none());
+        if !any && config.mutate.is_none() {
+            return None;
+        }
+        let mut rng = Rng::new(config.seed, worker as u64);
+        let mut error_routes = Vec::new();
+        let mut garbage = Vec::new();
+        for (i, r) in config.routes.iter().enumerate() {
+            let e = match &r.faults.error {
+                Some(e) => {
+                    let body = match &e.body {
+                        Some(b) => b.clone(),
+                        None => format!("{} {}\n", e.status, crate::response::reason(e.status)),
+                    };
+                    let spec = crate::response::Spec {
+                        status: e.status,
+                        body: std::sync::Arc::from(body.into_bytes()),
+                        ..r.spec.clone()
+                    };
+                    responses.add_unrouted(&spec) as u16
+                }
+                None => i as u16,
+            };
+            error_routes.push(e);
+            garbage.push(match r.faults.delivery {
+                // Drawn from the worker's stream at start-up: the same bytes for every
+                // response of the route, reproducible with the seed.
+                Delivery::Garbage(n) => (0..n).map(|_| rng.next_u64() as u8).collect(),
+                _ => Box::default(),
+            });
+        }
+        let mutate = config.mutate.map(|m| Mutator {
+            catalogue: catalogue.unwrap_or_default(),
+            next: 0,
+            one: match m {
+                crate::config::Mutate::Cycle => None,
+                crate::config::Mutate::One(i) => Some(usize::from(i)),
+            },
+        });
+        Some(WorkerFaults {
+            routes: config.routes.iter().map(|r| r.faults.clone()).collect(),
+            error_routes,
+            garbage,
+            rng,
+            mutate,
+        })
+    }
+
+    /// What route `route`'s response becomes, or `None` for the plain response.
+    pub fn decide(&mut self, route: usize) -> Option<Decision> {
+        if route == 0 {
+            if let Some(m) = &mut self.mutate {
+                let i = m.one.unwrap_or(m.next);
+                m.next = (m.next + 1) % m.catalogue.len();
+                return Some(Decision::Mutate(i));
+            }
+        }
+        let f = self.routes.get(route).filter(|f| !f.is_none())?;
+        let plan = f.plan(&mut self.rng);
+        let route = if plan.error {
+            self.error_routes[route]
+        } else {
+            route as u16
+        };
+        Some(Decision::Fault { plan, route })
+    }
+
+    /// The bytes of catalogue variant `i`.
+    pub fn variant(&self, i: usize) -> &[u8] {
+        self.mutate.as_ref().map_or(&[], |m| m.catalogue.bytes(i))
+    }
+
+    /// Route `route`'s garbage bytes.
+    pub fn garbage(&self, route: usize) -> &[u8] {
+        self.garbage.get(route).map_or(&[], |g| g)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

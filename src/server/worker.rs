@@ -19,6 +19,7 @@ use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
 use crate::conn::{Conn, Env, Features, Next, Pool, Stats};
+use crate::fault::WorkerFaults;
 use crate::response::{Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
@@ -69,6 +70,8 @@ struct EnvParts {
     stats: Stats,
     /// Access-log lines of this loop turn.
     log: Vec<u8>,
+    /// `--fault` and `--mutate`, when configured.
+    faults: Option<WorkerFaults>,
 }
 
 impl EnvParts {
@@ -86,6 +89,7 @@ impl EnvParts {
                 raw_close: config.raw_close,
                 delay_ms: config.delay,
                 access_log: config.access_log.then_some(&mut self.log),
+                faults: self.faults.as_mut(),
             },
         }
     }
@@ -146,7 +150,8 @@ impl Worker {
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (responses, stats_route) = Responses::from_config(&config);
+        let (mut responses, stats_route) = Responses::from_config(&config);
+        let faults = WorkerFaults::new(&config, &mut responses, shared.catalogue.clone(), id);
         Ok(Worker {
             poller,
             listeners,
@@ -163,6 +168,7 @@ impl Worker {
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: Vec::new(),
+                faults,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
@@ -486,6 +492,11 @@ impl Worker {
         };
         match slot.conn.next() {
             Next::Close { linger: false } => self.close(k),
+            Next::Reset => {
+                // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
+                let _ = slot.sock.set_linger(Some(Duration::ZERO));
+                self.close(k);
+            }
             Next::Close { linger: true } => {
                 if slot.sock.shutdown(Shutdown::Write).is_err() {
                     self.close(k);
