@@ -59,6 +59,9 @@ impl Pool {
         if b.out.capacity() > Self::MAX_CAPACITY {
             b.out = Vec::new();
         }
+        if b.pacing.held.capacity() > Self::MAX_CAPACITY {
+            b.pacing.held = Vec::new();
+        }
         self.free.push(b);
     }
 
@@ -316,32 +319,31 @@ pub struct WorkArea {
     pacing: Pacing,
 }
 
-/// How a fault paces the response it changed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `body_rest` names this route while a latency or drip fault's response is not all out:
+/// every test the plain path makes of `body_rest` (stop parsing, stop reading, keep the work
+/// area, not flushed yet) then holds later requests back, and the plain path tests nothing
+/// more. The refill that a real `body_rest` takes decides when the pacing ends.
+const PACED: u16 = u16::MAX;
+
+/// How a fault paces the response it changed (see [`PACED`]).
+#[derive(Debug, Default)]
 struct Pacing {
-    /// A latency or drip fault's response is not written yet: later requests wait for it,
-    /// and nothing more is read meanwhile.
-    gate: bool,
-    /// A drip fault in progress.
-    drip: Option<Dripping>,
+    /// A drip in progress: (bytes per piece, ms between pieces, when the next piece is due).
+    drip: Option<(usize, u64, u64)>,
+    /// A dripped response's bytes not yet released into `out`, from `held_pos`.
+    held: Vec<u8>,
+    held_pos: usize,
     /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
     body_stop: Option<usize>,
 }
 
-/// A dripped response in progress. Counts include output queued before the dripped response,
-/// which goes out in the same pieces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Dripping {
-    /// Bytes that may be written now.
-    budget: usize,
-    /// Bytes still to write until the dripped response is out.
-    left: usize,
-    /// Bytes per piece.
-    piece: usize,
-    /// Between pieces (ms).
-    every_ms: u64,
-    /// When the next piece is allowed (ms).
-    next_at: u64,
+impl Pacing {
+    fn clear(&mut self) {
+        self.drip = None;
+        self.held.clear();
+        self.held_pos = 0;
+        self.body_stop = None;
+    }
 }
 
 impl WorkArea {
@@ -373,7 +375,7 @@ impl WorkArea {
         self.head_since = None;
         self.hold_until = 0;
         self.last_held = None;
-        self.pacing = Pacing::default();
+        self.pacing.clear();
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -384,7 +386,6 @@ impl WorkArea {
             && self.body == Body::None
             && self.pending.is_none()
             && !self.parser.in_progress()
-            && self.hold_until == 0
     }
 
     fn pending_out(&self) -> usize {
@@ -406,14 +407,14 @@ impl Conn {
 
     /// Bytes read from the peer.
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             // Discarded: the response is out and the write side shut.
             return;
         }
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
-        if self.phase != Phase::Open {
-            if self.phase == Phase::Stalled {
+        if !matches!(self.phase, Phase::Open) {
+            if matches!(self.phase, Phase::Stalled) {
                 // Read and never answered.
                 return;
             }
@@ -460,13 +461,7 @@ impl Conn {
     /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
         match &self.work {
-            Some(b) if b.hold_until == 0 => {
-                let out = &b.out[b.out_pos..];
-                match &b.pacing.drip {
-                    None => out,
-                    Some(d) => &out[..out.len().min(d.budget)],
-                }
-            }
+            Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
             _ => &[],
         }
     }
@@ -483,28 +478,21 @@ impl Conn {
             b.out_since = env.now;
         }
         b.out_pos += n;
-        if let Some(d) = &mut b.pacing.drip {
-            d.budget -= n;
-            d.left -= n;
-            if d.left == 0 {
-                b.pacing.drip = None;
-            }
-        }
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
-            if let Some((route, at)) = b.body_rest {
-                let body = env.responses.body(route as usize);
-                let stop = b.pacing.body_stop.unwrap_or(body.len());
-                let end = stop.min(at + BODY_CHUNK);
-                b.out.extend_from_slice(&body[at..end]);
-                b.body_rest = (end < stop).then_some((route, end));
+            match b.body_rest {
+                Some((PACED, _)) => pace(&mut b, env.now),
+                Some((route, at)) => {
+                    let body = env.responses.body(route as usize);
+                    let stop = b.pacing.body_stop.unwrap_or(body.len());
+                    let end = stop.min(at + BODY_CHUNK);
+                    b.out.extend_from_slice(&body[at..end]);
+                    b.body_rest = (end < stop).then_some((route, end));
+                }
+                None => {}
             }
-            if b.body_rest.is_none() {
-                // The faulted response is out: later requests may be answered.
-                b.pacing.gate = false;
-            }
-            if b.body_rest.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
+            if b.body_rest.is_none() && !b.input.is_empty() && matches!(self.phase, Phase::Open) {
                 self.resume(&mut b, env);
             }
         }
@@ -517,9 +505,10 @@ impl Conn {
         match self.phase {
             Phase::Open => {
                 !self.eof
-                    && self.work.as_ref().is_none_or(|b| {
-                        b.body_rest.is_none() && b.pending_out() < HIGH_WATER && !b.pacing.gate
-                    })
+                    && self
+                        .work
+                        .as_ref()
+                        .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
             }
             Phase::Lingering | Phase::Stalled => !self.eof,
             Phase::Closing { .. } | Phase::Resetting => false,
@@ -531,7 +520,7 @@ impl Conn {
         let flushed = self
             .work
             .as_ref()
-            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none() && b.hold_until == 0);
+            .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
@@ -575,7 +564,10 @@ impl Conn {
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
         self.work.as_ref().map_or(0, |b| {
-            std::mem::size_of::<WorkArea>() + b.input.capacity() + b.out.capacity()
+            std::mem::size_of::<WorkArea>()
+                + b.input.capacity()
+                + b.out.capacity()
+                + b.pacing.held.capacity()
         })
     }
 
@@ -584,16 +576,12 @@ impl Conn {
     /// nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             return Some(self.active + LINGER_MS);
         }
         let due = self.deadline(t).0;
         match self.work.as_deref() {
             Some(b) if b.hold_until != 0 => Some(due.min(b.hold_until)),
-            Some(WorkArea {
-                pacing: Pacing { drip: Some(d), .. },
-                ..
-            }) => Some(due.min(d.next_at)),
             _ => Some(due),
         }
     }
@@ -605,7 +593,7 @@ impl Conn {
     /// any output, then ask [`Conn::next`]).
     pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             return if now >= self.active + LINGER_MS {
                 Next::Close { linger: false }
             } else {
@@ -617,7 +605,7 @@ impl Conn {
                 b.hold_until = 0;
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
-                    if env.draining && self.phase == Phase::Open && !env.features.raw {
+                    if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
                         // A drain began while this response was held: it becomes the last
                         // one, and says so (RFC 9112 §9.6).
                         b.out.truncate(at);
@@ -627,16 +615,9 @@ impl Conn {
                     }
                 }
             }
-            if let Some(d) = &mut b.pacing.drip {
-                if b.hold_until == 0 && now >= d.next_at {
-                    // Pieces are due at fixed steps from the first, however late the loop
-                    // wakes, so the whole response takes the time asked for.
-                    while now >= d.next_at {
-                        d.budget += d.piece;
-                        d.next_at += d.every_ms;
-                    }
-                    b.out_since = now;
-                }
+            if b.hold_until == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
+                // A latency or a drip's pause ended with nothing left to write.
+                pace(&mut b, now);
             }
             self.work = Some(b);
         }
@@ -657,10 +638,8 @@ impl Conn {
             return (self.active + t.idle, Timeout::Idle);
         };
         let writing = b.pending_out() > 0 || b.body_rest.is_some();
-        let dripped_out = b.pacing.drip.is_some_and(|d| d.budget == 0);
-        let mut due = if b.hold_until != 0 || dripped_out {
-            // Held output (or a drip's next piece) is not pending yet: the write timeout
-            // starts at its release.
+        let mut due = if b.hold_until != 0 {
+            // Held output is not pending yet: the write timeout starts at its release.
             (u64::MAX, Timeout::Write)
         } else if writing {
             (b.out_since + t.write, Timeout::Write)
@@ -679,7 +658,7 @@ impl Conn {
 
     fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
-        if why == Timeout::Header && self.phase == Phase::Open {
+        if why == Timeout::Header && matches!(self.phase, Phase::Open) {
             if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
                     b.input.clear();
@@ -709,17 +688,24 @@ impl Conn {
         b.input = input;
     }
 
+    /// A close or a fault decided that nothing more is answered; `unanswered`: requests came
+    /// after it.
+    #[cold]
+    fn answer_no_more(&mut self, unanswered: bool) {
+        if unanswered && matches!(self.phase, Phase::Closing { .. }) {
+            // Requests after the close are not answered; drain them before closing so that
+            // the unread bytes do not turn the close into a reset.
+            self.phase = Phase::Closing { linger: true };
+        }
+    }
+
     /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
     /// decided: later requests are not answered).
     fn process(&mut self, b: &mut WorkArea, buf: &[u8], env: &mut Env<'_>) -> usize {
         let mut at = 0;
         loop {
-            if self.phase != Phase::Open {
-                if at < buf.len() && matches!(self.phase, Phase::Closing { .. }) {
-                    // Requests after the close are not answered; drain them before closing
-                    // so that the unread bytes do not turn the close into a reset.
-                    self.phase = Phase::Closing { linger: true };
-                }
+            if !matches!(self.phase, Phase::Open) {
+                self.answer_no_more(at < buf.len());
                 return buf.len();
             }
             match &mut b.body {
@@ -748,11 +734,7 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len()
-                        || b.body_rest.is_some()
-                        || b.pending_out() >= HIGH_WATER
-                        || b.pacing.gate
-                    {
+                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= HIGH_WATER {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -800,23 +782,33 @@ impl Conn {
 
     /// Answer the request whose head (and body) is complete.
     fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        if env.features.faults.is_some() {
+            self.respond_with_fault(b, env);
+            return;
+        }
         let Some(p) = b.pending.take() else {
             return;
         };
-        self.served += 1;
-        let close = if env.features.raw {
+        self.respond_plain(b, p, env);
+    }
+
+    /// Whether the response to `p` (the `served`th) closes the connection.
+    #[inline(always)]
+    fn closes_after(&self, p: &Pending, env: &Env<'_>) -> bool {
+        if env.features.raw {
             env.features.raw_close
         } else {
             !p.keep_alive
                 || env.draining
                 || (env.max_requests > 0 && self.served >= env.max_requests)
-        };
-        if let Some(f) = env.features.faults.as_deref_mut() {
-            if let Some(d) = f.decide(p.route as usize) {
-                self.respond_with_fault(b, p, close, d, env);
-                return;
-            }
         }
+    }
+
+    /// Answer `p` with its route's response.
+    #[inline(always)]
+    fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        self.served += 1;
+        let close = self.closes_after(&p, env);
         env.stats.by_status[env.responses.status(p.route as usize) as usize] += 1;
         if env.features.delay_ms > 0 {
             if b.pending_out() == 0 {
@@ -837,17 +829,26 @@ impl Conn {
         }
     }
 
-    /// Answer a request whose route has a fault (or `--mutate`), as `d` decided.
+    /// Answer `p` when faults are configured: with its route's fault (or a `--mutate`
+    /// variant) if it has one, else plainly. Out of line, so that the plain path pays one test.
+    #[cold]
     #[inline(never)]
-    fn respond_with_fault(
-        &mut self,
-        b: &mut WorkArea,
-        p: Pending,
-        close: bool,
-        d: Decision,
-        env: &mut Env<'_>,
-    ) {
+    fn respond_with_fault(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         use crate::fault::Kind;
+        let Some(p) = b.pending.take() else {
+            return;
+        };
+        let Some(d) = env
+            .features
+            .faults
+            .as_deref_mut()
+            .and_then(|f| f.decide(p.route as usize))
+        else {
+            self.respond_plain(b, p, env);
+            return;
+        };
+        self.served += 1;
+        let close = self.closes_after(&p, env);
         let (plan, route) = match d {
             Decision::Mutate(i) => {
                 let m = &mut env.stats.mutated;
@@ -877,7 +878,6 @@ impl Conn {
             env.stats.faults[k.index()] += 1;
             annotate_log(env, "fault=", k.name());
         }
-        let queued = b.pending_out();
         match plan.delivery {
             Delivery::Stall => {
                 self.phase = Phase::Stalled;
@@ -899,7 +899,6 @@ impl Conn {
         if plan.delay_ms > 0 {
             // Output queued before this response waits with it: responses stay in order.
             b.hold_until = env.now + plan.delay_ms;
-            b.pacing.gate = true;
         }
         let start = b.out.len();
         append_response(b, &Pending { route, ..p }, close, env);
@@ -924,22 +923,31 @@ impl Conn {
                 return;
             }
             Delivery::Drip(drip) => {
+                // The whole response is copied, a streamed body included, and released into
+                // `out` a piece at a time.
+                if let Some((r, at)) = b.body_rest.take() {
+                    b.out
+                        .extend_from_slice(&env.responses.body(r as usize)[at..]);
+                }
                 let (piece, every_ms) = drip.steps(total);
+                let first = (start + piece).min(b.out.len());
+                b.pacing.held.clear();
+                b.pacing.held.extend_from_slice(&b.out[first..]);
+                b.pacing.held_pos = 0;
+                b.out.truncate(first);
                 let from = if b.hold_until != 0 {
                     b.hold_until
                 } else {
                     env.now
                 };
-                b.pacing.gate = true;
-                b.pacing.drip = Some(Dripping {
-                    budget: queued + piece,
-                    left: queued + total,
-                    piece,
-                    every_ms,
-                    next_at: from + every_ms,
-                });
+                if !b.pacing.held.is_empty() {
+                    b.pacing.drip = Some((piece, every_ms, from + every_ms));
+                }
             }
             _ => {}
+        }
+        if (plan.delay_ms > 0 || b.pacing.drip.is_some()) && b.body_rest.is_none() {
+            b.body_rest = Some((PACED, 0));
         }
         if close {
             let server_initiated = p.keep_alive && !env.features.raw;
@@ -983,6 +991,36 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
             b.out.extend_from_slice(&body[..BODY_CHUNK]);
             b.body_rest = Some((p.route, BODY_CHUNK));
         }
+    }
+}
+
+/// A paced response's output is all written (or was empty): release the drip pieces that are
+/// due, or hold until the next one is, or end the pacing. Pieces are due at fixed steps from
+/// the first, however late the loop wakes, so the whole response takes the time asked for.
+fn pace(b: &mut WorkArea, now: u64) {
+    let Some((piece, every_ms, mut next_at)) = b.pacing.drip else {
+        // The response is out: later requests may be answered.
+        b.body_rest = None;
+        return;
+    };
+    if now < next_at {
+        b.hold_until = next_at;
+        return;
+    }
+    let p = &mut b.pacing;
+    while now >= next_at && p.held_pos < p.held.len() {
+        let end = p.held.len().min(p.held_pos + piece);
+        b.out.extend_from_slice(&p.held[p.held_pos..end]);
+        p.held_pos = end;
+        next_at += every_ms;
+    }
+    b.out_since = now;
+    if p.held_pos == p.held.len() {
+        p.drip = None;
+        p.held.clear();
+        p.held_pos = 0;
+    } else {
+        p.drip = Some((piece, every_ms, next_at));
     }
 }
 
