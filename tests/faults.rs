@@ -446,3 +446,60 @@ fn access_log_and_stats_record_faults_and_variants() {
         "{log}"
     );
 }
+
+/// Memory per connection held by a fault: 10,000 stalled connections hold what an idle one
+/// does (no work area); 10,000 dripping ones each hold a work area and a copy of the response.
+/// Figures are printed with `--nocapture`.
+#[test]
+fn ten_thousand_stalled_or_dripping_connections_stay_small() {
+    let n = 10_000;
+    canned::server::raise_fd_limit();
+    let cases: &[(&str, &str, u64)] = &[
+        // An idle keep-alive connection measures about 50-65 bytes (README, Footprint).
+        ("stall", "/f=stall", 200),
+        ("drip", "/f=drip:1/10s", 2048),
+    ];
+    for &(name, fault, most) in cases {
+        let p = Proc::start(&[
+            "--workers",
+            "1",
+            "--max-conns",
+            "12000",
+            "--fault",
+            fault,
+            "--stats",
+            "/stats",
+        ]);
+        // Warm up: one request of each kind the herd makes.
+        exchange(p.addr, b"GET / HTTP/1.0\r\n\r\n");
+        let before = p.rss_kib();
+        let mut conns = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut s = connect(p.addr);
+            s.write_all(&get("/f")).unwrap();
+            conns.push(s);
+        }
+        // Every request read and given its fault (the stats route is published every 100 ms).
+        let want = format!("\"{name}\":{n}");
+        let t = Instant::now();
+        loop {
+            let stats = exchange(p.addr, b"GET /stats HTTP/1.0\r\n\r\n");
+            if String::from_utf8_lossy(&stats).contains(&want) {
+                break;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "{want} never reached"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let during = p.rss_kib();
+        let each = during.saturating_sub(before) * 1024 / n as u64;
+        eprintln!(
+            "{name}: {n} connections; RSS {before} KiB before, {during} KiB with them \
+             (+{each} bytes per connection)"
+        );
+        assert!(each <= most, "{name}: {each} bytes per connection");
+        drop(conns);
+    }
+}
