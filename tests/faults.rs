@@ -503,3 +503,62 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
         drop(conns);
     }
 }
+
+/// An error share and a delivery fault combine: the error response is what gets cut.
+#[test]
+fn error_then_truncate_cuts_the_error_response() {
+    let (h, addr) = start(&["--fault", "/c=error:1:503", "--fault", "/c=truncate:12"]);
+    let mut s = connect(addr);
+    s.write_all(&[get("/c"), get("/c")].concat()).unwrap();
+    let (got, _, end) = read_all(&mut s, Instant::now());
+    assert_eq!(end, End::Fin);
+    assert_eq!(got, b"HTTP/1.1 503");
+    h.shutdown();
+    h.join();
+}
+
+/// Reset closes the connection: requests pipelined after it are not answered.
+#[test]
+fn reset_answers_nothing_after_it() {
+    let (h, addr) = start(&["--fault", "/r=reset:0"]);
+    let mut s = connect(addr);
+    s.write_all(&[get("/"), get("/r"), get("/")].concat())
+        .unwrap();
+    let first = read_responses(&mut s, 1);
+    assert_eq!(first[0].status, 200);
+    let (rest, _, end) = read_all(&mut s, Instant::now());
+    assert_eq!((rest.as_slice(), end), (&b""[..], End::Reset));
+    h.shutdown();
+    h.join();
+}
+
+/// Shutdown does not wait for a stalled connection: nothing is in flight on it.
+#[test]
+fn shutdown_closes_a_stalled_connection_at_once() {
+    let (h, addr) = start(&["--fault", "/s=stall", "--shutdown-timeout", "20s"]);
+    let mut s = connect(addr);
+    s.write_all(&get("/s")).unwrap();
+    // The request is read and stalled before the shutdown starts.
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    h.shutdown();
+    h.join();
+    assert!(t.elapsed() < SLACK, "{:?}", t.elapsed());
+    let (got, _, end) = read_all(&mut s, Instant::now());
+    assert_eq!((got.as_slice(), end), (&b""[..], End::Fin));
+}
+
+/// The pause between drip pieces is not a write timeout: a drip slower than
+/// `--write-timeout` still delivers the whole response.
+#[test]
+fn drip_pauses_longer_than_the_write_timeout_are_not_timeouts() {
+    let (h, addr) = start(&["--fault", "/d=drip:2pieces/2s", "--write-timeout", "1s"]);
+    let mut s = connect(addr);
+    let t = Instant::now();
+    s.write_all(&get_close("/d")).unwrap();
+    let (got, _, end) = read_all(&mut s, t);
+    assert_eq!((got, end), (plain(true), End::Fin));
+    assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
+    h.shutdown();
+    h.join();
+}
