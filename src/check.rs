@@ -195,14 +195,14 @@ pub use connection::{ConnScript, expected_output, fuzz_connection, run_connectio
 pub mod connection {
     use super::split_script;
     use crate::chunked::ChunkedDecoder;
-    use crate::conn::{BODY_CHUNK, Conn, Env, Features, HIGH_WATER, Next, Pool, Stats};
-    use crate::parser::{Framing, Limits, Parser, Status, Version};
-    use crate::response::{CONTINUE, Common, Responses, Spec, Variant};
+    use crate::conn::{BODY_CHUNK, Conn, ConnLimits, Env, Features, Next, Pool, Stats, WorkArea};
+    use crate::parser::{Framing, Limits, Parser, Status};
+    use crate::response::{CONTINUE, Common, ERROR_STATUSES, Responses, Spec, Variant};
     use std::sync::Arc;
     use std::vec::Vec;
 
     /// How the peer behaves: the bytes it sends, how they are split into reads, how much each
-    /// write may take, and the server's `--max-requests`.
+    /// write may take, and the server's settings.
     #[derive(Clone, Debug)]
     pub struct ConnScript<'a> {
         /// Bytes the peer sends.
@@ -215,10 +215,14 @@ pub mod connection {
         pub max_requests: u32,
         /// Head limits.
         pub limits: Limits,
+        /// High-water mark, body refill size, body limit.
+        pub conn_limits: ConnLimits,
+        /// The server is shutting down from the start: every response closes.
+        pub draining: bool,
     }
 
-    /// The responses the checks use: a default, a small route and a large one that is
-    /// streamed in pieces.
+    /// The responses the checks use: a default, a small route, a middle-sized one and a large
+    /// one that is streamed in pieces.
     pub fn responses() -> Responses {
         let spec = |status, body: Vec<u8>| Spec {
             status,
@@ -226,14 +230,21 @@ pub mod connection {
             content_type: "text/plain".into(),
             headers: Vec::new(),
         };
-        let big: Vec<u8> = (0..BODY_CHUNK * 2 + 100).map(|i| (i % 251) as u8).collect();
+        let body = |n: usize| -> Vec<u8> { (0..n).map(|i| (i % 251) as u8).collect() };
         Responses::new(
             &[
                 spec(200, b"Hello World\n".to_vec()),
                 spec(201, b"r".to_vec()),
-                spec(200, big),
+                spec(200, body(BODY_CHUNK * 2 + 100)),
+                spec(200, body(700)),
+                spec(304, Vec::new()),
             ],
-            &[(b"/r".to_vec(), false), (b"/big".to_vec(), false)],
+            &[
+                (b"/r".to_vec(), false),
+                (b"/big".to_vec(), false),
+                (b"/mid".to_vec(), false),
+                (b"/nm".to_vec(), false),
+            ],
             &Common {
                 server: "canned".into(),
                 date: false,
@@ -241,15 +252,55 @@ pub mod connection {
         )
     }
 
+    /// The most output one response can add: a head and the first body piece, or an error.
+    fn largest_response(r: &Responses, body_chunk: usize) -> usize {
+        let routes = (0..r.routes()).map(|k| {
+            let head = [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close]
+                .iter()
+                .map(|&v| r.head(k, v).len())
+                .max()
+                .unwrap_or(0);
+            head + r.body(k).len().min(body_chunk.max(1))
+        });
+        let errors = ERROR_STATUSES.iter().map(|&s| {
+            let (h, b) = r.error(s);
+            h.len() + b.len()
+        });
+        routes.chain(errors).max().unwrap_or(0)
+    }
+
+    /// What a run produced: the bytes written and the access-log lines.
+    #[derive(Clone, Debug, Default)]
+    pub struct Run {
+        /// Everything written to the peer.
+        pub wire: Vec<u8>,
+        /// The access log.
+        pub log: Vec<u8>,
+    }
+
     /// Drive a [`Conn`] through a script with no sockets, checking the memory bounds at
     /// every step; return everything it wrote.
     pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
+        run_connection_logged(s, responses).wire
+    }
+
+    /// [`run_connection`], with the access log on.
+    pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
         let mut pool = Pool::default();
         let mut stats = Stats::default();
         let mut conn = Conn::new(0);
-        let mut wire = Vec::new();
+        let mut run = Run::default();
         let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
         let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
+        let hw = s.conn_limits.high_water;
+        // Memory bounds: parsing stops at the high-water mark, so pending output is below it
+        // plus what one request adds (a 100 Continue and a response); input held back is at
+        // most a head plus one read; buffers are at most twice what they ever held, and the
+        // written part of the output is dropped once it reaches the high-water mark.
+        let out_bound = hw + CONTINUE.len() + largest_response(responses, s.conn_limits.body_chunk);
+        let in_bound = s.limits.max_head + max_read;
+        let held_bound =
+            size_of::<WorkArea>() + 2 * (in_bound + hw + out_bound) + 2 * s.limits.max_head;
         let mut eof_sent = false;
         loop {
             let mut env = Env {
@@ -257,10 +308,14 @@ pub mod connection {
                 pool: &mut pool,
                 stats: &mut stats,
                 limits: s.limits,
+                conn_limits: s.conn_limits,
                 now: 0,
                 max_requests: s.max_requests,
-                draining: false,
-                features: Features::default(),
+                draining: s.draining,
+                features: Features {
+                    access_log: Some(&mut run.log),
+                    ..Features::default()
+                },
             };
             let mut progressed = false;
             if conn.wants_read() {
@@ -297,19 +352,24 @@ pub mod connection {
                 };
                 stalls = if size == 0 { stalls + 1 } else { 0 };
                 let n = size.min(out.len());
-                wire.extend_from_slice(&out[..n]);
+                run.wire.extend_from_slice(&out[..n]);
                 conn.wrote(n, &mut env);
                 progressed |= n > 0 || size == 0;
             }
             assert!(
-                conn.output().len() <= HIGH_WATER + BODY_CHUNK + 4096,
-                "pending output {} over its bound",
+                conn.output().len() <= out_bound,
+                "pending output {} over its bound {out_bound}",
                 conn.output().len()
             );
             assert!(
-                conn.pending_input() <= s.limits.max_head + max_read + 8192,
-                "buffered input {} over its bound",
+                conn.pending_input() <= in_bound,
+                "buffered input {} over its bound {in_bound}",
                 conn.pending_input()
+            );
+            assert!(
+                conn.buffered() <= held_bound,
+                "buffer capacity {} over its bound {held_bound}",
+                conn.buffered()
             );
             match conn.next() {
                 Next::Close { .. } | Next::Reset => break,
@@ -322,35 +382,208 @@ pub mod connection {
             }
         }
         conn.release(&mut pool);
-        wire
+        assert!(
+            pool.held_bytes() <= Pool::KEEP_BYTES,
+            "pool keeps {} bytes",
+            pool.held_bytes()
+        );
+        run
     }
 
-    /// What a connection must send for `input` given at once and read whole, computed from the
-    /// parser and decoder directly: one response per complete request, in order, a 100
-    /// Continue where due, an error response on the first error, nothing after a close.
+    /// The HTTP version of a request line, read from its last 8 bytes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum HttpVersion {
+        /// `HTTP/1.0`
+        Http10,
+        /// `HTTP/1.1`
+        Http11,
+    }
+
+    /// What the keep-alive rules look at in a request head, read from its bytes without the
+    /// parser: the version and the `close` and `keep-alive` connection options.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct ConnectionOptions {
+        /// The request line's version.
+        pub version: HttpVersion,
+        /// `close` is among the `Connection` field values (any case).
+        pub close: bool,
+        /// `keep-alive` is among them.
+        pub keep_alive: bool,
+    }
+
+    impl ConnectionOptions {
+        /// Read a complete, valid head (as the parser accepted it).
+        pub fn read(head: &[u8]) -> ConnectionOptions {
+            let text = String::from_utf8_lossy(head);
+            let mut lines = text.split("\r\n").skip_while(|l| l.is_empty());
+            let request_line = lines.next().unwrap_or_default();
+            let version = if request_line.ends_with("HTTP/1.0") {
+                HttpVersion::Http10
+            } else {
+                HttpVersion::Http11
+            };
+            let (mut close, mut keep_alive) = (false, false);
+            for line in lines {
+                let Some((name, value)) = line.split_once(':') else {
+                    continue;
+                };
+                if !name.eq_ignore_ascii_case("connection") {
+                    continue;
+                }
+                for option in value.split(',') {
+                    let option = option.trim_matches([' ', '\t']);
+                    close |= option.eq_ignore_ascii_case("close");
+                    keep_alive |= option.eq_ignore_ascii_case("keep-alive");
+                }
+            }
+            ConnectionOptions {
+                version,
+                close,
+                keep_alive,
+            }
+        }
+    }
+
+    /// RFC 9112 §9.3, row by row: (version, `close` option, `keep-alive` option) -> whether
+    /// the connection persists after the response. "If the close connection option is
+    /// present, the connection will not persist"; otherwise HTTP/1.1 persists, and HTTP/1.0
+    /// persists only with the keep-alive connection option (§9.3, and RFC 9112 Appendix C.2.2
+    /// for HTTP/1.0's keep-alive).
+    pub const PERSISTENCE: [(HttpVersion, bool, bool, bool); 8] = [
+        (HttpVersion::Http11, false, false, true),
+        (HttpVersion::Http11, false, true, true),
+        (HttpVersion::Http11, true, false, false),
+        (HttpVersion::Http11, true, true, false),
+        (HttpVersion::Http10, false, false, false),
+        (HttpVersion::Http10, false, true, true),
+        (HttpVersion::Http10, true, false, false),
+        (HttpVersion::Http10, true, true, false),
+    ];
+
+    /// Which head a response uses, by (closes, version): a closing response says
+    /// `Connection: close`; an HTTP/1.0 keep-alive response says `Connection: keep-alive`
+    /// (the client asked for it and HTTP/1.0 does not persist without it); HTTP/1.1 needs no
+    /// field.
+    pub const VARIANTS: [(bool, HttpVersion, Variant); 4] = [
+        (true, HttpVersion::Http10, Variant::Close),
+        (true, HttpVersion::Http11, Variant::Close),
+        (false, HttpVersion::Http10, Variant::KeepAlive10),
+        (false, HttpVersion::Http11, Variant::KeepAlive11),
+    ];
+
+    /// The close decision and head variant for one response, from the tables: the
+    /// connection closes when RFC 9112 §9.3 says it does not persist, when the server is
+    /// shutting down, or when this is response number `max_requests`.
+    pub fn keep_alive_decision(
+        options: ConnectionOptions,
+        draining: bool,
+        served: u32,
+        max_requests: u32,
+    ) -> (bool, Variant) {
+        let persists = PERSISTENCE
+            .iter()
+            .find(|row| {
+                (row.0, row.1, row.2) == (options.version, options.close, options.keep_alive)
+            })
+            .map(|row| row.3)
+            .expect("every combination is a row");
+        let close = !persists || draining || (max_requests > 0 && served >= max_requests);
+        let variant = VARIANTS
+            .iter()
+            .find(|row| (row.0, row.1) == (close, options.version))
+            .map(|row| row.2)
+            .expect("every combination is a row");
+        (close, variant)
+    }
+
+    /// The status a method gets by itself (RFC 9110 §9.1), given the accepted-method list,
+    /// or `None` when the routes decide.
+    pub fn status_by_method(method: &[u8], accepted: &[&str]) -> Option<u16> {
+        if method == b"CONNECT" {
+            return Some(405);
+        }
+        if accepted.is_empty() {
+            None
+        } else if method == b"OPTIONS" {
+            Some(204)
+        } else if accepted.iter().any(|m| m.as_bytes() == method) {
+            None
+        } else {
+            Some(405)
+        }
+    }
+
+    /// What a connection must send and log, computed from the parser and decoder directly
+    /// and the keep-alive tables above, never from the connection's own decisions.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct Expected {
+        /// The bytes on the wire.
+        pub wire: Vec<u8>,
+        /// The status of each response, in order, and whether its request head was complete
+        /// (an access-log line with the request line) or not (`- - -`).
+        pub statuses: Vec<(u16, bool)>,
+    }
+
+    /// What a connection must send for `input` given at once and read whole: one response
+    /// per complete request, in order, a 100 Continue where due, an error response on the
+    /// first error (head alone for HEAD), nothing after a close.
     pub fn expected_output(
         input: &[u8],
         max_requests: u32,
         limits: Limits,
         r: &Responses,
     ) -> Vec<u8> {
-        let mut out = Vec::new();
+        let s = ConnScript {
+            input,
+            reads: &[],
+            writes: &[],
+            max_requests,
+            limits,
+            conn_limits: ConnLimits::default(),
+            draining: false,
+        };
+        expected(&s, &[], r).wire
+    }
+
+    /// [`expected_output`] for a whole script (body limit, shutdown), with the log's statuses.
+    /// `accepted` is the method list `r` was built with.
+    pub fn expected(s: &ConnScript<'_>, accepted: &[&str], r: &Responses) -> Expected {
+        let input = s.input;
+        let mut out = Expected::default();
+        let error = |out: &mut Expected, status: u16, head: bool, complete: bool| {
+            let (h, b) = r.error(status);
+            out.wire.extend_from_slice(h);
+            if !head {
+                out.wire.extend_from_slice(b);
+            }
+            out.statuses.push((status, complete));
+        };
         let mut at = 0;
         let mut served = 0u32;
         loop {
-            let req = match Parser::new(limits).parse(&input[at..]) {
+            let req = match Parser::new(s.limits).parse(&input[at..]) {
                 Ok(Status::Partial) => break,
                 Err(e) => {
-                    let (h, b) = r.error(e.status());
-                    out.extend_from_slice(h);
-                    out.extend_from_slice(b);
+                    let rest = &input[at..];
+                    let start = rest.iter().position(|&c| c != b'\r' && c != b'\n');
+                    let head = start.is_some_and(|i| rest[i..].starts_with(b"HEAD "));
+                    error(&mut out, e.status(), head, false);
                     break;
                 }
                 Ok(Status::Complete(req)) => req,
             };
+            let options = ConnectionOptions::read(&input[at..at + req.head_len]);
             at += req.head_len;
+            let head_only = req.method == b"HEAD";
+            match req.framing {
+                Framing::Length(n) if n > s.conn_limits.max_body => {
+                    error(&mut out, 413, head_only, true);
+                    break;
+                }
+                _ => {}
+            }
             if req.expect_continue {
-                out.extend_from_slice(CONTINUE);
+                out.wire.extend_from_slice(CONTINUE);
             }
             match req.framing {
                 Framing::None => {}
@@ -360,29 +593,38 @@ pub mod connection {
                     }
                     at += n as usize;
                 }
-                Framing::Chunked => match ChunkedDecoder::new().decode(&input[at..]) {
-                    Ok(p) if p.done => at += p.consumed,
-                    Ok(_) => break,
-                    Err(e) => {
-                        let (h, b) = r.error(e.status());
-                        out.extend_from_slice(h);
-                        out.extend_from_slice(b);
-                        break;
+                Framing::Chunked => {
+                    let mut decoder = ChunkedDecoder::with_data_limit(s.conn_limits.max_body);
+                    match decoder.decode(&input[at..]) {
+                        Ok(p) if p.done => at += p.consumed,
+                        Ok(_) if decoder.over_limit() => {
+                            error(&mut out, 413, head_only, true);
+                            break;
+                        }
+                        Ok(_) => break,
+                        Err(e) => {
+                            error(&mut out, e.status(), head_only, true);
+                            break;
+                        }
                     }
-                },
+                }
             }
             served += 1;
-            let close = !req.keep_alive || (max_requests > 0 && served >= max_requests);
-            let variant = match (close, req.version) {
-                (true, _) => Variant::Close,
-                (false, Version::Http10) => Variant::KeepAlive10,
-                (false, Version::Http11) => Variant::KeepAlive11,
-            };
+            let (close, variant) = keep_alive_decision(options, s.draining, served, s.max_requests);
             let route = r.route(req.method, req.path);
-            out.extend_from_slice(r.head(route, variant));
-            if !req.is_head {
-                out.extend_from_slice(r.body(route));
+            if let Some(status) = status_by_method(req.method, accepted) {
+                assert_eq!(
+                    r.status(route),
+                    status,
+                    "{} answered by the wrong route",
+                    String::from_utf8_lossy(req.method)
+                );
             }
+            out.wire.extend_from_slice(r.head(route, variant));
+            if !head_only {
+                out.wire.extend_from_slice(r.body(route));
+            }
+            out.statuses.push((r.status(route), true));
             if close {
                 break;
             }
@@ -390,28 +632,79 @@ pub mod connection {
         out
     }
 
-    /// Fuzz entry: a script from bytes (read sizes, write sizes, max-requests, limits, then
-    /// the peer's bytes); the connection's output must equal [`expected_output`].
+    /// The statuses of access-log lines, and whether each has a request line.
+    fn logged_statuses(log: &[u8]) -> Vec<(u16, bool)> {
+        let text = String::from_utf8_lossy(log);
+        text.lines()
+            .map(|l| {
+                let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
+                let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
+                (status, !l.contains("] - - - "))
+            })
+            .collect()
+    }
+
+    /// Fuzz entry: a script from bytes (read sizes, write sizes, two knob bytes, then the
+    /// peer's bytes); the connection's output must equal [`expected`], and its access log
+    /// must have one line per response with its status.
+    ///
+    /// Knobs, first byte: bits 0-1 `--max-requests`, 2-3 head limits ([`super::fuzz_limits`]),
+    /// 4-5 high-water mark and body refill size, 6 a 10-byte body limit, 7 shutting down.
+    /// Second byte: bit 0 the accepted-method list `GET, HEAD, POST`, bits 1-3 the peer's
+    /// bytes repeated 2^n times.
     pub fn fuzz_connection(data: &[u8]) {
         let (reads, nr, rest) = split_script(data);
         let (writes, nw, rest) = split_script(rest);
-        let (&knobs, input) = rest.split_first().unwrap_or((&0, &[]));
+        let (&knobs, rest) = rest.split_first().unwrap_or((&0, &[]));
+        let (&more, input) = rest.split_first().unwrap_or((&0, &[]));
+        // Small high-water marks and refill sizes reach backpressure and body refills with
+        // inputs of a few hundred bytes.
+        let (high_water, body_chunk) = match (knobs >> 4) & 3 {
+            0 => (crate::conn::HIGH_WATER, BODY_CHUNK),
+            1 => (100, 50),
+            2 => (1, 1000),
+            _ => (700, 1),
+        };
+        // The peer's bytes repeated up to 128 times (64 KiB at most): a long pipeline against
+        // small limits reaches the input bound and output that never drains.
+        let repeat = (1usize << ((more >> 1) & 7))
+            .min(65_536 / input.len().max(1))
+            .max(1);
+        let input = &input.repeat(repeat)[..];
+        let accepted: &[&str] = if more & 1 == 1 {
+            &["GET", "HEAD", "POST"]
+        } else {
+            &[]
+        };
         let script = ConnScript {
             input,
             reads: &reads[..nr],
             writes: &writes[..nw],
             max_requests: (knobs & 3) as u32,
             limits: super::fuzz_limits(knobs >> 2),
+            conn_limits: ConnLimits {
+                high_water,
+                body_chunk,
+                max_body: if knobs & 0x40 != 0 { 10 } else { u64::MAX },
+            },
+            draining: knobs & 0x80 != 0,
         };
-        let r = responses();
-        let got = run_connection(&script, &r);
-        let want = expected_output(input, script.max_requests, script.limits, &r);
-        if got != want {
+        let mut r = responses();
+        r.accept_only(accepted);
+        let got = run_connection_logged(&script, &r);
+        let want = expected(&script, accepted, &r);
+        if got.wire != want.wire {
             panic!(
                 "connection output differs from the expected responses\n got: {:?}\nwant: {:?}",
-                String::from_utf8_lossy(&got[..got.len().min(2000)]),
-                String::from_utf8_lossy(&want[..want.len().min(2000)])
+                String::from_utf8_lossy(&got.wire[..got.wire.len().min(2000)]),
+                String::from_utf8_lossy(&want.wire[..want.wire.len().min(2000)])
             );
         }
+        assert_eq!(
+            logged_statuses(&got.log),
+            want.statuses,
+            "access log: {:?}",
+            String::from_utf8_lossy(&got.log)
+        );
     }
 }

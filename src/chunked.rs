@@ -89,6 +89,10 @@ pub struct ChunkedDecoder {
     size: u64,
     /// Bytes in the current size line, or in the trailer section.
     count: u32,
+    /// Bytes of chunk data announced by the size lines read so far.
+    data: u64,
+    /// Stop once `data` passes this; see [`ChunkedDecoder::with_data_limit`].
+    data_limit: u64,
 }
 
 impl Default for ChunkedDecoder {
@@ -100,11 +104,44 @@ impl Default for ChunkedDecoder {
 impl ChunkedDecoder {
     /// A decoder at the start of a body.
     pub const fn new() -> Self {
+        Self::with_data_limit(u64::MAX)
+    }
+
+    /// A decoder at the start of a body that may carry at most `limit` bytes of chunk data.
+    /// Once a size line takes the announced data past `limit`, [`ChunkedDecoder::decode`]
+    /// stops right after that line, before the chunk's data, and consumes nothing more:
+    /// [`ChunkedDecoder::over_limit`] is then true. Stopping there, not at the end of the
+    /// input offered, makes the outcome independent of how the body is split into reads.
+    ///
+    /// ```
+    /// use canned::chunked::ChunkedDecoder;
+    ///
+    /// let mut d = ChunkedDecoder::with_data_limit(10);
+    /// let p = d.decode(b"5\r\n01234\r\n6\r\n567").unwrap();
+    /// assert!(!p.done);
+    /// assert_eq!(p.consumed, 13);
+    /// assert!(d.over_limit());
+    /// assert_eq!(d.data_len(), 11);
+    /// ```
+    pub const fn with_data_limit(limit: u64) -> Self {
         ChunkedDecoder {
             state: State::SizeStart,
             size: 0,
             count: 0,
+            data: 0,
+            data_limit: limit,
         }
+    }
+
+    /// Bytes of chunk data announced by the size lines read so far (a chunk counts in full
+    /// once its size line is complete, before its data arrives).
+    pub fn data_len(&self) -> u64 {
+        self.data
+    }
+
+    /// Whether the announced data passed the limit of [`ChunkedDecoder::with_data_limit`].
+    pub fn over_limit(&self) -> bool {
+        self.data > self.data_limit
     }
 
     /// Whether the body has ended.
@@ -120,6 +157,12 @@ impl ChunkedDecoder {
         if self.state == State::Done {
             return Err(Error::InvalidChunkData);
         }
+        if self.over_limit() {
+            return Ok(Progress {
+                consumed: 0,
+                done: false,
+            });
+        }
         let mut i = 0;
         while i < input.len() {
             if self.state == State::Data {
@@ -134,6 +177,13 @@ impl ChunkedDecoder {
             let c = input[i];
             i += 1;
             self.step(c)?;
+            if self.over_limit() {
+                // Refused before its data: nothing after this size line is looked at.
+                return Ok(Progress {
+                    consumed: i,
+                    done: false,
+                });
+            }
             if self.state == State::Done {
                 return Ok(Progress {
                     consumed: i,
@@ -240,6 +290,7 @@ impl ChunkedDecoder {
                     return Err(Error::BareCr);
                 }
                 self.count = 0;
+                self.data = self.data.saturating_add(self.size);
                 self.state = if self.size == 0 { TrailerStart } else { Data };
             }
             Data => unreachable!("data is skipped in bulk"),

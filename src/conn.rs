@@ -18,11 +18,38 @@ use crate::fault::{Decision, Delivery, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
-/// Stop reading from a connection while this much output is pending (backpressure).
+/// Stop reading from a connection while this much output is pending (backpressure): the
+/// server's [`ConnLimits::high_water`].
 pub const HIGH_WATER: usize = 256 * 1024;
 /// Bodies up to this size are copied into the output; larger ones are streamed in pieces of
-/// this size so that a large body never sits in memory more than once.
+/// this size so that a large body never sits in memory more than once: the server's
+/// [`ConnLimits::body_chunk`].
 pub const BODY_CHUNK: usize = 64 * 1024;
+
+/// The memory and size limits a connection enforces. The server passes the defaults (and the
+/// configured body limit); the fuzz target picks small values so that backpressure, body
+/// refills and the input bound happen with inputs of a few hundred bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnLimits {
+    /// Stop parsing requests, and reading, while this much output is pending (backpressure).
+    pub high_water: usize,
+    /// Bodies up to this size are copied into the output whole; larger ones in pieces of this
+    /// size, each copied once the previous one is written (at least 1).
+    pub body_chunk: usize,
+    /// Largest request body accepted, in bytes: a larger Content-Length is answered 413 (RFC
+    /// 9110 §15.5.14) and the connection closes. `u64::MAX`: unlimited.
+    pub max_body: u64,
+}
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        ConnLimits {
+            high_water: HIGH_WATER,
+            body_chunk: BODY_CHUNK,
+            max_body: u64::MAX,
+        }
+    }
+}
 
 /// A per-worker free list of connection work areas (parser state and buffers), so that
 /// steady-state traffic allocates nothing and an idle connection holds none.
@@ -32,37 +59,62 @@ pub struct Pool {
     // connection holds only `Option<Box<WorkArea>>` (8 bytes).
     #[allow(clippy::vec_box)]
     free: Vec<Box<WorkArea>>,
+    /// Buffer capacity of the work areas in `free`.
+    held: usize,
+    /// Work areas lent to connections.
+    lent: usize,
+    /// Buffer bytes freed since the allocator was last asked to return free memory.
+    freed: usize,
 }
 
 impl Pool {
+    /// Work areas kept for reuse.
     const KEEP: usize = 64;
-    const MAX_CAPACITY: usize = 2 * HIGH_WATER;
+    /// Buffer bytes kept for reuse, over all kept work areas. A burst of slow-reading
+    /// pipelining clients fills every connection's output to the high-water mark; keeping
+    /// those buffers would keep that burst's memory for good. This is enough for steady
+    /// keep-alive traffic (a few KiB per connection) and for one large body in flight.
+    pub const KEEP_BYTES: usize = 256 * 1024;
+    /// Once this many buffer bytes were freed and no connection holds a work area, ask the
+    /// allocator to return its free memory to the system.
+    const TRIM_AFTER: usize = 1024 * 1024;
 
-    fn take(&mut self, limits: Limits) -> Box<WorkArea> {
+    fn take(&mut self, limits: Limits, conn: ConnLimits) -> Box<WorkArea> {
+        self.lent += 1;
         match self.free.pop() {
             Some(mut b) => {
+                self.held -= b.capacity();
                 b.parser = Parser::new(limits);
+                b.high_water = conn.high_water;
                 b
             }
-            None => Box::new(WorkArea::new(limits)),
+            None => Box::new(WorkArea::new(limits, conn)),
         }
     }
 
     fn put(&mut self, mut b: Box<WorkArea>) {
-        if self.free.len() >= Self::KEEP {
-            return;
-        }
-        b.reset();
-        if b.input.capacity() > Self::MAX_CAPACITY {
+        self.lent = self.lent.saturating_sub(1);
+        if self.free.len() >= Self::KEEP || self.held + b.capacity() > Self::KEEP_BYTES {
+            self.freed += b.capacity();
             b.input = Vec::new();
-        }
-        if b.out.capacity() > Self::MAX_CAPACITY {
             b.out = Vec::new();
-        }
-        if b.pacing.held.capacity() > Self::MAX_CAPACITY {
+            b.log_line = Vec::new();
             b.pacing.held = Vec::new();
         }
-        self.free.push(b);
+        if self.free.len() < Self::KEEP {
+            b.reset();
+            self.held += b.capacity();
+            self.free.push(b);
+        }
+        if self.lent == 0 && self.freed >= Self::TRIM_AFTER {
+            self.freed = 0;
+            return_free_memory();
+        }
+    }
+
+    /// Buffer bytes held by the kept work areas (at most [`Pool::KEEP_BYTES`]).
+    pub fn held_bytes(&self) -> usize {
+        self.held
     }
 
     /// Work areas held for reuse.
@@ -73,6 +125,20 @@ impl Pool {
     /// Whether none is held.
     pub fn is_empty(&self) -> bool {
         self.free.is_empty()
+    }
+}
+
+/// Ask the C allocator to return the free memory it holds to the system, after a burst. glibc
+/// keeps freed blocks in its heaps (it raises its trim threshold as large blocks are freed, and
+/// it never trims the middle of a heap by itself): 64 slow-reading pipelining clients left
+/// 22 MiB above idle for good before the pool bounded what it keeps, and still 0.2 to 2.8 MiB
+/// after, until this call (`benches/burst_rss.py`). It walks the heaps once, and runs only
+/// when no connection holds a work area. musl's allocator unmaps large freed blocks by itself.
+fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of glibc's heaps; no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -199,6 +265,8 @@ pub struct Env<'a> {
     pub stats: &'a mut Stats,
     /// Request head limits.
     pub limits: Limits,
+    /// Output high-water mark, body refill size and request body limit.
+    pub conn_limits: ConnLimits,
     /// Monotonic time in milliseconds (any origin).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
@@ -256,6 +324,8 @@ struct Pending {
     head: bool,
     keep_alive: bool,
     http10: bool,
+    /// The access-log line's `METHOD TARGET VERSION ` is in [`WorkArea::log_line`].
+    logged: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,6 +385,11 @@ pub struct WorkArea {
     /// `--delay`: where the last held response starts in `out`, and what it answers, so that
     /// a drain that begins while it is held can turn it into the closing response.
     last_held: Option<(usize, Pending)>,
+    /// [`ConnLimits::high_water`], kept here for [`Conn::wants_read`].
+    high_water: usize,
+    /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
+    /// out with its status when the response is decided.
+    log_line: Vec<u8>,
     /// A fault's pacing of the response being sent; all off on the plain path.
     pacing: Pacing,
 }
@@ -347,7 +422,7 @@ impl Pacing {
 }
 
 impl WorkArea {
-    fn new(limits: Limits) -> WorkArea {
+    fn new(limits: Limits, conn: ConnLimits) -> WorkArea {
         WorkArea {
             parser: Parser::new(limits),
             body: Body::None,
@@ -360,6 +435,8 @@ impl WorkArea {
             out_since: 0,
             hold_until: 0,
             last_held: None,
+            high_water: conn.high_water,
+            log_line: Vec::new(),
             pacing: Pacing::default(),
         }
     }
@@ -376,6 +453,14 @@ impl WorkArea {
         self.hold_until = 0;
         self.last_held = None;
         self.pacing.clear();
+        self.log_line.clear();
+    }
+
+    fn capacity(&self) -> usize {
+        self.input.capacity()
+            + self.out.capacity()
+            + self.log_line.capacity()
+            + self.pacing.held.capacity()
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -426,7 +511,7 @@ impl Conn {
         let mut b = match self.work.take() {
             Some(b) => b,
             None => {
-                let mut b = env.pool.take(env.limits);
+                let mut b = env.pool.take(env.limits, env.conn_limits);
                 // No output yet: a write timeout would count from here.
                 b.out_since = env.now;
                 b
@@ -478,6 +563,12 @@ impl Conn {
             b.out_since = env.now;
         }
         b.out_pos += n;
+        if b.out_pos < b.out.len() && b.out_pos >= b.high_water {
+            // A client that reads as fast as new requests add output never lets the buffer
+            // drain to empty: drop the written part here, or the buffer grows without bound.
+            b.out.drain(..b.out_pos);
+            b.out_pos = 0;
+        }
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
@@ -486,7 +577,7 @@ impl Conn {
                 Some((route, at)) => {
                     let body = env.responses.body(route as usize);
                     let stop = b.pacing.body_stop.unwrap_or(body.len());
-                    let end = stop.min(at + BODY_CHUNK);
+                    let end = stop.min(at + env.conn_limits.body_chunk.max(1));
                     b.out.extend_from_slice(&body[at..end]);
                     b.body_rest = (end < stop).then_some((route, end));
                 }
@@ -500,15 +591,18 @@ impl Conn {
     }
 
     /// Whether the loop should read from this connection: not after a close was decided, not
-    /// after end of input, and not while output piles up.
+    /// after end of input, not while output piles up, and not while input held back by that
+    /// output is longer than a request head may be, so that TCP flow control pushes back on a
+    /// client that pipelines faster than it reads.
     pub fn wants_read(&self) -> bool {
         match self.phase {
             Phase::Open => {
                 !self.eof
-                    && self
-                        .work
-                        .as_ref()
-                        .is_none_or(|b| b.body_rest.is_none() && b.pending_out() < HIGH_WATER)
+                    && self.work.as_ref().is_none_or(|b| {
+                        b.body_rest.is_none()
+                            && b.pending_out() < b.high_water
+                            && b.input.len() <= b.parser.limits().max_head
+                    })
             }
             Phase::Lingering | Phase::Stalled => !self.eof,
             Phase::Closing { .. } | Phase::Resetting => false,
@@ -661,8 +755,10 @@ impl Conn {
         if why == Timeout::Header && matches!(self.phase, Phase::Open) {
             if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
+                    // The partial head is still in the input: a HEAD request's 408 has no body.
+                    let head = is_head_request(&b.input);
                     b.input.clear();
-                    emit_error(&mut b, 408, env);
+                    emit_error_to(&mut b, 408, head, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active = env.now;
                     b.out_since = env.now;
@@ -723,18 +819,27 @@ impl Conn {
                     Ok(p) => {
                         at += p.consumed;
                         if !p.done {
+                            if d.over_limit() {
+                                // The chunks announced more data than the body limit: 413
+                                // and close, as for a Content-Length over it.
+                                let head = b.pending.is_some_and(|p| p.head);
+                                emit_error_to(b, 413, head, env);
+                                self.phase = Phase::Closing { linger: true };
+                                return buf.len();
+                            }
                             return at;
                         }
                         b.body = Body::None;
                         self.respond(b, env);
                     }
                     Err(e) => {
-                        self.fail(b, e, env);
+                        let head = b.pending.is_some_and(|p| p.head);
+                        self.fail(b, e, head, env);
                         return buf.len();
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= HIGH_WATER {
+                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= b.high_water {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -743,7 +848,8 @@ impl Conn {
                             return at;
                         }
                         Err(e) => {
-                            self.fail(b, e, env);
+                            let head = is_head_request(&buf[at..]);
+                            self.fail(b, e, head, env);
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
@@ -751,21 +857,31 @@ impl Conn {
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            if let Some(log) = env.features.access_log.as_deref_mut() {
-                                if !env.responses.is_health(route) {
-                                    access_line(log, env.responses, &req, route);
-                                }
+                            let logged = env.features.access_log.is_some()
+                                && !env.responses.is_health(route);
+                            if logged {
+                                request_line(&mut b.log_line, &req);
                             }
                             b.pending = Some(Pending {
                                 route: route as u16,
                                 head: req.is_head,
                                 keep_alive: req.keep_alive,
                                 http10: req.version == Version::Http10,
+                                logged,
                             });
                             b.body = match req.framing {
                                 Framing::None => Body::None,
+                                Framing::Length(n) if n > env.conn_limits.max_body => {
+                                    // Refused before any of it is read: 413 and close
+                                    // (RFC 9110 §15.5.14), draining what the client sends on.
+                                    emit_error_to(b, 413, req.is_head, env);
+                                    self.phase = Phase::Closing { linger: true };
+                                    return buf.len();
+                                }
                                 Framing::Length(n) => Body::Length(n),
-                                Framing::Chunked => Body::Chunked(ChunkedDecoder::new()),
+                                Framing::Chunked => Body::Chunked(ChunkedDecoder::with_data_limit(
+                                    env.conn_limits.max_body,
+                                )),
                             };
                             if req.expect_continue && !env.features.raw {
                                 b.out.extend_from_slice(CONTINUE);
@@ -809,7 +925,11 @@ impl Conn {
     fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served += 1;
         let close = self.closes_after(&p, env);
-        env.stats.by_status[env.responses.status(p.route as usize) as usize] += 1;
+        let status = env.responses.status(p.route as usize);
+        env.stats.by_status[status as usize] += 1;
+        if p.logged {
+            log_response(b, status, env);
+        }
         if env.features.delay_ms > 0 {
             if b.pending_out() == 0 {
                 b.hold_until = env.now + env.features.delay_ms;
@@ -856,6 +976,10 @@ impl Conn {
                     m.resize(crate::mutate::CATALOGUE.len(), 0);
                 }
                 m[i] += 1;
+                if p.logged {
+                    // No status of its own: a variant may have none, or several.
+                    log_response(b, 0, env);
+                }
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
@@ -866,6 +990,14 @@ impl Conn {
             }
             Decision::Fault { plan, route } => (plan, route),
         };
+        if p.logged {
+            let status = match plan.delivery {
+                // Nothing with a status is sent.
+                Delivery::Stall | Delivery::Garbage(_) => 0,
+                _ => env.responses.status(route as usize),
+            };
+            log_response(b, status, env);
+        }
         if plan.delay_ms > 0 {
             env.stats.faults[Kind::Latency.index()] += 1;
             annotate_log(env, "fault=", Kind::Latency.name());
@@ -957,9 +1089,10 @@ impl Conn {
         }
     }
 
-    fn fail(&mut self, b: &mut WorkArea, e: Error, env: &mut Env<'_>) {
+    /// A request (`head`: a HEAD request) failed: answer its error status and close.
+    fn fail(&mut self, b: &mut WorkArea, e: Error, head: bool, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
-        emit_error(b, e.status(), env);
+        emit_error_to(b, e.status(), head, env);
         self.phase = Phase::Closing { linger: true };
     }
 
@@ -985,11 +1118,12 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
     b.out.extend_from_slice(r.head(route, variant));
     if !p.head && !env.features.raw {
         let body = r.body(route);
-        if body.len() <= BODY_CHUNK {
+        let chunk = env.conn_limits.body_chunk.max(1);
+        if body.len() <= chunk {
             b.out.extend_from_slice(body);
         } else {
-            b.out.extend_from_slice(&body[..BODY_CHUNK]);
-            b.body_rest = Some((p.route, BODY_CHUNK));
+            b.out.extend_from_slice(&body[..chunk]);
+            b.body_rest = Some((p.route, chunk));
         }
     }
 }
@@ -1037,34 +1171,72 @@ fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
     }
 }
 
-/// `DATE METHOD TARGET VERSION STATUS`, one line per request.
-fn access_line(log: &mut Vec<u8>, r: &Responses, req: &crate::parser::Request<'_>, route: usize) {
-    log.push(b'[');
-    log.extend_from_slice(r.date());
-    log.extend_from_slice(b"] ");
-    log.extend_from_slice(req.method);
-    log.push(b' ');
-    log.extend_from_slice(req.target);
-    log.extend_from_slice(match req.version {
+/// Whether the request starting at `buf` (after any empty lines, RFC 9112 §2.2) asks for HEAD,
+/// read from the bytes themselves so that a request the parser rejected is known too.
+fn is_head_request(buf: &[u8]) -> bool {
+    let start = buf
+        .iter()
+        .position(|&c| c != b'\r' && c != b'\n')
+        .unwrap_or(buf.len());
+    buf[start..].starts_with(b"HEAD ")
+}
+
+/// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
+fn request_line(line: &mut Vec<u8>, req: &crate::parser::Request<'_>) {
+    line.clear();
+    line.extend_from_slice(req.method);
+    line.push(b' ');
+    line.extend_from_slice(req.target);
+    line.extend_from_slice(match req.version {
         Version::Http10 => b" HTTP/1.0 ",
         Version::Http11 => b" HTTP/1.1 ",
     });
-    let s = r.status(route);
+}
+
+/// Append the access-log line `[DATE] METHOD TARGET VERSION STATUS` of the response being
+/// sent; `- - -` stands for a request line that was never parsed (an error or a timeout).
+fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
+    let Some(log) = env.features.access_log.as_deref_mut() else {
+        // Not kept for a later response, whatever this caller passed.
+        b.log_line.clear();
+        return;
+    };
+    log.push(b'[');
+    log.extend_from_slice(env.responses.date());
+    log.extend_from_slice(b"] ");
+    if b.log_line.is_empty() {
+        log.extend_from_slice(b"- - - ");
+    } else {
+        log.extend_from_slice(&b.log_line);
+        b.log_line.clear();
+    }
     log.extend_from_slice(&[
-        b'0' + (s / 100) as u8,
-        b'0' + (s / 10 % 10) as u8,
-        b'0' + (s % 10) as u8,
+        b'0' + (status / 100) as u8,
+        b'0' + (status / 10 % 10) as u8,
+        b'0' + (status % 10) as u8,
         b'\n',
     ]);
 }
 
-fn emit_error(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
-    b.pending = None;
+/// Answer `status` (an error: the response closes the connection). The response to a HEAD
+/// request has the head alone, with the Content-Length its body would have had (RFC 9110
+/// §9.3.2: the same fields as for GET).
+fn emit_error_to(b: &mut WorkArea, status: u16, head: bool, env: &mut Env<'_>) {
+    let logged = match b.pending.take() {
+        Some(p) => p.logged,
+        // No request head was complete: log it with unknown fields.
+        None => env.features.access_log.is_some(),
+    };
+    if logged {
+        log_response(b, status, env);
+    }
     b.body = Body::None;
     b.head_since = None;
     b.parser.reset();
     env.stats.by_status[status as usize] += 1;
-    let (head, body) = env.responses.error(status);
-    b.out.extend_from_slice(head);
-    b.out.extend_from_slice(body);
+    let (head_bytes, body) = env.responses.error(status);
+    b.out.extend_from_slice(head_bytes);
+    if !head {
+        b.out.extend_from_slice(body);
+    }
 }

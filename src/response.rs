@@ -52,6 +52,23 @@ struct Formatted {
     send_body: bool,
 }
 
+/// Where the counter routes are among a server's routes, each refreshed by its worker with
+/// [`Responses::set_body`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterRoutes {
+    /// `--stats`: JSON counters.
+    pub stats: Option<usize>,
+    /// `--metrics`: the same counters in the Prometheus text format.
+    pub metrics: Option<usize>,
+}
+
+impl CounterRoutes {
+    /// Whether any counter route is served (the worker then publishes its counters).
+    pub fn any(&self) -> bool {
+        self.stats.is_some() || self.metrics.is_some()
+    }
+}
+
 /// All responses of one worker: routes (index 0 is the default) and one error response per
 /// status code canned sends.
 #[derive(Clone, Debug)]
@@ -63,13 +80,54 @@ pub struct Responses {
     paths: Vec<(Vec<u8>, bool)>,
     errors: Vec<(u16, Formatted)>,
     date: [u8; 29],
+    /// Answers chosen by method before any route; none for a raw response.
+    methods: Option<MethodRules>,
 }
+
+/// How requests are answered by method before the routes are looked at (RFC 9110 §9.1). The
+/// answers are routes of their own (after the configured ones), so they keep the connection
+/// open and have HEAD and keep-alive variants like any route.
+#[derive(Clone, Debug)]
+struct MethodRules {
+    /// The methods the routes answer; empty: every method but CONNECT.
+    accepted: Vec<Vec<u8>>,
+    /// The route answering 405 with `Allow`.
+    not_allowed: usize,
+    /// With `accepted` set, the route answering OPTIONS: 204 with `Allow`.
+    options: usize,
+}
+
+impl MethodRules {
+    /// The route answering `method` by its method alone, if any.
+    fn answer(&self, method: &[u8]) -> Option<usize> {
+        // CONNECT asks for a tunnel; canned is not a proxy, and a 2xx would tell the client
+        // that the tunnel is open (RFC 9110 §9.3.6).
+        if method == b"CONNECT" {
+            return Some(self.not_allowed);
+        }
+        if self.accepted.is_empty() {
+            return None;
+        }
+        if method == b"OPTIONS" {
+            return Some(self.options);
+        }
+        if self.accepted.iter().any(|m| m.as_slice() == method) {
+            None
+        } else {
+            Some(self.not_allowed)
+        }
+    }
+}
+
+/// The `Allow` value of a 405 when no method list is configured: the methods of RFC 9110 §9
+/// and PATCH (RFC 5789), all answered by the routes; CONNECT alone is not.
+pub const DEFAULT_ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE";
 
 /// The interim response sent before reading a body announced with `Expect: 100-continue`.
 pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 
 /// Status codes of the error responses.
-pub const ERROR_STATUSES: [u16; 7] = [400, 408, 414, 417, 431, 501, 505];
+pub const ERROR_STATUSES: [u16; 8] = [400, 408, 413, 414, 417, 431, 501, 505];
 
 impl Responses {
     /// Format every route; `routes[0]` answers paths without a route of their own, and
@@ -100,38 +158,119 @@ impl Responses {
                 (status, format(&spec, common, &date))
             })
             .collect();
-        Responses {
+        let mut r = Responses {
             routes,
             specs: routes_specs,
             common: common.clone(),
             paths: paths.to_vec(),
             errors,
             date,
-        }
+            methods: None,
+        };
+        let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
+        r.methods = Some(MethodRules {
+            accepted: Vec::new(),
+            not_allowed,
+            options: not_allowed,
+        });
+        r
     }
 
-    /// Everything a configured server answers: its routes (or the `--raw-response` bytes),
-    /// and with `--stats` one more route, whose index is returned, for the counters' body.
-    pub fn from_config(config: &crate::config::Config) -> (Responses, Option<usize>) {
+    /// Answer only `methods` (tokens, e.g. `["GET", "HEAD", "POST"]`) from the routes: any
+    /// other method gets 405 with `Allow` listing them, and OPTIONS gets 204 with the same
+    /// `Allow` (RFC 9110 §9.3.7). CONNECT stays 405 even when listed. An empty list changes
+    /// nothing: every method but CONNECT is answered by the routes. No effect on a raw
+    /// response.
+    pub fn accept_only(&mut self, methods: &[&str]) {
+        let Some(rules) = &self.methods else {
+            return;
+        };
+        if methods.is_empty() {
+            return;
+        }
+        let (not_allowed, options) = (rules.not_allowed, rules.options);
+        let mut accepted: Vec<Vec<u8>> = Vec::new();
+        for m in methods {
+            if *m != "CONNECT" && !accepted.iter().any(|a| a.as_slice() == m.as_bytes()) {
+                accepted.push(m.as_bytes().to_vec());
+            }
+        }
+        let mut allow: Vec<&str> = accepted
+            .iter()
+            .map(|m| std::str::from_utf8(m).unwrap_or_default())
+            .collect();
+        if !allow.contains(&"OPTIONS") {
+            allow.push("OPTIONS");
+        }
+        let allow = allow.join(", ");
+        self.replace_route(not_allowed, method_not_allowed(&allow));
+        let options_answer = Spec {
+            status: 204,
+            body: Arc::from(&[][..]),
+            content_type: String::new(),
+            headers: vec![format!("Allow: {allow}")],
+        };
+        let options = if options == not_allowed {
+            self.push_route(options_answer)
+        } else {
+            self.replace_route(options, options_answer);
+            options
+        };
+        self.methods = Some(MethodRules {
+            accepted,
+            not_allowed,
+            options,
+        });
+    }
+
+    fn push_route(&mut self, spec: Spec) -> usize {
+        self.routes.push(format(&spec, &self.common, &self.date));
+        self.specs.push(spec);
+        self.routes.len() - 1
+    }
+
+    fn replace_route(&mut self, route: usize, spec: Spec) {
+        self.routes[route] = format(&spec, &self.common, &self.date);
+        self.specs[route] = spec;
+    }
+
+    /// The responses a server answers with: the configured routes (or the raw response),
+    /// with `--stats` and `--metrics` one more route each, whose indices are returned for the
+    /// counters' bodies, and with `--methods` the 405 and OPTIONS answers of
+    /// [`Responses::accept_only`].
+    pub fn from_config(config: &crate::config::Config) -> (Responses, CounterRoutes) {
         if let Some(raw) = &config.raw {
-            return (Responses::raw(raw.clone(), &config.common), None);
+            return (
+                Responses::raw(raw.clone(), &config.common),
+                CounterRoutes::default(),
+            );
         }
         let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
         let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
             .iter()
             .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
             .collect();
-        if let Some(path) = &config.stats {
+        let mut counter_route = |path: &Option<String>, body: &[u8], content_type: &str| {
+            let path = path.as_ref()?;
             specs.push(Spec {
                 status: 200,
-                body: Arc::from(&b"{}\n"[..]),
-                content_type: "application/json".into(),
+                body: Arc::from(body),
+                content_type: content_type.into(),
                 headers: vec!["Cache-Control: no-store".into()],
             });
             paths.push((path.as_bytes().to_vec(), false));
+            Some(specs.len() - 1)
+        };
+        let counters = CounterRoutes {
+            stats: counter_route(&config.stats, b"{}\n", "application/json"),
+            metrics: counter_route(&config.metrics, b"", crate::metrics::CONTENT_TYPE),
+        };
+        let mut responses = Responses::new(&specs, &paths, &config.common);
+        if !config.methods.is_empty() {
+            let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
+            responses.accept_only(&methods);
         }
-        let stats_route = config.stats.is_some().then(|| specs.len() - 1);
-        (Responses::new(&specs, &paths, &config.common), stats_route)
+        (responses, counters)
     }
 
     /// Format a response no path selects (a fault's error response); returns its route
@@ -158,11 +297,16 @@ impl Responses {
             body: Arc::from(&[][..]),
             send_body: false,
         };
+        // The file is the whole answer to every request, whatever its method.
+        r.methods = None;
         r
     }
 
     /// The route answering `path` (0, the default, when no route matches).
     pub fn route(&self, method: &[u8], path: &[u8]) -> usize {
+        if let Some(route) = self.methods.as_ref().and_then(|m| m.answer(method)) {
+            return route;
+        }
         for (i, (p, get_only)) in self.paths.iter().enumerate() {
             if p.as_slice() == path && (!get_only || method == b"GET" || method == b"HEAD") {
                 return i + 1;
@@ -197,7 +341,7 @@ impl Responses {
         self.routes[route].status
     }
 
-    /// The number of routes (the default included).
+    /// The number of routes (the default and the answers by method included).
     pub fn routes(&self) -> usize {
         self.routes.len()
     }
@@ -264,9 +408,10 @@ fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
         if !spec.content_type.is_empty() && !no_body {
             head.extend_from_slice(format!("Content-Type: {}\r\n", spec.content_type).as_bytes());
         }
-        if spec.status != 204 {
-            let len = if no_body { 0 } else { spec.body.len() };
-            head.extend_from_slice(format!("Content-Length: {len}\r\n").as_bytes());
+        // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as
+        // the length of the 200 response it stands for, which canned does not have).
+        if !no_body {
+            head.extend_from_slice(format!("Content-Length: {}\r\n", spec.body.len()).as_bytes());
         }
         for h in &spec.headers {
             head.extend_from_slice(h.as_bytes());
@@ -285,6 +430,16 @@ fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
         date_at: common.date.then_some(date_at),
         body: spec.body.clone(),
         send_body: !no_body,
+    }
+}
+
+/// The 405 answer, with `Allow: allow`.
+fn method_not_allowed(allow: &str) -> Spec {
+    Spec {
+        status: 405,
+        body: Arc::from(&b"405 Method Not Allowed\n"[..]),
+        content_type: "text/plain; charset=utf-8".into(),
+        headers: vec![format!("Allow: {allow}")],
     }
 }
 
@@ -440,6 +595,28 @@ mod tests {
             b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n"
         );
         assert_eq!(r.body(0), b"");
+    }
+
+    /// RFC 9110 §8.6: no Content-Length on 204 (MUST NOT) nor on 304 (canned has no 200
+    /// response whose length it could repeat); neither has a body or a Content-Type.
+    #[test]
+    fn no_content_and_not_modified_have_no_length() {
+        let common = Common {
+            server: String::new(),
+            date: false,
+        };
+        for (status, line) in [(204, "204 No Content"), (304, "304 Not Modified")] {
+            let r = Responses::new(&[spec(status, "ignored")], &[], &common);
+            for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
+                let head = std::str::from_utf8(r.head(0, v)).unwrap();
+                assert!(
+                    head.starts_with(&format!("HTTP/1.1 {line}\r\nX-A: b\r\n")),
+                    "{head}"
+                );
+                assert!(!head.contains("Content-"), "{head}");
+            }
+            assert_eq!(r.body(0), b"");
+        }
     }
 
     #[test]

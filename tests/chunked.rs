@@ -189,3 +189,42 @@ fn decode_after_the_end_is_an_error_not_a_panic() {
         );
     }
 }
+
+/// `with_data_limit`: the decoder stops right after the size line that takes the announced
+/// data past the limit, whatever comes after it and however the input is split.
+#[test]
+fn data_limit_stops_after_the_size_line_that_passes_it() {
+    /// (name, limit, input, consumed, over the limit, data announced)
+    type Case = (&'static str, u64, &'static [u8], usize, bool, u64);
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
+        ("at the limit", 10, b"5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n", 25, false, 10),
+        ("one past", 10, b"5\r\n01234\r\n6\r\n56789A\r\n0\r\n\r\n", 13, true, 11),
+        ("first chunk too big", 10, b"b\r\n0123456789A\r\n0\r\n\r\n", 3, true, 11),
+        ("garbage after the size line is not seen", 4, b"5\r\n\x00\x00", 3, true, 5),
+        ("with an extension", 4, b"5;a=b\r\n01234", 7, true, 5),
+        ("no limit", u64::MAX, b"5\r\n01234\r\n0\r\n\r\n", 15, false, 5),
+        ("zero limit, empty body", 0, b"0\r\n\r\n", 5, false, 0),
+    ];
+    for &(name, limit, input, consumed, over, announced) in cases {
+        for cut in 0..=input.len() {
+            let mut d = ChunkedDecoder::with_data_limit(limit);
+            let first = d.decode(&input[..cut]).unwrap();
+            let total = if first.done || d.over_limit() {
+                first.consumed
+            } else {
+                // Not ended and not over: every byte offered was consumed.
+                assert_eq!(first.consumed, cut, "{name}, cut {cut}");
+                cut + d.decode(&input[cut..]).unwrap().consumed
+            };
+            assert_eq!(total, consumed, "{name}, cut {cut}");
+            assert_eq!(d.over_limit(), over, "{name}, cut {cut}");
+            assert_eq!(d.data_len(), announced, "{name}, cut {cut}");
+            if over {
+                // Nothing more is consumed once over the limit.
+                let after = d.decode(b"0\r\n\r\n").unwrap();
+                assert_eq!((after.consumed, after.done), (0, false), "{name}");
+            }
+        }
+    }
+}

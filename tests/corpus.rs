@@ -72,6 +72,8 @@ fn connection_driver_answers_each_request_once() {
             writes: &[7, 0],
             max_requests: 0,
             limits: Default::default(),
+            conn_limits: Default::default(),
+            draining: false,
         };
         let out = canned::check::run_connection(&script, &r);
         let text = String::from_utf8(out).unwrap();

@@ -387,7 +387,8 @@ fn mutate_id_replays_one_variant() {
     h.join();
 }
 
-/// The access log names the fault or the variant sent; `--stats` counts them.
+/// The access log names the fault or the variant sent, with the status sent; `--stats`
+/// counts them.
 #[test]
 fn access_log_and_stats_record_faults_and_variants() {
     let p = Proc::start(&[
@@ -399,6 +400,10 @@ fn access_log_and_stats_record_faults_and_variants() {
         "/t=truncate:5",
         "--fault",
         "/l=latency:1ms",
+        "--fault",
+        "/e=error:1:503",
+        "--fault",
+        "/g=garbage:3",
         "--mutate-id",
         "cl-negative",
         "--stats",
@@ -409,12 +414,15 @@ fn access_log_and_stats_record_faults_and_variants() {
     let mut s = connect(p.addr);
     s.write_all(&get("/l")).unwrap();
     read_responses(&mut s, 1);
+    s.write_all(&get("/e")).unwrap();
+    assert_eq!(read_responses(&mut s, 1)[0].status, 503);
+    exchange(p.addr, &get("/g"));
     // Counters are published every 100 ms.
     std::thread::sleep(Duration::from_millis(300));
     let stats = exchange(p.addr, b"GET /stats HTTP/1.0\r\n\r\n");
     let stats = String::from_utf8_lossy(&stats);
     for want in [
-        "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":0,\"truncate\":1,",
+        "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":0,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1}",
         "\"mutate\":{\"cl-negative\":1}",
     ] {
         assert!(stats.contains(want), "{want} not in {stats}");
@@ -426,25 +434,21 @@ fn access_log_and_stats_record_faults_and_variants() {
     }
     child.wait().unwrap();
     let mut log = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    out.read_to_string(&mut log).unwrap();
     let lines: Vec<&str> = log.lines().collect();
-    assert!(
-        lines[0].ends_with("GET /t HTTP/1.1 200 fault=truncate"),
-        "{log}"
-    );
-    assert!(
-        lines[1].ends_with("GET /x HTTP/1.1 200 mutate=cl-negative"),
-        "{log}"
-    );
-    assert!(
-        lines[2].ends_with("GET /l HTTP/1.1 200 fault=latency"),
-        "{log}"
-    );
+    let want = [
+        "GET /t HTTP/1.1 200 fault=truncate",
+        // A variant or garbage has no status of its own: 000.
+        "GET /x HTTP/1.1 000 mutate=cl-negative",
+        "GET /l HTTP/1.1 200 fault=latency",
+        "GET /e HTTP/1.1 503 fault=error",
+        "GET /g HTTP/1.1 000 fault=garbage",
+    ];
+    for (line, want) in lines.iter().zip(want) {
+        assert!(line.ends_with(want), "{want} in {log}");
+    }
+    assert!(lines.len() >= want.len(), "{log}");
 }
 
 /// Memory per connection held by a fault: 10,000 stalled connections hold what an idle one

@@ -1,4 +1,4 @@
-//! Test-endpoint features: --delay, --access-log, --stats, --raw-response.
+//! Test-endpoint features: --delay, --access-log, --stats, --metrics, --raw-response.
 
 mod common;
 use common::*;
@@ -20,7 +20,7 @@ fn delay_holds_responses_without_blocking_the_worker() {
     assert_eq!(read_responses(&mut b, 1).len(), 1);
     let took = t.elapsed();
     assert!(
-        took >= Duration::from_millis(290) && took < Duration::from_millis(550),
+        took >= Duration::from_millis(290) && took < time_bound(Duration::from_millis(550)),
         "{took:?}"
     );
     // Keep-alive: the next request is held again.
@@ -150,4 +150,67 @@ fn raw_response_is_sent_verbatim() {
     let out = exchange(addr2, &GET.repeat(2));
     assert_eq!(out, raw);
     std::fs::remove_file(&file).unwrap();
+}
+
+/// `--metrics PATH` answers the counters summed over workers in the Prometheus text format,
+/// next to `--stats`; promtool, when installed (always in CI), accepts the real output.
+#[test]
+fn metrics_route_answers_prometheus_text() {
+    let (_h, addr) = start(&[
+        "--metrics",
+        "/metrics",
+        "--stats",
+        "/_stats",
+        "--workers",
+        "2",
+        "--route",
+        "/nf=404",
+    ]);
+    for _ in 0..3 {
+        exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+    }
+    exchange(addr, b"GET /nf HTTP/1.0\r\n\r\n");
+    // The bodies are refreshed every 100 ms: ask until the counters show, within 10 s.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (r, text) = loop {
+        let r = parse_responses(&exchange(addr, b"GET /metrics HTTP/1.0\r\n\r\n"), &[]).remove(0);
+        let text = String::from_utf8(r.body.clone()).unwrap();
+        if text.contains("\ncanned_responses_total{status=\"404\"} 1\n") {
+            break (r, text);
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.header("content-type"),
+        Some(canned::metrics::CONTENT_TYPE)
+    );
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    let requests: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("canned_requests_total "))
+        .unwrap_or_else(|| panic!("no canned_requests_total in {text}"))
+        .parse()
+        .unwrap();
+    assert!(requests >= 4, "{text}");
+    let stats = parse_responses(&exchange(addr, b"GET /_stats HTTP/1.0\r\n\r\n"), &[]).remove(0);
+    assert_eq!(stats.header("content-type"), Some("application/json"));
+    if have("promtool") {
+        let mut promtool = std::process::Command::new("promtool")
+            .args(["check", "metrics"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        promtool.stdin.take().unwrap().write_all(&r.body).unwrap();
+        let out = promtool.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "promtool check metrics: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -197,7 +197,7 @@ fn header_timeout_answers_408_and_closes() {
     let took = t.elapsed();
     assert_eq!(r[0].status, 408);
     assert!(
-        took >= Duration::from_millis(300) && took < Duration::from_millis(1500),
+        took >= Duration::from_millis(300) && took < time_bound(Duration::from_millis(1500)),
         "{took:?}"
     );
 }
@@ -212,7 +212,7 @@ fn idle_timeout_closes_silently() {
     assert!(read_to_eof(&mut s).is_empty());
     let took = t.elapsed();
     assert!(
-        took >= Duration::from_millis(250) && took < Duration::from_millis(1500),
+        took >= Duration::from_millis(250) && took < time_bound(Duration::from_millis(1500)),
         "{took:?}"
     );
 }
@@ -300,7 +300,7 @@ fn graceful_shutdown_finishes_the_request_in_flight() {
     drop(busy);
     let t = Instant::now();
     let summary = h.join();
-    assert!(t.elapsed() < Duration::from_secs(2));
+    assert!(t.elapsed() < time_bound(Duration::from_secs(2)));
     assert_eq!(summary.stats.requests, 2);
     assert_eq!(summary.connections, 2);
     assert!(
@@ -505,6 +505,7 @@ fn a_response_held_by_delay_at_shutdown_says_connection_close() {
             "{workers} workers"
         );
         assert_eq!(r[0].body, b"Hello World\n");
+        drop(s);
         h.join();
     }
 }

@@ -155,8 +155,12 @@ fn smuggling_vectors_are_rejected_or_framed_exactly() {
             Frame(_) => framed += 1,
         }
     }
-    eprintln!(
-        "{} vectors: {rejected} rejected, {framed} framed",
+    // The README's abuse table states these counts.
+    let readme = include_str!("../README.md");
+    let claim = format!(
+        "{} byte-exact vectors (`tests/smuggling.rs`) | {rejected} rejected",
         vectors.len()
     );
+    assert!(readme.contains(&claim), "README should say: {claim}");
+    assert!(readme.contains(&format!("{framed} framed exactly")));
 }

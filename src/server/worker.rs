@@ -18,9 +18,9 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, Env, Features, Next, Pool, Stats};
+use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats};
 use crate::fault::WorkerFaults;
-use crate::response::{Responses, http_date};
+use crate::response::{CounterRoutes, Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
 use std::io::{self, Read};
@@ -36,7 +36,7 @@ const LISTENER: usize = usize::MAX / 2;
 /// Read buffer shared by a worker's connections.
 const SCRATCH: usize = 64 * 1024;
 /// How often a worker that stopped accepting at `--max-conns` looks again (the shared count
-/// may have fallen through another worker's closes), and how often `--stats` counters are
+/// may have fallen through another worker's closes), and how often `--stats`/`--metrics` counters are
 /// published (ms).
 const RECHECK_MS: u64 = 100;
 /// Pause after accept fails for lack of file descriptors (ms).
@@ -81,6 +81,14 @@ impl EnvParts {
             pool: &mut self.pool,
             stats: &mut self.stats,
             limits: config.limits,
+            conn_limits: ConnLimits {
+                // `--max-body-bytes 0`: unlimited.
+                max_body: match config.max_body_bytes {
+                    0 => u64::MAX,
+                    n => n,
+                },
+                ..ConnLimits::default()
+            },
             now,
             max_requests: config.max_requests,
             draining,
@@ -123,13 +131,15 @@ pub(super) struct Worker {
     /// Draining: the time whatever is still open is closed.
     drain_deadline: Option<u64>,
     /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
-    /// `drain_deadline` and `next_publish` (with `--stats`, while connections are open);
+    /// `drain_deadline` and `next_publish` (with `--stats` or `--metrics`, while connections are open);
     /// `u64::MAX`: none. A loop turn checks this one number.
     own_deadline: u64,
     logged_emfile: bool,
-    /// `--stats`: this worker's index, the stats route and the next time to publish.
+    /// `--stats`, `--metrics`: this worker's index, the counter routes, the buffer the
+    /// metrics text is rendered into (reused) and the next time to publish.
     id: usize,
-    stats_route: Option<usize>,
+    counter_routes: CounterRoutes,
+    metrics_text: Vec<u8>,
     next_publish: u64,
 }
 
@@ -150,7 +160,7 @@ impl Worker {
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (mut responses, stats_route) = Responses::from_config(&config);
+        let (mut responses, counter_routes) = Responses::from_config(&config);
         let faults = WorkerFaults::new(&config, &mut responses, shared.catalogue.clone(), id);
         Ok(Worker {
             poller,
@@ -181,7 +191,8 @@ impl Worker {
             own_deadline: u64::MAX,
             logged_emfile: false,
             id,
-            stats_route,
+            counter_routes,
+            metrics_text: Vec::new(),
             next_publish: 0,
         })
     }
@@ -270,7 +281,7 @@ impl Worker {
             .unwrap_or(u64::MAX)
             .min(self.own_deadline);
         if next == u64::MAX {
-            // Going idle: leave the final counters for the other workers' --stats.
+            // Going idle: leave the final counters for the other workers' counter routes.
             self.publish();
             return None;
         }
@@ -287,7 +298,7 @@ impl Worker {
         } else {
             u64::MAX
         };
-        let publish = if self.stats_route.is_some() && self.conns > 0 {
+        let publish = if self.counter_routes.any() && self.conns > 0 {
             self.next_publish
         } else {
             u64::MAX
@@ -301,7 +312,7 @@ impl Worker {
     }
 
     /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
-    /// connection limit, publishing `--stats` counters.
+    /// connection limit, publishing `--stats`/`--metrics` counters.
     #[cold]
     fn worker_timers(&mut self) {
         let accepting = self.drain_deadline.is_none();
@@ -321,7 +332,7 @@ impl Worker {
                 self.listen_interest(true);
             }
         }
-        if self.stats_route.is_some() && self.now >= self.next_publish {
+        if self.counter_routes.any() && self.now >= self.next_publish {
             self.next_publish = self.now + RECHECK_MS;
             self.publish();
         }
@@ -437,7 +448,7 @@ impl Worker {
         self.conns += 1;
         self.accepted += 1;
         self.shared.open.fetch_add(1, Ordering::Relaxed);
-        if self.conns == 1 && self.stats_route.is_some() {
+        if self.conns == 1 && self.counter_routes.any() {
             // Publish counters while there are connections.
             self.update_own_deadline();
         }
@@ -542,7 +553,7 @@ impl Worker {
             self.free.push(k);
             self.conns -= 1;
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
-            if self.conns == 0 && self.stats_route.is_some() {
+            if self.conns == 0 && self.counter_routes.any() {
                 self.update_own_deadline();
             }
             if self.at_limit && self.drain_deadline.is_none() {
@@ -555,12 +566,13 @@ impl Worker {
         }
     }
 
-    /// `--stats`: publish this worker's counters and refresh the stats body from everyone's.
+    /// `--stats`, `--metrics`: publish this worker's counters and refresh the counter routes'
+    /// bodies from everyone's.
     #[cold]
     fn publish(&mut self) {
-        let Some(route) = self.stats_route else {
+        if !self.counter_routes.any() {
             return;
-        };
+        }
         let total = {
             let mut all = self
                 .shared
@@ -570,10 +582,19 @@ impl Worker {
             all[self.id] = self.summary();
             Summary::total(all.iter())
         };
-        let json = stats_json(&total, self.shared.open.load(Ordering::Relaxed));
-        self.parts
-            .responses
-            .set_body(route, Arc::from(json.into_bytes()));
+        let open = self.shared.open.load(Ordering::Relaxed);
+        if let Some(route) = self.counter_routes.stats {
+            let json = stats_json(&total, open);
+            self.parts
+                .responses
+                .set_body(route, Arc::from(json.into_bytes()));
+        }
+        if let Some(route) = self.counter_routes.metrics {
+            crate::metrics::render(&total, open, &mut self.metrics_text);
+            self.parts
+                .responses
+                .set_body(route, Arc::from(&self.metrics_text[..]));
+        }
     }
 
     #[cold]

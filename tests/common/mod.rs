@@ -158,6 +158,24 @@ fn try_parse(data: &[u8], n: usize) -> Option<Vec<Resp>> {
     Some(parse_responses(&data[..at], &[]))
 }
 
+/// Upper bounds on elapsed time are multiplied by this: `CANNED_TEST_TIME_SCALE`, 1 unless set.
+/// Under qemu user emulation everything runs several times slower, so `.ci/cross` sets 10 for
+/// the suite it runs there (README, Architectures). Lower bounds (a timer must not fire early)
+/// are never scaled, and nothing is skipped.
+pub fn time_scale() -> u32 {
+    std::env::var("CANNED_TEST_TIME_SCALE").map_or(1, |v| {
+        v.parse()
+            .ok()
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| panic!("CANNED_TEST_TIME_SCALE={v:?}: want a whole number >= 1"))
+    })
+}
+
+/// `limit` as an upper bound for this run: multiplied by [`time_scale`].
+pub fn time_bound(limit: Duration) -> Duration {
+    limit * time_scale()
+}
+
 /// Whether an external tool is installed; in CI a missing tool fails the test.
 pub fn have(tool: &str) -> bool {
     let ok = std::process::Command::new("sh")

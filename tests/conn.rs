@@ -1,0 +1,720 @@
+//! The connection state machine: driven directly (no sockets) for limits, method answers,
+//! body limits, HEAD errors and the access log, and over loopback where the behaviour is
+//! visible from outside.
+
+mod common;
+use canned::check::connection::{
+    ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
+};
+use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, Timeouts};
+use canned::parser::Limits;
+use canned::response::{Responses, Variant};
+use common::*;
+use std::io::{BufRead, Read, Write};
+use std::time::{Duration, Instant};
+
+const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+
+/// What a worker lends its connections.
+struct Parts {
+    pool: Pool,
+    stats: Stats,
+    log: Vec<u8>,
+    responses: Responses,
+    conn_limits: ConnLimits,
+}
+
+impl Parts {
+    fn env(&mut self) -> Env<'_> {
+        Env {
+            responses: &self.responses,
+            pool: &mut self.pool,
+            stats: &mut self.stats,
+            limits: Limits::default(),
+            conn_limits: self.conn_limits,
+            now: 0,
+            max_requests: 0,
+            draining: false,
+            features: Features {
+                access_log: Some(&mut self.log),
+                ..Features::default()
+            },
+        }
+    }
+}
+
+/// A connection with its worker's parts, driven by hand.
+struct Driver {
+    conn: Conn,
+    parts: Parts,
+    /// Everything written so far.
+    wire: Vec<u8>,
+}
+
+impl Driver {
+    fn new(responses: Responses, conn_limits: ConnLimits) -> Driver {
+        Driver {
+            conn: Conn::new(0),
+            parts: Parts {
+                pool: Pool::default(),
+                stats: Stats::default(),
+                log: Vec::new(),
+                responses,
+                conn_limits,
+            },
+            wire: Vec::new(),
+        }
+    }
+
+    fn responses(&self) -> &Responses {
+        &self.parts.responses
+    }
+
+    fn feed(&mut self, data: &[u8]) {
+        self.conn.on_data(data, &mut self.parts.env());
+    }
+
+    /// Write up to `n` bytes of pending output.
+    fn write(&mut self, n: usize) -> usize {
+        let out = self.conn.output();
+        let n = n.min(out.len());
+        self.wire.extend_from_slice(&out[..n]);
+        self.conn.wrote(n, &mut self.parts.env());
+        n
+    }
+
+    fn write_all(&mut self) -> Vec<u8> {
+        while self.write(usize::MAX) > 0 {}
+        std::mem::take(&mut self.wire)
+    }
+
+    fn log(&self) -> String {
+        String::from_utf8(self.parts.log.clone()).unwrap()
+    }
+}
+
+fn driver() -> Driver {
+    Driver::new(responses(), ConnLimits::default())
+}
+
+/// RFC 9112 §9.3 as a table of requests: the oracle's reading of the head and its decision.
+#[test]
+fn keep_alive_rules_from_the_table() {
+    let cases: [(&str, bool, Variant); 8] = [
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+            false,
+            Variant::KeepAlive11,
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nConnection: Close\r\n\r\n",
+            true,
+            Variant::Close,
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nConnection: x, keep-alive\r\nconnection: close\r\n\r\n",
+            true,
+            Variant::Close,
+        ),
+        ("GET / HTTP/1.0\r\n\r\n", true, Variant::Close),
+        (
+            "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
+            false,
+            Variant::KeepAlive10,
+        ),
+        (
+            "GET / HTTP/1.0\r\nConnection: keep-alive , close\r\n\r\n",
+            true,
+            Variant::Close,
+        ),
+        (
+            "\r\nGET / HTTP/1.0\r\nConnection:\tkeep-alive\t\r\n\r\n",
+            false,
+            Variant::KeepAlive10,
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\nX-Connection: close\r\n\r\n",
+            false,
+            Variant::KeepAlive11,
+        ),
+    ];
+    for (head, close, variant) in cases {
+        let o = ConnectionOptions::read(head.as_bytes());
+        assert_eq!(
+            keep_alive_decision(o, false, 1, 0),
+            (close, variant),
+            "{head:?}"
+        );
+        // Shutting down, or the last allowed request, closes whatever the client asked.
+        assert_eq!(keep_alive_decision(o, true, 1, 0), (true, Variant::Close));
+        assert_eq!(keep_alive_decision(o, false, 3, 3), (true, Variant::Close));
+        // The connection's own answer agrees.
+        let mut d = driver();
+        d.feed(head.as_bytes());
+        let r = d.responses().clone();
+        let want = [r.head(0, variant), r.body(0)].concat();
+        assert_eq!(d.write_all(), want, "{head:?}");
+    }
+    assert_eq!(
+        PERSISTENCE
+            .iter()
+            .filter(|r| r.0 == HttpVersion::Http10 && r.3)
+            .count(),
+        1,
+        "HTTP/1.0 persists only with keep-alive and no close"
+    );
+}
+
+/// Small limits: output is refilled in `body_chunk` pieces and parsing stops at `high_water`.
+#[test]
+fn small_limits_reach_backpressure_and_refills() {
+    let limits = ConnLimits {
+        high_water: 300,
+        body_chunk: 100,
+        max_body: u64::MAX,
+    };
+    let mut d = Driver::new(responses(), limits);
+    d.feed(b"GET /mid HTTP/1.1\r\nHost: a\r\n\r\n");
+    let head = d.responses().head(3, Variant::KeepAlive11).len();
+    assert_eq!(
+        d.conn.output().len(),
+        head + 100,
+        "first piece of the 700-byte body"
+    );
+    assert!(
+        !d.conn.wants_read(),
+        "no reading while a body is being refilled"
+    );
+    let out = d.write_all();
+    assert_eq!(out.len(), head + 700);
+    assert!(d.conn.wants_read());
+    // 20 pipelined requests: parsing stops once 300 bytes are pending.
+    d.feed(&GET.repeat(20));
+    let one = d.responses().head(0, Variant::KeepAlive11).len() + 12;
+    assert_eq!(d.conn.output().len(), one * 300usize.div_ceil(one));
+    assert!(!d.conn.wants_read());
+    assert_eq!(d.write_all().len(), one * 20);
+    assert_eq!(d.conn.next(), Next::Continue);
+    assert!(d.conn.is_idle());
+}
+
+/// A client that pipelines more than it reads: input held back stays within a head plus
+/// one read (the connection stops reading, so TCP flow control pushes back).
+#[test]
+fn pipelining_faster_than_reading_holds_back_little_input() {
+    let mut d = driver();
+    let batch = GET.repeat(64 * 1024 / GET.len());
+    let mut most = 0;
+    for _ in 0..400 {
+        if d.conn.wants_read() {
+            d.feed(&batch);
+        }
+        d.write(4096);
+        most = most.max(d.conn.pending_input());
+        d.wire.clear();
+    }
+    let head_limit = Limits::default().max_head;
+    assert!(most <= head_limit + batch.len(), "input held: {most}");
+}
+
+/// A client that reads about as fast as its requests add output, so that output never
+/// drains to empty: the written part is dropped as it goes, and the buffer stays bounded.
+#[test]
+fn steady_reader_that_never_drains_output_keeps_the_buffer_bounded() {
+    let mut d = driver();
+    d.feed(&GET.repeat(100));
+    let one = d.responses().head(0, Variant::KeepAlive11).len() + 12;
+    // A few bytes more output a turn than is read.
+    let per_turn = GET.repeat(4096 / one + 1);
+    let mut most = 0;
+    for _ in 0..2000 {
+        d.feed(&per_turn);
+        d.write(4096);
+        assert!(!d.conn.output().is_empty());
+        most = most.max(d.conn.buffered());
+        d.wire.clear();
+    }
+    // Pending output stays below 256 KiB; the written part is dropped once it reaches that.
+    assert!(most <= 4 * 256 * 1024, "buffered: {most}");
+}
+
+/// CONNECT is never answered 2xx (RFC 9110 §9.3.6): 405 with Allow, connection kept.
+#[test]
+fn connect_gets_405_with_allow() {
+    let mut d = driver();
+    d.feed(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    let out = String::from_utf8(d.write_all()).unwrap();
+    assert!(
+        out.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE\r\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("\r\n\r\n405 Method Not Allowed\n"), "{out}");
+    assert_eq!(d.conn.next(), Next::Continue, "a 405 keeps the connection");
+    // Other methods are answered by the routes as before.
+    for m in ["POST", "OPTIONS", "DELETE", "BREW"] {
+        d.feed(format!("{m} / HTTP/1.1\r\nHost: a\r\n\r\n").as_bytes());
+        let out = String::from_utf8(d.write_all()).unwrap();
+        assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{m}: {out}");
+    }
+}
+
+/// With a list of accepted methods: others get 405, OPTIONS 204, both with Allow.
+#[test]
+fn accepted_methods_list() {
+    let mut r = responses();
+    r.accept_only(&["GET", "HEAD", "POST"]);
+    let cases: [(&str, &str); 7] = [
+        ("GET", "HTTP/1.1 201 Created\r\n"),
+        ("HEAD", "HTTP/1.1 201 Created\r\n"),
+        ("POST", "HTTP/1.1 201 Created\r\n"),
+        ("PUT", "HTTP/1.1 405 Method Not Allowed\r\n"),
+        ("get", "HTTP/1.1 405 Method Not Allowed\r\n"),
+        ("CONNECT", "HTTP/1.1 405 Method Not Allowed\r\n"),
+        ("OPTIONS", "HTTP/1.1 204 No Content\r\n"),
+    ];
+    for (method, status_line) in cases {
+        let mut d = Driver::new(r.clone(), ConnLimits::default());
+        let target = if method == "CONNECT" { "a:1" } else { "/r" };
+        d.feed(format!("{method} {target} HTTP/1.1\r\nHost: a\r\n\r\n").as_bytes());
+        let out = String::from_utf8(d.write_all()).unwrap();
+        assert!(out.starts_with(status_line), "{method}: {out}");
+        let allow = out.contains("\r\nAllow: GET, HEAD, POST, OPTIONS\r\n");
+        assert_eq!(allow, !status_line.contains("201"), "{method}: {out}");
+        if method == "OPTIONS" {
+            assert!(!out.contains("Content-Length"), "{out}");
+            assert!(out.ends_with("\r\n\r\n"), "{out}");
+        }
+        assert_eq!(d.conn.next(), Next::Continue, "{method}");
+    }
+    // OPTIONS * (asterisk-form) too.
+    let mut d = Driver::new(r.clone(), ConnLimits::default());
+    d.feed(b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(d.write_all().starts_with(b"HTTP/1.1 204 No Content\r\n"));
+}
+
+/// Error responses to HEAD have the head alone, Content-Length included (RFC 9110 §9.3.2).
+#[test]
+fn errors_to_head_have_no_body() {
+    let cases: [(&[u8], u16); 4] = [
+        (b"HEAD / HTTP/1.1\r\n\r\n", 400),
+        (
+            b"\r\nHEAD / HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n",
+            400,
+        ),
+        (
+            b"HEAD / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            400,
+        ),
+        (b"HEAD / HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\n\r\n", 417),
+    ];
+    for (req, status) in cases {
+        let mut d = driver();
+        d.feed(req);
+        let out = d.write_all();
+        let (head, body) = d.responses().error(status);
+        assert_eq!(out, head, "{}", String::from_utf8_lossy(req));
+        assert!(
+            String::from_utf8_lossy(head).contains(&format!("Content-Length: {}\r\n", body.len()))
+        );
+        assert!(matches!(d.conn.next(), Next::Close { .. }));
+        // The same request as GET gets the body.
+        let get = String::from_utf8_lossy(req).replace("HEAD", "GET");
+        let mut d = driver();
+        d.feed(get.as_bytes());
+        assert_eq!(d.write_all(), [head, body].concat());
+    }
+}
+
+/// A body limit: Content-Length over it is refused at once with 413, and the connection
+/// closes; at the limit the request is answered.
+#[test]
+fn body_over_the_limit_gets_413() {
+    let limits = ConnLimits {
+        max_body: 10,
+        ..ConnLimits::default()
+    };
+    let mut d = Driver::new(responses(), limits);
+    d.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789");
+    assert!(d.write_all().starts_with(b"HTTP/1.1 200 OK\r\n"));
+    d.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n");
+    let out = d.write_all();
+    let (head, body) = d.responses().error(413);
+    assert_eq!(out, [head, body].concat(), "413, and no 100 Continue");
+    assert!(String::from_utf8_lossy(head).starts_with("HTTP/1.1 413 Content Too Large\r\n"));
+    assert_eq!(d.conn.next(), Next::Close { linger: true });
+    assert_eq!(d.parts.stats.by_status[413], 1);
+    // Unlimited by default.
+    let mut d = driver();
+    d.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999\r\n\r\n");
+    assert_eq!(d.conn.next(), Next::Continue);
+    assert!(d.conn.output().is_empty(), "waits for the body");
+}
+
+/// Each answered request is logged once, when its response is decided, with the status it
+/// got; a request the parser rejected is logged with `-` fields.
+#[test]
+fn access_log_records_every_response_once_with_its_status() {
+    let mut d = driver();
+    d.feed(b"GET /r HTTP/1.1\r\nHost: a\r\n\r\nPOST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab");
+    assert_eq!(
+        d.log().lines().count(),
+        1,
+        "the POST is not answered yet: {}",
+        d.log()
+    );
+    d.feed(b"cd");
+    d.feed(b"PUT /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\nzz");
+    let log = d.log();
+    let lines: Vec<&str> = log.lines().collect();
+    let tails: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split_once("] ").unwrap().1)
+        .collect();
+    assert_eq!(
+        tails,
+        [
+            "GET /r HTTP/1.1 201",
+            "POST /x HTTP/1.1 200",
+            "PUT /c HTTP/1.1 400"
+        ],
+        "{log}"
+    );
+    let mut d = driver();
+    d.feed(b"GET / HTTP/1.1\r\n\r\n");
+    assert!(d.log().ends_with("] - - - 400\n"), "{}", d.log());
+    let mut d = Driver::new(
+        responses(),
+        ConnLimits {
+            max_body: 1,
+            ..ConnLimits::default()
+        },
+    );
+    d.feed(b"POST /big HTTP/1.0\r\nContent-Length: 2\r\n\r\n");
+    assert!(
+        d.log().ends_with("] POST /big HTTP/1.0 413\n"),
+        "{}",
+        d.log()
+    );
+    assert_eq!(d.log().lines().count(), 1);
+}
+
+/// The pool keeps work areas, but not the buffers a burst grew: at most `KEEP_BYTES`.
+#[test]
+fn pool_keeps_a_bounded_number_of_buffer_bytes() {
+    let r = responses();
+    let mut pool = Pool::default();
+    let mut stats = Stats::default();
+    let mut conns: Vec<Conn> = (0..64).map(|_| Conn::new(0)).collect();
+    for c in &mut conns {
+        let mut env = Env {
+            responses: &r,
+            pool: &mut pool,
+            stats: &mut stats,
+            limits: Limits::default(),
+            conn_limits: ConnLimits::default(),
+            now: 0,
+            max_requests: 0,
+            draining: false,
+            features: Features::default(),
+        };
+        // Each connection's output fills to the high-water mark.
+        c.on_data(&GET.repeat(64 * 1024 / GET.len()), &mut env);
+        assert!(c.buffered() > 64 * 1024);
+    }
+    for c in &mut conns {
+        c.release(&mut pool);
+    }
+    assert_eq!(pool.len(), 64);
+    assert!(
+        pool.held_bytes() <= Pool::KEEP_BYTES,
+        "{}",
+        pool.held_bytes()
+    );
+}
+
+/// 304 carries no Content-Length (RFC 9110 §8.6) and no body; 204 neither.
+#[test]
+fn not_modified_and_no_content_have_no_length() {
+    let (_h, addr) = start(&["--route", "/nm=304:ignored", "--route", "/nc=204"]);
+    for (path, status) in [("/nm", "304 Not Modified"), ("/nc", "204 No Content")] {
+        let out = exchange(addr, format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes());
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with(&format!("HTTP/1.1 {status}\r\n")),
+            "{text}"
+        );
+        assert!(
+            !text.to_ascii_lowercase().contains("content-length"),
+            "{text}"
+        );
+        assert!(!text.contains("Content-Type"), "{text}");
+        assert!(text.ends_with("\r\n\r\n"), "{text}");
+    }
+}
+
+/// Over loopback: CONNECT gets 405 with Allow and the connection stays open; an error to
+/// HEAD ends with its head.
+#[test]
+fn connect_and_head_errors_over_loopback() {
+    let (_h, addr) = start(&[]);
+    let mut s = connect(addr);
+    s.write_all(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        .unwrap();
+    let r = read_responses(&mut s, 1);
+    assert_eq!(r[0].status, 405);
+    assert_eq!(
+        r[0].header("allow"),
+        Some("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE")
+    );
+    s.write_all(GET).unwrap();
+    assert_eq!(read_responses(&mut s, 1)[0].status, 200);
+
+    let out = exchange(addr, b"HEAD / HTTP/1.1\r\n\r\n");
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{text}");
+    assert!(text.contains("Content-Length: 16\r\n"), "{text}");
+    assert!(text.ends_with("Connection: close\r\n\r\n"), "{text}");
+}
+
+/// Over loopback: a client pipelines 5 MB of requests while reading its responses slowly.
+/// The server stops reading once input held back exceeds a head, so what it has read but
+/// not answered (read from `--stats`: bytes in minus requests parsed) stays near one read,
+/// and TCP flow control holds the rest in the client.
+#[test]
+fn slow_reading_pipelining_client_is_held_back_by_flow_control() {
+    // Responses much larger than requests: one read of requests is many times the
+    // high-water mark of output.
+    let body = "x".repeat(2000);
+    let (h, addr) = start(&["--workers", "1", "--stats", "/_stats", "--body", &body]);
+    let mut s = connect(addr);
+    let mut writer = s.try_clone().unwrap();
+    let sender = std::thread::spawn(move || {
+        let batch = GET.repeat(2048);
+        for _ in 0..100 {
+            if writer.write_all(&batch).is_err() {
+                return;
+            }
+        }
+    });
+    let held = |addr| -> i64 {
+        let mut st = connect(addr);
+        st.write_all(b"GET /_stats HTTP/1.0\r\n\r\n").unwrap();
+        let body = String::from_utf8(read_to_eof(&mut st)).unwrap();
+        let field = |name: &str| -> i64 {
+            let at = body.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
+            body[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        // Stats requests (24 bytes) are counted as 27-byte ones: a few bytes off at most.
+        field("bytes_in") - field("requests") * GET.len() as i64
+    };
+    let mut buf = vec![0u8; 1024];
+    let mut most = 0;
+    let mut got = 0;
+    let start = Instant::now();
+    let mut next_sample = start;
+    while start.elapsed() < Duration::from_secs(3) {
+        // At most 1 MB/s of responses (500 a second): far slower than the client sends.
+        got += s.read(&mut buf).unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+        if Instant::now() >= next_sample {
+            next_sample += Duration::from_millis(250);
+            most = most.max(held(addr));
+        }
+    }
+    assert!(got > 100_000, "read only {got} bytes");
+    // A head (8 KiB) plus one 64 KiB read, and slack for the stats requests.
+    assert!(
+        most <= 8192 + 65536 + 4096,
+        "server held {most} bytes of input"
+    );
+    s.shutdown(std::net::Shutdown::Both).unwrap();
+    sender.join().unwrap();
+    drop(s);
+    drop(h);
+}
+
+/// Over loopback: a request the parser rejects is in the access log with its status.
+#[test]
+fn access_log_has_a_line_for_a_rejected_request() {
+    let mut p = Proc::start(&["--workers", "1", "--access-log"]);
+    let out = exchange(
+        p.addr,
+        b"GET /ok HTTP/1.1\r\nHost: t\r\n\r\nGET /x HTTP/1.1\r\n\r\n",
+    );
+    assert!(String::from_utf8_lossy(&out).contains("400 Bad Request"));
+    let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut l = String::new();
+        log.read_line(&mut l).unwrap();
+        lines.push(l);
+    }
+    assert!(lines[0].ends_with("] GET /ok HTTP/1.1 200\n"), "{lines:?}");
+    assert!(lines[1].ends_with("] - - - 400\n"), "{lines:?}");
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut rest = String::new();
+    log.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "", "one line per response");
+}
+
+/// `--raw-response` answers every method with its file: no answer by method.
+#[test]
+fn raw_response_answers_every_method() {
+    let common = canned::response::Common {
+        server: String::new(),
+        date: false,
+    };
+    let mut r = Responses::raw(
+        std::sync::Arc::from(&b"HTTP/1.1 200 OK\r\n\r\n"[..]),
+        &common,
+    );
+    assert_eq!(r.route(b"CONNECT", b""), 0);
+    r.accept_only(&["GET"]);
+    assert_eq!(r.route(b"PUT", b"/"), 0);
+    assert_eq!(r.route(b"OPTIONS", b"/"), 0);
+}
+
+/// Over loopback, `--methods GET,HEAD`: another method gets 405 naming the accepted ones,
+/// OPTIONS gets 204 with the same `Allow`, and the connection stays open for the next request.
+#[test]
+fn accepted_methods_over_loopback() {
+    let (_h, addr) = start(&["--methods", "GET,HEAD"]);
+    let mut s = connect(addr);
+    // (request, status, Allow)
+    let cases: [(&[u8], u16, Option<&str>); 5] = [
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nhi",
+            405,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n",
+            204,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"OPTIONS / HTTP/1.1\r\nHost: t\r\n\r\n",
+            204,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (
+            b"DELETE / HTTP/1.1\r\nHost: t\r\n\r\n",
+            405,
+            Some("GET, HEAD, OPTIONS"),
+        ),
+        (GET, 200, None),
+    ];
+    for (request, status, allow) in cases {
+        s.write_all(request).unwrap();
+        let r = read_responses(&mut s, 1);
+        let shown = String::from_utf8_lossy(request);
+        assert_eq!(r[0].status, status, "{shown}");
+        assert_eq!(r[0].header("allow"), allow, "{shown}");
+        assert_eq!(r[0].header("connection"), None, "{shown}");
+        if status == 204 {
+            assert_eq!(r[0].header("content-length"), None, "{shown}");
+        }
+    }
+}
+
+/// Over loopback, `--max-body-bytes 10`: a body of 10 bytes is answered, one of 11 gets 413
+/// and the connection closes; by Content-Length (before any of the body is read) and by the
+/// data of a chunked body.
+#[test]
+fn max_body_bytes_over_loopback() {
+    let (_h, addr) = start(&["--max-body-bytes", "10"]);
+    // (request, status)
+    let cases: [(&[u8], u16); 6] = [
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123456789",
+            200,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\n0123456789A",
+            413,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999\r\n\r\n",
+            413,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n\
+              5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n",
+            200,
+        ),
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n\
+              5\r\n01234\r\n6\r\n56789A\r\n0\r\n\r\n",
+            413,
+        ),
+        // Refused as soon as the chunk size says the data will pass the limit.
+        (
+            b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nb\r\n012",
+            413,
+        ),
+    ];
+    for (request, status) in cases {
+        let shown = String::from_utf8_lossy(request);
+        let mut s = connect(addr);
+        s.write_all(request).unwrap();
+        let r = if status == 200 {
+            read_responses(&mut s, 1)
+        } else {
+            parse_responses(&read_to_eof(&mut s), &[])
+        };
+        assert_eq!(r.len(), 1, "{shown}");
+        assert_eq!(r[0].status, status, "{shown}");
+        if status == 413 {
+            assert_eq!(r[0].header("connection"), Some("close"), "{shown}");
+        }
+    }
+}
+
+/// A head that does not arrive within the header timeout gets 408 and the connection closes;
+/// to a HEAD request without the body, as every other error (RFC 9110 §9.3.2).
+#[test]
+fn header_timeout_answers_408_without_body_to_head() {
+    // (partial head, is a HEAD request)
+    let cases: [(&[u8], bool); 4] = [
+        (b"HEAD / HTTP/1.1\r\nHost: a\r\n", true),
+        (b"\r\nHEAD / HTTP/1.1\r\n", true),
+        (b"GET / HTTP/1.1\r\nHost: a\r\n", false),
+        (b"HEA", false),
+    ];
+    let timeouts = Timeouts::default();
+    for (partial, head_only) in cases {
+        let shown = String::from_utf8_lossy(partial);
+        let mut d = driver();
+        d.feed(partial);
+        assert!(d.write_all().is_empty(), "{shown}");
+        let due = d.conn.wake_at(&timeouts).unwrap();
+        assert_eq!(due, timeouts.header, "{shown}");
+        let mut env = d.parts.env();
+        env.now = due;
+        assert_eq!(
+            d.conn.on_wake(&timeouts, &mut env),
+            Next::Continue,
+            "{shown}"
+        );
+        let out = d.write_all();
+        let (head, body) = d.responses().error(408);
+        let want = if head_only {
+            head.to_vec()
+        } else {
+            [head, body].concat()
+        };
+        assert_eq!(out, want, "{shown}");
+        assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
+        assert!(d.log().ends_with("] - - - 408\n"), "{shown}: {}", d.log());
+    }
+}
