@@ -898,9 +898,11 @@ impl Conn {
 
     /// Answer the request whose head (and body) is complete.
     fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if env.features.faults.is_some() {
-            self.respond_with_fault(b, env);
-            return;
+        if let Some(f) = env.features.faults.as_deref() {
+            if b.pending.is_some_and(|p| f.applies(p.route as usize)) {
+                self.respond_with_fault(b, env);
+                return;
+            }
         }
         let Some(p) = b.pending.take() else {
             return;
@@ -964,6 +966,7 @@ impl Conn {
             .as_deref_mut()
             .and_then(|f| f.decide(p.route as usize))
         else {
+            // Not reached: `decide` answers for every route `applies` names.
             self.respond_plain(b, p, env);
             return;
         };

@@ -540,6 +540,8 @@ pub struct WorkerFaults {
     garbage: Vec<Box<[u8]>>,
     rng: Rng,
     mutate: Option<Mutator>,
+    /// By route index: whether [`WorkerFaults::decide`] may change its response.
+    applies: Vec<bool>,
 }
 
 /// The `--mutate` state of one worker.
@@ -614,13 +616,27 @@ impl WorkerFaults {
                 crate::config::Mutate::One(i) => Some(usize::from(i)),
             },
         });
+        let applies = config
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(i, r)| !r.faults.is_none() || (i == 0 && mutate.is_some()))
+            .collect();
         Some(WorkerFaults {
+            applies,
             routes: config.routes.iter().map(|r| r.faults.clone()).collect(),
             error_routes,
             garbage,
             rng,
             mutate,
         })
+    }
+
+    /// Whether route `route` has a fault (or is the default route under `--mutate`): the
+    /// one test a response of a route without one pays.
+    #[inline(always)]
+    pub fn applies(&self, route: usize) -> bool {
+        self.applies.get(route).copied().unwrap_or(false)
     }
 
     /// What route `route`'s response becomes, or `None` for the plain response.
