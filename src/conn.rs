@@ -986,7 +986,9 @@ impl Conn {
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
-                annotate_log(env, "mutate=", crate::mutate::CATALOGUE[i].id);
+                if p.logged {
+                    annotate_log(env, "mutate=", crate::mutate::CATALOGUE[i].id);
+                }
                 // The client cannot know where a broken response ends.
                 self.phase = Phase::Closing { linger: true };
                 return;
@@ -1003,15 +1005,21 @@ impl Conn {
         }
         if plan.delay_ms > 0 {
             env.stats.faults[Kind::Latency.index()] += 1;
-            annotate_log(env, "fault=", Kind::Latency.name());
+            if p.logged {
+                annotate_log(env, "fault=", Kind::Latency.name());
+            }
         }
         if plan.error {
             env.stats.faults[Kind::Error.index()] += 1;
-            annotate_log(env, "fault=", Kind::Error.name());
+            if p.logged {
+                annotate_log(env, "fault=", Kind::Error.name());
+            }
         }
         if let Some(k) = plan.delivery.kind() {
             env.stats.faults[k.index()] += 1;
-            annotate_log(env, "fault=", k.name());
+            if p.logged {
+                annotate_log(env, "fault=", k.name());
+            }
         }
         match plan.delivery {
             Delivery::Stall => {

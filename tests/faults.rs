@@ -404,6 +404,10 @@ fn access_log_and_stats_record_faults_and_variants() {
         "/e=error:1:503",
         "--fault",
         "/g=garbage:3",
+        "--health",
+        "/h",
+        "--fault",
+        "/h=latency:1ms",
         "--mutate-id",
         "cl-negative",
         "--stats",
@@ -414,15 +418,17 @@ fn access_log_and_stats_record_faults_and_variants() {
     let mut s = connect(p.addr);
     s.write_all(&get("/l")).unwrap();
     read_responses(&mut s, 1);
-    s.write_all(&get("/e")).unwrap();
-    assert_eq!(read_responses(&mut s, 1)[0].status, 503);
     exchange(p.addr, &get("/g"));
+    // The health route is never logged, its fault included, even right after another line.
+    s.write_all(&[get("/e"), get_close("/h")].concat()).unwrap();
+    let both = read_to_eof(&mut s);
+    assert_eq!(parse_responses(&both, &[false, false])[0].status, 503);
     // Counters are published every 100 ms.
     std::thread::sleep(Duration::from_millis(300));
     let stats = exchange(p.addr, b"GET /stats HTTP/1.0\r\n\r\n");
     let stats = String::from_utf8_lossy(&stats);
     for want in [
-        "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":0,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1}",
+        "\"faults\":{\"latency\":2,\"drip\":0,\"stall\":0,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1}",
         "\"mutate\":{\"cl-negative\":1}",
     ] {
         assert!(stats.contains(want), "{want} not in {stats}");
@@ -442,8 +448,9 @@ fn access_log_and_stats_record_faults_and_variants() {
         // A variant or garbage has no status of its own: 000.
         "GET /x HTTP/1.1 000 mutate=cl-negative",
         "GET /l HTTP/1.1 200 fault=latency",
-        "GET /e HTTP/1.1 503 fault=error",
         "GET /g HTTP/1.1 000 fault=garbage",
+        "GET /e HTTP/1.1 503 fault=error",
+        "GET /stats HTTP/1.0 200",
     ];
     for (line, want) in lines.iter().zip(want) {
         assert!(line.ends_with(want), "{want} in {log}");
