@@ -403,9 +403,9 @@ const PACED: u16 = u16::MAX;
 /// How a fault paces the response it changed (see [`PACED`]).
 #[derive(Debug, Default)]
 struct Pacing {
-    /// A drip in progress: (bytes per piece, ms between pieces, when the next piece is due).
-    drip: Option<(usize, u64, u64)>,
-    /// A dripped response's bytes not yet released into `out`, from `held_pos`.
+    /// A drip in progress: how, when its first piece was due, and the next piece's index.
+    drip: Option<(crate::fault::Drip, u64, u32)>,
+    /// A dripped response's bytes; those from `held_pos` are not released into `out` yet.
     held: Vec<u8>,
     held_pos: usize,
     /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
@@ -1072,19 +1072,18 @@ impl Conn {
                     b.out
                         .extend_from_slice(&env.responses.body(r as usize)[at..]);
                 }
-                let (piece, every_ms) = drip.steps(total);
-                let first = (start + piece).min(b.out.len());
+                let first = drip.piece_end(0, total);
                 b.pacing.held.clear();
-                b.pacing.held.extend_from_slice(&b.out[first..]);
-                b.pacing.held_pos = 0;
-                b.out.truncate(first);
+                b.pacing.held.extend_from_slice(&b.out[start..]);
+                b.pacing.held_pos = first;
+                b.out.truncate(start + first);
                 let from = if b.hold_until != 0 {
                     b.hold_until
                 } else {
                     env.now
                 };
-                if !b.pacing.held.is_empty() {
-                    b.pacing.drip = Some((piece, every_ms, from + every_ms));
+                if first < total {
+                    b.pacing.drip = Some((drip, from, 1));
                 }
             }
             _ => {}
@@ -1140,32 +1139,37 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
 }
 
 /// A paced response's output is all written (or was empty): release the drip pieces that are
-/// due, or hold until the next one is, or end the pacing. Pieces are due at fixed steps from
-/// the first, however late the loop wakes, so the whole response takes the time asked for.
+/// due, or hold until the next one is, or end the pacing. Each piece's time counts from the
+/// first, however late the loop wakes, so the whole response takes the time asked for.
 fn pace(b: &mut WorkArea, now: u64) {
-    let Some((piece, every_ms, mut next_at)) = b.pacing.drip else {
+    let Some((drip, from, mut next)) = b.pacing.drip else {
         // The response is out: later requests may be answered.
         b.body_rest = None;
         return;
     };
-    if now < next_at {
-        b.hold_until = next_at;
-        return;
-    }
     let p = &mut b.pacing;
-    while now >= next_at && p.held_pos < p.held.len() {
-        let end = p.held.len().min(p.held_pos + piece);
+    let total = p.held.len();
+    while p.held_pos < total && now >= from + drip.piece_at_ms(next) {
+        let end = drip.piece_end(next, total);
         b.out.extend_from_slice(&p.held[p.held_pos..end]);
         p.held_pos = end;
-        next_at += every_ms;
+        next += 1;
     }
-    b.out_since = now;
-    if p.held_pos == p.held.len() {
+    if p.held_pos == total {
         p.drip = None;
         p.held.clear();
         p.held_pos = 0;
     } else {
-        p.drip = Some((piece, every_ms, next_at));
+        p.drip = Some((drip, from, next));
+    }
+    if b.pending_out() == 0 {
+        // Nothing due yet (or an empty piece): wait for the next one.
+        match b.pacing.drip {
+            Some(_) => b.hold_until = from + drip.piece_at_ms(next),
+            None => b.body_rest = None,
+        }
+    } else {
+        b.out_since = now;
     }
 }
 

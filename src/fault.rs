@@ -153,13 +153,24 @@ pub enum Drip {
 }
 
 impl Drip {
-    /// (bytes per piece, ms between pieces) for a response `total` bytes long.
-    pub fn steps(self, total: usize) -> (usize, u64) {
+    /// Where piece `i` (from 0) of a response `total` bytes long ends: N pieces split the
+    /// response evenly (a piece may be empty when it is shorter than N bytes).
+    pub fn piece_end(self, i: u32, total: usize) -> usize {
+        let i = i as usize + 1;
         match self {
-            Drip::Rate { bytes, every_ms } => (bytes as usize, every_ms),
+            Drip::Rate { bytes, .. } => total.min(i.saturating_mul(bytes as usize)),
+            Drip::Pieces { pieces, .. } => {
+                (total as u128 * i as u128 / u128::from(pieces)).min(total as u128) as usize
+            }
+        }
+    }
+
+    /// When piece `i` is due, in ms after the first (which goes at once).
+    pub fn piece_at_ms(self, i: u32) -> u64 {
+        match self {
+            Drip::Rate { every_ms, .. } => u64::from(i).saturating_mul(every_ms),
             Drip::Pieces { pieces, over_ms } => {
-                let n = pieces as usize;
-                (total.div_ceil(n).max(1), over_ms / u64::from(pieces - 1))
+                over_ms * u64::from(i.min(pieces - 1)) / u64::from(pieces - 1)
             }
         }
     }
@@ -834,22 +845,35 @@ mod tests {
         for &(c, total, want) in cases {
             assert_eq!(c.keep(total), want, "{c:?} of {total}");
         }
-        let steps: &[(Drip, usize, (usize, u64))] = &[
+        // (drip, response length, [(piece end, due ms)] for pieces 0, 1, 2 and the last).
+        type Steps = (Drip, usize, [(usize, u64); 4], u32);
+        let steps: &[Steps] = &[
             (
                 Drip::Rate {
                     bytes: 1024,
                     every_ms: 100,
                 },
-                10_000,
-                (1024, 100),
+                2500,
+                [(1024, 0), (2048, 100), (2500, 200), (2500, 200)],
+                2,
             ),
             (
                 Drip::Pieces {
-                    pieces: 10,
-                    over_ms: 900,
+                    pieces: 4,
+                    over_ms: 600,
                 },
-                95,
-                (10, 100),
+                100,
+                [(25, 0), (50, 200), (75, 400), (100, 600)],
+                3,
+            ),
+            (
+                Drip::Pieces {
+                    pieces: 7,
+                    over_ms: 1000,
+                },
+                10,
+                [(1, 0), (2, 166), (4, 333), (10, 1000)],
+                6,
             ),
             (
                 Drip::Pieces {
@@ -857,11 +881,16 @@ mod tests {
                     over_ms: 300,
                 },
                 2,
-                (1, 100),
+                [(0, 0), (1, 100), (1, 200), (2, 300)],
+                3,
             ),
         ];
-        for &(drip, total, want) in steps {
-            assert_eq!(drip.steps(total), want, "{drip:?} of {total}");
+        for &(drip, total, want, last) in steps {
+            let got: Vec<(usize, u64)> = [0, 1, 2, last]
+                .iter()
+                .map(|&i| (drip.piece_end(i, total), drip.piece_at_ms(i)))
+                .collect();
+            assert_eq!(got, want, "{drip:?} of {total}");
         }
     }
 
