@@ -372,7 +372,7 @@ pub mod connection {
                 conn.buffered()
             );
             match conn.next() {
-                Next::Close { .. } => break,
+                Next::Close { .. } | Next::Reset => break,
                 Next::Continue if !progressed => {
                     // Nothing more can happen: all input given, no output pending.
                     assert!(eof_sent && conn.output().is_empty(), "connection stuck");

@@ -9,6 +9,7 @@
 //! table and the precedence rule against it, option by option.
 
 use crate::conn::Timeouts;
+use crate::fault::RouteFaults;
 use crate::parser::{Limits, TCHAR, VALUE};
 use crate::response::{Common, Spec};
 use std::ffi::OsString;
@@ -56,6 +57,15 @@ impl std::fmt::Display for Listen {
     }
 }
 
+/// Which malformed responses `--mutate` sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutate {
+    /// Each request the next variant of the catalogue, in order (`--mutate`).
+    Cycle,
+    /// Always this variant, by its index in [`crate::mutate::CATALOGUE`] (`--mutate-id`).
+    One(u16),
+}
+
 /// A route: an exact path with its own response.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
@@ -65,6 +75,8 @@ pub struct Route {
     pub spec: Spec,
     /// Only GET and HEAD match (the health route).
     pub get_only: bool,
+    /// `--fault`: how this route misbehaves (none by default).
+    pub faults: RouteFaults,
 }
 
 /// Everything a server is configured with. Build one with [`Config::default`] and its
@@ -121,6 +133,11 @@ pub struct Config {
     /// `--metrics PATH`: the same counters as `stats`, in the Prometheus text exposition
     /// format (`text/plain; version=0.0.4`).
     pub metrics: Option<String>,
+    /// `--mutate` or `--mutate-id`: answer paths without a route of their own with the
+    /// malformed-response catalogue.
+    pub mutate: Option<Mutate>,
+    /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
+    pub seed: u64,
 }
 
 impl Default for Config {
@@ -147,6 +164,7 @@ impl Default for Config {
                     headers: Vec::new(),
                 },
                 get_only: false,
+                faults: RouteFaults::default(),
             }],
             common: Common {
                 server: "canned".into(),
@@ -159,6 +177,8 @@ impl Default for Config {
             access_log: false,
             stats: None,
             metrics: None,
+            seed: crate::fault::DEFAULT_SEED,
+            mutate: None,
         }
     }
 }
@@ -201,6 +221,10 @@ enum Kind {
     Route,
     /// Comma-separated method tokens: the methods answered.
     Methods,
+    /// `PATH=KIND[:ARGS]`: a fault on a route.
+    Fault,
+    /// An id of the malformed-response catalogue.
+    MutateId,
 }
 
 /// Settings turned on by a switch.
@@ -211,6 +235,7 @@ enum Toggle {
     RawClose,
     AccessLog,
     Quiet,
+    Mutate,
 }
 
 impl Toggle {
@@ -221,6 +246,7 @@ impl Toggle {
             Toggle::RawClose => c.raw_close = true,
             Toggle::AccessLog => c.access_log = true,
             Toggle::Quiet => c.quiet = true,
+            Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
         }
     }
 }
@@ -243,6 +269,7 @@ enum Number {
     WriteTimeout,
     ShutdownTimeout,
     Delay,
+    Seed,
 }
 
 impl Number {
@@ -262,6 +289,7 @@ impl Number {
             Number::WriteTimeout => c.timeouts.write = n,
             Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
             Number::Delay => c.delay = n,
+            Number::Seed => c.seed = n,
         }
     }
 }
@@ -642,6 +670,48 @@ static OPTIONS: &[Opt] = &[
         "Answer PATH with the same counters in Prometheus text format"
     ),
     opt!(
+        "--fault PATH=KIND[:ARGS]",
+        "CANNED_FAULT",
+        Kind::Fault,
+        "Misbehave on PATH (a --route's, or a new route with the default\n\
+         response; * for every path without a route): latency:100ms,\n\
+         latency:10ms..50ms, latency:median=50ms:p99=500ms, drip:1KiB/100ms,\n\
+         drip:10pieces/2s, stall, truncate:N or N%, reset:N or N%,\n\
+         garbage:N, error:RATE:STATUS[:BODY]; repeatable, one of each group\n\
+         (latency; drip/stall/truncate/reset/garbage; error) per path"
+    )
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--seed N",
+        "CANNED_SEED",
+        Kind::Count {
+            min: 0,
+            max: u64::MAX,
+            set: Number::Seed,
+        },
+        "Seed of the fault delays, error shares and garbage (default 0;\n\
+         each worker draws its own stream)"
+    ),
+    opt!(
+        "--mutate",
+        "CANNED_MUTATE",
+        Kind::Switch(Toggle::Mutate),
+        "Answer each request on a path without a route with the next\n\
+         malformed response of the catalogue (see README), then close"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--mutate-id ID",
+        "CANNED_MUTATE_ID",
+        Kind::MutateId,
+        "Like --mutate, always with the catalogue's variant ID"
+    )
+    .related(&[
+        Relation::ConflictsWith("--mutate"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
+    opt!(
         "--quiet",
         "CANNED_QUIET",
         Kind::Switch(Toggle::Quiet),
@@ -918,6 +988,15 @@ fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, 
             return Ok(v.split_once('=').map(|(path, _)| path));
         }
         Kind::Methods => c.methods = methods(v)?,
+        Kind::Fault => return add_fault(c, v),
+        Kind::MutateId => {
+            let Some(i) = crate::mutate::find(v) else {
+                return Err(format!(
+                    "{v:?} is not a variant id of the catalogue (like cl-negative; see README)"
+                ));
+            };
+            c.mutate = Some(Mutate::One(i as u16));
+        }
     }
     Ok(None)
 }
@@ -1052,7 +1131,7 @@ fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
 
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
 /// floating point (which would add its tables to the binary).
-fn duration(v: &str) -> Result<u64, String> {
+pub(crate) fn duration(v: &str) -> Result<u64, String> {
     let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
     let split = v
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -1160,7 +1239,29 @@ fn route(v: &str, default: &Spec) -> Result<Route, String> {
             headers: default.headers.clone(),
         },
         get_only: false,
+        faults: RouteFaults::default(),
     })
+}
+
+/// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
+/// adding a route with the default response when PATH has none. Returns the path when it
+/// made a route, for the check that no path is answered twice.
+fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
+    let (path, fault) = crate::fault::parse_fault(v)?;
+    let (i, new) = match c.routes.iter().position(|r| r.path == path) {
+        _ if path == "*" => (0, false),
+        Some(i) if i > 0 => (i, false),
+        _ => {
+            check_path(path)?;
+            let mut r = c.routes[0].clone();
+            r.path = path.into();
+            r.faults = RouteFaults::default();
+            c.routes.push(r);
+            (c.routes.len() - 1, true)
+        }
+    };
+    c.routes[i].faults.add(fault)?;
+    Ok(new.then_some(path))
 }
 
 /// The `--health` route: GET and HEAD only, 200 `ok`.
@@ -1174,6 +1275,7 @@ fn health(path: String) -> Route {
             headers: Vec::new(),
         },
         get_only: true,
+        faults: RouteFaults::default(),
     }
 }
 
@@ -1690,6 +1792,7 @@ mod tests {
                     Kind::Address => format!("127.0.0.1:{i}"),
                     Kind::Header => format!("X-{i}: v"),
                     Kind::Route => format!("/{i}=200"),
+                    Kind::Fault => format!("/{i}=stall"),
                     _ => panic!("{}: no sample values", o.flag()),
                 })
                 .collect();
@@ -1779,6 +1882,8 @@ mod tests {
             Kind::FieldValue(_) | Kind::Text(_) => pair("env", "flag"),
             Kind::Route => pair("/env=200\n/env2=200", "/flag=201"),
             Kind::Methods => pair("GET", "POST,PUT"),
+            Kind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
+            Kind::MutateId => pair("cl-hex", "cl-negative"),
         }
     }
 
@@ -1908,6 +2013,89 @@ mod tests {
             );
         }
         assert!(help.lines().all(|l| l.len() <= 100), "{help}");
+    }
+
+    /// `--fault` on a route's path, on a new path (a route with the default response), on `*`
+    /// (the default response); errors name the flag.
+    #[test]
+    fn faults_attach_to_routes() {
+        use crate::fault::{Cut, Delivery, Latency, RouteFaults};
+        let c = run(&[
+            "--body",
+            "b",
+            "--route",
+            "/r=404:x",
+            "--fault",
+            "/r=latency:5ms",
+            "--fault",
+            "/new=truncate:50%",
+            "--fault",
+            "/new=error:0.5:503",
+            "--fault",
+            "*=stall",
+            "--seed",
+            "42",
+        ])
+        .unwrap();
+        assert_eq!(c.seed, 42);
+        let paths: Vec<&str> = c.routes.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(paths, ["", "/r", "/new"]);
+        assert_eq!(c.routes[0].faults.delivery, Delivery::Stall);
+        assert_eq!(c.routes[1].faults.latency, Some(Latency::Fixed(5)));
+        assert_eq!(c.routes[1].spec.status, 404);
+        let new = &c.routes[2];
+        assert_eq!(new.spec.body.as_ref(), b"b");
+        assert_eq!(new.faults.delivery, Delivery::Truncate(Cut::Percent(50)));
+        assert_eq!(new.faults.error.as_ref().map(|e| e.status), Some(503));
+        assert_eq!(run(&[]).unwrap().routes[0].faults, RouteFaults::default());
+        assert_eq!(run(&[]).unwrap().seed, 0);
+        let env = run_env(&[], &[("CANNED_FAULT", "/a=reset:0\n/b=garbage:8")]).unwrap();
+        assert_eq!(env.routes.len(), 3);
+        assert_errors(&[
+            (
+                &["--fault", "/x"],
+                &[],
+                "--fault: \"/x\" is not PATH=KIND[:ARGS]",
+            ),
+            (
+                &["--fault", "/x=slow"],
+                &[],
+                "--fault: \"slow\" is not a fault kind",
+            ),
+            (&["--fault", "x=stall"], &[], "--fault: \"x\" is not a path"),
+            (
+                &["--fault", "/x=stall", "--fault", "/x=reset:0"],
+                &[],
+                "--fault: a second drip, stall",
+            ),
+            (
+                &["--stats", "/s", "--fault", "/s=stall"],
+                &[],
+                "--stats and --fault both answer /s",
+            ),
+            (
+                &["--seed", "-1"],
+                &[],
+                "--seed: \"-1\" is not a whole number",
+            ),
+            (
+                &[],
+                &[("CANNED_FAULT", "/x=drip")],
+                "CANNED_FAULT: drip needs",
+            ),
+            (
+                &["--mutate-id", "nope"],
+                &[],
+                "--mutate-id: \"nope\" is not a variant id",
+            ),
+        ]);
+        assert_eq!(run(&["--mutate"]).unwrap().mutate, Some(Mutate::Cycle));
+        let one = run(&["--mutate-id", "te-and-cl"]).unwrap().mutate;
+        assert_eq!(
+            one,
+            Some(Mutate::One(crate::mutate::find("te-and-cl").unwrap() as u16))
+        );
+        assert_eq!(run(&[]).unwrap().mutate, None);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! is pending.
 
 use crate::chunked::ChunkedDecoder;
+use crate::fault::{Decision, Delivery, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
@@ -98,6 +99,7 @@ impl Pool {
             b.input = Vec::new();
             b.out = Vec::new();
             b.log_line = Vec::new();
+            b.pacing.held = Vec::new();
         }
         if self.free.len() < Self::KEEP {
             b.reset();
@@ -205,6 +207,10 @@ pub struct Stats {
     pub bytes_in: u64,
     /// Bytes written.
     pub bytes_out: u64,
+    /// Responses given a fault, by [`crate::fault::Kind::index`].
+    pub faults: [u64; crate::fault::Kind::ALL.len()],
+    /// Malformed responses sent, by index in [`crate::mutate::CATALOGUE`].
+    pub mutated: Vec<u64>,
 }
 
 impl Default for Stats {
@@ -216,6 +222,8 @@ impl Default for Stats {
             timeouts: [0; Timeout::ALL.len()],
             bytes_in: 0,
             bytes_out: 0,
+            faults: [0; crate::fault::Kind::ALL.len()],
+            mutated: Vec::new(),
         }
     }
 }
@@ -235,6 +243,15 @@ impl Stats {
         }
         self.bytes_in += o.bytes_in;
         self.bytes_out += o.bytes_out;
+        for (a, b) in self.faults.iter_mut().zip(&o.faults) {
+            *a += b;
+        }
+        if self.mutated.len() < o.mutated.len() {
+            self.mutated.resize(o.mutated.len(), 0);
+        }
+        for (a, b) in self.mutated.iter_mut().zip(&o.mutated) {
+            *a += b;
+        }
     }
 }
 
@@ -272,6 +289,8 @@ pub struct Features<'a> {
     pub delay_ms: u64,
     /// Where to append access-log lines, when enabled (`--access-log`).
     pub access_log: Option<&'a mut Vec<u8>>,
+    /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
+    pub faults: Option<&'a mut WorkerFaults>,
 }
 
 /// What the loop should do with a connection after a call.
@@ -286,6 +305,9 @@ pub enum Next {
         /// Shut down writing and drain input before closing.
         linger: bool,
     },
+    /// Close it now with a reset (RST: SO_LINGER 0, then close), its output written (a
+    /// `reset` fault).
+    Reset,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,6 +338,11 @@ enum Phase {
     /// The write side is shut down; input is discarded until end of input or
     /// [`LINGER_MS`] after `Conn::active`.
     Lingering,
+    /// A `stall` fault: input is read and discarded, nothing more is answered, until the
+    /// client closes or the idle timeout ends it.
+    Stalled,
+    /// A `reset` fault: answer nothing more; reset once the output is written.
+    Resetting,
 }
 
 /// The state of one connection. See the module documentation.
@@ -363,6 +390,35 @@ pub struct WorkArea {
     /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
     /// out with its status when the response is decided.
     log_line: Vec<u8>,
+    /// A fault's pacing of the response being sent; all off on the plain path.
+    pacing: Pacing,
+}
+
+/// `body_rest` names this route while a latency or drip fault's response is not all out:
+/// every test the plain path makes of `body_rest` (stop parsing, stop reading, keep the work
+/// area, not flushed yet) then holds later requests back, and the plain path tests nothing
+/// more. The refill that a real `body_rest` takes decides when the pacing ends.
+const PACED: u16 = u16::MAX;
+
+/// How a fault paces the response it changed (see [`PACED`]).
+#[derive(Debug, Default)]
+struct Pacing {
+    /// A drip in progress: how, when its first piece was due, and the next piece's index.
+    drip: Option<(crate::fault::Drip, u64, u32)>,
+    /// A dripped response's bytes; those from `held_pos` are not released into `out` yet.
+    held: Vec<u8>,
+    held_pos: usize,
+    /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
+    body_stop: Option<usize>,
+}
+
+impl Pacing {
+    fn clear(&mut self) {
+        self.drip = None;
+        self.held.clear();
+        self.held_pos = 0;
+        self.body_stop = None;
+    }
 }
 
 impl WorkArea {
@@ -381,6 +437,7 @@ impl WorkArea {
             last_held: None,
             high_water: conn.high_water,
             log_line: Vec::new(),
+            pacing: Pacing::default(),
         }
     }
 
@@ -395,11 +452,15 @@ impl WorkArea {
         self.head_since = None;
         self.hold_until = 0;
         self.last_held = None;
+        self.pacing.clear();
         self.log_line.clear();
     }
 
     fn capacity(&self) -> usize {
-        self.input.capacity() + self.out.capacity() + self.log_line.capacity()
+        self.input.capacity()
+            + self.out.capacity()
+            + self.log_line.capacity()
+            + self.pacing.held.capacity()
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -431,13 +492,17 @@ impl Conn {
 
     /// Bytes read from the peer.
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             // Discarded: the response is out and the write side shut.
             return;
         }
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
-        if self.phase != Phase::Open {
+        if !matches!(self.phase, Phase::Open) {
+            if matches!(self.phase, Phase::Stalled) {
+                // Read and never answered.
+                return;
+            }
             if !data.is_empty() {
                 self.phase = Phase::Closing { linger: true };
             }
@@ -507,13 +572,18 @@ impl Conn {
         if b.out_pos == b.out.len() {
             b.out.clear();
             b.out_pos = 0;
-            if let Some((route, at)) = b.body_rest {
-                let body = env.responses.body(route as usize);
-                let end = body.len().min(at + env.conn_limits.body_chunk.max(1));
-                b.out.extend_from_slice(&body[at..end]);
-                b.body_rest = (end < body.len()).then_some((route, end));
+            match b.body_rest {
+                Some((PACED, _)) => pace(&mut b, env.now),
+                Some((route, at)) => {
+                    let body = env.responses.body(route as usize);
+                    let stop = b.pacing.body_stop.unwrap_or(body.len());
+                    let end = stop.min(at + env.conn_limits.body_chunk.max(1));
+                    b.out.extend_from_slice(&body[at..end]);
+                    b.body_rest = (end < stop).then_some((route, end));
+                }
+                None => {}
             }
-            if b.body_rest.is_none() && !b.input.is_empty() && self.phase == Phase::Open {
+            if b.body_rest.is_none() && !b.input.is_empty() && matches!(self.phase, Phase::Open) {
                 self.resume(&mut b, env);
             }
         }
@@ -534,8 +604,8 @@ impl Conn {
                             && b.input.len() <= b.parser.limits().max_head
                     })
             }
-            Phase::Lingering => !self.eof,
-            Phase::Closing { .. } => false,
+            Phase::Lingering | Phase::Stalled => !self.eof,
+            Phase::Closing { .. } | Phase::Resetting => false,
         }
     }
 
@@ -547,7 +617,10 @@ impl Conn {
             .is_none_or(|b| b.pending_out() == 0 && b.body_rest.is_none());
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
-            Phase::Open | Phase::Lingering if flushed && self.eof => Next::Close { linger: false },
+            Phase::Resetting if flushed => Next::Reset,
+            Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
+                Next::Close { linger: false }
+            }
             _ => Next::Continue,
         }
     }
@@ -563,7 +636,7 @@ impl Conn {
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {
-        self.work.is_none() && self.phase == Phase::Open
+        self.work.is_none() && matches!(self.phase, Phase::Open | Phase::Stalled)
     }
 
     /// When the last input or output progress was (ms): among idle connections, the
@@ -585,7 +658,10 @@ impl Conn {
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
         self.work.as_ref().map_or(0, |b| {
-            std::mem::size_of::<WorkArea>() + b.input.capacity() + b.out.capacity()
+            std::mem::size_of::<WorkArea>()
+                + b.input.capacity()
+                + b.out.capacity()
+                + b.pacing.held.capacity()
         })
     }
 
@@ -594,7 +670,7 @@ impl Conn {
     /// nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             return Some(self.active + LINGER_MS);
         }
         let due = self.deadline(t).0;
@@ -611,7 +687,7 @@ impl Conn {
     /// any output, then ask [`Conn::next`]).
     pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
-        if self.phase == Phase::Lingering {
+        if matches!(self.phase, Phase::Lingering) {
             return if now >= self.active + LINGER_MS {
                 Next::Close { linger: false }
             } else {
@@ -623,7 +699,7 @@ impl Conn {
                 b.hold_until = 0;
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
-                    if env.draining && self.phase == Phase::Open && !env.features.raw {
+                    if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
                         // A drain began while this response was held: it becomes the last
                         // one, and says so (RFC 9112 §9.6).
                         b.out.truncate(at);
@@ -632,6 +708,10 @@ impl Conn {
                         self.phase = Phase::Closing { linger: true };
                     }
                 }
+            }
+            if b.hold_until == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
+                // A latency or a drip's pause ended with nothing left to write.
+                pace(&mut b, now);
             }
             self.work = Some(b);
         }
@@ -672,7 +752,7 @@ impl Conn {
 
     fn on_timeout(&mut self, why: Timeout, env: &mut Env<'_>) -> Next {
         env.stats.timeouts[why as usize] += 1;
-        if why == Timeout::Header && self.phase == Phase::Open {
+        if why == Timeout::Header && matches!(self.phase, Phase::Open) {
             if let Some(mut b) = self.work.take() {
                 if b.pending_out() == 0 {
                     // The partial head is still in the input: a HEAD request's 408 has no body.
@@ -704,17 +784,24 @@ impl Conn {
         b.input = input;
     }
 
+    /// A close or a fault decided that nothing more is answered; `unanswered`: requests came
+    /// after it.
+    #[cold]
+    fn answer_no_more(&mut self, unanswered: bool) {
+        if unanswered && matches!(self.phase, Phase::Closing { .. }) {
+            // Requests after the close are not answered; drain them before closing so that
+            // the unread bytes do not turn the close into a reset.
+            self.phase = Phase::Closing { linger: true };
+        }
+    }
+
     /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
     /// decided: later requests are not answered).
     fn process(&mut self, b: &mut WorkArea, buf: &[u8], env: &mut Env<'_>) -> usize {
         let mut at = 0;
         loop {
-            if self.phase != Phase::Open {
-                if at < buf.len() {
-                    // Requests after the close are not answered; drain them before closing
-                    // so that the unread bytes do not turn the close into a reset.
-                    self.phase = Phase::Closing { linger: true };
-                }
+            if !matches!(self.phase, Phase::Open) {
+                self.answer_no_more(at < buf.len());
                 return buf.len();
             }
             match &mut b.body {
@@ -811,17 +898,35 @@ impl Conn {
 
     /// Answer the request whose head (and body) is complete.
     fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        if let Some(f) = env.features.faults.as_deref() {
+            if b.pending.is_some_and(|p| f.applies(p.route as usize)) {
+                self.respond_with_fault(b, env);
+                return;
+            }
+        }
         let Some(p) = b.pending.take() else {
             return;
         };
-        self.served += 1;
-        let close = if env.features.raw {
+        self.respond_plain(b, p, env);
+    }
+
+    /// Whether the response to `p` (the `served`th) closes the connection.
+    #[inline(always)]
+    fn closes_after(&self, p: &Pending, env: &Env<'_>) -> bool {
+        if env.features.raw {
             env.features.raw_close
         } else {
             !p.keep_alive
                 || env.draining
                 || (env.max_requests > 0 && self.served >= env.max_requests)
-        };
+        }
+    }
+
+    /// Answer `p` with its route's response.
+    #[inline(always)]
+    fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        self.served += 1;
+        let close = self.closes_after(&p, env);
         let status = env.responses.status(p.route as usize);
         env.stats.by_status[status as usize] += 1;
         if p.logged {
@@ -839,6 +944,154 @@ impl Conn {
         if close {
             // A close the client did not ask for may cross requests it already sent: drain
             // them instead of answering them with a reset.
+            let server_initiated = p.keep_alive && !env.features.raw;
+            self.phase = Phase::Closing {
+                linger: server_initiated,
+            };
+        }
+    }
+
+    /// Answer `p` when faults are configured: with its route's fault (or a `--mutate`
+    /// variant) if it has one, else plainly. Out of line, so that the plain path pays one test.
+    #[cold]
+    #[inline(never)]
+    fn respond_with_fault(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        use crate::fault::Kind;
+        let Some(p) = b.pending.take() else {
+            return;
+        };
+        let Some(d) = env
+            .features
+            .faults
+            .as_deref_mut()
+            .and_then(|f| f.decide(p.route as usize))
+        else {
+            // Not reached: `decide` answers for every route `applies` names.
+            self.respond_plain(b, p, env);
+            return;
+        };
+        self.served += 1;
+        let close = self.closes_after(&p, env);
+        let (plan, route) = match d {
+            Decision::Mutate(i) => {
+                let m = &mut env.stats.mutated;
+                if m.len() <= i {
+                    m.resize(crate::mutate::CATALOGUE.len(), 0);
+                }
+                m[i] += 1;
+                if p.logged {
+                    // No status of its own: a variant may have none, or several.
+                    log_response(b, 0, env);
+                }
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.variant(i));
+                }
+                if p.logged {
+                    annotate_log(env, "mutate=", crate::mutate::CATALOGUE[i].id);
+                }
+                // The client cannot know where a broken response ends.
+                self.phase = Phase::Closing { linger: true };
+                return;
+            }
+            Decision::Fault { plan, route } => (plan, route),
+        };
+        if p.logged {
+            let status = match plan.delivery {
+                // Nothing with a status is sent.
+                Delivery::Stall | Delivery::Garbage(_) => 0,
+                _ => env.responses.status(route as usize),
+            };
+            log_response(b, status, env);
+        }
+        if plan.delay_ms > 0 {
+            env.stats.faults[Kind::Latency.index()] += 1;
+            if p.logged {
+                annotate_log(env, "fault=", Kind::Latency.name());
+            }
+        }
+        if plan.error {
+            env.stats.faults[Kind::Error.index()] += 1;
+            if p.logged {
+                annotate_log(env, "fault=", Kind::Error.name());
+            }
+        }
+        if let Some(k) = plan.delivery.kind() {
+            env.stats.faults[k.index()] += 1;
+            if p.logged {
+                annotate_log(env, "fault=", k.name());
+            }
+        }
+        match plan.delivery {
+            Delivery::Stall => {
+                self.phase = Phase::Stalled;
+                return;
+            }
+            Delivery::Garbage(_) => {
+                if plan.delay_ms > 0 {
+                    b.hold_until = env.now + plan.delay_ms;
+                }
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.garbage(p.route as usize));
+                }
+                self.phase = Phase::Closing { linger: true };
+                return;
+            }
+            _ => {}
+        }
+        env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        if plan.delay_ms > 0 {
+            // Output queued before this response waits with it: responses stay in order.
+            b.hold_until = env.now + plan.delay_ms;
+        }
+        let start = b.out.len();
+        append_response(b, &Pending { route, ..p }, close, env);
+        let sent_now = b.out.len() - start;
+        let rest = b
+            .body_rest
+            .map_or(0, |(r, at)| env.responses.body(r as usize).len() - at);
+        let total = sent_now + rest;
+        match plan.delivery {
+            Delivery::Truncate(cut) | Delivery::Reset(cut) => {
+                let keep = cut.keep(total);
+                if keep <= sent_now {
+                    b.out.truncate(start + keep);
+                    b.body_rest = None;
+                } else if let Some((_, at)) = b.body_rest {
+                    b.pacing.body_stop = Some(at + keep - sent_now);
+                }
+                self.phase = match plan.delivery {
+                    Delivery::Reset(_) => Phase::Resetting,
+                    _ => Phase::Closing { linger: true },
+                };
+                return;
+            }
+            Delivery::Drip(drip) => {
+                // The whole response is copied, a streamed body included, and released into
+                // `out` a piece at a time.
+                if let Some((r, at)) = b.body_rest.take() {
+                    b.out
+                        .extend_from_slice(&env.responses.body(r as usize)[at..]);
+                }
+                let first = drip.piece_end(0, total);
+                b.pacing.held.clear();
+                b.pacing.held.extend_from_slice(&b.out[start..]);
+                b.pacing.held_pos = first;
+                b.out.truncate(start + first);
+                let from = if b.hold_until != 0 {
+                    b.hold_until
+                } else {
+                    env.now
+                };
+                if first < total {
+                    b.pacing.drip = Some((drip, from, 1));
+                }
+            }
+            _ => {}
+        }
+        if (plan.delay_ms > 0 || b.pacing.drip.is_some()) && b.body_rest.is_none() {
+            b.body_rest = Some((PACED, 0));
+        }
+        if close {
             let server_initiated = p.keep_alive && !env.features.raw;
             self.phase = Phase::Closing {
                 linger: server_initiated,
@@ -881,6 +1134,54 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
         } else {
             b.out.extend_from_slice(&body[..chunk]);
             b.body_rest = Some((p.route, chunk));
+        }
+    }
+}
+
+/// A paced response's output is all written (or was empty): release the drip pieces that are
+/// due, or hold until the next one is, or end the pacing. Each piece's time counts from the
+/// first, however late the loop wakes, so the whole response takes the time asked for.
+fn pace(b: &mut WorkArea, now: u64) {
+    let Some((drip, from, mut next)) = b.pacing.drip else {
+        // The response is out: later requests may be answered.
+        b.body_rest = None;
+        return;
+    };
+    let p = &mut b.pacing;
+    let total = p.held.len();
+    while p.held_pos < total && now >= from + drip.piece_at_ms(next) {
+        let end = drip.piece_end(next, total);
+        b.out.extend_from_slice(&p.held[p.held_pos..end]);
+        p.held_pos = end;
+        next += 1;
+    }
+    if p.held_pos == total {
+        p.drip = None;
+        p.held.clear();
+        p.held_pos = 0;
+    } else {
+        p.drip = Some((drip, from, next));
+    }
+    if b.pending_out() == 0 {
+        // Nothing due yet (or an empty piece): wait for the next one.
+        match b.pacing.drip {
+            Some(_) => b.hold_until = from + drip.piece_at_ms(next),
+            None => b.body_rest = None,
+        }
+    } else {
+        b.out_since = now;
+    }
+}
+
+/// Add ` KEYVALUE` to the access-log line just written (the request's), if logging.
+fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
+    if let Some(log) = env.features.access_log.as_deref_mut() {
+        if log.last() == Some(&b'\n') {
+            log.pop();
+            log.push(b' ');
+            log.extend_from_slice(key.as_bytes());
+            log.extend_from_slice(value.as_bytes());
+            log.push(b'\n');
         }
     }
 }

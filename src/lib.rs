@@ -53,6 +53,8 @@
 //! | `server` | the poll loop: accept, read, write, timers, shutdown | `server` |
 //! | `config` | the command line and the environment | `server` |
 //! | `metrics` | the counters in the Prometheus text format | `server` |
+//! | `mutate` | the malformed-response catalogue | `server` |
+//! | `fault` | faults a route can be given: parsing, the seeded generator, sampling | `server` |
 //!
 //! # Features
 //!
@@ -73,7 +75,11 @@ pub mod config;
 #[cfg(feature = "server")]
 pub mod conn;
 #[cfg(feature = "server")]
+pub mod fault;
+#[cfg(feature = "server")]
 pub mod metrics;
+#[cfg(feature = "server")]
+pub mod mutate;
 pub mod parser;
 #[cfg(feature = "server")]
 pub mod response;

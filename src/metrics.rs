@@ -78,6 +78,28 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
 
     family(
         out,
+        "canned_faults_total",
+        "counter",
+        "Responses given a fault (--fault), by kind.",
+    );
+    for (kind, n) in crate::fault::Kind::ALL.iter().zip(s.faults) {
+        let _ = writeln!(out, "canned_faults_total{{kind=\"{}\"}} {n}", kind.name());
+    }
+
+    family(
+        out,
+        "canned_mutated_total",
+        "counter",
+        "Malformed responses sent (--mutate), by catalogue id.",
+    );
+    for (v, n) in crate::mutate::CATALOGUE.iter().zip(&s.mutated) {
+        if *n > 0 {
+            let _ = writeln!(out, "canned_mutated_total{{id=\"{}\"}} {n}", v.id);
+        }
+    }
+
+    family(
+        out,
         "canned_connections_open",
         "gauge",
         "Connections open now.",
@@ -136,6 +158,8 @@ mod tests {
         t.stats.timeouts = [4, 5, 6];
         t.stats.bytes_in = 123_456;
         t.stats.bytes_out = 7_890_123;
+        t.stats.faults[crate::fault::Kind::Stall.index()] = 2;
+        t.stats.mutated = vec![0, 1];
         t
     }
 
@@ -217,14 +241,14 @@ mod tests {
                     let labels = labels.trim_start_matches('{').trim_end_matches('}');
                     for c in labels.chars() {
                         assert!(
-                            c.is_ascii_alphanumeric() || "_=\"".contains(c),
+                            c.is_ascii_alphanumeric() || "_=\"-".contains(c),
                             "{c:?} in {line}"
                         );
                     }
                 }
             }
         }
-        assert_eq!(families.len(), 8);
+        assert_eq!(families.len(), 10);
     }
 
     #[test]

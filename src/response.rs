@@ -273,6 +273,14 @@ impl Responses {
         (responses, counters)
     }
 
+    /// Format a response no path selects (a fault's error response); returns its route
+    /// index.
+    pub fn add_unrouted(&mut self, spec: &Spec) -> usize {
+        self.specs.push(spec.clone());
+        self.routes.push(format(spec, &self.common, &self.date));
+        self.routes.len() - 1
+    }
+
     /// `--raw-response`: the same bytes, verbatim, for every request and variant.
     pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
         let only = Spec {

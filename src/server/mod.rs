@@ -36,6 +36,8 @@ struct Shared {
     wake_r: UnixStream,
     wake_w: UnixStream,
     open: AtomicUsize,
+    /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
+    catalogue: Option<Arc<crate::mutate::Catalogue>>,
 }
 
 impl Drop for Shared {
@@ -92,6 +94,10 @@ impl Server {
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
         wake_w.set_nonblocking(true)?;
+        let catalogue = config
+            .mutate
+            .is_some()
+            .then(|| Arc::new(crate::mutate::Catalogue::new()));
         Ok(Server {
             config: Arc::new(config),
             listeners: bound.listeners,
@@ -104,6 +110,7 @@ impl Server {
                 wake_r,
                 wake_w,
                 open: AtomicUsize::new(0),
+                catalogue,
             }),
         })
     }

@@ -109,6 +109,20 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
         let _ = write!(j, "{sep}\"{name}\":{n}");
         sep = ",";
     }
+    j.push_str("},\"faults\":{");
+    sep = "";
+    for (kind, n) in crate::fault::Kind::ALL.iter().zip(s.faults) {
+        let _ = write!(j, "{sep}\"{}\":{n}", kind.name());
+        sep = ",";
+    }
+    j.push_str("},\"mutate\":{");
+    sep = "";
+    for (v, n) in crate::mutate::CATALOGUE.iter().zip(&s.mutated) {
+        if *n > 0 {
+            let _ = write!(j, "{sep}\"{}\":{n}", v.id);
+            sep = ",";
+        }
+    }
     let _ = writeln!(
         j,
         "}},\"bytes_in\":{},\"bytes_out\":{}}}",
@@ -183,6 +197,8 @@ mod tests {
         };
         t.stats.timeouts = [1, 2, 3];
         t.stats.by_status[200] = 7;
+        t.stats.faults[crate::fault::Kind::Reset.index()] = 2;
+        t.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 5];
         let j = stats_json(&t, 1);
         for want in [
             "\"connections_open\":1",
@@ -191,6 +207,8 @@ mod tests {
             "\"responses\":{\"200\":7}",
             "\"timeouts\":{\"header\":1,\"idle\":2,\"write\":3}",
             "\"missing_host\":0",
+            "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0}",
+            "\"mutate\":{\"cl-plus-sign\":5}",
         ] {
             assert!(j.contains(want), "{want} not in {j}");
         }

@@ -19,6 +19,7 @@ use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
 use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats};
+use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
@@ -69,6 +70,8 @@ struct EnvParts {
     stats: Stats,
     /// Access-log lines of this loop turn.
     log: Vec<u8>,
+    /// `--fault` and `--mutate`, when configured.
+    faults: Option<WorkerFaults>,
 }
 
 impl EnvParts {
@@ -94,6 +97,7 @@ impl EnvParts {
                 raw_close: config.raw_close,
                 delay_ms: config.delay,
                 access_log: config.access_log.then_some(&mut self.log),
+                faults: self.faults.as_mut(),
             },
         }
     }
@@ -156,7 +160,8 @@ impl Worker {
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
-        let (responses, counter_routes) = Responses::from_config(&config);
+        let (mut responses, counter_routes) = Responses::from_config(&config);
+        let faults = WorkerFaults::new(&config, &mut responses, shared.catalogue.clone(), id);
         Ok(Worker {
             poller,
             listeners,
@@ -173,6 +178,7 @@ impl Worker {
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: Vec::new(),
+                faults,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
@@ -502,6 +508,11 @@ impl Worker {
         };
         match slot.conn.next() {
             Next::Close { linger: false } => self.close(k),
+            Next::Reset => {
+                // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
+                let _ = slot.sock.set_linger(Some(Duration::ZERO));
+                self.close(k);
+            }
             Next::Close { linger: true } => {
                 if slot.sock.shutdown(Shutdown::Write).is_err() {
                     self.close(k);

@@ -1,0 +1,976 @@
+//! Faults: how a route misbehaves on purpose, so that a client's timeouts, retries and
+//! framing checks can be tested against a server that is slow, silent, cut short or rude.
+//!
+//! A fault is given per path as `PATH=KIND[:ARGS]` (`--fault`) and named for what the client
+//! sees, with its numbers in its name: `latency:10ms..50ms`, `drip:1KiB/100ms`,
+//! `truncate:50%`, `reset:0`, `error:0.1:503`. Each route holds at most one fault of each
+//! group: a latency before the response, one way of delivering it (drip, stall, truncate,
+//! reset, garbage), and an error rate that swaps the response for another status. Everything
+//! random is drawn from a seeded generator ([`Rng`], `--seed`), one stream per worker, so
+//! that a run with one worker is reproduced exactly.
+//!
+//! This module parses and samples; the connection applies a [`Plan`] at respond time, and the
+//! loop's deadline heap supplies the timing (no thread, no sleep).
+
+/// A small, fast, seeded generator: splitmix64 (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", 2014). Every output is a bijective mix of a counter, so
+/// any seed, 0 included, gives a full-period stream; the worker's index picks the stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rng {
+    state: u64,
+}
+
+/// The seed when `--seed` is not given: fixed, so that two runs of the same command line
+/// draw the same delays and errors.
+pub const DEFAULT_SEED: u64 = 0;
+
+impl Rng {
+    /// The generator of stream `stream` (a worker's index) for `seed`.
+    pub fn new(seed: u64, stream: u64) -> Rng {
+        let mut r = Rng {
+            state: seed ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03),
+        };
+        // Decorrelate nearby seeds and streams.
+        r.next_u64();
+        r
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, n)` (Lemire's multiply-shift; the bias is below 2^-32 for any `n`
+    /// canned uses).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Uniform in `(0, 1)`: 53 random bits, never 0 (a logarithm follows).
+    fn open_unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    /// A standard normal sample (Box–Muller).
+    fn normal(&mut self) -> f64 {
+        let (u1, u2) = (self.open_unit(), self.open_unit());
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
+/// The longest delay a distribution may draw (ms): a lognormal's tail is unbounded, and a
+/// delay past the idle timeout would only look like a stall.
+pub const MAX_DELAY_MS: u64 = 3_600_000;
+
+/// A delay before the response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Latency {
+    /// Always this long (ms).
+    Fixed(u64),
+    /// Uniform from `min` to `max` inclusive (ms).
+    Uniform {
+        /// Shortest (ms).
+        min: u64,
+        /// Longest (ms).
+        max: u64,
+    },
+    /// Lognormal with this median and 99th percentile (ms): `mu = ln(median)`,
+    /// `sigma = (ln(p99) - mu) / z99` with `z99` the standard normal's 99th percentile.
+    LogNormal {
+        /// The median (ms).
+        median: u64,
+        /// The 99th percentile (ms).
+        p99: u64,
+    },
+}
+
+/// The standard normal distribution's 99th percentile.
+const Z99: f64 = 2.326_347_874_040_841;
+
+impl Latency {
+    /// A lognormal delay given its median and 99th percentile (ms; `p99 > median > 0`).
+    pub fn lognormal(median: u64, p99: u64) -> Latency {
+        Latency::LogNormal { median, p99 }
+    }
+
+    /// One delay (ms).
+    pub fn sample_ms(&self, rng: &mut Rng) -> u64 {
+        match *self {
+            Latency::Fixed(ms) => ms,
+            Latency::Uniform { min, max } => min + rng.below(max - min + 1),
+            Latency::LogNormal { median, p99 } => {
+                // Two logarithms per draw (tens of nanoseconds) keep the spec `Eq` and exact.
+                let mu = (median as f64).ln();
+                let sigma = ((p99 as f64).ln() - mu) / Z99;
+                let ms = (mu + sigma * rng.normal()).exp().round();
+                // `as` saturates; the clamp keeps a freak draw from meaning "never".
+                (ms as u64).min(MAX_DELAY_MS)
+            }
+        }
+    }
+}
+
+/// How much of a response to send before a close: a byte count or a share of its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// The first N bytes (all of them when the response is shorter).
+    Bytes(u64),
+    /// The first N percent (0 to 100), rounded down.
+    Percent(u8),
+}
+
+impl Cut {
+    /// Bytes to send of a response `total` bytes long.
+    pub fn keep(self, total: usize) -> usize {
+        match self {
+            Cut::Bytes(n) => total.min(usize::try_from(n).unwrap_or(usize::MAX)),
+            Cut::Percent(p) => total * usize::from(p) / 100,
+        }
+    }
+}
+
+/// How a dripped response is spread out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drip {
+    /// `bytes` at once, then `bytes` more every `every_ms`.
+    Rate {
+        /// Bytes per piece.
+        bytes: u32,
+        /// Between pieces (ms).
+        every_ms: u64,
+    },
+    /// The whole response in `pieces` pieces, the first at once and the last `over_ms` later.
+    Pieces {
+        /// Number of pieces (at least 2).
+        pieces: u32,
+        /// From the first piece to the last (ms).
+        over_ms: u64,
+    },
+}
+
+impl Drip {
+    /// Where piece `i` (from 0) of a response `total` bytes long ends: N pieces split the
+    /// response evenly (a piece may be empty when it is shorter than N bytes).
+    pub fn piece_end(self, i: u32, total: usize) -> usize {
+        let i = i as usize + 1;
+        match self {
+            Drip::Rate { bytes, .. } => total.min(i.saturating_mul(bytes as usize)),
+            Drip::Pieces { pieces, .. } => {
+                (total as u128 * i as u128 / u128::from(pieces)).min(total as u128) as usize
+            }
+        }
+    }
+
+    /// When piece `i` is due, in ms after the first (which goes at once).
+    pub fn piece_at_ms(self, i: u32) -> u64 {
+        match self {
+            Drip::Rate { every_ms, .. } => u64::from(i).saturating_mul(every_ms),
+            Drip::Pieces { pieces, over_ms } => {
+                over_ms * u64::from(i.min(pieces - 1)) / u64::from(pieces - 1)
+            }
+        }
+    }
+}
+
+/// How the response (or what stands in for it) reaches the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Delivery {
+    /// Whole, as fast as the client reads.
+    #[default]
+    Whole,
+    /// In pieces, paced by the loop's timers.
+    Drip(Drip),
+    /// Never: the request is read and nothing is answered, on this connection, again.
+    Stall,
+    /// The first bytes, then a close with FIN.
+    Truncate(Cut),
+    /// The first bytes, then a reset (RST: SO_LINGER 0 and close).
+    Reset(Cut),
+    /// This many random bytes instead of the response, then a close with FIN.
+    Garbage(u32),
+}
+
+/// A share of a route's requests answered with another status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorRate {
+    /// The share, in millionths.
+    pub per_million: u32,
+    /// The status they get (200-599).
+    pub status: u16,
+    /// Their body; `None`: the status and its reason phrase.
+    pub body: Option<String>,
+}
+
+/// Every fault of one route. [`RouteFaults::default`] is none.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RouteFaults {
+    /// A delay before the response.
+    pub latency: Option<Latency>,
+    /// How the response is delivered.
+    pub delivery: Delivery,
+    /// A share answered with another status.
+    pub error: Option<ErrorRate>,
+}
+
+/// One `--fault` value's fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// `latency:...`
+    Latency(Latency),
+    /// `drip`, `stall`, `truncate`, `reset` or `garbage`.
+    Delivery(Delivery),
+    /// `error:...`
+    Error(ErrorRate),
+}
+
+/// The kinds, in the order of the `--stats` counters ([`Kind::index`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A latency delayed the response.
+    Latency,
+    /// The response was dripped.
+    Drip,
+    /// The request was never answered.
+    Stall,
+    /// The response was cut short with FIN.
+    Truncate,
+    /// The response was cut short with RST.
+    Reset,
+    /// Random bytes were sent instead.
+    Garbage,
+    /// Another status was sent.
+    Error,
+}
+
+impl Kind {
+    /// Every kind, in counter order.
+    pub const ALL: [Kind; 7] = [
+        Kind::Latency,
+        Kind::Drip,
+        Kind::Stall,
+        Kind::Truncate,
+        Kind::Reset,
+        Kind::Garbage,
+        Kind::Error,
+    ];
+
+    /// The name in `--fault`, `--stats` and the access log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Latency => "latency",
+            Kind::Drip => "drip",
+            Kind::Stall => "stall",
+            Kind::Truncate => "truncate",
+            Kind::Reset => "reset",
+            Kind::Garbage => "garbage",
+            Kind::Error => "error",
+        }
+    }
+
+    /// The counter index.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Delivery {
+    /// Its kind, if it is a fault.
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            Delivery::Whole => None,
+            Delivery::Drip(_) => Some(Kind::Drip),
+            Delivery::Stall => Some(Kind::Stall),
+            Delivery::Truncate(_) => Some(Kind::Truncate),
+            Delivery::Reset(_) => Some(Kind::Reset),
+            Delivery::Garbage(_) => Some(Kind::Garbage),
+        }
+    }
+}
+
+/// What one response gets, decided at respond time from its route's faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Plan {
+    /// Hold the response this long first (ms; 0: no latency).
+    pub delay_ms: u64,
+    /// Answer with the route's error response instead.
+    pub error: bool,
+    /// How to deliver it.
+    pub delivery: Delivery,
+}
+
+impl RouteFaults {
+    /// Whether the route has any fault.
+    pub fn is_none(&self) -> bool {
+        self.latency.is_none() && self.delivery == Delivery::Whole && self.error.is_none()
+    }
+
+    /// Draw this response's plan. Draws are made in a fixed order (error, then latency) so
+    /// that a seed reproduces a run.
+    pub fn plan(&self, rng: &mut Rng) -> Plan {
+        let error = self
+            .error
+            .as_ref()
+            .is_some_and(|e| rng.below(1_000_000) < u64::from(e.per_million));
+        let delay_ms = self.latency.map_or(0, |l| l.sample_ms(rng));
+        Plan {
+            delay_ms,
+            error,
+            delivery: self.delivery,
+        }
+    }
+
+    /// Add one `--fault`'s fault; a second of the same group is an error.
+    pub fn add(&mut self, f: Fault) -> Result<(), String> {
+        match f {
+            Fault::Latency(l) if self.latency.is_none() => self.latency = Some(l),
+            Fault::Delivery(d) if self.delivery == Delivery::Whole => self.delivery = d,
+            Fault::Error(e) if self.error.is_none() => self.error = Some(e),
+            Fault::Latency(_) => return Err("a second latency for the same path".into()),
+            Fault::Delivery(_) => {
+                return Err(
+                    "a second drip, stall, truncate, reset or garbage for the same path".into(),
+                );
+            }
+            Fault::Error(_) => return Err("a second error rate for the same path".into()),
+        }
+        Ok(())
+    }
+}
+
+/// `PATH=KIND[:ARGS]`: the path (or `*`) and its fault. Errors say what is wrong, for the
+/// caller to prefix with the flag.
+pub fn parse_fault(v: &str) -> Result<(&str, Fault), String> {
+    let Some((path, spec)) = v.split_once('=') else {
+        return Err(format!("{v:?} is not PATH=KIND[:ARGS]"));
+    };
+    Ok((path, parse_kind(spec)?))
+}
+
+const KINDS: &str = "latency, drip, stall, truncate, reset, garbage or error";
+
+/// `KIND[:ARGS]`.
+pub fn parse_kind(spec: &str) -> Result<Fault, String> {
+    let (kind, args) = match spec.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (spec, None),
+    };
+    let need = |what: &str| -> Result<&str, String> {
+        args.ok_or_else(|| format!("{kind} needs {what}, like {kind}:{}", example(kind)))
+    };
+    match kind {
+        "latency" => latency(need("a delay")?).map(Fault::Latency),
+        "drip" => drip(need("a rate or pieces")?).map(|d| Fault::Delivery(Delivery::Drip(d))),
+        "stall" => match args {
+            None => Ok(Fault::Delivery(Delivery::Stall)),
+            Some(_) => Err("stall takes no arguments".into()),
+        },
+        "truncate" => cut(need("a length")?).map(|c| Fault::Delivery(Delivery::Truncate(c))),
+        "reset" => cut(need("a length")?).map(|c| Fault::Delivery(Delivery::Reset(c))),
+        "garbage" => {
+            let a = need("a byte count")?;
+            let n = size(a)?;
+            match u32::try_from(n) {
+                Ok(n) if (1..=1 << 20).contains(&n) => Ok(Fault::Delivery(Delivery::Garbage(n))),
+                _ => Err(format!("garbage {a} is out of range (1 to 1MiB)")),
+            }
+        }
+        "error" => error_rate(need("a rate and a status")?).map(Fault::Error),
+        _ => Err(format!("{kind:?} is not a fault kind ({KINDS})")),
+    }
+}
+
+fn example(kind: &str) -> &'static str {
+    match kind {
+        "latency" => "100ms",
+        "drip" => "1KiB/100ms",
+        "truncate" | "reset" => "50%",
+        "garbage" => "64",
+        _ => "0.1:503",
+    }
+}
+
+/// A duration in milliseconds: `250ms`, `1.5s`, `2m`, or plain seconds.
+fn millis(v: &str) -> Result<u64, String> {
+    let ms = crate::config::duration(v)?;
+    if ms > MAX_DELAY_MS {
+        return Err(format!("{v} is longer than 1h"));
+    }
+    Ok(ms)
+}
+
+/// `100ms`; `10ms..50ms`; `median=50ms:p99=500ms`.
+fn latency(a: &str) -> Result<Latency, String> {
+    if let Some(rest) = a.strip_prefix("median=") {
+        let Some((median, p99)) = rest.split_once(":p99=") else {
+            return Err(format!(
+                "{a:?} is not a lognormal latency like median=50ms:p99=500ms"
+            ));
+        };
+        let (median, p99) = (millis(median)?, millis(p99)?);
+        if p99 <= median {
+            return Err(format!("p99 {p99}ms must be longer than median {median}ms"));
+        }
+        return Ok(Latency::lognormal(median, p99));
+    }
+    if let Some((min, max)) = a.split_once("..") {
+        let (min, max) = (millis(min)?, millis(max)?);
+        if max < min {
+            return Err(format!("{a}: the range is empty"));
+        }
+        return Ok(Latency::Uniform { min, max });
+    }
+    millis(a).map(Latency::Fixed)
+}
+
+/// Bytes: `512`, `512B`, `4K`/`4KiB`, `1M`/`1MiB`.
+fn size(v: &str) -> Result<u64, String> {
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (digits, unit) = v.split_at(split);
+    let shift = match unit {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        _ => 64,
+    };
+    match digits.parse::<u64>() {
+        Ok(n) if shift < 64 => n
+            .checked_mul(1 << shift)
+            .ok_or_else(|| format!("{v} is too large")),
+        _ => Err(format!("{v:?} is not a size like 512, 4KiB or 1MiB")),
+    }
+}
+
+/// `1KiB/100ms` (a rate) or `10pieces/2s` (N pieces over a time).
+fn drip(a: &str) -> Result<Drip, String> {
+    let bad = || format!("{a:?} is not a drip like 1KiB/100ms or 10pieces/2s");
+    let (amount, time) = a.split_once('/').ok_or_else(bad)?;
+    let ms = millis(time)?;
+    if let Some(n) = amount
+        .strip_suffix("pieces")
+        .or_else(|| amount.strip_suffix("piece"))
+    {
+        let pieces: u32 = n.parse().map_err(|_| bad())?;
+        if !(2..=100_000).contains(&pieces) {
+            return Err(format!("{pieces} pieces is out of range (2 to 100000)"));
+        }
+        if ms < u64::from(pieces - 1) {
+            return Err(format!(
+                "{pieces} pieces over {ms}ms is less than 1ms between pieces"
+            ));
+        }
+        return Ok(Drip::Pieces {
+            pieces,
+            over_ms: ms,
+        });
+    }
+    let bytes = size(amount)?;
+    match u32::try_from(bytes) {
+        Ok(b) if (1..=1 << 20).contains(&b) => Ok(Drip::Rate {
+            bytes: b,
+            every_ms: ms,
+        }),
+        _ => Err(format!("{amount} per piece is out of range (1 to 1MiB)")),
+    }
+}
+
+/// `100` (bytes) or `50%`.
+fn cut(a: &str) -> Result<Cut, String> {
+    if let Some(p) = a.strip_suffix('%') {
+        return match p.parse::<u8>() {
+            Ok(p) if p <= 100 => Ok(Cut::Percent(p)),
+            _ => Err(format!("{a} is not a percentage from 0% to 100%")),
+        };
+    }
+    size(a).map(Cut::Bytes)
+}
+
+/// `0.1:503`, `10%:503`, `0.25:500:BODY`.
+fn error_rate(a: &str) -> Result<ErrorRate, String> {
+    let mut parts = a.splitn(3, ':');
+    let rate = parts.next().unwrap_or("");
+    let Some(status) = parts.next() else {
+        return Err(format!("{a:?} is not RATE:STATUS[:BODY] like 0.1:503"));
+    };
+    let body = parts.next().map(String::from);
+    let per_million = fraction(rate)?;
+    let status = match status.parse::<u16>() {
+        Ok(s) if (200..=599).contains(&s) && status.len() == 3 => s,
+        _ => return Err(format!("status {status:?} is out of range (200 to 599)")),
+    };
+    Ok(ErrorRate {
+        per_million,
+        status,
+        body,
+    })
+}
+
+/// `0.1`, `1`, `0`, `.5` or `10%`, in millionths; without floating point, so that the
+/// value is exact.
+fn fraction(v: &str) -> Result<u32, String> {
+    let bad = || format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%");
+    let (num, scale) = match v.strip_suffix('%') {
+        Some(p) => (p, 10_000u64),
+        None => (v, 1_000_000u64),
+    };
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
+        return Err(bad());
+    }
+    let int: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| bad())?
+    };
+    let frac_value: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| bad())?
+    };
+    let total = int
+        .checked_mul(scale)
+        .and_then(|i| i.checked_add(frac_value * scale / 10u64.pow(frac.len() as u32)))
+        .filter(|&t| t <= 1_000_000)
+        .ok_or_else(bad)?;
+    Ok(total as u32)
+}
+
+/// One worker's faults at run time: each route's faults, what they send instead of a
+/// response (formatted at start-up), the worker's generator and the `--mutate` counter.
+#[derive(Debug)]
+pub struct WorkerFaults {
+    /// By route index (the same as [`crate::response::Responses`]'); routes beyond have none.
+    routes: Vec<RouteFaults>,
+    /// By route index: the index in `Responses` of the route's error-rate response.
+    error_routes: Vec<u16>,
+    /// By route index: the garbage bytes (empty without a garbage fault).
+    garbage: Vec<Box<[u8]>>,
+    rng: Rng,
+    mutate: Option<Mutator>,
+    /// By route index: whether [`WorkerFaults::decide`] may change its response.
+    applies: Vec<bool>,
+}
+
+/// The `--mutate` state of one worker.
+#[derive(Debug)]
+struct Mutator {
+    catalogue: std::sync::Arc<crate::mutate::Catalogue>,
+    /// The variant sent next.
+    next: usize,
+    /// `--mutate-id`: always this one.
+    one: Option<usize>,
+}
+
+/// What a route does instead of its plain response, decided at respond time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Send catalogue variant `i` and close.
+    Mutate(usize),
+    /// Apply this plan, answering with route `route` (the route's own, or its error response).
+    Fault {
+        /// Its plan.
+        plan: Plan,
+        /// The route whose bytes to send.
+        route: u16,
+    },
+}
+
+impl WorkerFaults {
+    /// The faults of worker `worker`, or `None` when the configuration has none (the plain
+    /// path then pays nothing). The error-rate responses are added to `responses`.
+    pub fn new(
+        config: &crate::config::Config,
+        responses: &mut crate::response::Responses,
+        catalogue: Option<std::sync::Arc<crate::mutate::Catalogue>>,
+        worker: usize,
+    ) -> Option<WorkerFaults> {
+        let any = config.routes.iter().any(|r| !r.faults.is_none());
+        if !any && config.mutate.is_none() {
+            return None;
+        }
+        let mut rng = Rng::new(config.seed, worker as u64);
+        let mut error_routes = Vec::new();
+        let mut garbage = Vec::new();
+        for (i, r) in config.routes.iter().enumerate() {
+            let e = match &r.faults.error {
+                Some(e) => {
+                    let body = match &e.body {
+                        Some(b) => b.clone(),
+                        None => format!("{} {}\n", e.status, crate::response::reason(e.status)),
+                    };
+                    let spec = crate::response::Spec {
+                        status: e.status,
+                        body: std::sync::Arc::from(body.into_bytes()),
+                        ..r.spec.clone()
+                    };
+                    responses.add_unrouted(&spec) as u16
+                }
+                None => i as u16,
+            };
+            error_routes.push(e);
+            garbage.push(match r.faults.delivery {
+                // Drawn from the worker's stream at start-up: the same bytes for every
+                // response of the route, reproducible with the seed.
+                Delivery::Garbage(n) => (0..n).map(|_| rng.next_u64() as u8).collect(),
+                _ => Box::default(),
+            });
+        }
+        let mutate = config.mutate.map(|m| Mutator {
+            catalogue: catalogue.unwrap_or_default(),
+            next: 0,
+            one: match m {
+                crate::config::Mutate::Cycle => None,
+                crate::config::Mutate::One(i) => Some(usize::from(i)),
+            },
+        });
+        let applies = config
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(i, r)| !r.faults.is_none() || (i == 0 && mutate.is_some()))
+            .collect();
+        Some(WorkerFaults {
+            applies,
+            routes: config.routes.iter().map(|r| r.faults.clone()).collect(),
+            error_routes,
+            garbage,
+            rng,
+            mutate,
+        })
+    }
+
+    /// Whether route `route` has a fault (or is the default route under `--mutate`): the
+    /// one test a response of a route without one pays.
+    #[inline(always)]
+    pub fn applies(&self, route: usize) -> bool {
+        self.applies.get(route).copied().unwrap_or(false)
+    }
+
+    /// What route `route`'s response becomes, or `None` for the plain response.
+    pub fn decide(&mut self, route: usize) -> Option<Decision> {
+        if route == 0 {
+            if let Some(m) = &mut self.mutate {
+                let i = m.one.unwrap_or(m.next);
+                m.next = (m.next + 1) % m.catalogue.len();
+                return Some(Decision::Mutate(i));
+            }
+        }
+        let f = self.routes.get(route).filter(|f| !f.is_none())?;
+        let plan = f.plan(&mut self.rng);
+        let route = if plan.error {
+            self.error_routes[route]
+        } else {
+            route as u16
+        };
+        Some(Decision::Fault { plan, route })
+    }
+
+    /// The bytes of catalogue variant `i`.
+    pub fn variant(&self, i: usize) -> &[u8] {
+        self.mutate.as_ref().map_or(&[], |m| m.catalogue.bytes(i))
+    }
+
+    /// Route `route`'s garbage bytes.
+    pub fn garbage(&self, route: usize) -> &[u8] {
+        self.garbage.get(route).map_or(&[], |g| g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(kind: Delivery) -> Fault {
+        Fault::Delivery(kind)
+    }
+
+    #[test]
+    fn specs_parse_to_faults() {
+        let cases: &[(&str, Fault)] = &[
+            ("latency:100ms", Fault::Latency(Latency::Fixed(100))),
+            ("latency:2s", Fault::Latency(Latency::Fixed(2000))),
+            (
+                "latency:10ms..50ms",
+                Fault::Latency(Latency::Uniform { min: 10, max: 50 }),
+            ),
+            (
+                "latency:median=50ms:p99=500ms",
+                Fault::Latency(Latency::lognormal(50, 500)),
+            ),
+            (
+                "drip:1KiB/100ms",
+                d(Delivery::Drip(Drip::Rate {
+                    bytes: 1024,
+                    every_ms: 100,
+                })),
+            ),
+            (
+                "drip:10/1s",
+                d(Delivery::Drip(Drip::Rate {
+                    bytes: 10,
+                    every_ms: 1000,
+                })),
+            ),
+            (
+                "drip:10pieces/2s",
+                d(Delivery::Drip(Drip::Pieces {
+                    pieces: 10,
+                    over_ms: 2000,
+                })),
+            ),
+            ("stall", d(Delivery::Stall)),
+            ("truncate:100", d(Delivery::Truncate(Cut::Bytes(100)))),
+            ("truncate:0", d(Delivery::Truncate(Cut::Bytes(0)))),
+            ("truncate:50%", d(Delivery::Truncate(Cut::Percent(50)))),
+            ("reset:0", d(Delivery::Reset(Cut::Bytes(0)))),
+            ("reset:1K", d(Delivery::Reset(Cut::Bytes(1024)))),
+            ("garbage:64", d(Delivery::Garbage(64))),
+            (
+                "error:0.1:503",
+                Fault::Error(ErrorRate {
+                    per_million: 100_000,
+                    status: 503,
+                    body: None,
+                }),
+            ),
+            (
+                "error:25%:500:try again",
+                Fault::Error(ErrorRate {
+                    per_million: 250_000,
+                    status: 500,
+                    body: Some("try again".into()),
+                }),
+            ),
+            (
+                "error:1:429",
+                Fault::Error(ErrorRate {
+                    per_million: 1_000_000,
+                    status: 429,
+                    body: None,
+                }),
+            ),
+            (
+                "error:.000001:503",
+                Fault::Error(ErrorRate {
+                    per_million: 1,
+                    status: 503,
+                    body: None,
+                }),
+            ),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(parse_kind(spec).as_ref(), Ok(want), "{spec}");
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let cases: &[(&str, &str)] = &[
+            ("slow", "\"slow\" is not a fault kind (latency, drip"),
+            ("latency", "latency needs a delay, like latency:100ms"),
+            ("latency:fast", "\"fast\" is not a positive duration"),
+            ("latency:50ms..10ms", "50ms..10ms: the range is empty"),
+            ("latency:2h", "2h is longer than 1h"),
+            (
+                "latency:median=50ms",
+                "\"median=50ms\" is not a lognormal latency",
+            ),
+            (
+                "latency:median=50ms:p99=50ms",
+                "p99 50ms must be longer than median 50ms",
+            ),
+            ("drip:1KiB", "\"1KiB\" is not a drip like 1KiB/100ms"),
+            ("drip:0/100ms", "0 per piece is out of range"),
+            ("drip:1pieces/1s", "1 pieces is out of range (2 to 100000)"),
+            (
+                "drip:100pieces/10ms",
+                "100 pieces over 10ms is less than 1ms",
+            ),
+            (
+                "drip:1KB/1s",
+                "\"1KB\" is not a size like 512, 4KiB or 1MiB",
+            ),
+            ("stall:5s", "stall takes no arguments"),
+            ("truncate", "truncate needs a length, like truncate:50%"),
+            ("truncate:101%", "101% is not a percentage from 0% to 100%"),
+            ("reset:-1", "\"-1\" is not a size"),
+            ("garbage:0", "garbage 0 is out of range (1 to 1MiB)"),
+            ("garbage:2M", "garbage 2M is out of range (1 to 1MiB)"),
+            ("error:0.1", "\"0.1\" is not RATE:STATUS[:BODY]"),
+            ("error:1.5:503", "\"1.5\" is not a rate from 0 to 1"),
+            ("error:0.1:99", "status \"99\" is out of range (200 to 599)"),
+            ("error:0.1:0503", "status \"0503\" is out of range"),
+            ("error:x:503", "\"x\" is not a rate"),
+            ("error:0.0000001:503", "\"0.0000001\" is not a rate"),
+        ];
+        for (spec, want) in cases {
+            let e = parse_kind(spec).unwrap_err();
+            assert!(e.starts_with(want), "{spec}: {e}");
+        }
+        assert!(parse_fault("/x").unwrap_err().contains("not PATH=KIND"));
+    }
+
+    #[test]
+    fn one_fault_per_group_per_route() {
+        let mut r = RouteFaults::default();
+        assert!(r.is_none());
+        r.add(parse_kind("latency:1s").unwrap()).unwrap();
+        r.add(parse_kind("truncate:10").unwrap()).unwrap();
+        r.add(parse_kind("error:0.5:503").unwrap()).unwrap();
+        assert!(!r.is_none());
+        for (spec, want) in [
+            ("latency:2s", "a second latency"),
+            ("stall", "a second drip, stall"),
+            ("error:1:500", "a second error rate"),
+        ] {
+            let e = r.add(parse_kind(spec).unwrap()).unwrap_err();
+            assert!(e.starts_with(want), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn cuts_and_drip_steps() {
+        let cases: &[(Cut, usize, usize)] = &[
+            (Cut::Bytes(10), 100, 10),
+            (Cut::Bytes(1000), 100, 100),
+            (Cut::Bytes(0), 100, 0),
+            (Cut::Percent(50), 101, 50),
+            (Cut::Percent(100), 101, 101),
+            (Cut::Percent(0), 101, 0),
+        ];
+        for &(c, total, want) in cases {
+            assert_eq!(c.keep(total), want, "{c:?} of {total}");
+        }
+        // (drip, response length, [(piece end, due ms)] for pieces 0, 1, 2 and the last).
+        type Steps = (Drip, usize, [(usize, u64); 4], u32);
+        let steps: &[Steps] = &[
+            (
+                Drip::Rate {
+                    bytes: 1024,
+                    every_ms: 100,
+                },
+                2500,
+                [(1024, 0), (2048, 100), (2500, 200), (2500, 200)],
+                2,
+            ),
+            (
+                Drip::Pieces {
+                    pieces: 4,
+                    over_ms: 600,
+                },
+                100,
+                [(25, 0), (50, 200), (75, 400), (100, 600)],
+                3,
+            ),
+            (
+                Drip::Pieces {
+                    pieces: 7,
+                    over_ms: 1000,
+                },
+                10,
+                [(1, 0), (2, 166), (4, 333), (10, 1000)],
+                6,
+            ),
+            (
+                Drip::Pieces {
+                    pieces: 4,
+                    over_ms: 300,
+                },
+                2,
+                [(0, 0), (1, 100), (1, 200), (2, 300)],
+                3,
+            ),
+        ];
+        for &(drip, total, want, last) in steps {
+            let got: Vec<(usize, u64)> = [0, 1, 2, last]
+                .iter()
+                .map(|&i| (drip.piece_end(i, total), drip.piece_at_ms(i)))
+                .collect();
+            assert_eq!(got, want, "{drip:?} of {total}");
+        }
+    }
+
+    /// The q-quantile of `n` samples.
+    fn quantiles(l: Latency, seed: u64, n: usize) -> Vec<u64> {
+        let mut rng = Rng::new(seed, 0);
+        let mut v: Vec<u64> = (0..n).map(|_| l.sample_ms(&mut rng)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Median and p99 of 10,000 draws with a fixed seed, within tolerances set by the
+    /// sampling error (about 2.5% at the median and 8% at p99 for sigma near 1; the bounds
+    /// allow twice that). Deterministic: the seed fixes every draw.
+    #[test]
+    fn lognormal_median_and_p99() {
+        let cases: &[(u64, u64)] = &[(50, 500), (100, 150), (10, 1000), (200, 201)];
+        for &(median, p99) in cases {
+            for seed in [0, 1, 42] {
+                let v = quantiles(Latency::lognormal(median, p99), seed, 10_000);
+                let (m, p) = (v[5_000] as f64, v[9_900] as f64);
+                let near = |got: f64, want: u64, tol: f64| {
+                    (got - want as f64).abs() <= tol * want as f64 + 1.0
+                };
+                assert!(
+                    near(m, median, 0.05),
+                    "median {m} for {median}/{p99} seed {seed}"
+                );
+                assert!(near(p, p99, 0.16), "p99 {p} for {median}/{p99} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn uniform_covers_its_range_and_no_more() {
+        let v = quantiles(Latency::Uniform { min: 10, max: 50 }, 7, 10_000);
+        assert_eq!((v[0], v[9_999]), (10, 50));
+        let mut counts = [0u32; 41];
+        for x in &v {
+            counts[(*x - 10) as usize] += 1;
+        }
+        // Each of 41 values expects 244; a fair generator stays well within half of it.
+        assert!(
+            counts.iter().all(|&c| (122..=366).contains(&c)),
+            "{counts:?}"
+        );
+        assert_eq!(quantiles(Latency::Fixed(7), 0, 10), vec![7; 10]);
+    }
+
+    #[test]
+    fn error_share_follows_the_rate_and_the_seed() {
+        let r = RouteFaults {
+            error: Some(ErrorRate {
+                per_million: 100_000,
+                status: 503,
+                body: None,
+            }),
+            ..RouteFaults::default()
+        };
+        let draw = |seed| {
+            let mut rng = Rng::new(seed, 0);
+            (0..10_000).filter(|_| r.plan(&mut rng).error).count()
+        };
+        let n = draw(3);
+        // Binomial(10000, 0.1): sd 30; the bound is 5 sd.
+        assert!((850..=1150).contains(&n), "{n}");
+        assert_eq!(draw(3), n, "the same seed draws the same errors");
+        assert_ne!(draw(4), n);
+    }
+
+    #[test]
+    fn streams_differ_and_repeat() {
+        let take = |seed, stream| {
+            let mut r = Rng::new(seed, stream);
+            [r.next_u64(), r.next_u64(), r.next_u64()]
+        };
+        assert_eq!(take(0, 0), take(0, 0));
+        assert_ne!(take(0, 0), take(0, 1));
+        assert_ne!(take(0, 0), take(1, 0));
+        let mut r = Rng::new(9, 0);
+        assert!((0..1000).all(|_| r.below(7) < 7));
+    }
+}

@@ -1,0 +1,783 @@
+//! The malformed-response catalogue: responses that break one rule of HTTP/1.1 framing or
+//! syntax each, for testing how a client copes (`--mutate`, `--mutate-id`).
+//!
+//! Every variant has a stable id, a one-line description and the RFC clause it breaks (or
+//! stretches: a few are legal but rarely met, and named as such). The bytes are built once at
+//! start-up ([`Catalogue::new`]) and sent verbatim; the connection closes after each one,
+//! since the client cannot know where a broken response ends.
+
+/// One malformed response.
+pub struct Variant {
+    /// Stable id, for `--mutate-id`, the access log and `--stats`.
+    pub id: &'static str,
+    /// What is wrong, in one line.
+    pub description: &'static str,
+    /// The clause it breaks.
+    pub rfc: &'static str,
+    /// Its bytes.
+    pub bytes: Source,
+}
+
+/// Where a variant's bytes come from.
+pub enum Source {
+    /// These bytes.
+    Fixed(&'static [u8]),
+    /// Built once at start-up (large or repetitive responses).
+    Built(fn() -> Vec<u8>),
+}
+
+macro_rules! v {
+    ($id:literal, $rfc:literal, $desc:literal, $bytes:expr) => {
+        Variant {
+            id: $id,
+            description: $desc,
+            rfc: $rfc,
+            bytes: Source::Fixed($bytes),
+        }
+    };
+    ($id:literal, $rfc:literal, $desc:literal, built $f:expr) => {
+        Variant {
+            id: $id,
+            description: $desc,
+            rfc: $rfc,
+            bytes: Source::Built($f),
+        }
+    };
+}
+
+/// The start of most variants: a status line and a content type.
+macro_rules! ok {
+    ($($rest:literal),*) => {
+        concat!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n", $($rest),*).as_bytes()
+    };
+}
+
+/// Every variant, in `--mutate` order. Ids never change meaning; new ones are added at the end.
+pub static CATALOGUE: &[Variant] = &[
+    v!("cl-too-long", "RFC 9112 §6.3, §8",
+        "Content-Length 100 with a 6-byte body, then close: an incomplete message",
+        ok!("Content-Length: 100\r\n\r\nhello\n")),
+    v!("cl-too-short", "RFC 9112 §6.3",
+        "Content-Length 2 with a 6-byte body: 4 bytes left over where the next response would start",
+        ok!("Content-Length: 2\r\n\r\nhello\n")),
+    v!("cl-missing", "RFC 9112 §6.3 (8)",
+        "neither Content-Length nor Transfer-Encoding: the body ends at close (legal, but rarely met)",
+        ok!("\r\nhello\n")),
+    v!("cl-duplicate-same", "RFC 9110 §8.6",
+        "two Content-Length fields of the same value 6 (a recipient may accept it)",
+        ok!("Content-Length: 6\r\nContent-Length: 6\r\n\r\nhello\n")),
+    v!("cl-duplicate-conflicting", "RFC 9112 §6.3 (5)",
+        "two Content-Length fields, 6 and 10: an unrecoverable error",
+        ok!("Content-Length: 6\r\nContent-Length: 10\r\n\r\nhello\n")),
+    v!("cl-list-conflicting", "RFC 9112 §6.3 (5)",
+        "one Content-Length field holding the list 6, 10",
+        ok!("Content-Length: 6, 10\r\n\r\nhello\n")),
+    v!("cl-negative", "RFC 9110 §8.6",
+        "Content-Length -1: not 1*DIGIT",
+        ok!("Content-Length: -1\r\n\r\nhello\n")),
+    v!("cl-plus-sign", "RFC 9110 §8.6",
+        "Content-Length +6: a sign is not 1*DIGIT",
+        ok!("Content-Length: +6\r\n\r\nhello\n")),
+    v!("cl-overflow-u64", "RFC 9110 §8.6",
+        "Content-Length 18446744073709551616 (2^64): overflows a 64-bit length",
+        ok!("Content-Length: 18446744073709551616\r\n\r\nhello\n")),
+    v!("cl-overflow-i64", "RFC 9110 §8.6",
+        "Content-Length 9223372036854775808 (2^63): overflows a signed 64-bit length",
+        ok!("Content-Length: 9223372036854775808\r\n\r\nhello\n")),
+    v!("cl-hex", "RFC 9110 §8.6",
+        "Content-Length 0x6: not decimal digits",
+        ok!("Content-Length: 0x6\r\n\r\nhello\n")),
+    v!("cl-empty", "RFC 9110 §8.6",
+        "an empty Content-Length value",
+        ok!("Content-Length: \r\n\r\nhello\n")),
+    v!("cl-space-inside", "RFC 9110 §8.6",
+        "Content-Length 0 6: a space between digits",
+        ok!("Content-Length: 0 6\r\n\r\nhello\n")),
+    v!("chunk-size-not-hex", "RFC 9112 §7.1",
+        "chunk size zz: not HEXDIG",
+        ok!("Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-size-overflow", "RFC 9112 §7.1",
+        "chunk size 10000000000000000 (2^64): overflows a 64-bit size",
+        ok!("Transfer-Encoding: chunked\r\n\r\n10000000000000000\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-size-negative", "RFC 9112 §7.1",
+        "chunk size -6",
+        ok!("Transfer-Encoding: chunked\r\n\r\n-6\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-size-too-long", "RFC 9112 §7.1, §8",
+        "chunk size 0x10 with 6 bytes of data, then close: an incomplete chunk",
+        ok!("Transfer-Encoding: chunked\r\n\r\n10\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-size-too-short", "RFC 9112 §7.1",
+        "chunk size 3 with 6 bytes of data: no CRLF where the chunk ends",
+        ok!("Transfer-Encoding: chunked\r\n\r\n3\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-size-space-after", "RFC 9112 §7.1, §7.1.1",
+        "chunk size followed by a space and CRLF (whitespace without an extension)",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6 \r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-missing-last", "RFC 9112 §7.1, §8",
+        "one chunk and then close, without the last chunk (0) and trailer section",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n")),
+    v!("chunk-last-no-final-crlf", "RFC 9112 §7.1, §8",
+        "the last chunk 0 without the CRLF that ends the trailer section, then close",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\n")),
+    v!("chunk-data-no-crlf", "RFC 9112 §7.1",
+        "chunk data not followed by CRLF before the next chunk size",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n0\r\n\r\n")),
+    v!("chunk-ext-valid", "RFC 9112 §7.1.1",
+        "well-formed chunk extensions (;name=value;flag) that a client must ignore (legal)",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6;name=value;flag\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-ext-malformed", "RFC 9112 §7.1.1",
+        "a chunk extension without a name (6;=x)",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6;=x\r\nhello\n\r\n0\r\n\r\n")),
+    v!("chunk-ext-64kib", "RFC 9112 §7.1.1",
+        "a 64 KiB chunk extension (clients are expected to limit it)",
+        built chunk_ext_64kib),
+    v!("chunk-trailer-valid", "RFC 9112 §7.1.2",
+        "a trailer field after the last chunk (legal)",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\nX-Checksum: 1\r\n\r\n")),
+    v!("chunk-trailer-content-length", "RFC 9110 §6.5.1",
+        "Content-Length 99 sent as a trailer field, where framing fields are forbidden",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\nContent-Length: 99\r\n\r\n")),
+    v!("chunk-trailer-no-colon", "RFC 9112 §7.1.2, §5",
+        "a trailer line without a colon",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\nnot a field\r\n\r\n")),
+    v!("chunk-bare-lf", "RFC 9112 §2.2, §7.1",
+        "chunk lines ended by bare LF",
+        ok!("Transfer-Encoding: chunked\r\n\r\n6\nhello\n\n0\n\n")),
+    v!("te-and-cl", "RFC 9112 §6.1, §6.3 (3)",
+        "Transfer-Encoding: chunked together with Content-Length 6 (chunked must win)",
+        ok!("Transfer-Encoding: chunked\r\nContent-Length: 6\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")),
+    v!("te-cl-first", "RFC 9112 §6.1, §6.3 (3)",
+        "Content-Length 6 before Transfer-Encoding: chunked (chunked must win)",
+        ok!("Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")),
+    v!("te-chunked-twice", "RFC 9112 §6.1",
+        "Transfer-Encoding: chunked, chunked (chunked applied twice)",
+        ok!("Transfer-Encoding: chunked, chunked\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")),
+    v!("te-unknown", "RFC 9112 §6.1",
+        "Transfer-Encoding: x-unknown without chunked: the body runs to close",
+        ok!("Transfer-Encoding: x-unknown\r\n\r\nhello\n")),
+    v!("te-in-http10", "RFC 9112 §6.1",
+        "an HTTP/1.0 response with Transfer-Encoding: chunked",
+        b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n"),
+    v!("te-space-before-colon", "RFC 9112 §5.1",
+        "Transfer-Encoding : chunked, with whitespace before the colon",
+        ok!("Transfer-Encoding : chunked\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")),
+    v!("header-no-colon", "RFC 9112 §5",
+        "a header line without a colon",
+        ok!("Content-Length: 6\r\nX-Broken header line\r\n\r\nhello\n")),
+    v!("header-space-before-colon", "RFC 9112 §5.1",
+        "Content-Length : 6, with whitespace before the colon",
+        ok!("Content-Length : 6\r\n\r\nhello\n")),
+    v!("header-empty-name", "RFC 9112 §5",
+        "a field with an empty name (: value)",
+        ok!("Content-Length: 6\r\n: value\r\n\r\nhello\n")),
+    v!("header-name-space", "RFC 9110 §5.1",
+        "a field name with a space in it (X Bad: 1)",
+        ok!("Content-Length: 6\r\nX Bad: 1\r\n\r\nhello\n")),
+    v!("header-obs-fold", "RFC 9112 §5.2",
+        "a field value continued on the next line (obs-fold)",
+        ok!("Content-Length: 6\r\nX-Folded: first\r\n second\r\n\r\nhello\n")),
+    v!("header-fold-first-line", "RFC 9112 §2.2",
+        "whitespace at the start of the first field line, right after the status line",
+        b"HTTP/1.1 200 OK\r\n Content-Length: 6\r\n\r\nhello\n"),
+    v!("header-bare-lf", "RFC 9112 §2.2",
+        "every line of the head ended by bare LF",
+        b"HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 6\n\nhello\n"),
+    v!("header-bare-cr", "RFC 9112 §2.2",
+        "every line of the head ended by bare CR",
+        b"HTTP/1.1 200 OK\rContent-Type: text/plain\rContent-Length: 6\r\rhello\n"),
+    v!("header-mixed-line-ends", "RFC 9112 §2.2",
+        "one field line ended by bare LF among CRLF lines",
+        ok!("Content-Length: 6\nX-A: 1\r\n\r\nhello\n")),
+    v!("header-line-64kib", "RFC 9112 §2.3",
+        "one field line of 64 KiB (a client is expected to limit it)",
+        built header_line_64kib),
+    v!("headers-10000", "RFC 9112 §2.3",
+        "10,000 header fields (a client is expected to limit them)",
+        built headers_10000),
+    v!("header-value-nul", "RFC 9110 §5.5",
+        "a NUL byte in a field value",
+        ok!("Content-Length: 6\r\nX-A: a\0b\r\n\r\nhello\n")),
+    v!("header-value-ctl", "RFC 9110 §5.5",
+        "a control character (0x01) in a field value",
+        ok!("Content-Length: 6\r\nX-A: a\x01b\r\n\r\nhello\n")),
+    v!("head-no-end", "RFC 9112 §2.1, §8",
+        "a head without the empty line that ends it, then close",
+        ok!("Content-Length: 6\r\n")),
+    v!("status-http12", "RFC 9112 §2.3, §4",
+        "status line HTTP/1.2 200 OK (a later minor version)",
+        b"HTTP/1.2 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-http2", "RFC 9112 §2.3",
+        "status line HTTP/2.0 200 OK on an HTTP/1.1 connection",
+        b"HTTP/2.0 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-lowercase-version", "RFC 9112 §2.3",
+        "status line http/1.1 200 OK (the name is case-sensitive)",
+        b"http/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-two-digits", "RFC 9112 §4",
+        "status code 20: not 3 digits",
+        b"HTTP/1.1 20 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-four-digits", "RFC 9112 §4",
+        "status code 2000: not 3 digits",
+        b"HTTP/1.1 2000 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-letters", "RFC 9112 §4",
+        "status code abc",
+        b"HTTP/1.1 abc OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-999", "RFC 9110 §15",
+        "status code 999: three digits but no such class",
+        b"HTTP/1.1 999 Unknown\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-no-reason-no-space", "RFC 9112 §4",
+        "status line HTTP/1.1 200 without the space before the (empty) reason",
+        b"HTTP/1.1 200\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-reason-ctl", "RFC 9112 §4",
+        "a control character (0x01) in the reason phrase",
+        b"HTTP/1.1 200 O\x01K\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-reason-nul", "RFC 9112 §4",
+        "a NUL byte in the reason phrase",
+        b"HTTP/1.1 200 O\0K\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-leading-space", "RFC 9112 §4",
+        "a space before HTTP/1.1 on the status line",
+        b" HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("status-missing", "RFC 9112 §2.1",
+        "a body with no status line or head at all (an HTTP/0.9-style response)",
+        b"hello\n"),
+    v!("empty-response", "RFC 9112 §2.1, §8",
+        "the connection closes without a byte sent",
+        b""),
+    v!("1xx-100-then-200", "RFC 9110 §15.2",
+        "an unasked-for 100 Continue before the final 200 (legal)",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("1xx-103-then-200", "RFC 8297 §2",
+        "103 Early Hints with a Link field before the final 200 (legal)",
+        b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("1xx-several", "RFC 9110 §15.2",
+        "100, 102 and two 103 interim responses before the final 200 (legal)",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </b.js>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("1xx-1000", "RFC 9110 §15.2",
+        "1,000 interim 100 Continue responses before the final 200",
+        built interim_1000),
+    v!("1xx-only", "RFC 9110 §15.2, RFC 9112 §8",
+        "a 100 Continue and then close, no final response",
+        b"HTTP/1.1 100 Continue\r\n\r\n"),
+    v!("1xx-with-body", "RFC 9112 §6.3 (1)",
+        "a 100 Continue with Content-Length 5 and a body, then the final 200",
+        b"HTTP/1.1 100 Continue\r\nContent-Length: 5\r\n\r\nextraHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("101-unasked", "RFC 9110 §15.2.2",
+        "101 Switching Protocols to a request that asked for no upgrade, then bytes",
+        b"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\nhello\n"),
+    v!("204-with-body", "RFC 9110 §15.3.5, RFC 9112 §6.3 (1)",
+        "204 No Content with Content-Length 6 and a body",
+        b"HTTP/1.1 204 No Content\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("204-with-body-no-length", "RFC 9110 §15.3.5",
+        "204 No Content followed by body bytes, no Content-Length",
+        b"HTTP/1.1 204 No Content\r\n\r\nhello\n"),
+    v!("304-with-body", "RFC 9110 §15.4.5, RFC 9112 §6.3 (1)",
+        "304 Not Modified with Content-Length 6 and a body",
+        b"HTTP/1.1 304 Not Modified\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("head-with-body", "RFC 9110 §9.3.2, RFC 9112 §6.3 (1)",
+        "a body after the head (send the request as HEAD to see it)",
+        ok!("Content-Length: 6\r\n\r\nhello\n")),
+    v!("nul-before-status", "RFC 9112 §2.1",
+        "a NUL byte before the status line",
+        b"\0HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n"),
+    v!("nul-line-in-head", "RFC 9112 §5",
+        "a line holding only a NUL byte among the fields",
+        ok!("Content-Length: 6\r\n\0\r\n\r\nhello\n")),
+    v!("two-responses", "RFC 9112 §9.3",
+        "two complete responses to one request",
+        ok!("Content-Length: 6\r\n\r\nhello\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nagain\n")),
+];
+
+fn chunk_ext_64kib() -> Vec<u8> {
+    let mut b = ok!("Transfer-Encoding: chunked\r\n\r\n6;x=").to_vec();
+    b.resize(b.len() + 64 * 1024, b'a');
+    b.extend_from_slice(b"\r\nhello\n\r\n0\r\n\r\n");
+    b
+}
+
+fn header_line_64kib() -> Vec<u8> {
+    let mut b = ok!("Content-Length: 6\r\nX-Long: ").to_vec();
+    b.resize(b.len() + 64 * 1024, b'a');
+    b.extend_from_slice(b"\r\n\r\nhello\n");
+    b
+}
+
+fn headers_10000() -> Vec<u8> {
+    let mut b = ok!("Content-Length: 6\r\n").to_vec();
+    for i in 0..10_000 {
+        b.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+    }
+    b.extend_from_slice(b"\r\nhello\n");
+    b
+}
+
+fn interim_1000() -> Vec<u8> {
+    let mut b = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(1000);
+    b.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n");
+    b
+}
+
+/// The index of the variant `id`.
+pub fn find(id: &str) -> Option<usize> {
+    CATALOGUE.iter().position(|v| v.id == id)
+}
+
+/// Every variant's bytes, built once.
+#[derive(Debug)]
+pub struct Catalogue {
+    bytes: Vec<Box<[u8]>>,
+}
+
+impl Catalogue {
+    /// Build every variant's bytes.
+    pub fn new() -> Catalogue {
+        let bytes = CATALOGUE
+            .iter()
+            .map(|v| match v.bytes {
+                Source::Fixed(b) => Box::from(b),
+                Source::Built(f) => f().into_boxed_slice(),
+            })
+            .collect();
+        Catalogue { bytes }
+    }
+
+    /// The bytes of variant `i`.
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        &self.bytes[i]
+    }
+
+    /// The number of variants.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether there are none (never).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl Default for Catalogue {
+    fn default() -> Self {
+        Catalogue::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The head's lines (split at CRLF) up to the first empty one, and what follows it.
+    fn head_and_body(b: &[u8]) -> (Vec<&[u8]>, &[u8]) {
+        let mut lines = Vec::new();
+        let mut at = 0;
+        while let Some(i) = b[at..].windows(2).position(|w| w == b"\r\n") {
+            let line = &b[at..at + i];
+            at += i + 2;
+            if line.is_empty() {
+                return (lines, &b[at..]);
+            }
+            lines.push(line);
+        }
+        lines.push(&b[at..]);
+        (lines, &[])
+    }
+
+    /// The values of every field named `name` (case-insensitive, no whitespace before the
+    /// colon), trimmed.
+    fn fields<'a>(b: &'a [u8], name: &str) -> Vec<&'a str> {
+        let (lines, _) = head_and_body(b);
+        lines[1..]
+            .iter()
+            .filter_map(|l| {
+                let s = std::str::from_utf8(l).ok()?;
+                let (n, v) = s.split_once(':')?;
+                n.eq_ignore_ascii_case(name).then_some(v.trim())
+            })
+            .collect()
+    }
+
+    fn status_line(b: &[u8]) -> &[u8] {
+        head_and_body(b).0[0]
+    }
+
+    fn body(b: &[u8]) -> &[u8] {
+        head_and_body(b).1
+    }
+
+    fn contains(b: &[u8], needle: &[u8]) -> bool {
+        b.windows(needle.len()).any(|w| w == needle)
+    }
+
+    /// A chunked body split at LF (size lines keep their CR).
+    fn chunk_lines(body: &[u8]) -> Vec<&[u8]> {
+        body.split(|&c| c == b'\n').collect()
+    }
+
+    fn bare(b: &[u8], byte: u8) -> usize {
+        b.iter()
+            .enumerate()
+            .filter(|&(i, &c)| {
+                c == byte
+                    && match byte {
+                        b'\n' => i == 0 || b[i - 1] != b'\r',
+                        _ => b.get(i + 1) != Some(&b'\n'),
+                    }
+            })
+            .count()
+    }
+
+    type Check = fn(&[u8]) -> bool;
+
+    /// What each description says, checked on the bytes.
+    const CHECKS: &[(&str, Check)] = &[
+        ("cl-too-long", |b| {
+            fields(b, "content-length") == ["100"] && body(b).len() == 6
+        }),
+        ("cl-too-short", |b| {
+            fields(b, "content-length") == ["2"] && body(b).len() == 6
+        }),
+        ("cl-missing", |b| {
+            fields(b, "content-length").is_empty()
+                && fields(b, "transfer-encoding").is_empty()
+                && body(b) == b"hello\n"
+        }),
+        ("cl-duplicate-same", |b| {
+            fields(b, "content-length") == ["6", "6"]
+        }),
+        ("cl-duplicate-conflicting", |b| {
+            fields(b, "content-length") == ["6", "10"]
+        }),
+        ("cl-list-conflicting", |b| {
+            fields(b, "content-length") == ["6, 10"]
+        }),
+        ("cl-negative", |b| fields(b, "content-length") == ["-1"]),
+        ("cl-plus-sign", |b| fields(b, "content-length") == ["+6"]),
+        ("cl-overflow-u64", |b| {
+            let v = fields(b, "content-length");
+            v.len() == 1 && v[0].parse::<u64>().is_err() && v[0].parse::<u128>() == Ok(1 << 64)
+        }),
+        ("cl-overflow-i64", |b| {
+            let v = fields(b, "content-length");
+            v.len() == 1 && v[0].parse::<i64>().is_err() && v[0].parse::<u64>() == Ok(1 << 63)
+        }),
+        ("cl-hex", |b| fields(b, "content-length") == ["0x6"]),
+        ("cl-empty", |b| fields(b, "content-length") == [""]),
+        ("cl-space-inside", |b| {
+            fields(b, "content-length") == ["0 6"]
+        }),
+        ("chunk-size-not-hex", |b| {
+            chunked(b) && body(b).starts_with(b"zz\r\n")
+        }),
+        ("chunk-size-overflow", |b| {
+            let line = chunk_lines(body(b))[0];
+            let size = std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line));
+            chunked(b) && size.is_ok_and(|s| u128::from_str_radix(s, 16) == Ok(1 << 64))
+        }),
+        ("chunk-size-negative", |b| {
+            chunked(b) && body(b).starts_with(b"-6\r\n")
+        }),
+        ("chunk-size-too-long", |b| {
+            // 0x10 = 16 announced, 6 data bytes before the CRLF.
+            chunked(b) && body(b).starts_with(b"10\r\nhello\n\r\n")
+        }),
+        ("chunk-size-too-short", |b| {
+            chunked(b) && body(b).starts_with(b"3\r\nhel") && &body(b)[6..8] != b"\r\n"
+        }),
+        ("chunk-size-space-after", |b| {
+            chunked(b) && body(b).starts_with(b"6 \r\n")
+        }),
+        ("chunk-missing-last", |b| {
+            chunked(b) && body(b) == b"6\r\nhello\n\r\n" && !body(b).ends_with(b"0\r\n\r\n")
+        }),
+        ("chunk-last-no-final-crlf", |b| {
+            chunked(b) && body(b) == b"6\r\nhello\n\r\n0\r\n"
+        }),
+        ("chunk-data-no-crlf", |b| {
+            chunked(b) && body(b).starts_with(b"6\r\nhello\n0\r\n")
+        }),
+        ("chunk-ext-valid", |b| {
+            chunked(b) && body(b).starts_with(b"6;name=value;flag\r\n")
+        }),
+        ("chunk-ext-malformed", |b| {
+            chunked(b) && body(b).starts_with(b"6;=x\r\n")
+        }),
+        ("chunk-ext-64kib", |b| {
+            let line = chunk_lines(body(b))[0];
+            chunked(b) && line.starts_with(b"6;x=") && line.len() == 4 + 64 * 1024 + 1
+        }),
+        ("chunk-trailer-valid", |b| {
+            chunked(b) && body(b).ends_with(b"0\r\nX-Checksum: 1\r\n\r\n")
+        }),
+        ("chunk-trailer-content-length", |b| {
+            chunked(b) && body(b).ends_with(b"0\r\nContent-Length: 99\r\n\r\n")
+        }),
+        ("chunk-trailer-no-colon", |b| {
+            chunked(b) && body(b).ends_with(b"0\r\nnot a field\r\n\r\n")
+        }),
+        ("chunk-bare-lf", |b| {
+            chunked(b) && !contains(body(b), b"\r") && bare(body(b), b'\n') == 5
+        }),
+        ("te-and-cl", |b| {
+            let (lines, _) = head_and_body(b);
+            let te = lines
+                .iter()
+                .position(|l| l.starts_with(b"Transfer-Encoding"));
+            let cl = lines.iter().position(|l| l.starts_with(b"Content-Length"));
+            chunked(b) && fields(b, "content-length") == ["6"] && te < cl
+        }),
+        ("te-cl-first", |b| {
+            let (lines, _) = head_and_body(b);
+            let te = lines
+                .iter()
+                .position(|l| l.starts_with(b"Transfer-Encoding"));
+            let cl = lines.iter().position(|l| l.starts_with(b"Content-Length"));
+            chunked(b) && fields(b, "content-length") == ["6"] && cl < te
+        }),
+        ("te-chunked-twice", |b| {
+            fields(b, "transfer-encoding") == ["chunked, chunked"]
+        }),
+        ("te-unknown", |b| {
+            fields(b, "transfer-encoding") == ["x-unknown"]
+                && fields(b, "content-length").is_empty()
+        }),
+        ("te-in-http10", |b| {
+            status_line(b).starts_with(b"HTTP/1.0 ") && chunked(b)
+        }),
+        ("te-space-before-colon", |b| {
+            head_and_body(b)
+                .0
+                .contains(&&b"Transfer-Encoding : chunked"[..])
+        }),
+        ("header-no-colon", |b| {
+            head_and_body(b).0[1..].iter().any(|l| !l.contains(&b':'))
+        }),
+        ("header-space-before-colon", |b| {
+            head_and_body(b).0.contains(&&b"Content-Length : 6"[..])
+        }),
+        ("header-empty-name", |b| {
+            head_and_body(b).0.iter().any(|l| l.starts_with(b":"))
+        }),
+        ("header-name-space", |b| {
+            head_and_body(b).0.contains(&&b"X Bad: 1"[..])
+        }),
+        ("header-obs-fold", |b| {
+            let lines = head_and_body(b).0;
+            let i = lines.iter().position(|l| l.starts_with(b"X-Folded:"));
+            i.is_some_and(|i| lines[i + 1].starts_with(b" "))
+        }),
+        ("header-fold-first-line", |b| {
+            head_and_body(b).0[1].starts_with(b" ")
+        }),
+        ("header-bare-lf", |b| {
+            !contains(b, b"\r") && bare(b, b'\n') == 5
+        }),
+        ("header-bare-cr", |b| {
+            !contains(&b[..b.len() - 1], b"\n") && bare(b, b'\r') == 4
+        }),
+        ("header-mixed-line-ends", |b| {
+            bare(b, b'\n') == 2 && contains(b, b"\r\n\r\n")
+        }),
+        ("header-line-64kib", |b| {
+            head_and_body(b)
+                .0
+                .iter()
+                .any(|l| l.len() == "X-Long: ".len() + 64 * 1024)
+                && body(b) == b"hello\n"
+        }),
+        ("headers-10000", |b| {
+            let lines = head_and_body(b).0;
+            lines.iter().filter(|l| l.starts_with(b"X-")).count() == 10_000 && body(b) == b"hello\n"
+        }),
+        ("header-value-nul", |b| {
+            head_and_body(b).0.iter().any(|l| l.contains(&0))
+        }),
+        ("header-value-ctl", |b| {
+            head_and_body(b).0.iter().any(|l| l.contains(&1))
+        }),
+        ("head-no-end", |b| {
+            !contains(b, b"\r\n\r\n") && b.ends_with(b"\r\n")
+        }),
+        ("status-http12", |b| status_line(b) == b"HTTP/1.2 200 OK"),
+        ("status-http2", |b| status_line(b) == b"HTTP/2.0 200 OK"),
+        ("status-lowercase-version", |b| {
+            status_line(b) == b"http/1.1 200 OK"
+        }),
+        ("status-two-digits", |b| status_line(b) == b"HTTP/1.1 20 OK"),
+        ("status-four-digits", |b| {
+            status_line(b) == b"HTTP/1.1 2000 OK"
+        }),
+        ("status-letters", |b| status_line(b) == b"HTTP/1.1 abc OK"),
+        ("status-999", |b| status_line(b) == b"HTTP/1.1 999 Unknown"),
+        ("status-no-reason-no-space", |b| {
+            status_line(b) == b"HTTP/1.1 200"
+        }),
+        ("status-reason-ctl", |b| {
+            status_line(b) == b"HTTP/1.1 200 O\x01K"
+        }),
+        ("status-reason-nul", |b| {
+            status_line(b) == b"HTTP/1.1 200 O\0K"
+        }),
+        ("status-leading-space", |b| {
+            status_line(b).starts_with(b" HTTP/1.1")
+        }),
+        ("status-missing", |b| b == b"hello\n"),
+        ("empty-response", |b| b.is_empty()),
+        ("1xx-100-then-200", |b| {
+            responses(b) == ["HTTP/1.1 100 Continue", "HTTP/1.1 200 OK"]
+        }),
+        ("1xx-103-then-200", |b| {
+            responses(b) == ["HTTP/1.1 103 Early Hints", "HTTP/1.1 200 OK"]
+                && fields(b, "link").len() == 1
+        }),
+        ("1xx-several", |b| {
+            let r = responses(b);
+            r.len() == 5
+                && r[..4].iter().all(|s| s.starts_with("HTTP/1.1 1"))
+                && r[4].ends_with("200 OK")
+        }),
+        ("1xx-1000", |b| {
+            let r = responses(b);
+            r.len() == 1001 && r.iter().filter(|s| *s == "HTTP/1.1 100 Continue").count() == 1000
+        }),
+        ("1xx-only", |b| {
+            responses(b) == ["HTTP/1.1 100 Continue"] && b.ends_with(b"\r\n\r\n")
+        }),
+        ("1xx-with-body", |b| {
+            status_line(b) == b"HTTP/1.1 100 Continue"
+                && fields(b, "content-length") == ["5"]
+                && body(b).starts_with(b"extraHTTP/1.1 200")
+        }),
+        ("101-unasked", |b| {
+            status_line(b).starts_with(b"HTTP/1.1 101 ") && fields(b, "upgrade") == ["websocket"]
+        }),
+        ("204-with-body", |b| {
+            status_line(b).starts_with(b"HTTP/1.1 204 ")
+                && fields(b, "content-length") == ["6"]
+                && body(b).len() == 6
+        }),
+        ("204-with-body-no-length", |b| {
+            status_line(b).starts_with(b"HTTP/1.1 204 ")
+                && fields(b, "content-length").is_empty()
+                && body(b).len() == 6
+        }),
+        ("304-with-body", |b| {
+            status_line(b).starts_with(b"HTTP/1.1 304 ")
+                && fields(b, "content-length") == ["6"]
+                && body(b).len() == 6
+        }),
+        ("head-with-body", |b| {
+            status_line(b) == b"HTTP/1.1 200 OK"
+                && fields(b, "content-length") == ["6"]
+                && body(b).len() == 6
+        }),
+        ("nul-before-status", |b| {
+            b[0] == 0 && b[1..].starts_with(b"HTTP/1.1 200")
+        }),
+        ("nul-line-in-head", |b| {
+            head_and_body(b).0.contains(&&b"\0"[..])
+        }),
+        ("two-responses", |b| {
+            responses(b).len() == 2
+                && fields(b, "content-length") == ["6"]
+                && body(b).len() == 6 + 44
+        }),
+    ];
+
+    fn chunked(b: &[u8]) -> bool {
+        fields(b, "transfer-encoding") == ["chunked"]
+            || (status_line(b).starts_with(b"HTTP/1.0")
+                && contains(b, b"Transfer-Encoding: chunked"))
+            || contains(b, b"\nTransfer-Encoding: chunked\n")
+    }
+
+    /// The status lines of the responses in `b` (each found after the previous one's head
+    /// and its Content-Length body, if any).
+    fn responses(b: &[u8]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut rest = b;
+        while rest.starts_with(b"HTTP/") {
+            out.push(String::from_utf8_lossy(status_line(rest)).into_owned());
+            let len: usize = fields(rest, "content-length")
+                .first()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let body = body(rest);
+            rest = &body[len.min(body.len())..];
+        }
+        out
+    }
+
+    #[test]
+    fn every_variant_matches_its_description() {
+        let c = Catalogue::new();
+        assert!(CATALOGUE.len() >= 40, "{}", CATALOGUE.len());
+        assert_eq!(c.len(), CATALOGUE.len());
+        for (i, v) in CATALOGUE.iter().enumerate() {
+            let (_, check) = CHECKS
+                .iter()
+                .find(|(id, _)| *id == v.id)
+                .unwrap_or_else(|| panic!("{}: no check", v.id));
+            assert!(
+                check(c.bytes(i)),
+                "{}: {:?}",
+                v.id,
+                String::from_utf8_lossy(&c.bytes(i)[..c.bytes(i).len().min(300)])
+            );
+        }
+        for (id, _) in CHECKS {
+            assert!(find(id).is_some(), "{id}: a check for no variant");
+        }
+    }
+
+    /// The checks are specific: run against a well-formed response, only the one whose
+    /// variant is those very bytes (meant for a HEAD request) passes.
+    #[test]
+    fn checks_reject_a_well_formed_response() {
+        let good =
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello\n";
+        let passing: Vec<&str> = CHECKS
+            .iter()
+            .filter(|(_, check)| check(good))
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(passing, ["head-with-body"]);
+    }
+
+    /// The README's catalogue table lists every variant, in order, with its description and
+    /// clause.
+    #[test]
+    fn readme_table_matches_the_catalogue() {
+        let readme = include_str!("../README.md");
+        let section = readme
+            .split("\n### Malformed-response catalogue\n")
+            .nth(1)
+            .unwrap();
+        let rows: Vec<&str> = section
+            .lines()
+            .skip_while(|l| !l.starts_with("| id "))
+            .skip(2)
+            .take_while(|l| l.starts_with("| `"))
+            .collect();
+        let want: Vec<String> = CATALOGUE
+            .iter()
+            .map(|v| format!("| `{}` | {} | {} |", v.id, v.description, v.rfc))
+            .collect();
+        assert_eq!(rows, want);
+    }
+
+    #[test]
+    fn ids_are_unique_and_plain() {
+        for (i, v) in CATALOGUE.iter().enumerate() {
+            assert_eq!(find(v.id), Some(i), "{} twice", v.id);
+            assert!(
+                v.id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                v.id
+            );
+            assert!(
+                !v.description.contains('|') && !v.description.contains('\n'),
+                "{}",
+                v.id
+            );
+            assert!(v.rfc.starts_with("RFC "), "{}", v.id);
+        }
+    }
+}
