@@ -214,3 +214,34 @@ fn metrics_route_answers_prometheus_text() {
         );
     }
 }
+
+/// `--server ''` and `--content-type ''` leave their fields out (README, Options), routes
+/// included; the defaults are there otherwise.
+#[test]
+fn empty_server_and_content_type_are_left_out() {
+    // (flags, expected head of `/` and of the route `/r`)
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[],
+            "HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ",
+        ),
+        (
+            &["--server", ""],
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ",
+        ),
+        (
+            &["--server", "", "--content-type", ""],
+            "HTTP/1.1 200 OK\r\nContent-Length: ",
+        ),
+    ];
+    for (flags, want) in cases {
+        let mut args = vec!["--workers", "1", "--route", "/r=200:route"];
+        args.extend_from_slice(flags);
+        let (_h, addr) = start(&args);
+        for path in ["/", "/r"] {
+            let req = format!("GET {path} HTTP/1.0\r\n\r\n");
+            let got = String::from_utf8(exchange(addr, req.as_bytes())).unwrap();
+            assert!(got.starts_with(want), "{flags:?} {path}: {got:?}");
+        }
+    }
+}
