@@ -192,6 +192,11 @@ impl Timeout {
 /// after shutting down its write side (ms), so the client reads the response, not a reset.
 pub const LINGER_MS: u64 = 2_000;
 
+/// The most input a lingering connection discards before it closes (bytes): without a bound,
+/// a client that keeps sending after its error response keeps its worker reading for all of
+/// [`LINGER_MS`] (gigabytes over loopback).
+pub const LINGER_BYTES: usize = 1 << 20;
+
 /// Counters of one worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
@@ -335,8 +340,8 @@ enum Phase {
     Closing {
         linger: bool,
     },
-    /// The write side is shut down; input is discarded until end of input or
-    /// [`LINGER_MS`] after `Conn::active`.
+    /// The write side is shut down; input is discarded until end of input, [`LINGER_MS`]
+    /// after `Conn::active` or [`LINGER_BYTES`] of it.
     Lingering,
     /// A `stall` fault: input is read and discarded, nothing more is answered, until the
     /// client closes or the idle timeout ends it.
@@ -359,6 +364,9 @@ pub struct Conn {
     served: u32,
     phase: Phase,
     eof: bool,
+    /// While lingering: how much more input to discard, in KiB, each read counted rounded up
+    /// (two bytes that fit in the struct's padding, where a byte count would not).
+    linger_left_kib: u16,
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -487,6 +495,7 @@ impl Conn {
             served: 0,
             phase: Phase::Open,
             eof: false,
+            linger_left_kib: 0,
         }
     }
 
@@ -494,6 +503,8 @@ impl Conn {
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
         if matches!(self.phase, Phase::Lingering) {
             // Discarded: the response is out and the write side shut.
+            let kib = u16::try_from(data.len().div_ceil(1024)).unwrap_or(u16::MAX);
+            self.linger_left_kib = self.linger_left_kib.saturating_sub(kib);
             return;
         }
         env.stats.bytes_in += data.len() as u64;
@@ -604,7 +615,8 @@ impl Conn {
                             && b.input.len() <= b.parser.limits().max_head
                     })
             }
-            Phase::Lingering | Phase::Stalled => !self.eof,
+            Phase::Lingering => !self.eof && self.linger_left_kib > 0,
+            Phase::Stalled => !self.eof,
             Phase::Closing { .. } | Phase::Resetting => false,
         }
     }
@@ -621,15 +633,17 @@ impl Conn {
             Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
                 Next::Close { linger: false }
             }
+            Phase::Lingering if self.linger_left_kib == 0 => Next::Close { linger: false },
             _ => Next::Continue,
         }
     }
 
     /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
-    /// until end of input or [`LINGER_MS`] from `now`.
+    /// until end of input, [`LINGER_MS`] from `now` or [`LINGER_BYTES`] of it.
     pub fn start_lingering(&mut self, now: u64, pool: &mut Pool) {
         self.release(pool);
         self.phase = Phase::Lingering;
+        self.linger_left_kib = (LINGER_BYTES / 1024) as u16;
         self.active = now;
     }
 

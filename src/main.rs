@@ -55,7 +55,8 @@ fn main() -> ExitCode {
             } else {
                 ""
             };
-            eprintln!("canned listening on {shown}{note} ({workers} workers)");
+            let plural = if workers == 1 { "" } else { "s" };
+            eprintln!("canned listening on {shown}{note} ({workers} worker{plural})");
         }
     }
     // Unix socket files are removed by the server on its way out.

@@ -97,8 +97,10 @@ fn slowloris_is_closed_at_the_header_timeout_while_others_are_served() {
         lo >= timeout - 1.0 && hi <= timeout + time_bound(Duration::from_secs(1)).as_secs_f64(),
         "close times {lo:.2}..{hi:.2}"
     );
+    // Well under the header timeout (what a worker stuck on the slow clients would cost),
+    // with room for a loaded machine's scheduling.
     assert!(
-        worst < time_bound(Duration::from_millis(200)),
+        worst < time_bound(Duration::from_millis(1000)),
         "other clients slowed: {worst:?}"
     );
 }

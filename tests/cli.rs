@@ -139,7 +139,7 @@ fn unix_socket_listener_is_served_and_removed_on_exit() {
     let arg = format!("unix:{}", path.display());
     let (mut child, _stderr, line) =
         spawn_listening(Command::new(bin()).args(["--listen", &arg, "--workers", "1"]));
-    assert_eq!(line, format!("canned listening on {arg} (1 workers)\n"));
+    assert_eq!(line, format!("canned listening on {arg} (1 worker)\n"));
     let mut s = std::os::unix::net::UnixStream::connect(&path).unwrap();
     std::io::Write::write_all(&mut s, b"GET / HTTP/1.0\r\n\r\n").unwrap();
     let mut out = Vec::new();

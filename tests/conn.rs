@@ -718,3 +718,76 @@ fn header_timeout_answers_408_without_body_to_head() {
         assert!(d.log().ends_with("] - - - 408\n"), "{shown}: {}", d.log());
     }
 }
+
+/// After an error the connection lingers, discarding input, for at most LINGER_BYTES (read in
+/// pieces of any size, each counted rounded up to a KiB) or LINGER_MS, whichever comes first.
+#[test]
+fn lingering_discards_at_most_linger_bytes() {
+    use canned::conn::{LINGER_BYTES, LINGER_MS};
+    // (size of each read, reads that stay under the bound)
+    let cases = [
+        (64 * 1024, LINGER_BYTES / (64 * 1024) - 1),
+        (1, 1023),
+        (1500, 511),
+    ];
+    for (piece, under) in cases {
+        let mut d = driver();
+        d.feed(b"GET / HTTP/1.1\r\n\r\n");
+        assert!(d.write_all().starts_with(b"HTTP/1.1 400 "));
+        assert_eq!(d.conn.next(), Next::Close { linger: true });
+        d.conn.start_lingering(0, &mut d.parts.pool);
+        let junk = vec![b'x'; piece];
+        for _ in 0..under {
+            d.feed(&junk);
+        }
+        assert!(d.conn.wants_read(), "{piece}-byte reads: stopped early");
+        assert_eq!(d.conn.next(), Next::Continue, "{piece}-byte reads");
+        d.feed(&junk);
+        assert!(!d.conn.wants_read(), "{piece}-byte reads: past the bound");
+        assert_eq!(
+            d.conn.next(),
+            Next::Close { linger: false },
+            "{piece}-byte reads"
+        );
+    }
+    // The time bound alone, with little input.
+    let mut d = driver();
+    d.feed(b"GET / HTTP/1.1\r\n\r\n");
+    d.write_all();
+    d.conn.start_lingering(0, &mut d.parts.pool);
+    d.feed(b"x");
+    let timeouts = Timeouts::default();
+    assert_eq!(d.conn.wake_at(&timeouts), Some(LINGER_MS));
+    let mut env = d.parts.env();
+    env.now = LINGER_MS;
+    assert_eq!(
+        d.conn.on_wake(&timeouts, &mut env),
+        Next::Close { linger: false }
+    );
+}
+
+/// Over loopback: a client that sends without end after its error response is cut off after
+/// about LINGER_BYTES (plus what the socket buffers hold), not read for the whole LINGER_MS.
+#[test]
+fn lingering_client_sending_without_end_is_cut_off() {
+    let (_h, addr) = start(&["--workers", "1"]);
+    let mut s = connect(addr);
+    s.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    assert!(read_responses(&mut s, 1)[0].status == 400);
+    s.set_write_timeout(Some(Duration::from_secs(10))).unwrap();
+    // Far more than the bound plus any loopback socket buffers (a few MiB each way).
+    let limit = 256 << 20;
+    let junk = vec![b'x'; 64 * 1024];
+    let mut sent = 0;
+    while sent < limit {
+        match s.write(&junk) {
+            Ok(n) => sent += n,
+            Err(_) => break,
+        }
+    }
+    assert!(
+        sent < limit,
+        "the server kept reading after its error: {} MiB accepted",
+        sent >> 20
+    );
+}

@@ -9,9 +9,11 @@ const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
 #[test]
 fn delay_holds_responses_without_blocking_the_worker() {
-    let (_h, addr) = start(&["--delay", "300ms", "--workers", "1"]);
+    // A delay long enough that "both at once" (1 s) and "one after the other" (2 s) stay
+    // apart on a loaded machine: the upper bound leaves 900 ms for scheduling.
+    let (_h, addr) = start(&["--delay", "1s", "--workers", "1"]);
     let t = Instant::now();
-    // Two clients at once on one worker: both answered after ~300 ms, not 600.
+    // Two clients at once on one worker: both answered after ~1 s, not 2.
     let mut a = connect(addr);
     let mut b = connect(addr);
     a.write_all(&GET.repeat(3)).unwrap();
@@ -20,14 +22,14 @@ fn delay_holds_responses_without_blocking_the_worker() {
     assert_eq!(read_responses(&mut b, 1).len(), 1);
     let took = t.elapsed();
     assert!(
-        took >= Duration::from_millis(290) && took < time_bound(Duration::from_millis(550)),
+        took >= Duration::from_millis(990) && took < time_bound(Duration::from_millis(1900)),
         "{took:?}"
     );
     // Keep-alive: the next request is held again.
     let t = Instant::now();
     a.write_all(GET).unwrap();
     read_responses(&mut a, 1);
-    assert!(t.elapsed() >= Duration::from_millis(290));
+    assert!(t.elapsed() >= Duration::from_millis(990));
 }
 
 #[test]
@@ -212,5 +214,36 @@ fn metrics_route_answers_prometheus_text() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// `--server ''` and `--content-type ''` leave their fields out (README, Options), routes
+/// included; the defaults are there otherwise.
+#[test]
+fn empty_server_and_content_type_are_left_out() {
+    // (flags, expected head of `/` and of the route `/r`)
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[],
+            "HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ",
+        ),
+        (
+            &["--server", ""],
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ",
+        ),
+        (
+            &["--server", "", "--content-type", ""],
+            "HTTP/1.1 200 OK\r\nContent-Length: ",
+        ),
+    ];
+    for (flags, want) in cases {
+        let mut args = vec!["--workers", "1", "--route", "/r=200:route"];
+        args.extend_from_slice(flags);
+        let (_h, addr) = start(&args);
+        for path in ["/", "/r"] {
+            let req = format!("GET {path} HTTP/1.0\r\n\r\n");
+            let got = String::from_utf8(exchange(addr, req.as_bytes())).unwrap();
+            assert!(got.starts_with(want), "{flags:?} {path}: {got:?}");
+        }
     }
 }

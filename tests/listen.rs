@@ -521,3 +521,45 @@ fn workers_beyond_the_fd_limit_are_refused_naming_the_flag() {
     assert_eq!(body_at(p.addr), b"Hello World\n");
     assert_eq!(p.stop().0, 0);
 }
+
+/// An inherited or handed-over fd that is not a listening stream socket is refused at bind,
+/// naming the fd: polled, it would report an error on every turn and spin its worker.
+#[test]
+fn inherited_fd_that_cannot_accept_is_refused() {
+    use socket2::{Domain, Socket, Type};
+    use std::os::fd::{AsRawFd, OwnedFd};
+    let bound_only = || {
+        let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        s.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
+            .unwrap();
+        OwnedFd::from(s)
+    };
+    let datagram = || OwnedFd::from(std::net::UdpSocket::bind("127.0.0.1:0").unwrap());
+    let file = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+    let listening = || OwnedFd::from(std::net::TcpListener::bind("127.0.0.1:0").unwrap());
+    // (what the fd is, accepted)
+    let cases: [(&str, &dyn Fn() -> OwnedFd, bool); 4] = [
+        ("bound, not listening", &bound_only, false),
+        ("UDP", &datagram, false),
+        ("a file", &file, false),
+        ("listening TCP", &listening, true),
+    ];
+    for (what, make, accepted) in cases {
+        let fd = make();
+        let raw = fd.as_raw_fd();
+        let c = Config {
+            listen: vec![Listen::Fd(std::sync::Arc::new(fd))],
+            workers: 1,
+            ..Config::default()
+        };
+        match Server::bind(c) {
+            Ok(_) => assert!(accepted, "{what}: accepted"),
+            Err(e) => {
+                assert!(!accepted, "{what}: {e}");
+                let want = format!("fd {raw} is not a listening stream socket");
+                // A file is not a socket at all: the type check fails first.
+                assert!(e.to_string() == want || what == "a file", "{what}: {e}");
+            }
+        }
+    }
+}

@@ -56,6 +56,14 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
             Listen::Fd(fd) => {
                 // A duplicate: the `Listen` keeps owning (and in the end closes) its fd.
                 let s = Socket::from(fd.try_clone()?);
+                // Anything but a listening stream socket would never accept: polled, it reports
+                // an error condition on every turn and the worker spins.
+                if s.r#type()? != Type::STREAM || !s.is_listener()? {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("fd {} is not a listening stream socket", fd.as_raw_fd()),
+                    ));
+                }
                 s.set_nonblocking(true)?;
                 let shown = match s.local_addr()?.as_socket() {
                     Some(a) => Listen::Tcp(a),
