@@ -485,7 +485,6 @@ fn listen_fds_are_adopted_only_when_the_process_environment_passes_them() {
     ];
     let e = Config::from_args(["--quiet"], &env).unwrap_err();
     assert!(e.to_string().starts_with("LISTEN_FDS: "), "{e}");
-    assert!(canned::server::adopt_listen_fds(1).is_err());
 }
 
 #[test]

@@ -311,7 +311,14 @@ static LISTEN_FDS_TAKEN: AtomicBool = AtomicBool::new(false);
 /// Take ownership of the `count` sockets systemd passed to this process (fds 3 and up,
 /// sd_listen_fds(3)). Only when this process's own environment names it in `LISTEN_PID` with
 /// the same `LISTEN_FDS`, only once per process, and only fds that are sockets.
-pub fn adopt_listen_fds(count: i32) -> io::Result<Vec<Listen>> {
+///
+/// Crate-private: the environment is the only evidence that nothing else in the process owns
+/// these fds, so the one caller is the command line's socket-activation rule, which the
+/// binary reads before it opens any file.
+pub(crate) fn adopt_listen_fds(count: i32) -> io::Result<Vec<Listen>> {
+    if !(1..=64).contains(&count) {
+        return Err(io::Error::other("LISTEN_FDS must be from 1 to 64"));
+    }
     let var = |name| std::env::var_os(name).and_then(|v| v.to_str()?.trim().parse::<u64>().ok());
     if var("LISTEN_PID") != Some(u64::from(std::process::id()))
         || var("LISTEN_FDS") != u64::try_from(count).ok()

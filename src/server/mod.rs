@@ -16,7 +16,8 @@ mod stats;
 mod timers;
 mod worker;
 
-pub use listen::{adopt_listen_fds, raise_fd_limit};
+pub(crate) use listen::adopt_listen_fds;
+pub use listen::raise_fd_limit;
 pub use stats::Summary;
 
 use crate::config::{Config, Listen};
