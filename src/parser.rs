@@ -608,6 +608,13 @@ impl Parser {
                     }
                 }
                 Phase::Version => {
+                    // Almost every request: one comparison, the same outcome as the scan below.
+                    if w.get(*i..*i + 10) == Some(b"HTTP/1.1\r\n") {
+                        self.request_line(w, *i + 8)?;
+                        *i += 10;
+                        self.phase = Phase::LineStart;
+                        continue;
+                    }
                     while *i < w.len() && w[*i] > b' ' && w[*i] < 0x7f {
                         *i += 1;
                     }
