@@ -8,7 +8,8 @@
 //! - `stats`: counters summed over workers, the `--stats` body and the exit summary.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
-//! `Poller`, its connections and its counters.
+//! connections and its counters; its `Poller` is shared only so that another worker at
+//! `--max-conns` can wake it to close an idle connection.
 
 mod listen;
 mod signals;
@@ -34,9 +35,16 @@ struct Shared {
     /// `--stats`: each worker's counters, published every tick.
     published: std::sync::Mutex<Vec<Summary>>,
     stop: AtomicBool,
+    /// pollers[worker], so that a worker asking for an eviction can wake the others. Declared
+    /// before the wake socket, which every poller holds registered: dropped first.
+    pollers: Vec<Arc<polling::Poller>>,
     wake_r: UnixStream,
     wake_w: UnixStream,
     open: AtomicUsize,
+    /// At `--max-conns`: idle keep-alive connections that a worker with none of its own asks
+    /// the others to close. Each ask is withdrawn at the asker's next look at the limit
+    /// (100 ms), so one that nobody can satisfy costs nothing after that.
+    evictions_wanted: AtomicUsize,
     /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
     catalogue: Option<Arc<crate::mutate::Catalogue>>,
 }
@@ -95,6 +103,9 @@ impl Server {
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
         wake_w.set_nonblocking(true)?;
+        let pollers = (0..workers)
+            .map(|_| polling::Poller::new().map(Arc::new))
+            .collect::<io::Result<Vec<_>>>()?;
         let catalogue = config
             .mutate
             .is_some()
@@ -108,9 +119,11 @@ impl Server {
             shared: Arc::new(Shared {
                 published: std::sync::Mutex::new(vec![Summary::default(); workers]),
                 stop: AtomicBool::new(false),
+                pollers,
                 wake_r,
                 wake_w,
                 open: AtomicUsize::new(0),
+                evictions_wanted: AtomicUsize::new(0),
                 catalogue,
             }),
         })

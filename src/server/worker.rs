@@ -104,7 +104,8 @@ impl EnvParts {
 }
 
 pub(super) struct Worker {
-    poller: Poller,
+    /// Also in [`Shared`], for the other workers' `notify`.
+    poller: Arc<Poller>,
     listeners: Vec<Socket>,
     /// After running out of fds: when accepting may resume.
     paused_until: Option<u64>,
@@ -120,6 +121,12 @@ pub(super) struct Worker {
     parts: EnvParts,
     accepted: u64,
     idle_closed_at_limit: u64,
+    /// At the limit with nothing idle of its own, this worker asked the others to close one
+    /// of theirs (one ask outstanding at a time, withdrawn at the next look at the limit).
+    asked_for_room: bool,
+    /// The millisecond this worker last looked for an idle connection for another worker:
+    /// at most one scan of the slots per millisecond while an ask stands.
+    looked_for_room_ms: u64,
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
@@ -150,13 +157,14 @@ impl Worker {
         config: Arc<Config>,
         shared: Arc<Shared>,
     ) -> io::Result<Worker> {
-        let poller = Poller::new()?;
+        let poller = shared.pollers[id].clone();
         for (i, l) in listeners.iter().enumerate() {
             // SAFETY: the listener is deleted from the poller before it is dropped
-            // (`begin_drain`, or the poller is dropped first with the worker).
+            // (`begin_drain`, or `Worker::drop`).
             unsafe { poller.add_with_mode(l, Event::readable(LISTENER + i), PollMode::Level)? };
         }
-        // SAFETY: `shared` (and so the wake socket) outlives the poller.
+        // SAFETY: the poller is dropped before the wake socket: the worker drops its `poller`
+        // before its `shared`, and `Shared` its `pollers` before `wake_r`.
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
         }
@@ -182,6 +190,8 @@ impl Worker {
             },
             accepted: 0,
             idle_closed_at_limit: 0,
+            asked_for_room: false,
+            looked_for_room_ms: u64::MAX,
             config,
             shared,
             epoch: Instant::now(),
@@ -241,6 +251,9 @@ impl Worker {
                     slot.armed_ms = u64::MAX;
                 }
                 self.on_event(k, Cause::Deadline);
+            }
+            if self.shared.evictions_wanted.load(Ordering::Relaxed) != 0 {
+                self.make_room_for_another_worker();
             }
             if !self.parts.log.is_empty() {
                 // One write per loop turn.
@@ -331,8 +344,10 @@ impl Worker {
         }
         if self.at_limit && self.now >= self.limit_recheck_at && accepting {
             // The shared count may have fallen (another worker's closes) or a connection of
-            // this worker gone idle: poll the listeners again; `accept` decides.
+            // this worker gone idle: poll the listeners again; `accept` decides (and asks the
+            // other workers again if a client still waits).
             self.at_limit = false;
+            self.withdraw_ask_for_room();
             if self.paused_until.is_none() {
                 self.listen_interest(true);
             }
@@ -361,6 +376,7 @@ impl Worker {
                     self.limit_recheck_at = self.now + RECHECK_MS;
                     self.update_own_deadline();
                     self.listen_interest(false);
+                    self.ask_for_room();
                     return;
                 }
             }
@@ -393,6 +409,16 @@ impl Worker {
     /// keep-alive connections. A scan over the worker's slots, paid only at the limit.
     #[cold]
     fn close_longest_idle(&mut self) -> bool {
+        let Some(k) = self.longest_idle() else {
+            return false;
+        };
+        self.close(k);
+        self.idle_closed_at_limit += 1;
+        true
+    }
+
+    /// The slot of this worker's longest-idle keep-alive connection.
+    fn longest_idle(&self) -> Option<usize> {
         let mut oldest: Option<(u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
             if let Some(slot) = slot {
@@ -405,12 +431,60 @@ impl Worker {
                 }
             }
         }
-        let Some((_, k)) = oldest else {
-            return false;
+        oldest.map(|(_, k)| k)
+    }
+
+    /// At the limit with nothing idle of its own: ask the other workers to close one of
+    /// theirs (the limit is per process), and wake them to look.
+    #[cold]
+    fn ask_for_room(&mut self) {
+        if self.asked_for_room || self.shared.pollers.len() < 2 {
+            return;
+        }
+        self.asked_for_room = true;
+        self.shared.evictions_wanted.fetch_add(1, Ordering::Relaxed);
+        for (id, poller) in self.shared.pollers.iter().enumerate() {
+            if id != self.id {
+                let _ = poller.notify();
+            }
+        }
+    }
+
+    /// The ask is settled (met, or this worker resumes or drains): take it back if nobody
+    /// met it, so that an ask nobody can meet does not stand.
+    fn withdraw_ask_for_room(&mut self) {
+        if std::mem::take(&mut self.asked_for_room) {
+            let _ = self.shared.evictions_wanted.fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |n| n.checked_sub(1),
+            );
+        }
+    }
+
+    /// Another worker at the limit has nothing idle: close this worker's longest-idle
+    /// keep-alive connection for it, if there is one. The ask is taken (decremented) first,
+    /// so that two workers never close two connections for one ask.
+    #[cold]
+    fn make_room_for_another_worker(&mut self) {
+        if self.asked_for_room
+            || self.drain_deadline.is_some()
+            || self.looked_for_room_ms == self.now
+        {
+            return;
+        }
+        self.looked_for_room_ms = self.now;
+        let Some(k) = self.longest_idle() else {
+            return;
         };
-        self.close(k);
-        self.idle_closed_at_limit += 1;
-        true
+        let taken =
+            self.shared
+                .evictions_wanted
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        if taken.is_ok() {
+            self.close(k);
+            self.idle_closed_at_limit += 1;
+        }
     }
 
     fn listen_interest(&self, on: bool) {
@@ -563,6 +637,7 @@ impl Worker {
             }
             if self.at_limit && self.drain_deadline.is_none() {
                 self.at_limit = false;
+                self.withdraw_ask_for_room();
                 self.update_own_deadline();
                 if self.paused_until.is_none() {
                     self.listen_interest(true);
@@ -609,6 +684,7 @@ impl Worker {
         }
         self.drain_deadline = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
         self.update_own_deadline();
+        self.withdraw_ask_for_room();
         let _ = self.poller.delete(&self.shared.wake_r);
         for l in self.listeners.drain(..) {
             let _ = self.poller.delete(&l);
@@ -629,6 +705,17 @@ impl Worker {
                 self.close(k);
             }
         }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // The poller outlives the worker (it is shared): leave nothing registered in it that
+        // is about to close.
+        for l in &self.listeners {
+            let _ = self.poller.delete(l);
+        }
+        self.withdraw_ask_for_room();
     }
 }
 
