@@ -424,6 +424,13 @@ fn without_ipv6(cmd: &mut Command) {
 }
 
 #[test]
+// The filter that fakes a kernel without IPv6 is installed with prctl(PR_SET_SECCOMP), which
+// qemu's user-mode emulation refuses (EINVAL): under the emulated aarch64 run this one test is
+// reported as ignored, with this reason (README, Architectures).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "seccomp filters cannot be installed under qemu-user"
+)]
 fn any_ipv6_address_falls_back_to_ipv4_on_a_host_without_ipv6() {
     let mut cmd = Command::new(bin());
     cmd.args(["--listen", "[::]:0", "--workers", "2"]);
