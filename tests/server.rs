@@ -714,6 +714,13 @@ fn threads_blocked_on_a_pipe(pid: u32) -> usize {
 }
 
 #[test]
+// It waits until the workers block on the full log pipe by reading their threads' wchan;
+// under qemu-user the emulator's own threads wait on futexes too, so that wait can end early:
+// ignored there with this reason (README, Architectures).
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "reads the server threads' wchan, which qemu-user's own threads confuse"
+)]
 fn shutdown_answers_a_request_already_waiting_with_connection_close() {
     for workers in [1, 2] {
         let mut p = Proc::start(&["--workers", &workers.to_string(), "--access-log"]);
