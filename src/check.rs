@@ -561,10 +561,12 @@ pub mod connection {
         let mut at = 0;
         let mut served = 0u32;
         loop {
-            let req = match Parser::new(s.limits).parse(&input[at..]) {
+            let mut parser = Parser::new(s.limits);
+            let req = match parser.parse(&input[at..]) {
                 Ok(Status::Partial) => break,
                 Err(e) => {
-                    let rest = &input[at..];
+                    // HEAD only if the method was read before the error was found.
+                    let rest = &input[at..(at + parser.position() + 1).min(input.len())];
                     let start = rest.iter().position(|&c| c != b'\r' && c != b'\n');
                     let head = start.is_some_and(|i| rest[i..].starts_with(b"HEAD "));
                     error(&mut out, e.status(), head, false);

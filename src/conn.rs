@@ -862,7 +862,10 @@ impl Conn {
                             return at;
                         }
                         Err(e) => {
-                            let head = is_head_request(&buf[at..]);
+                            // Only the bytes the parser examined: the answer must not depend
+                            // on how much of the rest had arrived.
+                            let seen = (b.parser.position() + 1).min(buf.len() - at);
+                            let head = is_head_request(&buf[at..at + seen]);
                             self.fail(b, e, head, env);
                             return buf.len();
                         }

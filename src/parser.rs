@@ -478,6 +478,13 @@ impl Parser {
         self.pos != 0
     }
 
+    /// Bytes of the current request examined so far. After an error: the offset of the byte
+    /// that was rejected (or of the end of the bytes examined), so that `buf[..position() + 1]`
+    /// holds everything the decision was based on, whichever way the input was split.
+    pub fn position(&self) -> usize {
+        self.pos as usize
+    }
+
     /// Parse the bytes received so far. See the type's documentation.
     ///
     /// The scan is sequential and resumable: each byte is examined once, a decision depends
