@@ -11,10 +11,12 @@
 //! Memory: an idle connection holds no buffer. Input is parsed where the loop read it (a
 //! per-worker scratch buffer); only a partial request is copied into a buffer of the
 //! connection's own, and output lives in a buffer taken from the worker's [`Pool`] while it
-//! is pending.
+//! is pending. A dripped response is copied from the preformatted bytes a piece at a time;
+//! between pieces, a connection with nothing else to do holds no buffer either
+//! ([`Phase::Dripping`]).
 
 use crate::chunked::ChunkedDecoder;
-use crate::fault::{Decision, Delivery, WorkerFaults};
+use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
@@ -79,6 +81,8 @@ impl Pool {
     /// allocator to return its free memory to the system.
     const TRIM_AFTER: usize = 1024 * 1024;
 
+    // Inlined into the hot path's one caller, as before the cold `unpark` became another.
+    #[inline(always)]
     fn take(&mut self, limits: Limits, conn: ConnLimits) -> Box<WorkArea> {
         self.lent += 1;
         match self.free.pop() {
@@ -99,7 +103,6 @@ impl Pool {
             b.input = Vec::new();
             b.out = Vec::new();
             b.log_line = Vec::new();
-            b.pacing.held = Vec::new();
         }
         if self.free.len() < Self::KEEP {
             b.reset();
@@ -348,25 +351,89 @@ enum Phase {
     Stalled,
     /// A `reset` fault: answer nothing more; reset once the output is written.
     Resetting,
+    /// A `drip` fault's response waits for its next piece, and the connection has nothing
+    /// else to do: it holds no work area, and [`Waiting`] is packed into `active` and
+    /// `phase_data`. The next piece (or input) takes a work area again, with the phase the
+    /// response leads to (open, or closing).
+    Dripping,
 }
 
 /// The state of one connection. See the module documentation.
 ///
 /// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
 /// output pending borrows a [`WorkArea`] from the worker's [`Pool`] and gives it back
-/// as soon as everything is answered and written.
+/// as soon as everything is answered and written. So does a connection whose dripped
+/// response waits for its next piece ([`Phase::Dripping`]).
 #[derive(Debug)]
 pub struct Conn {
     work: Option<Box<WorkArea>>,
-    /// Last input or output progress (ms), or when lingering started.
+    /// Last input or output progress (ms), or when lingering started. [`Phase::Dripping`]:
+    /// the packed [`Waiting`] instead (no timeout runs then, and nothing reads it as a time).
     active: u64,
     /// Requests answered.
     served: u32,
     phase: Phase,
     eof: bool,
-    /// While lingering: how much more input to discard, in KiB, each read counted rounded up
-    /// (two bytes that fit in the struct's padding, where a byte count would not).
-    linger_left_kib: u16,
+    /// Two bytes that fit in the struct's padding, for the phase that needs them.
+    /// [`Phase::Lingering`]: how much more input to discard, in KiB, each read counted rounded
+    /// up (a byte count would not fit). [`Phase::Dripping`]: the route of the response.
+    phase_data: u16,
+}
+
+/// A dripped response waiting for its next piece on a connection with nothing else to do
+/// ([`Phase::Dripping`]): what it takes to go on, in the connection's own fields (`active`,
+/// `phase_data`), so that such a connection costs what an idle one does. The numbers that do
+/// not fit (a piece index from 2^20 on, worker time from 2^40 ms, 35 years) keep the work
+/// area instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Waiting {
+    /// When the next piece is due (ms).
+    due_ms: u64,
+    /// The next piece's index.
+    next: u32,
+    /// The head sent, which says what follows the response: keep-alive, or a close.
+    variant: Variant,
+    /// With [`Variant::Close`]: linger after it ([`Phase::Closing`]).
+    linger: bool,
+    /// The response to a HEAD request: the head alone.
+    head_only: bool,
+    /// The route whose bytes are dripped.
+    route: u16,
+}
+
+impl Waiting {
+    const DUE_BITS: u32 = 40;
+    const NEXT_BITS: u32 = 20;
+
+    /// `(active, phase_data)`, or `None` when a number does not fit.
+    fn pack(self) -> Option<(u64, u16)> {
+        if self.due_ms >> Self::DUE_BITS != 0 || self.next >> Self::NEXT_BITS != 0 {
+            return None;
+        }
+        let at = Self::DUE_BITS + Self::NEXT_BITS;
+        let bits = self.due_ms
+            | u64::from(self.next) << Self::DUE_BITS
+            | (self.variant as u64) << at
+            | u64::from(self.linger) << (at + 2)
+            | u64::from(self.head_only) << (at + 3);
+        Some((bits, self.route))
+    }
+
+    fn unpack(active: u64, phase_data: u16) -> Waiting {
+        let at = Self::DUE_BITS + Self::NEXT_BITS;
+        Waiting {
+            due_ms: active & ((1 << Self::DUE_BITS) - 1),
+            next: ((active >> Self::DUE_BITS) & ((1 << Self::NEXT_BITS) - 1)) as u32,
+            variant: match (active >> at) & 3 {
+                0 => Variant::KeepAlive11,
+                1 => Variant::KeepAlive10,
+                _ => Variant::Close,
+            },
+            linger: (active >> (at + 2)) & 1 == 1,
+            head_only: (active >> (at + 3)) & 1 == 1,
+            route: phase_data,
+        }
+    }
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -411,11 +478,8 @@ const PACED: u16 = u16::MAX;
 /// How a fault paces the response it changed (see [`PACED`]).
 #[derive(Debug, Default)]
 struct Pacing {
-    /// A drip in progress: how, when its first piece was due, and the next piece's index.
-    drip: Option<(crate::fault::Drip, u64, u32)>,
-    /// A dripped response's bytes; those from `held_pos` are not released into `out` yet.
-    held: Vec<u8>,
-    held_pos: usize,
+    /// A drip in progress.
+    drip: Option<DripCursor>,
     /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
     body_stop: Option<usize>,
 }
@@ -423,9 +487,44 @@ struct Pacing {
 impl Pacing {
     fn clear(&mut self) {
         self.drip = None;
-        self.held.clear();
-        self.held_pos = 0;
         self.body_stop = None;
+    }
+}
+
+/// Where a dripped response stands. Its bytes are the route's preformatted head for
+/// `variant` and, unless `head_only`, its body: nothing is copied but the piece being written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DripCursor {
+    drip: Drip,
+    route: u16,
+    variant: Variant,
+    head_only: bool,
+    /// When piece 0 is due (ms): each piece's time counts from it, however late the loop
+    /// wakes, so that the whole response takes the time asked for.
+    from_ms: u64,
+    /// The next piece to release.
+    next: u32,
+    /// The end of the pieces released so far (due, and so sent as fast as the client reads).
+    released: usize,
+    /// The end of what was copied into the output (at most a body chunk ahead of the written).
+    copied: usize,
+}
+
+impl DripCursor {
+    /// The response's length.
+    fn len(&self, r: &Responses) -> usize {
+        let head = r.head(self.route as usize, self.variant).len();
+        if self.head_only {
+            head
+        } else {
+            head + r.body(self.route as usize).len()
+        }
+    }
+
+    /// When the next piece is due (ms).
+    fn next_due_ms(&self) -> u64 {
+        self.from_ms
+            .saturating_add(self.drip.piece_at_ms(self.next))
     }
 }
 
@@ -465,10 +564,7 @@ impl WorkArea {
     }
 
     fn capacity(&self) -> usize {
-        self.input.capacity()
-            + self.out.capacity()
-            + self.log_line.capacity()
-            + self.pacing.held.capacity()
+        self.input.capacity() + self.out.capacity() + self.log_line.capacity()
     }
 
     /// Nothing in progress: the work area can go back to the pool.
@@ -495,30 +591,18 @@ impl Conn {
             served: 0,
             phase: Phase::Open,
             eof: false,
-            linger_left_kib: 0,
+            phase_data: 0,
         }
     }
 
     /// Bytes read from the peer.
     pub fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
-        if matches!(self.phase, Phase::Lingering) {
-            // Discarded: the response is out and the write side shut.
-            let kib = u16::try_from(data.len().div_ceil(1024)).unwrap_or(u16::MAX);
-            self.linger_left_kib = self.linger_left_kib.saturating_sub(kib);
+        if !matches!(self.phase, Phase::Open) {
+            self.on_data_not_open(data, env);
             return;
         }
         env.stats.bytes_in += data.len() as u64;
         self.active = env.now;
-        if !matches!(self.phase, Phase::Open) {
-            if matches!(self.phase, Phase::Stalled) {
-                // Read and never answered.
-                return;
-            }
-            if !data.is_empty() {
-                self.phase = Phase::Closing { linger: true };
-            }
-            return;
-        }
         let mut b = match self.work.take() {
             Some(b) => b,
             None => {
@@ -540,13 +624,135 @@ impl Conn {
         self.keep_or_return(b, env);
     }
 
+    /// [`Conn::on_data`] in any phase but open.
+    #[cold]
+    #[inline(never)]
+    fn on_data_not_open(&mut self, data: &[u8], env: &mut Env<'_>) {
+        match self.phase {
+            Phase::Lingering => {
+                // Discarded: the response is out and the write side shut.
+                let kib = u16::try_from(data.len().div_ceil(1024)).unwrap_or(u16::MAX);
+                self.phase_data = self.phase_data.saturating_sub(kib);
+                return;
+            }
+            Phase::Dripping => {
+                // Not asked for (a drip holds input back), but taken: the work area holds it
+                // until the response is out.
+                self.work = Some(self.unpark(env));
+                if matches!(self.phase, Phase::Open) {
+                    self.on_data(data, env);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        env.stats.bytes_in += data.len() as u64;
+        self.active = env.now;
+        if matches!(self.phase, Phase::Stalled) {
+            // Read and never answered.
+            return;
+        }
+        if !data.is_empty() {
+            self.phase = Phase::Closing { linger: true };
+        }
+    }
+
     /// Keep the work area while it has work, else give it back.
+    #[inline(always)]
     fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
-        if b.is_done() {
+        if b.is_done() || (b.body_rest == Some((PACED, 0)) && self.park(&b)) {
             env.pool.put(b);
         } else {
             self.work = Some(b);
         }
+    }
+
+    /// A work area whose only work is a dripped response waiting for its next piece: keep the
+    /// drip in the connection's own fields instead ([`Phase::Dripping`]). Returns whether it
+    /// did, and the work area can go back to the pool.
+    #[cold]
+    #[inline(never)]
+    fn park(&mut self, b: &WorkArea) -> bool {
+        let Some(c) = b.pacing.drip else {
+            return false;
+        };
+        let only_waiting = b.hold_until != 0
+            && c.copied == c.released
+            && b.pending_out() == 0
+            && b.input.is_empty()
+            && b.body == Body::None
+            && b.pending.is_none()
+            && !b.parser.in_progress()
+            && b.head_since.is_none()
+            && b.last_held.is_none()
+            && b.pacing.body_stop.is_none();
+        if !only_waiting {
+            return false;
+        }
+        let linger = match (self.phase, c.variant) {
+            (Phase::Open, Variant::KeepAlive11 | Variant::KeepAlive10) => false,
+            (Phase::Closing { linger }, Variant::Close) => linger,
+            _ => return false,
+        };
+        let waiting = Waiting {
+            due_ms: b.hold_until,
+            next: c.next,
+            variant: c.variant,
+            linger,
+            head_only: c.head_only,
+            route: c.route,
+        };
+        let Some((active, phase_data)) = waiting.pack() else {
+            return false;
+        };
+        self.active = active;
+        self.phase_data = phase_data;
+        self.phase = Phase::Dripping;
+        true
+    }
+
+    /// A parked drip ([`Phase::Dripping`]) takes a work area again, held until its next piece
+    /// is due, and the connection the phase the response leads to.
+    #[cold]
+    #[inline(never)]
+    fn unpark(&mut self, env: &mut Env<'_>) -> Box<WorkArea> {
+        let w = Waiting::unpack(self.active, self.phase_data);
+        let drip = env
+            .features
+            .faults
+            .as_deref()
+            .and_then(|f| f.drip(w.route as usize))
+            // Not reached (a drip comes from the faults); send the rest at once.
+            .unwrap_or(Drip::Rate {
+                bytes: u32::MAX,
+                every_ms: 0,
+            });
+        let mut c = DripCursor {
+            drip,
+            route: w.route,
+            variant: w.variant,
+            head_only: w.head_only,
+            from_ms: w.due_ms.saturating_sub(drip.piece_at_ms(w.next)),
+            next: w.next,
+            released: 0,
+            copied: 0,
+        };
+        if w.next > 0 {
+            c.released = drip.piece_end(w.next - 1, c.len(env.responses));
+            c.copied = c.released;
+        }
+        let mut b = env.pool.take(env.limits, env.conn_limits);
+        b.pacing.drip = Some(c);
+        b.body_rest = Some((PACED, 0));
+        b.hold_until = w.due_ms;
+        b.out_since = env.now;
+        self.phase = match w.variant {
+            Variant::Close => Phase::Closing { linger: w.linger },
+            _ => Phase::Open,
+        };
+        self.phase_data = 0;
+        self.active = env.now;
+        b
     }
 
     /// The peer will send nothing more. Requests already received are still answered.
@@ -584,7 +790,7 @@ impl Conn {
             b.out.clear();
             b.out_pos = 0;
             match b.body_rest {
-                Some((PACED, _)) => pace(&mut b, env.now),
+                Some((PACED, _)) => pace(&mut b, env),
                 Some((route, at)) => {
                     let body = env.responses.body(route as usize);
                     let stop = b.pacing.body_stop.unwrap_or(body.len());
@@ -615,9 +821,9 @@ impl Conn {
                             && b.input.len() <= b.parser.limits().max_head
                     })
             }
-            Phase::Lingering => !self.eof && self.linger_left_kib > 0,
+            Phase::Lingering => !self.eof && self.phase_data > 0,
             Phase::Stalled => !self.eof,
-            Phase::Closing { .. } | Phase::Resetting => false,
+            Phase::Closing { .. } | Phase::Resetting | Phase::Dripping => false,
         }
     }
 
@@ -633,7 +839,7 @@ impl Conn {
             Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
                 Next::Close { linger: false }
             }
-            Phase::Lingering if self.linger_left_kib == 0 => Next::Close { linger: false },
+            Phase::Lingering if self.phase_data == 0 => Next::Close { linger: false },
             _ => Next::Continue,
         }
     }
@@ -643,7 +849,7 @@ impl Conn {
     pub fn start_lingering(&mut self, now: u64, pool: &mut Pool) {
         self.release(pool);
         self.phase = Phase::Lingering;
-        self.linger_left_kib = (LINGER_BYTES / 1024) as u16;
+        self.phase_data = (LINGER_BYTES / 1024) as u16;
         self.active = now;
     }
 
@@ -654,7 +860,7 @@ impl Conn {
     }
 
     /// When the last input or output progress was (ms): among idle connections, the
-    /// smallest is the longest idle.
+    /// smallest is the longest idle (meaningless for a connection that is not idle).
     pub fn last_active(&self) -> u64 {
         self.active
     }
@@ -672,10 +878,7 @@ impl Conn {
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
     pub fn buffered(&self) -> usize {
         self.work.as_ref().map_or(0, |b| {
-            std::mem::size_of::<WorkArea>()
-                + b.input.capacity()
-                + b.out.capacity()
-                + b.pacing.held.capacity()
+            std::mem::size_of::<WorkArea>() + b.input.capacity() + b.out.capacity()
         })
     }
 
@@ -684,8 +887,10 @@ impl Conn {
     /// nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
-        if matches!(self.phase, Phase::Lingering) {
-            return Some(self.active + LINGER_MS);
+        match self.phase {
+            Phase::Lingering => return Some(self.active + LINGER_MS),
+            Phase::Dripping => return Some(Waiting::unpack(self.active, self.phase_data).due_ms),
+            _ => {}
         }
         let due = self.deadline(t).0;
         match self.work.as_deref() {
@@ -708,6 +913,12 @@ impl Conn {
                 Next::Continue
             };
         }
+        if matches!(self.phase, Phase::Dripping) {
+            if now < Waiting::unpack(self.active, self.phase_data).due_ms {
+                return Next::Continue;
+            }
+            self.work = Some(self.unpark(env));
+        }
         if let Some(mut b) = self.work.take() {
             if b.hold_until != 0 && now >= b.hold_until {
                 b.hold_until = 0;
@@ -725,9 +936,13 @@ impl Conn {
             }
             if b.hold_until == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
                 // A latency or a drip's pause ended with nothing left to write.
-                pace(&mut b, now);
+                pace(&mut b, env);
             }
-            self.work = Some(b);
+            self.keep_or_return(b, env);
+        }
+        if matches!(self.phase, Phase::Dripping) {
+            // Parked again: an empty piece, nothing to write until the next one.
+            return Next::Continue;
         }
         let (due, why) = self.deadline(t);
         if now >= due {
@@ -1060,16 +1275,17 @@ impl Conn {
             // Output queued before this response waits with it: responses stay in order.
             b.hold_until = env.now + plan.delay_ms;
         }
-        let start = b.out.len();
-        append_response(b, &Pending { route, ..p }, close, env);
-        let sent_now = b.out.len() - start;
-        let rest = b
-            .body_rest
-            .map_or(0, |(r, at)| env.responses.body(r as usize).len() - at);
-        let total = sent_now + rest;
-        match plan.delivery {
-            Delivery::Truncate(cut) | Delivery::Reset(cut) => {
-                let keep = cut.keep(total);
+        if let Delivery::Drip(drip) = plan.delivery {
+            start_drip(b, drip, &Pending { route, ..p }, close, env);
+        } else {
+            let start = b.out.len();
+            append_response(b, &Pending { route, ..p }, close, env);
+            if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
+                let sent_now = b.out.len() - start;
+                let rest = b
+                    .body_rest
+                    .map_or(0, |(r, at)| env.responses.body(r as usize).len() - at);
+                let keep = cut.keep(sent_now + rest);
                 if keep <= sent_now {
                     b.out.truncate(start + keep);
                     b.body_rest = None;
@@ -1082,31 +1298,9 @@ impl Conn {
                 };
                 return;
             }
-            Delivery::Drip(drip) => {
-                // The whole response is copied, a streamed body included, and released into
-                // `out` a piece at a time.
-                if let Some((r, at)) = b.body_rest.take() {
-                    b.out
-                        .extend_from_slice(&env.responses.body(r as usize)[at..]);
-                }
-                let first = drip.piece_end(0, total);
-                b.pacing.held.clear();
-                b.pacing.held.extend_from_slice(&b.out[start..]);
-                b.pacing.held_pos = first;
-                b.out.truncate(start + first);
-                let from = if b.hold_until != 0 {
-                    b.hold_until
-                } else {
-                    env.now
-                };
-                if first < total {
-                    b.pacing.drip = Some((drip, from, 1));
-                }
+            if plan.delay_ms > 0 && b.body_rest.is_none() {
+                b.body_rest = Some((PACED, 0));
             }
-            _ => {}
-        }
-        if (plan.delay_ms > 0 || b.pacing.drip.is_some()) && b.body_rest.is_none() {
-            b.body_rest = Some((PACED, 0));
         }
         if close {
             let server_initiated = p.keep_alive && !env.features.raw;
@@ -1155,38 +1349,104 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
     }
 }
 
-/// A paced response's output is all written (or was empty): release the drip pieces that are
-/// due, or hold until the next one is, or end the pacing. Each piece's time counts from the
-/// first, however late the loop wakes, so the whole response takes the time asked for.
-fn pace(b: &mut WorkArea, now: u64) {
-    let Some((drip, from, mut next)) = b.pacing.drip else {
-        // The response is out: later requests may be answered.
-        b.body_rest = None;
-        return;
+/// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind any
+/// output before it, or when a latency's hold ends (`hold_until`). Nothing is copied but the
+/// pieces due.
+fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
+    let variant = match (close, p.http10) {
+        (true, _) => Variant::Close,
+        (false, true) => Variant::KeepAlive10,
+        (false, false) => Variant::KeepAlive11,
     };
-    let p = &mut b.pacing;
-    let total = p.held.len();
-    while p.held_pos < total && now >= from + drip.piece_at_ms(next) {
-        let end = drip.piece_end(next, total);
-        b.out.extend_from_slice(&p.held[p.held_pos..end]);
-        p.held_pos = end;
-        next += 1;
-    }
-    if p.held_pos == total {
-        p.drip = None;
-        p.held.clear();
-        p.held_pos = 0;
-    } else {
-        p.drip = Some((drip, from, next));
-    }
-    if b.pending_out() == 0 {
-        // Nothing due yet (or an empty piece): wait for the next one.
-        match b.pacing.drip {
-            Some(_) => b.hold_until = from + drip.piece_at_ms(next),
-            None => b.body_rest = None,
+    b.pacing.drip = Some(DripCursor {
+        drip,
+        route: p.route,
+        variant,
+        head_only: p.head || env.features.raw,
+        from_ms: if b.hold_until != 0 {
+            b.hold_until
+        } else {
+            env.now
+        },
+        next: 0,
+        released: 0,
+        copied: 0,
+    });
+    b.body_rest = Some((PACED, 0));
+    if b.hold_until == 0 {
+        if b.pending_out() == 0 {
+            pace(b, env);
+        } else {
+            drip_more(b, env);
         }
-    } else {
-        b.out_since = now;
+    }
+}
+
+/// Release the drip pieces due by now, and copy up to a body chunk of the released bytes into
+/// `out` (so that a large piece is never in memory whole). Returns whether it copied any.
+fn drip_more(b: &mut WorkArea, env: &mut Env<'_>) -> bool {
+    let Some(mut c) = b.pacing.drip else {
+        return false;
+    };
+    let total = c.len(env.responses);
+    while c.released < total && env.now >= c.next_due_ms() {
+        c.released = c.drip.piece_end(c.next, total);
+        c.next = c.next.saturating_add(1);
+    }
+    let more = c.copied < c.released;
+    if more {
+        let end = c
+            .released
+            .min(c.copied.saturating_add(env.conn_limits.body_chunk.max(1)));
+        copy_drip(&mut b.out, &c, end, env);
+        c.copied = end;
+    }
+    b.pacing.drip = Some(c);
+    more
+}
+
+/// Copy the dripped response's bytes from `c.copied` to `end` into `out`. The head's `Date`
+/// value is patched in place once a second, so a piece that holds part of it gets the value for
+/// the time of the response's first piece instead: the client reads one date however the head
+/// is split.
+fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
+    let r = env.responses;
+    let route = c.route as usize;
+    let head = r.head(route, c.variant);
+    let (start, at) = (c.copied, out.len());
+    if start < head.len() {
+        out.extend_from_slice(&head[start..end.min(head.len())]);
+        if let Some(d) = r.date_offset(route, c.variant) {
+            let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
+            if lo < hi {
+                let date = match env.features.faults.as_deref_mut() {
+                    Some(f) => f.date_at(c.from_ms, env.now),
+                    None => *r.date(),
+                };
+                out[at + lo - start..at + hi - start].copy_from_slice(&date[lo - d..hi - d]);
+            }
+        }
+    }
+    if end > head.len() {
+        let body = r.body(route);
+        out.extend_from_slice(&body[start.max(head.len()) - head.len()..end - head.len()]);
+    }
+}
+
+/// A paced response's output is all written (or was empty): copy more of a drip, or hold until
+/// its next piece is due, or end the pacing (a latency's response, or the drip, is out).
+fn pace(b: &mut WorkArea, env: &mut Env<'_>) {
+    if drip_more(b, env) {
+        b.out_since = env.now;
+        return;
+    }
+    match b.pacing.drip {
+        Some(c) if c.copied < c.len(env.responses) => b.hold_until = c.next_due_ms(),
+        _ => {
+            // The response is out: later requests may be answered.
+            b.pacing.drip = None;
+            b.body_rest = None;
+        }
     }
 }
 
@@ -1270,5 +1530,74 @@ fn emit_error_to(b: &mut WorkArea, status: u16, head: bool, env: &mut Env<'_>) {
     b.out.extend_from_slice(head_bytes);
     if !head {
         b.out.extend_from_slice(body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field of a parked drip survives packing into the connection's fields, up to the
+    /// largest numbers that fit; a larger one does not pack (the work area is kept).
+    #[test]
+    fn a_waiting_drip_packs_and_unpacks() {
+        let top = |bits: u32| (1u64 << bits) - 1;
+        for variant in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
+            for (linger, head_only) in [(false, false), (true, false), (false, true), (true, true)]
+            {
+                for (due_ms, next, route) in [
+                    (0, 0, 0),
+                    (1_234, 5, 7),
+                    (
+                        top(Waiting::DUE_BITS),
+                        top(Waiting::NEXT_BITS) as u32,
+                        u16::MAX,
+                    ),
+                ] {
+                    let w = Waiting {
+                        due_ms,
+                        next,
+                        variant,
+                        linger,
+                        head_only,
+                        route,
+                    };
+                    let (active, data) = w.pack().unwrap();
+                    assert_eq!(Waiting::unpack(active, data), w);
+                }
+            }
+        }
+        let w = Waiting {
+            due_ms: 1,
+            next: 1,
+            variant: Variant::Close,
+            linger: true,
+            head_only: true,
+            route: 1,
+        };
+        assert!(
+            Waiting {
+                due_ms: 1 << Waiting::DUE_BITS,
+                ..w
+            }
+            .pack()
+            .is_none()
+        );
+        assert!(
+            Waiting {
+                next: 1 << Waiting::NEXT_BITS,
+                ..w
+            }
+            .pack()
+            .is_none()
+        );
+    }
+
+    /// Memory per connection is a goal (README, Footprint): a parked drip lives in the
+    /// connection's own fields, which stay 24 bytes.
+    #[test]
+    fn a_connection_stays_24_bytes() {
+        assert!(std::mem::size_of::<Conn>() <= 24);
+        assert_eq!(std::mem::size_of::<Phase>(), 1);
     }
 }

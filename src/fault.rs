@@ -607,6 +607,12 @@ pub struct WorkerFaults {
     mutate: Option<Mutator>,
     /// By route index: whether [`WorkerFaults::decide`] may change its response.
     applies: Vec<bool>,
+    /// By route index in `Responses` (error-rate responses included): the drip of the
+    /// route whose response it is, for a dripped response that took up its work area again.
+    drips: Vec<Option<Drip>>,
+    /// The wall-clock time (Unix ms) at worker time 0, for [`WorkerFaults::date_at`]; set at
+    /// its first use.
+    wall_ms_at_zero: Option<u64>,
 }
 
 /// The `--mutate` state of one worker.
@@ -681,6 +687,13 @@ impl WorkerFaults {
                 crate::config::Mutate::One(i) => Some(usize::from(i)),
             },
         });
+        let mut drips = vec![None; responses.routes()];
+        for (i, r) in config.routes.iter().enumerate() {
+            if let Delivery::Drip(d) = r.faults.delivery {
+                drips[i] = Some(d);
+                drips[usize::from(error_routes[i])] = Some(d);
+            }
+        }
         let applies = config
             .routes
             .iter()
@@ -694,7 +707,38 @@ impl WorkerFaults {
             garbage,
             rng,
             mutate,
+            drips,
+            wall_ms_at_zero: None,
         })
+    }
+
+    /// The drip of the response of route `route` (by its index in `Responses`), if it has one.
+    pub fn drip(&self, route: usize) -> Option<Drip> {
+        self.drips.get(route).copied().flatten()
+    }
+
+    /// The `Date` value (IMF-fixdate) of worker time `at_ms`, `now_ms` being the worker time
+    /// now: the head of a dripped response carries the date of its first piece, and each
+    /// piece that holds part of it computes the same value. The worker clock is tied to the
+    /// wall clock at the first call, and again only when the wall clock moved by more than
+    /// two seconds against it (a clock step).
+    pub fn date_at(&mut self, at_ms: u64, now_ms: u64) -> [u8; 29] {
+        let unix = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        };
+        let wall_ms = unix(std::time::SystemTime::now());
+        let zero = match self.wall_ms_at_zero {
+            Some(z) if z.saturating_add(now_ms).abs_diff(wall_ms) <= 2_000 => z,
+            _ => {
+                let z = wall_ms.saturating_sub(now_ms);
+                self.wall_ms_at_zero = Some(z);
+                z
+            }
+        };
+        crate::response::http_date(
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(zero.saturating_add(at_ms)),
+        )
     }
 
     /// Whether route `route` has a fault (or is the default route under `--mutate`): the

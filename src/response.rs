@@ -351,6 +351,12 @@ impl Responses {
         &self.routes[route].heads[variant as usize]
     }
 
+    /// Where the `Date` value is in route `route`'s head for `variant` (none with `--no-date`):
+    /// a dripped head sends its own ([`crate::fault::WorkerFaults::date_at`]).
+    pub fn date_offset(&self, route: usize, variant: Variant) -> Option<usize> {
+        self.routes[route].date_at.map(|at| at[variant as usize])
+    }
+
     /// The body of route `route`, as sent for GET (empty for 204 and 304).
     pub fn body(&self, route: usize) -> &[u8] {
         let r = &self.routes[route];
