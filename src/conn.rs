@@ -1373,6 +1373,12 @@ fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut 
         copied: 0,
     });
     b.body_rest = Some((PACED, 0));
+    if let Some(c) = b.pacing.drip {
+        // Room for the most one copy adds (a short response whole, else a body chunk), so
+        // that however many pieces fall due at once, a warmed-up buffer does not grow.
+        let most = c.len(env.responses).min(env.conn_limits.body_chunk.max(1));
+        b.out.reserve(most);
+    }
     if b.hold_until == 0 {
         if b.pending_out() == 0 {
             pace(b, env);
