@@ -272,7 +272,9 @@ pub struct Env<'a> {
     pub limits: Limits,
     /// Output high-water mark, body refill size and request body limit.
     pub conn_limits: ConnLimits,
-    /// Monotonic time in milliseconds (any origin).
+    /// Monotonic time in whole milliseconds (any origin), rounded up. Deadlines count from it,
+    /// so that `now + d` is never before `d` has passed; a deadline `t` has passed once
+    /// `now > t` (at `now == t` it may still be under way).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
     pub max_requests: u32,
@@ -388,7 +390,8 @@ pub struct WorkArea {
     /// When output last made progress, or became pending (ms): the write timeout counts from
     /// here, so input cannot refresh it.
     out_since: u64,
-    /// `--delay`: output is held until this time (ms), 0 when not held.
+    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (ms),
+    /// 0 when not held.
     hold_until: u64,
     /// `--delay`: where the last held response starts in `out`, and what it answers, so that
     /// a drain that begins while it is held can turn it into the closing response.
@@ -679,9 +682,9 @@ impl Conn {
         })
     }
 
-    /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
-    /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
-    /// nothing timed.
+    /// When the loop should call [`Conn::on_wake`] (ms): once [`Env::now`] is past the earliest
+    /// of the connection's deadlines (its timeouts, the end of a `--delay` or latency hold, the
+    /// end of lingering). `None`: nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
         if matches!(self.phase, Phase::Lingering) {
@@ -694,22 +697,23 @@ impl Conn {
         }
     }
 
-    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) came, or another one:
-    /// the loop may call early or late, the connection checks the clock itself. Releases held output, and handles an
+    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) passed, or another one:
+    /// the loop may call early or late, the connection checks the clock itself (a deadline has
+    /// passed once `env.now` is beyond it). Releases held output, and handles an
     /// expired timeout: a late head is answered with 408 before closing, anything else closes
     /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
     /// any output, then ask [`Conn::next`]).
     pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
         if matches!(self.phase, Phase::Lingering) {
-            return if now >= self.active + LINGER_MS {
+            return if now > self.active + LINGER_MS {
                 Next::Close { linger: false }
             } else {
                 Next::Continue
             };
         }
         if let Some(mut b) = self.work.take() {
-            if b.hold_until != 0 && now >= b.hold_until {
+            if b.hold_until != 0 && now > b.hold_until {
                 b.hold_until = 0;
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
@@ -730,7 +734,7 @@ impl Conn {
             self.work = Some(b);
         }
         let (due, why) = self.deadline(t);
-        if now >= due {
+        if now > due {
             return self.on_timeout(why, env);
         }
         Next::Continue
@@ -1166,7 +1170,7 @@ fn pace(b: &mut WorkArea, now: u64) {
     };
     let p = &mut b.pacing;
     let total = p.held.len();
-    while p.held_pos < total && now >= from + drip.piece_at_ms(next) {
+    while p.held_pos < total && now > from + drip.piece_at_ms(next) {
         let end = drip.piece_end(next, total);
         b.out.extend_from_slice(&p.held[p.held_pos..end]);
         p.held_pos = end;
