@@ -1004,6 +1004,7 @@ impl Conn {
                     // No status of its own: a variant may have none, or several.
                     log_response(b, 0, env);
                 }
+                hold(b, 0, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
@@ -1048,9 +1049,7 @@ impl Conn {
                 return;
             }
             Delivery::Garbage(_) => {
-                if plan.delay_ms > 0 {
-                    b.hold_until = env.now + plan.delay_ms;
-                }
+                hold(b, plan.delay_ms, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.garbage(p.route as usize));
                 }
@@ -1060,12 +1059,10 @@ impl Conn {
             _ => {}
         }
         env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
-        if plan.delay_ms > 0 {
-            // Output queued before this response waits with it: responses stay in order.
-            b.hold_until = env.now + plan.delay_ms;
-        }
+        hold(b, plan.delay_ms, env);
         let start = b.out.len();
-        append_response(b, &Pending { route, ..p }, close, env);
+        let p = Pending { route, ..p };
+        append_response(b, &p, close, env);
         let sent_now = b.out.len() - start;
         let rest = b
             .body_rest
@@ -1132,6 +1129,19 @@ impl Conn {
         if let Some(b) = self.work.take() {
             pool.put(b);
         }
+    }
+}
+
+/// Hold the response about to be appended for `--delay` (joining the hold of the batch it
+/// belongs to, as a plain response does), then `latency_ms` more: a latency fault adds to the
+/// delay. A latency holds output queued before the response with it: responses stay in order.
+#[cold]
+fn hold(b: &mut WorkArea, latency_ms: u64, env: &Env<'_>) {
+    let delay = env.features.delay_ms;
+    if latency_ms > 0 {
+        b.hold_until = env.now + delay + latency_ms;
+    } else if delay > 0 && b.pending_out() == 0 {
+        b.hold_until = env.now + delay;
     }
 }
 

@@ -573,3 +573,72 @@ fn drip_pauses_longer_than_the_write_timeout_are_not_timeouts() {
     h.shutdown();
     h.join();
 }
+
+/// `--delay` holds every response, a faulted one (and a `--mutate` variant) too, and a
+/// latency adds to it: the delay, then the latency.
+#[test]
+fn delay_holds_faulted_responses_and_a_latency_adds_to_it() {
+    let (h, addr) = start(&[
+        "--delay",
+        "200ms",
+        "--fault",
+        "/slow=latency:300ms",
+        "--fault",
+        "/e=error:1:503",
+        "--fault",
+        "/t=truncate:20",
+        "--fault",
+        "/d=drip:2pieces/300ms",
+        "--fault",
+        "/d=latency:100ms",
+        "--workers",
+        "1",
+    ]);
+    // A truncated response's bytes come after the delay; a drip's first piece after the delay
+    // and the latency, its last 300 ms after that.
+    for (path, first, last) in [("/t", 200, 200), ("/d", 300, 600)] {
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&get_close(path)).unwrap();
+        let (got, reads, end) = read_all(&mut s, t);
+        assert_eq!(end, End::Fin, "{path}");
+        assert!(!got.is_empty(), "{path}");
+        let (first, last) = (Duration::from_millis(first), Duration::from_millis(last));
+        assert!(reads[0].0 >= first, "{path}: {reads:?}");
+        let end = reads.last().unwrap().0;
+        assert!(end >= last && end < last + SLACK, "{path}: {reads:?}");
+    }
+    let mut s = connect(addr);
+    for (path, status, least) in [("/slow", 200, 500), ("/e", 503, 200), ("/", 200, 200)] {
+        let t = Instant::now();
+        s.write_all(&get(path)).unwrap();
+        let r = read_responses(&mut s, 1);
+        let took = t.elapsed();
+        assert_eq!(r[0].status, status, "{path}");
+        let least = Duration::from_millis(least);
+        assert!(took >= least, "{path}: {took:?}");
+        assert!(took < least + SLACK, "{path}: {took:?}");
+    }
+    // Pipelined: the response before the latency's waits with it (200 + 300 ms from the
+    // request), and the request after it is answered once it is written, after its own delay.
+    let t = Instant::now();
+    s.write_all(&[get("/"), get("/slow"), get("/")].concat())
+        .unwrap();
+    let r = read_responses(&mut s, 3);
+    let took = t.elapsed();
+    assert_eq!(r.iter().map(|r| r.status).collect::<Vec<_>>(), [200; 3]);
+    assert!(took >= Duration::from_millis(700), "{took:?}");
+    assert!(took < Duration::from_millis(700) + SLACK, "{took:?}");
+    h.shutdown();
+    h.join();
+    // A malformed-response variant is held too.
+    let (h, addr) = start(&["--delay", "200ms", "--mutate-id", "cl-negative"]);
+    let t = Instant::now();
+    let got = exchange(addr, &get("/"));
+    let took = t.elapsed();
+    assert!(!got.is_empty());
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    assert!(took < Duration::from_millis(200) + SLACK, "{took:?}");
+    h.shutdown();
+    h.join();
+}
