@@ -393,8 +393,9 @@ pub struct WorkArea {
     /// `--delay`, a latency or a drip's pause: output is held until this time has passed (ms),
     /// 0 when not held.
     hold_until: u64,
-    /// `--delay`: where the last held response starts in `out`, and what it answers, so that
-    /// a drain that begins while it is held can turn it into the closing response.
+    /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
+    /// answers, so that a drain that begins while it is held can turn it into the closing
+    /// response.
     last_held: Option<(usize, Pending)>,
     /// [`ConnLimits::high_water`], kept here for [`Conn::wants_read`].
     high_water: usize,
@@ -718,8 +719,8 @@ impl Conn {
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
                     if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
-                        // A drain began while this response was held: it becomes the last
-                        // one, and says so (RFC 9112 §9.6).
+                        // A drain began while this response was held (by `--delay` or a
+                        // latency): it becomes the last one, and says so (RFC 9112 §9.6).
                         b.out.truncate(at);
                         b.body_rest = None;
                         append_response(&mut b, &p, true, env);
@@ -1103,8 +1104,17 @@ impl Conn {
                 if first < total {
                     b.pacing.drip = Some((drip, from, 1));
                 }
+                // Not turned into the closing response when a drain begins (its first piece
+                // may be out already), nor is a response held before it, not the last.
+                b.last_held = None;
             }
-            _ => {}
+            _ => {
+                if b.hold_until != 0 {
+                    // Whole: a drain that begins while it is held turns it into the closing
+                    // response, as a `--delay` hold's (`Conn::on_wake`).
+                    b.last_held = Some((start, p));
+                }
+            }
         }
         if (plan.delay_ms > 0 || b.pacing.drip.is_some()) && b.body_rest.is_none() {
             b.body_rest = Some((PACED, 0));

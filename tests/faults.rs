@@ -642,3 +642,74 @@ fn delay_holds_faulted_responses_and_a_latency_adds_to_it() {
     h.shutdown();
     h.join();
 }
+
+/// A response held by a latency when the drain begins (SIGTERM) is still held its full time
+/// and written whole, but as the last one: `Connection: close`, then FIN; the process exits
+/// once it is out, not at `--shutdown-timeout`.
+#[test]
+fn a_response_held_by_latency_at_shutdown_says_connection_close() {
+    use std::io::BufRead;
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--fault",
+            "/slow=latency:1s",
+            "--shutdown-timeout",
+            "120s",
+        ]);
+        let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
+        let mut s = connect(p.addr);
+        let t = Instant::now();
+        s.write_all(&get("/slow")).unwrap();
+        // The access-log line is written when the response is decided: the request is read
+        // and held before the drain begins.
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(
+            line.ends_with("GET /slow HTTP/1.1 200 fault=latency\n"),
+            "{line}"
+        );
+        assert!(
+            t.elapsed() < Duration::from_millis(1000),
+            "read too late to test"
+        );
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(p.child.id() as i32, libc::SIGTERM);
+        }
+        let (got, reads, end) = read_all(&mut s, t);
+        let took = reads.last().map(|r| r.0);
+        assert_eq!(end, End::Fin, "{workers} workers");
+        let r = parse_responses(&got, &[]);
+        assert_eq!(
+            r[0].header("connection"),
+            Some("close"),
+            "{workers} workers"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&plain(true)),
+            "{workers} workers: not the whole closing response"
+        );
+        assert!(
+            took.is_some_and(|d| d >= Duration::from_secs(1)),
+            "{workers} workers: {took:?}"
+        );
+        drop(s);
+        let exited = Instant::now();
+        let status = loop {
+            if let Some(status) = p.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                exited.elapsed() < time_bound(SLACK),
+                "{workers} workers: still running after its last response"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(0), "{workers} workers");
+    }
+}
