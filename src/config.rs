@@ -648,7 +648,8 @@ static OPTIONS: &[Opt] = &[
         "--delay D",
         "CANNED_DELAY",
         Kind::Duration(Number::Delay),
-        "Hold each batch of responses for D (latency simulation)",
+        "Hold each batch of responses for D (latency simulation; faulted\n\
+         responses too, and a --fault latency adds to it)",
         section: "Test-endpoint features"
     ),
     opt!(

@@ -272,7 +272,9 @@ pub struct Env<'a> {
     pub limits: Limits,
     /// Output high-water mark, body refill size and request body limit.
     pub conn_limits: ConnLimits,
-    /// Monotonic time in milliseconds (any origin).
+    /// Monotonic time in whole milliseconds (any origin), rounded up. Deadlines count from it,
+    /// so that `now + d` is never before `d` has passed; a deadline `t` has passed once
+    /// `now > t` (at `now == t` it may still be under way).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
     pub max_requests: u32,
@@ -388,10 +390,12 @@ pub struct WorkArea {
     /// When output last made progress, or became pending (ms): the write timeout counts from
     /// here, so input cannot refresh it.
     out_since: u64,
-    /// `--delay`: output is held until this time (ms), 0 when not held.
+    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (ms),
+    /// 0 when not held.
     hold_until: u64,
-    /// `--delay`: where the last held response starts in `out`, and what it answers, so that
-    /// a drain that begins while it is held can turn it into the closing response.
+    /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
+    /// answers, so that a drain that begins while it is held can turn it into the closing
+    /// response.
     last_held: Option<(usize, Pending)>,
     /// [`ConnLimits::high_water`], kept here for [`Conn::wants_read`].
     high_water: usize,
@@ -679,9 +683,9 @@ impl Conn {
         })
     }
 
-    /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
-    /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
-    /// nothing timed.
+    /// When the loop should call [`Conn::on_wake`] (ms): once [`Env::now`] is past the earliest
+    /// of the connection's deadlines (its timeouts, the end of a `--delay` or latency hold, the
+    /// end of lingering). `None`: nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
         if matches!(self.phase, Phase::Lingering) {
@@ -694,28 +698,29 @@ impl Conn {
         }
     }
 
-    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) came, or another one:
-    /// the loop may call early or late, the connection checks the clock itself. Releases held output, and handles an
+    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) passed, or another one:
+    /// the loop may call early or late, the connection checks the clock itself (a deadline has
+    /// passed once `env.now` is beyond it). Releases held output, and handles an
     /// expired timeout: a late head is answered with 408 before closing, anything else closes
     /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
     /// any output, then ask [`Conn::next`]).
     pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
         if matches!(self.phase, Phase::Lingering) {
-            return if now >= self.active + LINGER_MS {
+            return if now > self.active + LINGER_MS {
                 Next::Close { linger: false }
             } else {
                 Next::Continue
             };
         }
         if let Some(mut b) = self.work.take() {
-            if b.hold_until != 0 && now >= b.hold_until {
+            if b.hold_until != 0 && now > b.hold_until {
                 b.hold_until = 0;
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
                     if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
-                        // A drain began while this response was held: it becomes the last
-                        // one, and says so (RFC 9112 §9.6).
+                        // A drain began while this response was held (by `--delay` or a
+                        // latency): it becomes the last one, and says so (RFC 9112 §9.6).
                         b.out.truncate(at);
                         b.body_rest = None;
                         append_response(&mut b, &p, true, env);
@@ -730,7 +735,7 @@ impl Conn {
             self.work = Some(b);
         }
         let (due, why) = self.deadline(t);
-        if now >= due {
+        if now > due {
             return self.on_timeout(why, env);
         }
         Next::Continue
@@ -1000,6 +1005,7 @@ impl Conn {
                     // No status of its own: a variant may have none, or several.
                     log_response(b, 0, env);
                 }
+                hold(b, 0, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
@@ -1044,9 +1050,7 @@ impl Conn {
                 return;
             }
             Delivery::Garbage(_) => {
-                if plan.delay_ms > 0 {
-                    b.hold_until = env.now + plan.delay_ms;
-                }
+                hold(b, plan.delay_ms, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.garbage(p.route as usize));
                 }
@@ -1056,12 +1060,10 @@ impl Conn {
             _ => {}
         }
         env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
-        if plan.delay_ms > 0 {
-            // Output queued before this response waits with it: responses stay in order.
-            b.hold_until = env.now + plan.delay_ms;
-        }
+        hold(b, plan.delay_ms, env);
         let start = b.out.len();
-        append_response(b, &Pending { route, ..p }, close, env);
+        let p = Pending { route, ..p };
+        append_response(b, &p, close, env);
         let sent_now = b.out.len() - start;
         let rest = b
             .body_rest
@@ -1102,8 +1104,17 @@ impl Conn {
                 if first < total {
                     b.pacing.drip = Some((drip, from, 1));
                 }
+                // Not turned into the closing response when a drain begins (its first piece
+                // may be out already), nor is a response held before it, not the last.
+                b.last_held = None;
             }
-            _ => {}
+            _ => {
+                if b.hold_until != 0 {
+                    // Whole: a drain that begins while it is held turns it into the closing
+                    // response, as a `--delay` hold's (`Conn::on_wake`).
+                    b.last_held = Some((start, p));
+                }
+            }
         }
         if (plan.delay_ms > 0 || b.pacing.drip.is_some()) && b.body_rest.is_none() {
             b.body_rest = Some((PACED, 0));
@@ -1128,6 +1139,19 @@ impl Conn {
         if let Some(b) = self.work.take() {
             pool.put(b);
         }
+    }
+}
+
+/// Hold the response about to be appended for `--delay` (joining the hold of the batch it
+/// belongs to, as a plain response does), then `latency_ms` more: a latency fault adds to the
+/// delay. A latency holds output queued before the response with it: responses stay in order.
+#[cold]
+fn hold(b: &mut WorkArea, latency_ms: u64, env: &Env<'_>) {
+    let delay = env.features.delay_ms;
+    if latency_ms > 0 {
+        b.hold_until = env.now + delay + latency_ms;
+    } else if delay > 0 && b.pending_out() == 0 {
+        b.hold_until = env.now + delay;
     }
 }
 
@@ -1166,7 +1190,7 @@ fn pace(b: &mut WorkArea, now: u64) {
     };
     let p = &mut b.pacing;
     let total = p.held.len();
-    while p.held_pos < total && now >= from + drip.piece_at_ms(next) {
+    while p.held_pos < total && now > from + drip.piece_at_ms(next) {
         let end = drip.piece_end(next, total);
         b.out.extend_from_slice(&p.held[p.held_pos..end]);
         p.held_pos = end;
