@@ -1,6 +1,7 @@
-# Shared by benches/load.sh and benches/size-speed.sh (sourced, not run): tool checks, CPU
-# pinning, a scratch directory whose servers are killed on exit, the pipelining wrk script and
-# the per-metric record and median helpers.
+# Shared by benches/load.sh, benches/size-speed.sh, benches/timers.sh and
+# contrib/mutate-clients.sh (sourced, not run): tool checks, CPU pinning, a scratch directory
+# whose servers are killed on exit, starting canned and waiting for its port, the pipelining wrk
+# script and the per-metric record and median helpers.
 
 need() { command -v "$1" >/dev/null 2>&1; }
 
@@ -24,6 +25,27 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+
+# start_canned LOG COMMAND...: run COMMAND (canned, perhaps behind taskset) in the background,
+# its stderr to LOG; set $pid (added to $pids) and $port, from the line `canned listening on
+# 127.0.0.1:PORT`, waited for up to 5 s ($port is empty if it does not come or canned exits).
+start_canned() {
+    local log="$1" gone=""
+    shift
+    # Emptied here and not only by the redirection below, which the background process may
+    # make after the first read: a line left by an earlier server would give its port.
+    : >"$log"
+    "$@" 2>"$log" &
+    pid=$!
+    pids+=("$pid")
+    port=""
+    for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || gone=1
+        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$log")"
+        [ -n "$port" ] || [ -n "$gone" ] && break
+        sleep 0.05
+    done
+}
 
 # wrk script: 16 pipelined GETs per write.
 cat >"$work/pipeline.lua" <<'LUA'

@@ -34,11 +34,13 @@ if mode == "load":
 print(n)
 PY
 run() { # mode -> "instructions requests"
+    # The last run's log names its port: gone before the new server may have written its own.
+    rm -f "$work/vg.log"
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
         target/release/canned --listen 127.0.0.1:0 --workers 1 --no-date 2>"$work/vg.log" &
     local pid=$! port=""
     for _ in $(seq 100); do
-        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/vg.log")"
+        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/vg.log" 2>/dev/null)"
         [ -n "$port" ] && break
         sleep 0.2
     done

@@ -21,16 +21,8 @@ ulimit -n "$(ulimit -Hn)"
 
 # start FLAGS... -> sets $pid and $port
 start() {
-    $PIN_S "$CANNED_BIN" --listen 127.0.0.1:0 --workers 1 --no-date --max-conns 15000 "$@" \
-        2>"$work/err" &
-    pid=$!
-    pids+=("$pid")
-    port=""
-    for _ in $(seq 100); do
-        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/err")"
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
+    start_canned "$work/err" $PIN_S "$CANNED_BIN" --listen 127.0.0.1:0 --workers 1 --no-date \
+        --max-conns 15000 "$@"
 }
 
 cat >"$work/idle.py" <<'PY'

@@ -2,35 +2,59 @@
 # How real HTTP clients react to each variant of the malformed-response catalogue: for every id
 # in the README's catalogue table, start `canned --mutate-id ID` on a loopback port and send one
 # request from each client installed here (curl, Python's http.client, node's fetch, Go's
-# net/http), each with a 5-second timeout. Prints a Markdown table: per client, "accept" (with
-# the status and body length it reported), "reject" (with its error), or "hang" (the timeout
-# fired). `head-with-body` is requested with HEAD, every other id with GET.
+# net/http from contrib/mutate-client.go), each with a 5-second timeout. Prints a Markdown
+# table: per client, "accept" (with the status and body length it reported), "reject" (with its
+# error), or "hang" (the timeout fired). `head-with-body` is requested with HEAD, every other id
+# with GET. .ci/mutate-clients compares the table with the README's.
 #
-#   contrib/mutate-clients.sh            # all ids
+#   contrib/mutate-clients.sh                 # all ids, every installed client
 #   contrib/mutate-clients.sh cl-hex te-and-cl
+#   MUTATE_CLIENTS="curl go" contrib/mutate-clients.sh
+#   contrib/mutate-clients.sh --versions      # "CLIENT VERSION" for each installed client
+# CANNED_BIN=path runs that build instead of building target/release/canned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --bin canned >&2
-bin=target/release/canned
-work="$(mktemp -d)"
-trap 'rm -rf "$work"; [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null || true' EXIT
+source benches/common.sh
 timeout_s=5
+
+# The version of each client, as the README names it.
+version() { # client
+    case "$1" in
+        curl) curl --version | awk 'NR == 1 {print $2}' ;;
+        python) python3 -c 'import platform; print(platform.python_version())' ;;
+        node) node --version | sed 's/^v//' ;;
+        go) go env GOVERSION | sed 's/^go//' ;;
+    esac
+}
+installed=()
+need curl && installed+=(curl)
+need python3 && installed+=(python)
+need node && installed+=(node)
+need go && installed+=(go)
+if [ "${1:-}" = --versions ]; then
+    for c in "${installed[@]}"; do echo "$c $(version "$c")"; done
+    exit 0
+fi
+read -r -a clients <<<"${MUTATE_CLIENTS:-${installed[*]}}"
+for c in "${clients[@]}"; do
+    [[ " ${installed[*]} " == *" $c "* ]] || { echo "mutate-clients.sh: $c is not installed" >&2; exit 1; }
+done
+absent=()
+for c in curl python node go; do
+    [[ " ${installed[*]} " == *" $c "* ]] || absent+=("$c")
+done
+
+if [ -z "${CANNED_BIN:-}" ]; then
+    cargo build --release --bin canned >&2
+    CANNED_BIN=target/release/canned
+fi
 
 if [ $# -gt 0 ]; then
     ids=("$@")
 else
-    mapfile -t ids < <(sed -n '/^### Malformed-response catalogue/,/^## /s/^| `\([a-z0-9-]*\)` .*/\1/p' README.md)
+    # The catalogue table's rows, not those of the reactions table below it.
+    mapfile -t ids < <(sed -n '/^| id | what is sent | breaks |$/,/^$/s/^| `\([a-z0-9-]*\)` .*/\1/p' README.md)
 fi
-
-clients=()
-command -v curl >/dev/null && clients+=(curl)
-command -v python3 >/dev/null && clients+=(python)
-command -v node >/dev/null && clients+=(node)
-command -v go >/dev/null && clients+=(go)
-absent=()
-for c in curl python node go; do
-    [[ " ${clients[*]} " == *" $c "* ]] || absent+=("$c")
-done
 
 cat >"$work/client.py" <<'PY'
 import http.client, socket, sys
@@ -60,64 +84,38 @@ try {
 JS
 
 if [[ " ${clients[*]} " == *" go "* ]]; then
-    mkdir -p "$work/goclient"
-    cat >"$work/goclient/main.go" <<'GO'
-package main
-
-import (
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"os"
-	"strconv"
-	"time"
-)
-
-func main() {
-	t, _ := strconv.Atoi(os.Args[3])
-	c := &http.Client{Timeout: time.Duration(t) * time.Second}
-	req, _ := http.NewRequest(os.Args[2], os.Args[1], nil)
-	r, err := c.Do(req)
-	if err == nil {
-		var body []byte
-		body, err = io.ReadAll(r.Body)
-		if err == nil {
-			fmt.Printf("accept %d, %d B\n", r.StatusCode, len(body))
-			return
-		}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		fmt.Println("hang")
-		return
-	}
-	fmt.Printf("reject (%T)\n", errors.Unwrap(err))
-}
-GO
-    (cd "$work/goclient" && go mod init goclient >/dev/null 2>&1 && go build -o client . >&2)
+    # Standard library only: builds offline, outside a module, with the Go that is installed.
+    GOPROXY=off GOTOOLCHAIN=local go build -o "$work/goclient" contrib/mutate-client.go >&2
 fi
+
+# A client still running 5 s after its own timeout is killed, and its cell says "hang".
+bounded() { # command...
+    local code=0
+    timeout -k 1 $((timeout_s + 5)) "$@" || code=$?
+    case $code in
+        0) ;;
+        124 | 137) echo "hang" ;;
+        *) echo "client failed (exit $code)" ;;
+    esac
+}
 
 run_client() { # client port method -> one cell
     local url="http://127.0.0.1:$2/"
     case "$1" in
         curl)
-            local flag=() code out
+            local flag=() code=0 out
             [ "$3" = HEAD ] && flag=(-I)
-            set +e
-            out="$(curl -sS "${flag[@]}" -m "$timeout_s" -o /dev/null -w '%{http_code}, %{size_download} B' "$url" 2>/dev/null)"
-            code=$?
-            set -e
+            out="$(curl -sS "${flag[@]}" -m "$timeout_s" -o /dev/null -w '%{http_code}, %{size_download} B' "$url" 2>/dev/null)" || code=$?
             case $code in
                 0) echo "accept $out" ;;
                 28) echo "hang" ;;
                 *) echo "reject (exit $code)" ;;
             esac
             ;;
-        python) python3 "$work/client.py" 127.0.0.1 "$2" "$3" "$timeout_s" ;;
-        node) node "$work/client.mjs" "$url" "$3" "$timeout_s" 2>/dev/null ;;
-        go) "$work/goclient/client" "$url" "$3" "$timeout_s" ;;
+        python) bounded python3 "$work/client.py" 127.0.0.1 "$2" "$3" "$timeout_s" ;;
+        node) bounded node "$work/client.mjs" "$url" "$3" "$timeout_s" 2>/dev/null ;;
+        # Go's transport logs bytes after a response ("Unsolicited response") to stderr.
+        go) bounded "$work/goclient" "$url" "$3" "$timeout_s" 2>/dev/null ;;
     esac
 }
 
@@ -130,14 +128,7 @@ done
 echo "$header"
 echo "$rule"
 for id in "${ids[@]}"; do
-    "$bin" --listen 127.0.0.1:0 --workers 1 --no-date --mutate-id "$id" 2>"$work/err" &
-    pid=$!
-    port=""
-    for _ in $(seq 100); do
-        port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/err")"
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
+    start_canned "$work/err" "$CANNED_BIN" --listen 127.0.0.1:0 --workers 1 --no-date --mutate-id "$id"
     [ -n "$port" ] || { echo "canned did not start for $id" >&2; cat "$work/err" >&2; exit 1; }
     method=GET
     [ "$id" = head-with-body ] && method=HEAD
@@ -145,10 +136,11 @@ for id in "${ids[@]}"; do
     for c in "${clients[@]}"; do
         row+=" $(run_client "$c" "$port" "$method") |"
     done
-    echo "$row"
-    kill "$pid"
+    # canned must still be running: a cell that says "refused" is about canned, not the client.
+    kill "$pid" 2>/dev/null || { echo "canned exited during $id:" >&2; cat "$work/err" >&2; exit 1; }
     wait "$pid" 2>/dev/null || true
-    pid=""
+    pids=()
+    echo "$row"
 done
 if [ ${#absent[@]} -gt 0 ]; then
     echo

@@ -648,7 +648,8 @@ static OPTIONS: &[Opt] = &[
         "--delay D",
         "CANNED_DELAY",
         Kind::Duration(Number::Delay),
-        "Hold each batch of responses for D (latency simulation)",
+        "Hold each batch of responses for D (latency simulation; faulted\n\
+         responses too, and a --fault latency adds to it)",
         section: "Test-endpoint features"
     ),
     opt!(
@@ -1165,10 +1166,24 @@ pub(crate) fn duration(v: &str) -> Result<u64, String> {
         .ok_or_else(bad)
 }
 
+/// The most a response file may hold: a file that never ends (`/dev/zero`) is an error, not
+/// a process that reads until memory runs out.
+pub const MAX_FILE: u64 = 1 << 30;
+
 fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
-    std::fs::read(path)
-        .map(Arc::from)
-        .map_err(|e| format!("cannot read {path:?}: {e}"))
+    read_at_most(path, MAX_FILE)
+}
+
+fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut buf))
+        .map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    if buf.len() as u64 > limit {
+        return Err(format!("{path:?} holds more than {limit} bytes"));
+    }
+    Ok(Arc::from(buf))
 }
 
 /// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
@@ -2111,5 +2126,15 @@ mod tests {
             e.to_string()
                 .starts_with("--listen: \"x\" is not a numeric address")
         );
+    }
+
+    /// A file that never ends is an error at the limit, not a read until memory runs out.
+    #[test]
+    fn endless_file_is_refused_at_the_limit() {
+        assert_eq!(
+            read_at_most("/dev/zero", 4096).unwrap_err(),
+            "\"/dev/zero\" holds more than 4096 bytes"
+        );
+        assert_eq!(read_at_most("/dev/null", 0).unwrap().len(), 0);
     }
 }

@@ -275,7 +275,9 @@ pub struct Env<'a> {
     pub limits: Limits,
     /// Output high-water mark, body refill size and request body limit.
     pub conn_limits: ConnLimits,
-    /// Monotonic time in milliseconds (any origin).
+    /// Monotonic time in whole milliseconds (any origin), rounded up. Deadlines count from it,
+    /// so that `now + d` is never before `d` has passed; a deadline `t` has passed once
+    /// `now > t` (at `now == t` it may still be under way).
     pub now: u64,
     /// Close after this many responses (0: unlimited).
     pub max_requests: u32,
@@ -455,10 +457,12 @@ pub struct WorkArea {
     /// When output last made progress, or became pending (ms): the write timeout counts from
     /// here, so input cannot refresh it.
     out_since: u64,
-    /// `--delay`: output is held until this time (ms), 0 when not held.
+    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (ms),
+    /// 0 when not held.
     hold_until: u64,
-    /// `--delay`: where the last held response starts in `out`, and what it answers, so that
-    /// a drain that begins while it is held can turn it into the closing response.
+    /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
+    /// answers, so that a drain that begins while it is held can turn it into the closing
+    /// response.
     last_held: Option<(usize, Pending)>,
     /// [`ConnLimits::high_water`], kept here for [`Conn::wants_read`].
     high_water: usize,
@@ -882,9 +886,9 @@ impl Conn {
         })
     }
 
-    /// When the loop should call [`Conn::on_wake`] (ms): the earliest of the connection's
-    /// deadlines (its timeouts, the end of a `--delay` hold, the end of lingering). `None`:
-    /// nothing timed.
+    /// When the loop should call [`Conn::on_wake`] (ms): once [`Env::now`] is past the earliest
+    /// of the connection's deadlines (its timeouts, the end of a `--delay` or latency hold, the
+    /// end of lingering). `None`: nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
         match self.phase {
@@ -899,34 +903,35 @@ impl Conn {
         }
     }
 
-    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) came, or another one:
-    /// the loop may call early or late, the connection checks the clock itself. Releases held output, and handles an
+    /// The time asked for by [`Conn::wake_at`] (with the same timeouts) passed, or another one:
+    /// the loop may call early or late, the connection checks the clock itself (a deadline has
+    /// passed once `env.now` is beyond it). Releases held output, and handles an
     /// expired timeout: a late head is answered with 408 before closing, anything else closes
     /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
     /// any output, then ask [`Conn::next`]).
     pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
         let now = env.now;
         if matches!(self.phase, Phase::Lingering) {
-            return if now >= self.active + LINGER_MS {
+            return if now > self.active + LINGER_MS {
                 Next::Close { linger: false }
             } else {
                 Next::Continue
             };
         }
         if matches!(self.phase, Phase::Dripping) {
-            if now < Waiting::unpack(self.active, self.phase_data).due_ms {
+            if now <= Waiting::unpack(self.active, self.phase_data).due_ms {
                 return Next::Continue;
             }
             self.work = Some(self.unpark(env));
         }
         if let Some(mut b) = self.work.take() {
-            if b.hold_until != 0 && now >= b.hold_until {
+            if b.hold_until != 0 && now > b.hold_until {
                 b.hold_until = 0;
                 b.out_since = now;
                 if let Some((at, p)) = b.last_held.take() {
                     if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
-                        // A drain began while this response was held: it becomes the last
-                        // one, and says so (RFC 9112 §9.6).
+                        // A drain began while this response was held (by `--delay` or a
+                        // latency): it becomes the last one, and says so (RFC 9112 §9.6).
                         b.out.truncate(at);
                         b.body_rest = None;
                         append_response(&mut b, &p, true, env);
@@ -945,7 +950,7 @@ impl Conn {
             return Next::Continue;
         }
         let (due, why) = self.deadline(t);
-        if now >= due {
+        if now > due {
             return self.on_timeout(why, env);
         }
         Next::Continue
@@ -1215,6 +1220,7 @@ impl Conn {
                     // No status of its own: a variant may have none, or several.
                     log_response(b, 0, env);
                 }
+                hold(b, 0, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
@@ -1259,9 +1265,7 @@ impl Conn {
                 return;
             }
             Delivery::Garbage(_) => {
-                if plan.delay_ms > 0 {
-                    b.hold_until = env.now + plan.delay_ms;
-                }
+                hold(b, plan.delay_ms, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.garbage(p.route as usize));
                 }
@@ -1271,15 +1275,16 @@ impl Conn {
             _ => {}
         }
         env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
-        if plan.delay_ms > 0 {
-            // Output queued before this response waits with it: responses stay in order.
-            b.hold_until = env.now + plan.delay_ms;
-        }
+        hold(b, plan.delay_ms, env);
+        let p = Pending { route, ..p };
         if let Delivery::Drip(drip) = plan.delivery {
-            start_drip(b, drip, &Pending { route, ..p }, close, env);
+            start_drip(b, drip, &p, close, env);
+            // Not turned into the closing response when a drain begins (its first piece may
+            // be out already), nor is a response held before it, not the last.
+            b.last_held = None;
         } else {
             let start = b.out.len();
-            append_response(b, &Pending { route, ..p }, close, env);
+            append_response(b, &p, close, env);
             if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
                 let sent_now = b.out.len() - start;
                 let rest = b
@@ -1297,6 +1302,11 @@ impl Conn {
                     _ => Phase::Closing { linger: true },
                 };
                 return;
+            }
+            if b.hold_until != 0 {
+                // Whole: a drain that begins while it is held turns it into the closing
+                // response, as a `--delay` hold's (`Conn::on_wake`).
+                b.last_held = Some((start, p));
             }
             if plan.delay_ms > 0 && b.body_rest.is_none() {
                 b.body_rest = Some((PACED, 0));
@@ -1322,6 +1332,19 @@ impl Conn {
         if let Some(b) = self.work.take() {
             pool.put(b);
         }
+    }
+}
+
+/// Hold the response about to be appended for `--delay` (joining the hold of the batch it
+/// belongs to, as a plain response does), then `latency_ms` more: a latency fault adds to the
+/// delay. A latency holds output queued before the response with it: responses stay in order.
+#[cold]
+fn hold(b: &mut WorkArea, latency_ms: u64, env: &Env<'_>) {
+    let delay = env.features.delay_ms;
+    if latency_ms > 0 {
+        b.hold_until = env.now + delay + latency_ms;
+    } else if delay > 0 && b.pending_out() == 0 {
+        b.hold_until = env.now + delay;
     }
 }
 
@@ -1395,7 +1418,9 @@ fn drip_more(b: &mut WorkArea, env: &mut Env<'_>) -> bool {
         return false;
     };
     let total = c.len(env.responses);
-    while c.released < total && env.now >= c.next_due_ms() {
+    // Piece 0 goes as soon as the response may (this is called once its hold, if any, has
+    // passed); a later piece once its time has passed.
+    while c.released < total && (c.next == 0 || env.now > c.next_due_ms()) {
         c.released = c.drip.piece_end(c.next, total);
         c.next = c.next.saturating_add(1);
     }

@@ -699,8 +699,13 @@ fn header_timeout_answers_408_without_body_to_head() {
         assert!(d.write_all().is_empty(), "{shown}");
         let due = d.conn.wake_at(&timeouts).unwrap();
         assert_eq!(due, timeouts.header, "{shown}");
+        // The clock is whole milliseconds rounded up: at `due` the time may not be up yet.
         let mut env = d.parts.env();
         env.now = due;
+        assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
+        assert!(d.write_all().is_empty(), "{shown}: 408 before its time");
+        let mut env = d.parts.env();
+        env.now = due + 1;
         assert_eq!(
             d.conn.on_wake(&timeouts, &mut env),
             Next::Continue,
@@ -760,6 +765,9 @@ fn lingering_discards_at_most_linger_bytes() {
     assert_eq!(d.conn.wake_at(&timeouts), Some(LINGER_MS));
     let mut env = d.parts.env();
     env.now = LINGER_MS;
+    assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
+    let mut env = d.parts.env();
+    env.now = LINGER_MS + 1;
     assert_eq!(
         d.conn.on_wake(&timeouts, &mut env),
         Next::Close { linger: false }

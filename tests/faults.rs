@@ -89,9 +89,7 @@ fn latency_fixed_holds_the_response_and_is_never_early() {
     let r = read_responses(&mut s, 1);
     let took = t.elapsed();
     assert_eq!(r[0].status, 200);
-    // The worker's clock is whole milliseconds, rounded down at the start of the turn that
-    // read the request: the hold may end up to 1 ms short of the client's clock.
-    assert!(took >= Duration::from_millis(299), "{took:?}");
+    assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_millis(300) + SLACK, "{took:?}");
     // The connection stays open: a path without the fault is answered at once.
     let t = Instant::now();
@@ -153,8 +151,7 @@ fn drip_in_pieces_spreads_the_response_over_the_time() {
     assert_eq!(end, End::Fin);
     assert_eq!(got, want);
     let (first, last) = (reads[0].0, reads.last().unwrap().0);
-    // Whole-millisecond worker clock: up to 1 ms short a piece (see the latency test).
-    assert!(last >= Duration::from_millis(596), "{reads:?}");
+    assert!(last >= Duration::from_millis(600), "{reads:?}");
     assert!(last < Duration::from_millis(600) + SLACK, "{reads:?}");
     assert!(last - first >= Duration::from_millis(300), "{reads:?}");
     // Four pieces of a quarter each (rounded up).
@@ -176,10 +173,7 @@ fn drip_at_a_rate_takes_length_over_rate() {
     let r = parse_responses(&got, &[false]);
     assert_eq!(r[0].body, b"Hello World\n");
     let pieces = got.len().div_ceil(16) as u64;
-    // The worker's clock is whole milliseconds, rounded down at the start of a loop turn, and
-    // each piece is due a pause after the turn that sent the last one: a pause may be up to
-    // 1 ms short of the client's clock, so the lower bound allows 1 ms a piece.
-    let least = Duration::from_millis(99 * (pieces - 1));
+    let least = Duration::from_millis(100 * (pieces - 1));
     let took = reads.last().unwrap().0;
     assert!(took >= least, "{} bytes in {took:?}", got.len());
     assert!(took < least + SLACK, "{took:?}");
@@ -651,9 +645,9 @@ fn drip_keeps_pipelined_responses_in_order_and_streams_large_bodies() {
     assert!(r[0].body == body && r[2].body == body);
     assert_eq!(r[1].header("content-length"), Some("300000"));
     assert!(r[1].body.is_empty());
-    // Three drips of 300 ms each, one after the other (1 ms a piece for the worker clock).
+    // Three drips of 300 ms each, one after the other.
     let took = reads.last().unwrap().0;
-    assert!(took >= Duration::from_millis(3 * 296), "{took:?}");
+    assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < Duration::from_millis(900) + SLACK, "{took:?}");
     h.shutdown();
     h.join();
@@ -683,7 +677,7 @@ fn a_dripped_error_response_keeps_its_pace() {
     );
     let pieces = got.len().div_ceil(32) as u64;
     let took = reads.last().unwrap().0;
-    assert!(took >= Duration::from_millis(49 * (pieces - 1)), "{took:?}");
+    assert!(took >= Duration::from_millis(50 * (pieces - 1)), "{took:?}");
     assert!(reads.iter().all(|&(_, n)| n <= 64), "{reads:?}");
     h.shutdown();
     h.join();
@@ -760,8 +754,10 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
         }
         assert!(!conn.wants_read(), "a drip holds input back");
         d.between.push((conn.buffered(), conn.pending_input()));
-        now = conn.wake_at(&timeouts).unwrap();
-        d.wakes.push(now);
+        let due = conn.wake_at(&timeouts).unwrap();
+        d.wakes.push(due);
+        // A deadline has passed once the clock is beyond it.
+        now = due + 1;
         conn.on_wake(&timeouts, &mut env!());
     }
     d.idle = conn.is_idle() && conn.wants_read() && conn.buffered() == 0;
@@ -873,4 +869,145 @@ fn drip_pauses_longer_than_the_write_timeout_are_not_timeouts() {
     assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
     h.shutdown();
     h.join();
+}
+
+/// `--delay` holds every response, a faulted one (and a `--mutate` variant) too, and a
+/// latency adds to it: the delay, then the latency.
+#[test]
+fn delay_holds_faulted_responses_and_a_latency_adds_to_it() {
+    let (h, addr) = start(&[
+        "--delay",
+        "200ms",
+        "--fault",
+        "/slow=latency:300ms",
+        "--fault",
+        "/e=error:1:503",
+        "--fault",
+        "/t=truncate:20",
+        "--fault",
+        "/d=drip:2pieces/300ms",
+        "--fault",
+        "/d=latency:100ms",
+        "--workers",
+        "1",
+    ]);
+    // A truncated response's bytes come after the delay; a drip's first piece after the delay
+    // and the latency, its last 300 ms after that.
+    for (path, first, last) in [("/t", 200, 200), ("/d", 300, 600)] {
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&get_close(path)).unwrap();
+        let (got, reads, end) = read_all(&mut s, t);
+        assert_eq!(end, End::Fin, "{path}");
+        assert!(!got.is_empty(), "{path}");
+        let (first, last) = (Duration::from_millis(first), Duration::from_millis(last));
+        assert!(reads[0].0 >= first, "{path}: {reads:?}");
+        let end = reads.last().unwrap().0;
+        assert!(end >= last && end < last + SLACK, "{path}: {reads:?}");
+    }
+    let mut s = connect(addr);
+    for (path, status, least) in [("/slow", 200, 500), ("/e", 503, 200), ("/", 200, 200)] {
+        let t = Instant::now();
+        s.write_all(&get(path)).unwrap();
+        let r = read_responses(&mut s, 1);
+        let took = t.elapsed();
+        assert_eq!(r[0].status, status, "{path}");
+        let least = Duration::from_millis(least);
+        assert!(took >= least, "{path}: {took:?}");
+        assert!(took < least + SLACK, "{path}: {took:?}");
+    }
+    // Pipelined: the response before the latency's waits with it (200 + 300 ms from the
+    // request), and the request after it is answered once it is written, after its own delay.
+    let t = Instant::now();
+    s.write_all(&[get("/"), get("/slow"), get("/")].concat())
+        .unwrap();
+    let r = read_responses(&mut s, 3);
+    let took = t.elapsed();
+    assert_eq!(r.iter().map(|r| r.status).collect::<Vec<_>>(), [200; 3]);
+    assert!(took >= Duration::from_millis(700), "{took:?}");
+    assert!(took < Duration::from_millis(700) + SLACK, "{took:?}");
+    h.shutdown();
+    h.join();
+    // A malformed-response variant is held too.
+    let (h, addr) = start(&["--delay", "200ms", "--mutate-id", "cl-negative"]);
+    let t = Instant::now();
+    let got = exchange(addr, &get("/"));
+    let took = t.elapsed();
+    assert!(!got.is_empty());
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    assert!(took < Duration::from_millis(200) + SLACK, "{took:?}");
+    h.shutdown();
+    h.join();
+}
+
+/// A response held by a latency when the drain begins (SIGTERM) is still held its full time
+/// and written whole, but as the last one: `Connection: close`, then FIN; the process exits
+/// once it is out, not at `--shutdown-timeout`.
+#[test]
+fn a_response_held_by_latency_at_shutdown_says_connection_close() {
+    use std::io::BufRead;
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--fault",
+            "/slow=latency:2s",
+            "--shutdown-timeout",
+            "120s",
+        ]);
+        let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
+        let mut s = connect(p.addr);
+        let t = Instant::now();
+        s.write_all(&get("/slow")).unwrap();
+        // The access-log line is written when the response is decided: the request is read
+        // and held before the drain begins.
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(
+            line.ends_with("GET /slow HTTP/1.1 200 fault=latency\n"),
+            "{line}"
+        );
+        // A second or more for the signal to reach the worker before the hold ends.
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "read too late to test"
+        );
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(p.child.id() as i32, libc::SIGTERM);
+        }
+        let (got, reads, end) = read_all(&mut s, t);
+        let took = reads.last().map(|r| r.0);
+        assert_eq!(end, End::Fin, "{workers} workers");
+        let r = parse_responses(&got, &[]);
+        assert_eq!(
+            r[0].header("connection"),
+            Some("close"),
+            "{workers} workers"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&plain(true)),
+            "{workers} workers: not the whole closing response"
+        );
+        assert!(
+            took.is_some_and(|d| d >= Duration::from_secs(2)),
+            "{workers} workers: {took:?}"
+        );
+        drop(s);
+        let exited = Instant::now();
+        let status = loop {
+            if let Some(status) = p.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                exited.elapsed() < time_bound(SLACK),
+                "{workers} workers: still running after its last response"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(0), "{workers} workers");
+    }
 }

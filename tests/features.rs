@@ -22,14 +22,14 @@ fn delay_holds_responses_without_blocking_the_worker() {
     assert_eq!(read_responses(&mut b, 1).len(), 1);
     let took = t.elapsed();
     assert!(
-        took >= Duration::from_millis(990) && took < time_bound(Duration::from_millis(1900)),
+        took >= Duration::from_secs(1) && took < time_bound(Duration::from_millis(1900)),
         "{took:?}"
     );
     // Keep-alive: the next request is held again.
     let t = Instant::now();
     a.write_all(GET).unwrap();
     read_responses(&mut a, 1);
-    assert!(t.elapsed() >= Duration::from_millis(990));
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
 }
 
 #[test]

@@ -75,10 +75,11 @@ impl Deadlines {
         self.heap.first().map(|e| e.0)
     }
 
-    /// Remove and return a key whose deadline is at or before `now`, earliest first.
+    /// Remove and return a key whose deadline has passed, earliest first: one before `now`,
+    /// the worker's clock rounded up (a deadline equal to it may still be under way).
     pub(super) fn pop_due(&mut self, now: u64) -> Option<usize> {
         let &(due, key) = self.heap.first()?;
-        if due > now {
+        if due >= now {
             return None;
         }
         self.remove(key as usize);
@@ -151,15 +152,16 @@ mod tests {
                     model[key] = None;
                 }
                 _ => {
-                    let popped = d.pop_due(due);
+                    let now = due;
+                    let popped = d.pop_due(now);
                     let earliest = model.iter().flatten().min().copied();
                     match popped {
                         Some(k) => {
                             assert_eq!(model[k], earliest, "step {step}");
-                            assert!(earliest.unwrap() <= due);
+                            assert!(earliest.unwrap() < now);
                             model[k] = None;
                         }
-                        None => assert!(earliest.is_none_or(|e| e > due), "step {step}"),
+                        None => assert!(earliest.is_none_or(|e| e >= now), "step {step}"),
                     }
                 }
             }

@@ -130,8 +130,9 @@ pub(super) struct Worker {
     config: Arc<Config>,
     shared: Arc<Shared>,
     epoch: Instant,
-    /// Milliseconds since `epoch` when this loop turn began (one clock read per turn), the
-    /// unit of every deadline.
+    /// Milliseconds since `epoch` when this loop turn began (one clock read per turn), rounded
+    /// up: the unit of every deadline. A deadline `now + d` is never before `d` has passed, and
+    /// a deadline `t` has passed once `now > t` (see [`ms_rounded_up`]).
     now: u64,
     /// The wall-clock second the `Date` field was last rendered for.
     date_second: u64,
@@ -223,7 +224,7 @@ impl Worker {
                 super::wake(&self.shared);
                 break;
             }
-            self.now = self.epoch.elapsed().as_millis() as u64;
+            self.now = ms_rounded_up(self.epoch.elapsed());
             if self.config.common.date {
                 let wall = SystemTime::now();
                 let secs = wall
@@ -263,11 +264,11 @@ impl Worker {
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
             }
-            if self.now >= self.own_deadline {
+            if self.now > self.own_deadline {
                 self.worker_timers();
             }
             if let Some(deadline) = self.drain_deadline {
-                if self.conns == 0 || self.now >= deadline {
+                if self.conns == 0 || self.now > deadline {
                     break;
                 }
             }
@@ -304,7 +305,7 @@ impl Worker {
         }
         // An absolute instant that stays the same until the earliest deadline moves: the
         // poller then leaves its timer armed as it is (no timerfd_settime per wake-up). Never
-        // early: `now` is whole milliseconds since `epoch`, rounded down.
+        // early: the timer fires at or after `next`, when `now` (rounded up) is past it.
         Some(self.epoch + Duration::from_millis(next))
     }
 
@@ -335,14 +336,14 @@ impl Worker {
     fn worker_timers(&mut self) {
         let accepting = self.drain_deadline.is_none();
         if let Some(t) = self.paused_until {
-            if self.now >= t && accepting {
+            if self.now > t && accepting {
                 self.paused_until = None;
                 if !self.at_limit {
                     self.listen_interest(true);
                 }
             }
         }
-        if self.at_limit && self.now >= self.limit_recheck_at && accepting {
+        if self.at_limit && self.now > self.limit_recheck_at && accepting {
             // The shared count may have fallen (another worker's closes) or a connection of
             // this worker gone idle: poll the listeners again; `accept` decides (and asks the
             // other workers again if a client still waits).
@@ -352,7 +353,7 @@ impl Worker {
                 self.listen_interest(true);
             }
         }
-        if self.counter_routes.any() && self.now >= self.next_publish {
+        if self.counter_routes.any() && self.now > self.next_publish {
             self.next_publish = self.now + RECHECK_MS;
             self.publish();
         }
@@ -617,8 +618,9 @@ impl Worker {
         };
         if let Some(want) = slot.conn.wake_at(&self.config.timeouts) {
             if want < slot.armed_ms {
-                // Never in the past: a connection woken now has acted on its deadline.
-                slot.armed_ms = want.max(self.now + 1);
+                // Never one that has passed: a connection woken now has acted on its deadline
+                // (and `pop_due` would hand it back at once).
+                slot.armed_ms = want.max(self.now);
                 self.deadlines.set(k, slot.armed_ms);
             }
         }
@@ -727,6 +729,15 @@ impl Worker {
     }
 }
 
+/// Whole milliseconds in `d`, rounded up: the worker's clock. Deadlines count from it, so that
+/// `now + d` is at least `d` after the moment the clock was read, and one has passed only once
+/// the clock is beyond it (`now > t`: the real time is then over `now - 1 >= t`). Rounded down,
+/// a pause could end up to 1 ms before its time.
+#[inline]
+fn ms_rounded_up(d: Duration) -> u64 {
+    d.as_secs() * 1000 + u64::from(d.subsec_nanos().div_ceil(1_000_000))
+}
+
 /// Write pending output: one `send` per batch, more only when a large body refills it.
 /// Returns false when the connection failed.
 fn flush(slot: &mut Slot, env: &mut Env<'_>) -> bool {
@@ -765,6 +776,18 @@ fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: (bool, bool)) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The worker's clock: whole milliseconds, rounded up.
+    #[test]
+    fn the_clock_rounds_up() {
+        let ns = Duration::from_nanos;
+        assert_eq!(ms_rounded_up(ns(0)), 0);
+        assert_eq!(ms_rounded_up(ns(1)), 1);
+        assert_eq!(ms_rounded_up(ns(5_000_000)), 5);
+        assert_eq!(ms_rounded_up(ns(5_000_001)), 6);
+        assert_eq!(ms_rounded_up(Duration::new(2, 999_999_999)), 3000);
+        assert_eq!(ms_rounded_up(Duration::new(7, 0)), 7000);
+    }
 
     /// Memory per idle connection is a goal (64 bytes): keep the slot small.
     #[test]
