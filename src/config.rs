@@ -146,7 +146,7 @@ impl Default for Config {
         Config {
             listen: Vec::new(),
             reuse_port: false,
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers: default_workers(),
             backlog: 1024,
             max_conns: 10_000,
             max_requests: 0,
@@ -459,7 +459,8 @@ static OPTIONS: &[Opt] = &[
             max: MAX_WORKERS,
             set: Number::Workers,
         },
-        "Worker threads, at most 1024 (default: online CPUs)"
+        "Worker threads, at most 1024 (default: the CPUs canned may run on,\n\
+         fewer under a cgroup v2 CPU quota)"
     ),
     opt!(
         "--backlog N",
@@ -1075,6 +1076,63 @@ impl Config {
     }
 }
 
+/// The default `--workers`: the CPUs this process may run on (its affinity mask, as `taskset`
+/// or a cpuset sets it), fewer when a cgroup v2 CPU quota allows less ([`cgroup_cpus`]). Read
+/// here rather than through `std::thread::available_parallelism`, which does the same and
+/// also reads cgroup v1 and the mount table: 12 KB of code, most of a path library.
+fn default_workers() -> usize {
+    // SAFETY: a zeroed cpu_set_t is an empty set, and sched_getaffinity writes at most the
+    // size it is given.
+    let cpus = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {
+            libc::CPU_COUNT(&set) as usize
+        } else {
+            // More CPUs than the set holds (1024): every online one.
+            libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize
+        }
+    };
+    cpus.min(cgroup_cpus().unwrap_or(usize::MAX)).max(1)
+}
+
+/// The CPUs that the cgroup v2 CPU quota of this process allows (`cpu.max`: QUOTA PERIOD,
+/// rounded up), the lowest along its cgroup and the cgroups above it; `None` without a quota.
+/// The cgroup is read from /proc/self/cgroup (`0::/PATH`), under the unified hierarchy at
+/// /sys/fs/cgroup: in a container with its own cgroup namespace PATH is `/` and the file is the
+/// container's limit.
+fn cgroup_cpus() -> Option<usize> {
+    use std::os::unix::ffi::OsStrExt;
+    const ROOT: &[u8] = b"/sys/fs/cgroup";
+    let own = std::fs::read("/proc/self/cgroup").ok()?;
+    let own = own
+        .split(|&b| b == b'\n')
+        .find_map(|l| l.strip_prefix(b"0::/"))?;
+    let mut dir = [ROOT, b"/", own].concat();
+    let mut least: Option<usize> = None;
+    loop {
+        let file = [&dir[..], b"/cpu.max"].concat();
+        let text = std::fs::read(std::ffi::OsStr::from_bytes(&file)).unwrap_or_default();
+        if let Some(cpus) = quota_cpus(&text) {
+            least = Some(least.map_or(cpus, |l| l.min(cpus)));
+        }
+        match dir.iter().rposition(|&b| b == b'/') {
+            Some(i) if i > ROOT.len() => dir.truncate(i),
+            _ => return least,
+        }
+    }
+}
+
+/// The CPUs a `cpu.max` file allows: `150000 100000` (a quota of 150 ms per 100 ms) is 2;
+/// `max 100000` (no quota) is `None`.
+fn quota_cpus(cpu_max: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(cpu_max).ok()?;
+    let mut numbers = text.split_ascii_whitespace().map(|n| n.parse::<u64>().ok());
+    let (Some(Some(quota)), Some(Some(period))) = (numbers.next(), numbers.next()) else {
+        return None;
+    };
+    (period > 0).then(|| quota.div_ceil(period).max(1) as usize)
+}
+
 /// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
 fn every_interface(port: u16) -> Listen {
     Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
@@ -1337,6 +1395,58 @@ mod tests {
 
     fn tcp(a: &str) -> Listen {
         Listen::Tcp(a.parse().unwrap())
+    }
+
+    /// The default `--workers` counts the CPUs this thread may run on: pinned to one CPU, one;
+    /// to two, two (unless a cgroup quota allows fewer).
+    #[test]
+    fn default_workers_follow_the_affinity_mask() {
+        std::thread::spawn(|| {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: zeroed sets are empty; the calls read and write at most `size` bytes, and
+            // only this test's own thread is pinned.
+            let allowed: Vec<usize> = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+                (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect()
+            };
+            for n in 1..=allowed.len().min(2) {
+                // SAFETY: as above.
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    for &c in &allowed[..n] {
+                        libc::CPU_SET(c, &mut set);
+                    }
+                    assert_eq!(libc::sched_setaffinity(0, size, &set), 0);
+                }
+                let want = n.min(cgroup_cpus().unwrap_or(n));
+                assert_eq!(Config::default().workers, want, "pinned to {n} CPUs");
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn cgroup_quota_in_cpus() {
+        for (file, want) in [
+            (&b"max 100000\n"[..], None),
+            (b"150000 100000\n", Some(2)),
+            (b"100000 100000\n", Some(1)),
+            (b"1000 100000\n", Some(1)),
+            (b"400000 100000", Some(4)),
+            (b"", None),
+            (b"100000 0\n", None),
+        ] {
+            assert_eq!(
+                quota_cpus(file),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(file)
+            );
+        }
     }
 
     #[test]
