@@ -22,6 +22,7 @@
 use crate::conn::Timeout;
 use crate::parser::Error;
 use crate::server::Summary;
+use std::io::Write;
 
 /// The `Content-Type` of a metrics response: the text format, version 0.0.4.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -46,8 +47,7 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
         "Responses started, by status code.",
     );
     for (status, &n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
-        let status = Decimal::new(status as u64);
-        sample(out, responses, "status", status.as_str(), n);
+        let _ = writeln!(out, "{responses}{{status=\"{status}\"}} {n}");
     }
 
     let errors = "canned_errors_total";
@@ -113,65 +113,20 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
 
 const COUNTER: &str = "counter";
 
-/// The `# HELP` and `# TYPE` lines that open a metric family. Written byte by byte, like
-/// [`sample`], rather than through `write!`: one call instead of a formatting call per line
-/// (the counters are refreshed every 100 ms, and the code is smaller).
+/// The `# HELP` and `# TYPE` lines that open a metric family. Out of line, like [`sample`]:
+/// one formatting call for all families instead of one per family.
 #[inline(never)]
 fn family(out: &mut Vec<u8>, name: &str, kind: &str, help: &str) {
-    for piece in [
-        "# HELP ",
-        name,
-        " ",
-        help,
-        "\n# TYPE ",
-        name,
-        " ",
-        kind,
-        "\n",
-    ] {
-        out.extend_from_slice(piece.as_bytes());
-    }
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
 
 /// One sample line: `name n`, or `name{label="value"} n` when `label` is not empty.
 #[inline(never)]
 fn sample(out: &mut Vec<u8>, name: &str, label: &str, value: &str, n: u64) {
-    out.extend_from_slice(name.as_bytes());
-    if !label.is_empty() {
-        for piece in ["{", label, "=\"", value, "\"}"] {
-            out.extend_from_slice(piece.as_bytes());
-        }
-    }
-    out.push(b' ');
-    out.extend_from_slice(Decimal::new(n).as_str().as_bytes());
-    out.push(b'\n');
-}
-
-/// A whole number in decimal, formatted without `core::fmt`.
-pub(crate) struct Decimal {
-    digits: [u8; 20],
-    start: usize,
-}
-
-impl Decimal {
-    pub(crate) fn new(mut n: u64) -> Decimal {
-        let mut d = Decimal {
-            digits: [b'0'; 20],
-            start: 20,
-        };
-        loop {
-            d.start -= 1;
-            d.digits[d.start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                return d;
-            }
-        }
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        // Only ASCII digits were written.
-        std::str::from_utf8(&self.digits[self.start..]).unwrap_or_default()
+    if label.is_empty() {
+        let _ = writeln!(out, "{name} {n}");
+    } else {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {n}");
     }
 }
 
