@@ -764,6 +764,19 @@ pub fn help() -> String {
         + "Print the version\n"
 }
 
+/// The variables of the process environment that [`Config::from_args`] reads (one per option,
+/// and systemd's `LISTEN_FDS` and `LISTEN_PID`), with their values: what `main` passes it.
+/// Looked up by name rather than by collecting the whole environment, which takes more code.
+pub fn environment() -> Vec<(OsString, OsString)> {
+    let names = OPTIONS
+        .iter()
+        .map(Opt::var)
+        .chain(["LISTEN_FDS", "LISTEN_PID"]);
+    names
+        .filter_map(|name| Some((OsString::from(name), std::env::var_os(name)?)))
+        .collect()
+}
+
 /// `s` split at the first `byte` (which is dropped), or `s` whole.
 fn cut(s: &str, byte: u8) -> (&str, &str) {
     match s.bytes().position(|b| b == byte) {

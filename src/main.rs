@@ -1,13 +1,12 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, help};
+use canned::config::{Command, Config, environment, help};
 use canned::server::{Server, raise_fd_limit};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // OsStrings: a variable canned does not read may hold anything, and one it reads that is
-    // not UTF-8 is an error naming it, never a panic.
-    let env: Vec<_> = std::env::vars_os().collect();
+    // OsStrings: a variable canned reads that is not UTF-8 is an error naming it, never a panic.
+    let env = environment();
     let mut config = match Config::from_args(std::env::args_os().skip(1), &env) {
         Ok(Command::Run(c)) => *c,
         Ok(Command::Help) => {
