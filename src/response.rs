@@ -46,8 +46,8 @@ pub struct Common {
 struct Formatted {
     status: u16,
     heads: [Vec<u8>; 3],
-    /// Offset of the 29-byte date value in each head, if any.
-    date_at: Option<[usize; 3]>,
+    /// Offset of the 29-byte date value in the heads (the same in each), if any.
+    date_at: Option<usize>,
     body: Arc<[u8]>,
     send_body: bool,
 }
@@ -380,54 +380,57 @@ impl Responses {
             .chain(self.errors.iter_mut().map(|(_, f)| f))
         {
             if let Some(at) = f.date_at {
-                for (head, &i) in f.heads.iter_mut().zip(at.iter()) {
-                    head[i..i + 29].copy_from_slice(&date);
+                for head in &mut f.heads {
+                    head[at..at + 29].copy_from_slice(&date);
                 }
             }
         }
     }
 }
 
+/// The three heads of `spec`: the same fields, then no `Connection` field, `keep-alive` or
+/// `close`.
 fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
+    use std::fmt::Write;
     let no_body = matches!(spec.status, 204 | 304);
-    let mut heads: [Vec<u8>; 3] = Default::default();
-    let mut date_at = [0; 3];
-    for (v, head) in heads.iter_mut().enumerate() {
-        head.extend_from_slice(
-            format!("HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status)).as_bytes(),
-        );
-        if !common.server.is_empty() {
-            head.extend_from_slice(format!("Server: {}\r\n", common.server).as_bytes());
+    let mut head = String::new();
+    let _ = write!(head, "HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status));
+    if !common.server.is_empty() {
+        let _ = write!(head, "Server: {}\r\n", common.server);
+    }
+    let mut date_at = None;
+    if common.date {
+        head.push_str("Date: ");
+        date_at = Some(head.len());
+        // A placeholder of the date's length; the date itself is copied in below.
+        head.push_str("Thu, 01 Jan 1970 00:00:00 GMT\r\n");
+    }
+    // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as the
+    // length of the 200 response it stands for, which canned does not have).
+    if !no_body {
+        if !spec.content_type.is_empty() {
+            let _ = write!(head, "Content-Type: {}\r\n", spec.content_type);
         }
-        if common.date {
-            head.extend_from_slice(b"Date: ");
-            date_at[v] = head.len();
-            head.extend_from_slice(date);
-            head.extend_from_slice(b"\r\n");
+        let _ = write!(head, "Content-Length: {}\r\n", spec.body.len());
+    }
+    for h in &spec.headers {
+        let _ = write!(head, "{h}\r\n");
+    }
+    let ends: [&[u8]; 3] = [
+        b"\r\n",
+        b"Connection: keep-alive\r\n\r\n",
+        b"Connection: close\r\n\r\n",
+    ];
+    let mut heads = ends.map(|end| [head.as_bytes(), end].concat());
+    if let Some(at) = date_at {
+        for h in &mut heads {
+            h[at..at + 29].copy_from_slice(date);
         }
-        if !spec.content_type.is_empty() && !no_body {
-            head.extend_from_slice(format!("Content-Type: {}\r\n", spec.content_type).as_bytes());
-        }
-        // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as
-        // the length of the 200 response it stands for, which canned does not have).
-        if !no_body {
-            head.extend_from_slice(format!("Content-Length: {}\r\n", spec.body.len()).as_bytes());
-        }
-        for h in &spec.headers {
-            head.extend_from_slice(h.as_bytes());
-            head.extend_from_slice(b"\r\n");
-        }
-        match v {
-            1 => head.extend_from_slice(b"Connection: keep-alive\r\n"),
-            2 => head.extend_from_slice(b"Connection: close\r\n"),
-            _ => {}
-        }
-        head.extend_from_slice(b"\r\n");
     }
     Formatted {
         status: spec.status,
         heads,
-        date_at: common.date.then_some(date_at),
+        date_at,
         body: spec.body.clone(),
         send_body: !no_body,
     }
