@@ -448,58 +448,68 @@ fn method_not_allowed(allow: &str) -> Spec {
 
 /// The standard reason phrase (RFC 9110 §15), or an empty one for codes without.
 pub fn reason(status: u16) -> &'static str {
-    match status {
-        100 => "Continue",
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        203 => "Non-Authoritative Information",
-        204 => "No Content",
-        205 => "Reset Content",
-        206 => "Partial Content",
-        300 => "Multiple Choices",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        402 => "Payment Required",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        407 => "Proxy Authentication Required",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        410 => "Gone",
-        411 => "Length Required",
-        412 => "Precondition Failed",
-        413 => "Content Too Large",
-        414 => "URI Too Long",
-        415 => "Unsupported Media Type",
-        416 => "Range Not Satisfiable",
-        417 => "Expectation Failed",
-        418 => "I'm a teapot",
-        421 => "Misdirected Request",
-        422 => "Unprocessable Content",
-        425 => "Too Early",
-        426 => "Upgrade Required",
-        428 => "Precondition Required",
-        429 => "Too Many Requests",
-        431 => "Request Header Fields Too Large",
-        451 => "Unavailable For Legal Reasons",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        505 => "HTTP Version Not Supported",
-        _ => "",
-    }
+    let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
+    REASONS
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(std::str::from_utf8(&code).ok()?)?
+                .strip_prefix(' ')
+        })
+        .filter(|_| status < 1000)
+        .unwrap_or_default()
 }
+
+/// `CODE Reason` per line: one string rather than a `match`, which would compile to a table
+/// with a string pointer per code (a relocation each in a position-independent binary).
+const REASONS: &str = "\
+100 Continue
+200 OK
+201 Created
+202 Accepted
+203 Non-Authoritative Information
+204 No Content
+205 Reset Content
+206 Partial Content
+300 Multiple Choices
+301 Moved Permanently
+302 Found
+303 See Other
+304 Not Modified
+307 Temporary Redirect
+308 Permanent Redirect
+400 Bad Request
+401 Unauthorized
+402 Payment Required
+403 Forbidden
+404 Not Found
+405 Method Not Allowed
+406 Not Acceptable
+407 Proxy Authentication Required
+408 Request Timeout
+409 Conflict
+410 Gone
+411 Length Required
+412 Precondition Failed
+413 Content Too Large
+414 URI Too Long
+415 Unsupported Media Type
+416 Range Not Satisfiable
+417 Expectation Failed
+418 I'm a teapot
+421 Misdirected Request
+422 Unprocessable Content
+425 Too Early
+426 Upgrade Required
+428 Precondition Required
+429 Too Many Requests
+431 Request Header Fields Too Large
+451 Unavailable For Legal Reasons
+500 Internal Server Error
+501 Not Implemented
+502 Bad Gateway
+503 Service Unavailable
+504 Gateway Timeout
+505 HTTP Version Not Supported";
 
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
 pub fn http_date(t: std::time::SystemTime) -> [u8; 29] {
@@ -552,6 +562,21 @@ mod tests {
         assert_eq!(&at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
         assert_eq!(&at(951_782_400), b"Tue, 29 Feb 2000 00:00:00 GMT");
         assert_eq!(&at(1_796_049_126), b"Mon, 30 Nov 2026 14:32:06 GMT");
+    }
+
+    #[test]
+    fn reason_phrases() {
+        for (status, want) in [
+            (100, "Continue"),
+            (200, "OK"),
+            (418, "I'm a teapot"),
+            (505, "HTTP Version Not Supported"),
+            (299, ""),
+            (1200, ""),
+            (0, ""),
+        ] {
+            assert_eq!(reason(status), want, "{status}");
+        }
     }
 
     fn spec(status: u16, body: &str) -> Spec {
