@@ -741,7 +741,7 @@ pub fn help() -> String {
     for o in OPTIONS {
         let (usage, var, mut text, title) = o.texts();
         if !title.is_empty() {
-            h = h + "\n" + title + ":\n";
+            append(&mut h, &["\n", title, ":\n"]);
         }
         let close = match (o.kind, o.repeat) {
             (Kind::Switch(_), _) => "=1]",
@@ -749,19 +749,32 @@ pub fn help() -> String {
             (_, Repeat::Many { .. }) => ", one per line]",
             _ => "]",
         };
-        h = h + "  " + usage + "  [" + var + close;
+        append(&mut h, &["  ", usage, "  [", var, close]);
         while !text.is_empty() {
             let (line, rest) = cut(text, b'\n');
-            h = h + "\n" + HELP_INDENT + line;
+            append(&mut h, &["\n", HELP_INDENT, line]);
             text = rest;
         }
         h.push('\n');
     }
-    h + "  -h, --help\n"
-        + HELP_INDENT
-        + "Print this help\n  -V, --version\n"
-        + HELP_INDENT
-        + "Print the version\n"
+    h.push_str(HELP_END);
+    h
+}
+
+/// The end of `--help`: the two options outside the table.
+const HELP_END: &str = "  -h, --help
+        Print this help
+  -V, --version
+        Print the version
+";
+
+/// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
+/// copy inlined for each piece.
+#[inline(never)]
+fn append(s: &mut String, pieces: &[&str]) {
+    for piece in pieces {
+        s.push_str(piece);
+    }
 }
 
 /// The variables of the process environment that [`Config::from_args`] reads (one per option,
