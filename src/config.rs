@@ -823,7 +823,14 @@ impl std::error::Error for ArgError {}
 
 /// `what` is wrong with the value of `name` (a flag or a variable).
 fn fail<T>(name: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
-    Err(ArgError(format!("{name}: {what}")))
+    Err(arg_error(name, &what))
+}
+
+/// `NAME: WHAT`: one out-of-line formatter for every error of every option.
+#[cold]
+#[inline(never)]
+fn arg_error(name: &str, what: &dyn std::fmt::Display) -> ArgError {
+    ArgError(format!("{name}: {what}"))
 }
 
 /// One value of one option, and the flag or variable it came from (for messages).
@@ -1052,7 +1059,7 @@ impl Config {
         let in_order = (0..OPTIONS.len()).flat_map(|i| given.iter().filter(move |g| g.opt == i));
         for g in in_order {
             let answered = apply(&mut c, OPTIONS[g.opt].kind, g.value)
-                .map_err(|what| ArgError(format!("{}: {what}", g.from)))?;
+                .map_err(|what| arg_error(g.from, &what))?;
             let Some(path) = answered else { continue };
             match paths.iter().find(|(_, p)| *p == path) {
                 Some(&(other, _)) if other == g.from => {
