@@ -62,7 +62,7 @@ impl std::fmt::Display for Listen {
 pub enum Mutate {
     /// Each request the next variant of the catalogue, in order (`--mutate`).
     Cycle,
-    /// Always this variant, by its index in [`crate::mutate::CATALOGUE`] (`--mutate-id`).
+    /// Always this variant, by its index in the catalogue (`crate::mutate`) (`--mutate-id`).
     One(u16),
 }
 

@@ -74,9 +74,9 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
     let mutated = "canned_mutated_total";
     let help = "Malformed responses sent (--mutate), by catalogue id.";
     family(out, mutated, COUNTER, help);
-    for (v, &n) in crate::mutate::CATALOGUE.iter().zip(&s.mutated) {
+    for (id, &n) in crate::mutate::ids().zip(&s.mutated) {
         if n > 0 {
-            sample(out, mutated, "id", v.id, n);
+            sample(out, mutated, "id", id, n);
         }
     }
 

@@ -115,9 +115,9 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
         member(&mut j, &kind.name(), n);
     }
     j.push_str("},\"mutate\":{");
-    for (v, &n) in crate::mutate::CATALOGUE.iter().zip(&s.mutated) {
+    for (id, &n) in crate::mutate::ids().zip(&s.mutated) {
         if n > 0 {
-            member(&mut j, &v.id, n);
+            member(&mut j, &id, n);
         }
     }
     let _ = writeln!(
