@@ -20,7 +20,7 @@ pub enum Variant {
 }
 
 /// What one route answers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Spec {
     /// Status code, 200..=599.
     pub status: u16,
@@ -30,6 +30,20 @@ pub struct Spec {
     pub content_type: String,
     /// Extra header lines, each `Name: value`, already validated.
     pub headers: Vec<String>,
+}
+
+/// Cloned out of line: a route's spec is copied in several places at start-up, and the
+/// derived clone is inlined into each.
+impl Clone for Spec {
+    #[inline(never)]
+    fn clone(&self) -> Spec {
+        Spec {
+            status: self.status,
+            body: self.body.clone(),
+            content_type: self.content_type.clone(),
+            headers: self.headers.clone(),
+        }
+    }
 }
 
 /// Header fields common to every response.
@@ -195,14 +209,15 @@ impl Responses {
                 accepted.push(m.as_bytes().to_vec());
             }
         }
-        let mut allow: Vec<&str> = accepted
-            .iter()
-            .map(|m| std::str::from_utf8(m).unwrap_or_default())
-            .collect();
-        if !allow.contains(&"OPTIONS") {
-            allow.push("OPTIONS");
+        let mut allow = String::new();
+        for m in &accepted {
+            allow.push_str(std::str::from_utf8(m).unwrap_or_default());
+            allow.push_str(", ");
         }
-        let allow = allow.join(", ");
+        if !accepted.iter().any(|m| m == b"OPTIONS") {
+            allow.push_str("OPTIONS, ");
+        }
+        allow.truncate(allow.len() - 2);
         self.replace_route(not_allowed, method_not_allowed(&allow));
         let options_answer = Spec {
             status: 204,
