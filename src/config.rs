@@ -1119,7 +1119,9 @@ fn default_workers() -> usize {
     let cpus = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {
-            libc::CPU_COUNT(&set) as usize
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .count()
         } else {
             // More CPUs than the set holds (1024): every online one.
             libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize
