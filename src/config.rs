@@ -949,14 +949,19 @@ fn read_env<'a>(
                 _ => return fail(from, format!("{v:?} is not 1 or 0")),
             },
             (_, Repeat::Many { sep, .. }) => {
-                let items = v
-                    .split(char::from(sep))
-                    .map(|s| s.strip_suffix('\r').unwrap_or(s));
-                given.extend(items.filter(|s| !s.is_empty()).map(|value| Given {
-                    opt: i,
-                    from,
-                    value,
-                }));
+                let mut rest = v;
+                while !rest.is_empty() {
+                    let (item, next) = cut(rest, sep);
+                    let value = item.strip_suffix('\r').unwrap_or(item);
+                    if !value.is_empty() {
+                        given.push(Given {
+                            opt: i,
+                            from,
+                            value,
+                        });
+                    }
+                    rest = next;
+                }
             }
             (_, Repeat::Once) => given.push(Given {
                 opt: i,
