@@ -781,13 +781,13 @@ fn append(s: &mut String, pieces: &[&str]) {
 /// and systemd's `LISTEN_FDS` and `LISTEN_PID`), with their values: what `main` passes it.
 /// Looked up by name rather than by collecting the whole environment, which takes more code.
 pub fn environment() -> Vec<(OsString, OsString)> {
-    let names = OPTIONS
-        .iter()
-        .map(Opt::var)
-        .chain(["LISTEN_FDS", "LISTEN_PID"]);
-    names
-        .filter_map(|name| Some((OsString::from(name), std::env::var_os(name)?)))
-        .collect()
+    let mut env = Vec::new();
+    for name in OPTIONS.iter().map(Opt::var).chain(["LISTEN_FDS", "LISTEN_PID"]) {
+        if let Some(value) = std::env::var_os(name) {
+            env.push((OsString::from(name), value));
+        }
+    }
+    env
 }
 
 /// `s` split at the first `byte` (which is dropped), or `s` whole.
@@ -1166,8 +1166,8 @@ fn cgroup_cpus() -> Option<usize> {
 /// `max 100000` (no quota) is `None`.
 fn quota_cpus(cpu_max: &[u8]) -> Option<usize> {
     let text = std::str::from_utf8(cpu_max).ok()?;
-    let mut numbers = text.split_ascii_whitespace().map(|n| n.parse::<u64>().ok());
-    let (Some(Some(quota)), Some(Some(period))) = (numbers.next(), numbers.next()) else {
+    let (quota, period) = cut(text.trim_end_matches('\n'), b' ');
+    let (Ok(quota), Ok(period)) = (quota.parse::<u64>(), period.parse::<u64>()) else {
         return None;
     };
     (period > 0).then(|| quota.div_ceil(period).max(1) as usize)
