@@ -1208,8 +1208,7 @@ fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
 /// Bytes: `8192`, `64K`, `1M`, `2G` (powers of 1024).
 #[inline(never)]
 fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, unit) = v.split_at(split);
+    let (digits, unit) = v.split_at(leading(v, |b| b.is_ascii_digit()));
     let shift = match unit {
         "" => 0,
         "K" | "k" => 10,
@@ -1227,14 +1226,16 @@ fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
     within(n, v, min, max)
 }
 
+/// The length of the longest start of `v` whose bytes are all `class`.
+fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
+    v.bytes().position(|b| !class(b)).unwrap_or(v.len())
+}
+
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
 /// floating point (which would add its tables to the binary).
 pub(crate) fn duration(v: &str) -> Result<u64, String> {
     let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
-    let split = v
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
+    let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
     let mult: u64 = match unit {
         "ms" => 1,
         "s" | "" => 1_000,
@@ -1242,7 +1243,7 @@ pub(crate) fn duration(v: &str) -> Result<u64, String> {
         "h" => 3_600_000,
         _ => return Err(bad()),
     };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let (int, frac) = cut(num, b'.');
     if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
         return Err(bad());
     }
