@@ -48,14 +48,13 @@ fn main() -> ExitCode {
     }
     if !quiet {
         for a in server.addrs() {
-            let shown = a.to_string();
             let note = if server.is_ipv4_fallback(a) {
                 " (IPv4 only: this host has no IPv6)"
             } else {
                 ""
             };
             let plural = if workers == 1 { "" } else { "s" };
-            eprintln!("canned listening on {shown}{note} ({workers} worker{plural})");
+            eprintln!("canned listening on {a}{note} ({workers} worker{plural})");
         }
     }
     // Unix socket files are removed by the server on its way out.
