@@ -782,7 +782,11 @@ fn append(s: &mut String, pieces: &[&str]) {
 /// Looked up by name rather than by collecting the whole environment, which takes more code.
 pub fn environment() -> Vec<(OsString, OsString)> {
     let mut env = Vec::new();
-    for name in OPTIONS.iter().map(Opt::var).chain(["LISTEN_FDS", "LISTEN_PID"]) {
+    for name in OPTIONS
+        .iter()
+        .map(Opt::var)
+        .chain(["LISTEN_FDS", "LISTEN_PID"])
+    {
         if let Some(value) = std::env::var_os(name) {
             env.push((OsString::from(name), value));
         }
