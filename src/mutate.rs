@@ -321,7 +321,12 @@ pub fn find(id: &str) -> Option<usize> {
 
 /// Every variant's id, in `--mutate` order.
 pub fn ids() -> impl Iterator<Item = &'static str> {
-    IDS.lines()
+    let mut rest = IDS;
+    std::iter::from_fn(move || {
+        let (id, after) = rest.split_once('\n')?;
+        rest = after;
+        Some(id)
+    })
 }
 
 /// The id of variant `i` (`""` past the end).
