@@ -795,6 +795,7 @@ pub fn environment() -> Vec<(OsString, OsString)> {
 }
 
 /// `s` split at the first `byte` (which is dropped), or `s` whole.
+#[inline(never)]
 fn cut(s: &str, byte: u8) -> (&str, &str) {
     match s.bytes().position(|b| b == byte) {
         Some(i) => (&s[..i], &s[i + 1..]),
