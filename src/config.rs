@@ -416,6 +416,7 @@ impl Opt {
             Relation::ConflictsWith(_) => None,
         })
     }
+    #[inline(never)]
     fn conflicts_with(&self, other: &Opt) -> bool {
         self.conflicts().any(|f| f == other.flag()) || other.conflicts().any(|f| f == self.flag())
     }
