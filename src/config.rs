@@ -1284,6 +1284,7 @@ fn is_token(s: &str) -> bool {
 /// A field value canned sends, checked with the parser's rule for received ones (RFC 9110
 /// §5.5: no CR, LF, NUL or other control but HTAB), so that no value can end a header line
 /// early and add lines of its own (response splitting). Surrounding whitespace is dropped.
+#[inline(never)]
 fn field_value(v: &str) -> Result<&str, String> {
     match v.bytes().find(|&b| !VALUE[b as usize]) {
         Some(b) => Err(format!(
@@ -1314,6 +1315,7 @@ fn header(line: &str) -> Result<String, String> {
     Err(format!("{name} is set by {set_by}"))
 }
 
+#[inline(never)]
 fn check_path(p: &str) -> Result<(), String> {
     if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
         return Err(format!(
