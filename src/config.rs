@@ -62,7 +62,7 @@ impl std::fmt::Display for Listen {
 pub enum Mutate {
     /// Each request the next variant of the catalogue, in order (`--mutate`).
     Cycle,
-    /// Always this variant, by its index in [`crate::mutate::CATALOGUE`] (`--mutate-id`).
+    /// Always this variant, by its index in the catalogue (`crate::mutate`) (`--mutate-id`).
     One(u16),
 }
 
@@ -146,7 +146,7 @@ impl Default for Config {
         Config {
             listen: Vec::new(),
             reuse_port: false,
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers: default_workers(),
             backlog: 1024,
             max_conns: 10_000,
             max_requests: 0,
@@ -416,6 +416,7 @@ impl Opt {
             Relation::ConflictsWith(_) => None,
         })
     }
+    #[inline(never)]
     fn conflicts_with(&self, other: &Opt) -> bool {
         self.conflicts().any(|f| f == other.flag()) || other.conflicts().any(|f| f == self.flag())
     }
@@ -459,7 +460,8 @@ static OPTIONS: &[Opt] = &[
             max: MAX_WORKERS,
             set: Number::Workers,
         },
-        "Worker threads, at most 1024 (default: online CPUs)"
+        "Worker threads, at most 1024 (default: the CPUs canned may run on,\n\
+         fewer under a cgroup v2 CPU quota)"
     ),
     opt!(
         "--backlog N",
@@ -741,7 +743,7 @@ pub fn help() -> String {
     for o in OPTIONS {
         let (usage, var, mut text, title) = o.texts();
         if !title.is_empty() {
-            h = h + "\n" + title + ":\n";
+            append(&mut h, &["\n", title, ":\n"]);
         }
         let close = match (o.kind, o.repeat) {
             (Kind::Switch(_), _) => "=1]",
@@ -749,22 +751,53 @@ pub fn help() -> String {
             (_, Repeat::Many { .. }) => ", one per line]",
             _ => "]",
         };
-        h = h + "  " + usage + "  [" + var + close;
+        append(&mut h, &["  ", usage, "  [", var, close]);
         while !text.is_empty() {
             let (line, rest) = cut(text, b'\n');
-            h = h + "\n" + HELP_INDENT + line;
+            append(&mut h, &["\n", HELP_INDENT, line]);
             text = rest;
         }
         h.push('\n');
     }
-    h + "  -h, --help\n"
-        + HELP_INDENT
-        + "Print this help\n  -V, --version\n"
-        + HELP_INDENT
-        + "Print the version\n"
+    h.push_str(HELP_END);
+    h
+}
+
+/// The end of `--help`: the two options outside the table.
+const HELP_END: &str = "  -h, --help
+        Print this help
+  -V, --version
+        Print the version
+";
+
+/// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
+/// copy inlined for each piece.
+#[inline(never)]
+fn append(s: &mut String, pieces: &[&str]) {
+    for piece in pieces {
+        s.push_str(piece);
+    }
+}
+
+/// The variables of the process environment that [`Config::from_args`] reads (one per option,
+/// and systemd's `LISTEN_FDS` and `LISTEN_PID`), with their values: what `main` passes it.
+/// Looked up by name rather than by collecting the whole environment, which takes more code.
+pub fn environment() -> Vec<(OsString, OsString)> {
+    let mut env = Vec::new();
+    for name in OPTIONS
+        .iter()
+        .map(Opt::var)
+        .chain(["LISTEN_FDS", "LISTEN_PID"])
+    {
+        if let Some(value) = std::env::var_os(name) {
+            env.push((OsString::from(name), value));
+        }
+    }
+    env
 }
 
 /// `s` split at the first `byte` (which is dropped), or `s` whole.
+#[inline(never)]
 fn cut(s: &str, byte: u8) -> (&str, &str) {
     match s.bytes().position(|b| b == byte) {
         Some(i) => (&s[..i], &s[i + 1..]),
@@ -797,7 +830,14 @@ impl std::error::Error for ArgError {}
 
 /// `what` is wrong with the value of `name` (a flag or a variable).
 fn fail<T>(name: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
-    Err(ArgError(format!("{name}: {what}")))
+    Err(arg_error(name, &what))
+}
+
+/// `NAME: WHAT`: one out-of-line formatter for every error of every option.
+#[cold]
+#[inline(never)]
+fn arg_error(name: &str, what: &dyn std::fmt::Display) -> ArgError {
+    ArgError(format!("{name}: {what}"))
 }
 
 /// One value of one option, and the flag or variable it came from (for messages).
@@ -916,14 +956,19 @@ fn read_env<'a>(
                 _ => return fail(from, format!("{v:?} is not 1 or 0")),
             },
             (_, Repeat::Many { sep, .. }) => {
-                let items = v
-                    .split(char::from(sep))
-                    .map(|s| s.strip_suffix('\r').unwrap_or(s));
-                given.extend(items.filter(|s| !s.is_empty()).map(|value| Given {
-                    opt: i,
-                    from,
-                    value,
-                }));
+                let mut rest = v;
+                while !rest.is_empty() {
+                    let (item, next) = cut(rest, sep);
+                    let value = item.strip_suffix('\r').unwrap_or(item);
+                    if !value.is_empty() {
+                        given.push(Given {
+                            opt: i,
+                            from,
+                            value,
+                        });
+                    }
+                    rest = next;
+                }
             }
             (_, Repeat::Once) => given.push(Given {
                 opt: i,
@@ -1026,7 +1071,7 @@ impl Config {
         let in_order = (0..OPTIONS.len()).flat_map(|i| given.iter().filter(move |g| g.opt == i));
         for g in in_order {
             let answered = apply(&mut c, OPTIONS[g.opt].kind, g.value)
-                .map_err(|what| ArgError(format!("{}: {what}", g.from)))?;
+                .map_err(|what| arg_error(g.from, &what))?;
             let Some(path) = answered else { continue };
             match paths.iter().find(|(_, p)| *p == path) {
                 Some(&(other, _)) if other == g.from => {
@@ -1076,6 +1121,65 @@ impl Config {
     }
 }
 
+/// The default `--workers`: the CPUs this process may run on (its affinity mask, as `taskset`
+/// or a cpuset sets it), fewer when a cgroup v2 CPU quota allows less ([`cgroup_cpus`]). Read
+/// here rather than through `std::thread::available_parallelism`, which does the same and
+/// also reads cgroup v1 and the mount table: 12 KB of code, most of a path library.
+fn default_workers() -> usize {
+    // SAFETY: a zeroed cpu_set_t is an empty set, and sched_getaffinity writes at most the
+    // size it is given.
+    let cpus = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .count()
+        } else {
+            // More CPUs than the set holds (1024): every online one.
+            libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize
+        }
+    };
+    cpus.min(cgroup_cpus().unwrap_or(usize::MAX)).max(1)
+}
+
+/// The CPUs that the cgroup v2 CPU quota of this process allows (`cpu.max`: QUOTA PERIOD,
+/// rounded up), the lowest along its cgroup and the cgroups above it; `None` without a quota.
+/// The cgroup is read from /proc/self/cgroup (`0::/PATH`), under the unified hierarchy at
+/// /sys/fs/cgroup: in a container with its own cgroup namespace PATH is `/` and the file is the
+/// container's limit.
+fn cgroup_cpus() -> Option<usize> {
+    use std::os::unix::ffi::OsStrExt;
+    const ROOT: &[u8] = b"/sys/fs/cgroup";
+    let own = std::fs::read("/proc/self/cgroup").ok()?;
+    let own = own
+        .split(|&b| b == b'\n')
+        .find_map(|l| l.strip_prefix(b"0::/"))?;
+    let mut dir = [ROOT, b"/", own].concat();
+    let mut least: Option<usize> = None;
+    loop {
+        let file = [&dir[..], b"/cpu.max"].concat();
+        let text = std::fs::read(std::ffi::OsStr::from_bytes(&file)).unwrap_or_default();
+        if let Some(cpus) = quota_cpus(&text) {
+            least = Some(least.map_or(cpus, |l| l.min(cpus)));
+        }
+        match dir.iter().rposition(|&b| b == b'/') {
+            Some(i) if i > ROOT.len() => dir.truncate(i),
+            _ => return least,
+        }
+    }
+}
+
+/// The CPUs a `cpu.max` file allows: `150000 100000` (a quota of 150 ms per 100 ms) is 2;
+/// `max 100000` (no quota) is `None`.
+fn quota_cpus(cpu_max: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(cpu_max).ok()?;
+    let (quota, period) = cut(text.trim_end_matches('\n'), b' ');
+    let (Ok(quota), Ok(period)) = (quota.parse::<u64>(), period.parse::<u64>()) else {
+        return None;
+    };
+    (period > 0).then(|| quota.div_ceil(period).max(1) as usize)
+}
+
 /// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
 fn every_interface(port: u16) -> Listen {
     Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
@@ -1111,8 +1215,7 @@ fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
 /// Bytes: `8192`, `64K`, `1M`, `2G` (powers of 1024).
 #[inline(never)]
 fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, unit) = v.split_at(split);
+    let (digits, unit) = v.split_at(leading(v, |b| b.is_ascii_digit()));
     let shift = match unit {
         "" => 0,
         "K" | "k" => 10,
@@ -1130,14 +1233,16 @@ fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
     within(n, v, min, max)
 }
 
+/// The length of the longest start of `v` whose bytes are all `class`.
+fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
+    v.bytes().position(|b| !class(b)).unwrap_or(v.len())
+}
+
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
 /// floating point (which would add its tables to the binary).
 pub(crate) fn duration(v: &str) -> Result<u64, String> {
     let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
-    let split = v
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
+    let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
     let mult: u64 = match unit {
         "ms" => 1,
         "s" | "" => 1_000,
@@ -1145,7 +1250,7 @@ pub(crate) fn duration(v: &str) -> Result<u64, String> {
         "h" => 3_600_000,
         _ => return Err(bad()),
     };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let (int, frac) = cut(num, b'.');
     if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
         return Err(bad());
     }
@@ -1194,6 +1299,7 @@ fn is_token(s: &str) -> bool {
 /// A field value canned sends, checked with the parser's rule for received ones (RFC 9110
 /// §5.5: no CR, LF, NUL or other control but HTAB), so that no value can end a header line
 /// early and add lines of its own (response splitting). Surrounding whitespace is dropped.
+#[inline(never)]
 fn field_value(v: &str) -> Result<&str, String> {
     match v.bytes().find(|&b| !VALUE[b as usize]) {
         Some(b) => Err(format!(
@@ -1224,6 +1330,7 @@ fn header(line: &str) -> Result<String, String> {
     Err(format!("{name} is set by {set_by}"))
 }
 
+#[inline(never)]
 fn check_path(p: &str) -> Result<(), String> {
     if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
         return Err(format!(
@@ -1352,6 +1459,58 @@ mod tests {
 
     fn tcp(a: &str) -> Listen {
         Listen::Tcp(a.parse().unwrap())
+    }
+
+    /// The default `--workers` counts the CPUs this thread may run on: pinned to one CPU, one;
+    /// to two, two (unless a cgroup quota allows fewer).
+    #[test]
+    fn default_workers_follow_the_affinity_mask() {
+        std::thread::spawn(|| {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: zeroed sets are empty; the calls read and write at most `size` bytes, and
+            // only this test's own thread is pinned.
+            let allowed: Vec<usize> = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+                (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect()
+            };
+            for n in 1..=allowed.len().min(2) {
+                // SAFETY: as above.
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    for &c in &allowed[..n] {
+                        libc::CPU_SET(c, &mut set);
+                    }
+                    assert_eq!(libc::sched_setaffinity(0, size, &set), 0);
+                }
+                let want = n.min(cgroup_cpus().unwrap_or(n));
+                assert_eq!(Config::default().workers, want, "pinned to {n} CPUs");
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn cgroup_quota_in_cpus() {
+        for (file, want) in [
+            (&b"max 100000\n"[..], None),
+            (b"150000 100000\n", Some(2)),
+            (b"100000 100000\n", Some(1)),
+            (b"1000 100000\n", Some(1)),
+            (b"400000 100000", Some(4)),
+            (b"", None),
+            (b"100000 0\n", None),
+        ] {
+            assert_eq!(
+                quota_cpus(file),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(file)
+            );
+        }
     }
 
     #[test]

@@ -217,7 +217,7 @@ pub struct Stats {
     pub bytes_out: u64,
     /// Responses given a fault, by [`crate::fault::Kind::index`].
     pub faults: [u64; crate::fault::Kind::ALL.len()],
-    /// Malformed responses sent, by index in [`crate::mutate::CATALOGUE`].
+    /// Malformed responses sent, by index in the catalogue (`crate::mutate::id`).
     pub mutated: Vec<u64>,
 }
 
@@ -1213,7 +1213,7 @@ impl Conn {
             Decision::Mutate(i) => {
                 let m = &mut env.stats.mutated;
                 if m.len() <= i {
-                    m.resize(crate::mutate::CATALOGUE.len(), 0);
+                    m.resize(crate::mutate::COUNT, 0);
                 }
                 m[i] += 1;
                 if p.logged {
@@ -1225,7 +1225,7 @@ impl Conn {
                     b.out.extend_from_slice(f.variant(i));
                 }
                 if p.logged {
-                    annotate_log(env, "mutate=", crate::mutate::CATALOGUE[i].id);
+                    annotate_log(env, "mutate=", crate::mutate::id(i));
                 }
                 // The client cannot know where a broken response ends.
                 self.phase = Phase::Closing { linger: true };

@@ -1,13 +1,12 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, help};
+use canned::config::{Command, Config, environment, help};
 use canned::server::{Server, raise_fd_limit};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // OsStrings: a variable canned does not read may hold anything, and one it reads that is
-    // not UTF-8 is an error naming it, never a panic.
-    let env: Vec<_> = std::env::vars_os().collect();
+    // OsStrings: a variable canned reads that is not UTF-8 is an error naming it, never a panic.
+    let env = environment();
     let mut config = match Config::from_args(std::env::args_os().skip(1), &env) {
         Ok(Command::Run(c)) => *c,
         Ok(Command::Help) => {
@@ -49,14 +48,13 @@ fn main() -> ExitCode {
     }
     if !quiet {
         for a in server.addrs() {
-            let shown = a.to_string();
             let note = if server.is_ipv4_fallback(a) {
                 " (IPv4 only: this host has no IPv6)"
             } else {
                 ""
             };
             let plural = if workers == 1 { "" } else { "s" };
-            eprintln!("canned listening on {shown}{note} ({workers} worker{plural})");
+            eprintln!("canned listening on {a}{note} ({workers} worker{plural})");
         }
     }
     // Unix socket files are removed by the server on its way out.
@@ -73,4 +71,31 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// std names each worker thread through `pthread_setname_np` on the thread itself. musl's
+/// implementation also handles other threads, for which it formats a /proc path with
+/// `snprintf`, and that links printf with its floating-point formatting (8 KB) into the static
+/// binary. Defined here, this one is linked instead of musl's: it names the calling thread
+/// only, as musl's does (PR_SET_NAME; a name over 15 bytes is ERANGE), and refuses any other.
+#[cfg(target_env = "musl")]
+#[unsafe(no_mangle)]
+extern "C" fn pthread_setname_np(
+    thread: libc::pthread_t,
+    name: *const libc::c_char,
+) -> libc::c_int {
+    // SAFETY: pthread_self has no preconditions; `name` is NUL-terminated (the caller's
+    // contract), and PR_SET_NAME reads at most 16 bytes of it.
+    unsafe {
+        if thread != libc::pthread_self() {
+            return libc::ENOTSUP;
+        }
+        if libc::strnlen(name, 16) > 15 {
+            return libc::ERANGE;
+        }
+        if libc::prctl(libc::PR_SET_NAME, name) != 0 {
+            return *libc::__errno_location();
+        }
+    }
+    0
 }

@@ -19,15 +19,13 @@
 //! assert!(text.contains("\ncanned_connections_open 1\n"));
 //! ```
 
+use crate::conn::Timeout;
 use crate::parser::Error;
 use crate::server::Summary;
 use std::io::Write;
 
 /// The `Content-Type` of a metrics response: the text format, version 0.0.4.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
-
-/// Timeout kinds in the order of [`crate::conn::Stats::timeouts`].
-const TIMEOUT_KINDS: [&str; 3] = ["header", "idle", "write"];
 
 /// Replace `out`'s contents with `summary` (counters summed over workers) and `open`
 /// (connections open now) in the Prometheus text format.
@@ -37,103 +35,99 @@ const TIMEOUT_KINDS: [&str; 3] = ["header", "idle", "write"];
 pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
     out.clear();
     let s = &summary.stats;
-    // Writing into a Vec<u8> cannot fail: the results are ignored on purpose.
-    family(
-        out,
-        "canned_requests_total",
-        "counter",
-        "Complete request heads received.",
-    );
-    let _ = writeln!(out, "canned_requests_total {}", s.requests);
+    let requests = "canned_requests_total";
+    family(out, requests, COUNTER, "Complete request heads received.");
+    sample(out, requests, "", "", s.requests);
 
+    let responses = "canned_responses_total";
     family(
         out,
-        "canned_responses_total",
-        "counter",
+        responses,
+        COUNTER,
         "Responses started, by status code.",
     );
-    for (status, n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
-        let _ = writeln!(out, "canned_responses_total{{status=\"{status}\"}} {n}");
+    for (status, &n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let _ = writeln!(out, "{responses}{{status=\"{status}\"}} {n}");
     }
 
-    family(
-        out,
-        "canned_errors_total",
-        "counter",
-        "Requests rejected, by parser error kind.",
-    );
+    let errors = "canned_errors_total";
+    let help = "Requests rejected, by parser error kind.";
+    family(out, errors, COUNTER, help);
     for (e, n) in Error::ALL.iter().zip(s.errors) {
-        let _ = writeln!(out, "canned_errors_total{{kind=\"{}\"}} {n}", e.name());
+        sample(out, errors, "kind", e.name(), n);
     }
 
-    family(
-        out,
-        "canned_timeouts_total",
-        "counter",
-        "Connections closed by a timeout, by kind (header, idle, write).",
-    );
-    for (kind, n) in TIMEOUT_KINDS.iter().zip(s.timeouts) {
-        let _ = writeln!(out, "canned_timeouts_total{{kind=\"{kind}\"}} {n}");
+    let timeouts = "canned_timeouts_total";
+    let help = "Connections closed by a timeout, by kind (header, idle, write).";
+    family(out, timeouts, COUNTER, help);
+    for (t, n) in Timeout::ALL.iter().zip(s.timeouts) {
+        sample(out, timeouts, "kind", t.name(), n);
     }
 
-    family(
-        out,
-        "canned_faults_total",
-        "counter",
-        "Responses given a fault (--fault), by kind.",
-    );
+    let faults = "canned_faults_total";
+    let help = "Responses given a fault (--fault), by kind.";
+    family(out, faults, COUNTER, help);
     for (kind, n) in crate::fault::Kind::ALL.iter().zip(s.faults) {
-        let _ = writeln!(out, "canned_faults_total{{kind=\"{}\"}} {n}", kind.name());
+        sample(out, faults, "kind", kind.name(), n);
     }
 
-    family(
-        out,
-        "canned_mutated_total",
-        "counter",
-        "Malformed responses sent (--mutate), by catalogue id.",
-    );
-    for (v, n) in crate::mutate::CATALOGUE.iter().zip(&s.mutated) {
-        if *n > 0 {
-            let _ = writeln!(out, "canned_mutated_total{{id=\"{}\"}} {n}", v.id);
+    let mutated = "canned_mutated_total";
+    let help = "Malformed responses sent (--mutate), by catalogue id.";
+    family(out, mutated, COUNTER, help);
+    for (id, &n) in crate::mutate::ids().zip(&s.mutated) {
+        if n > 0 {
+            sample(out, mutated, "id", id, n);
         }
     }
 
-    family(
-        out,
-        "canned_connections_open",
-        "gauge",
-        "Connections open now.",
-    );
-    let _ = writeln!(out, "canned_connections_open {open}");
-
-    family(
-        out,
-        "canned_connections_total",
-        "counter",
-        "Connections accepted.",
-    );
-    let _ = writeln!(out, "canned_connections_total {}", summary.connections);
-
-    family(
-        out,
-        "canned_bytes_received_total",
-        "counter",
-        "Bytes read from clients.",
-    );
-    let _ = writeln!(out, "canned_bytes_received_total {}", s.bytes_in);
-
-    family(
-        out,
-        "canned_bytes_sent_total",
-        "counter",
-        "Bytes written to clients.",
-    );
-    let _ = writeln!(out, "canned_bytes_sent_total {}", s.bytes_out);
+    for (name, kind, help, n) in [
+        (
+            "canned_connections_open",
+            "gauge",
+            "Connections open now.",
+            open as u64,
+        ),
+        (
+            "canned_connections_total",
+            COUNTER,
+            "Connections accepted.",
+            summary.connections,
+        ),
+        (
+            "canned_bytes_received_total",
+            COUNTER,
+            "Bytes read from clients.",
+            s.bytes_in,
+        ),
+        (
+            "canned_bytes_sent_total",
+            COUNTER,
+            "Bytes written to clients.",
+            s.bytes_out,
+        ),
+    ] {
+        family(out, name, kind, help);
+        sample(out, name, "", "", n);
+    }
 }
 
-/// The `# HELP` and `# TYPE` lines that open a metric family.
+const COUNTER: &str = "counter";
+
+/// The `# HELP` and `# TYPE` lines that open a metric family. Out of line, like [`sample`]:
+/// one formatting call for all families instead of one per family.
+#[inline(never)]
 fn family(out: &mut Vec<u8>, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// One sample line: `name n`, or `name{label="value"} n` when `label` is not empty.
+#[inline(never)]
+fn sample(out: &mut Vec<u8>, name: &str, label: &str, value: &str, n: u64) {
+    if label.is_empty() {
+        let _ = writeln!(out, "{name} {n}");
+    } else {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {n}");
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ pub enum Variant {
 }
 
 /// What one route answers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Spec {
     /// Status code, 200..=599.
     pub status: u16,
@@ -30,6 +30,20 @@ pub struct Spec {
     pub content_type: String,
     /// Extra header lines, each `Name: value`, already validated.
     pub headers: Vec<String>,
+}
+
+/// Cloned out of line: a route's spec is copied in several places at start-up, and the
+/// derived clone is inlined into each.
+impl Clone for Spec {
+    #[inline(never)]
+    fn clone(&self) -> Spec {
+        Spec {
+            status: self.status,
+            body: self.body.clone(),
+            content_type: self.content_type.clone(),
+            headers: self.headers.clone(),
+        }
+    }
 }
 
 /// Header fields common to every response.
@@ -46,8 +60,8 @@ pub struct Common {
 struct Formatted {
     status: u16,
     heads: [Vec<u8>; 3],
-    /// Offset of the 29-byte date value in each head, if any.
-    date_at: Option<[usize; 3]>,
+    /// Offset of the 29-byte date value in the heads (the same in each), if any.
+    date_at: Option<usize>,
     body: Arc<[u8]>,
     send_body: bool,
 }
@@ -195,14 +209,15 @@ impl Responses {
                 accepted.push(m.as_bytes().to_vec());
             }
         }
-        let mut allow: Vec<&str> = accepted
-            .iter()
-            .map(|m| std::str::from_utf8(m).unwrap_or_default())
-            .collect();
-        if !allow.contains(&"OPTIONS") {
-            allow.push("OPTIONS");
+        let mut allow = String::new();
+        for m in &accepted {
+            allow.push_str(std::str::from_utf8(m).unwrap_or_default());
+            allow.push_str(", ");
         }
-        let allow = allow.join(", ");
+        if !accepted.iter().any(|m| m == b"OPTIONS") {
+            allow.push_str("OPTIONS, ");
+        }
+        allow.truncate(allow.len() - 2);
         self.replace_route(not_allowed, method_not_allowed(&allow));
         let options_answer = Spec {
             status: 204,
@@ -386,54 +401,57 @@ impl Responses {
             .chain(self.errors.iter_mut().map(|(_, f)| f))
         {
             if let Some(at) = f.date_at {
-                for (head, &i) in f.heads.iter_mut().zip(at.iter()) {
-                    head[i..i + 29].copy_from_slice(&date);
+                for head in &mut f.heads {
+                    head[at..at + 29].copy_from_slice(&date);
                 }
             }
         }
     }
 }
 
+/// The three heads of `spec`: the same fields, then no `Connection` field, `keep-alive` or
+/// `close`.
 fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
+    use std::fmt::Write;
     let no_body = matches!(spec.status, 204 | 304);
-    let mut heads: [Vec<u8>; 3] = Default::default();
-    let mut date_at = [0; 3];
-    for (v, head) in heads.iter_mut().enumerate() {
-        head.extend_from_slice(
-            format!("HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status)).as_bytes(),
-        );
-        if !common.server.is_empty() {
-            head.extend_from_slice(format!("Server: {}\r\n", common.server).as_bytes());
+    let mut head = String::new();
+    let _ = write!(head, "HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status));
+    if !common.server.is_empty() {
+        let _ = write!(head, "Server: {}\r\n", common.server);
+    }
+    let mut date_at = None;
+    if common.date {
+        head.push_str("Date: ");
+        date_at = Some(head.len());
+        // A placeholder of the date's length; the date itself is copied in below.
+        head.push_str("Thu, 01 Jan 1970 00:00:00 GMT\r\n");
+    }
+    // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as the
+    // length of the 200 response it stands for, which canned does not have).
+    if !no_body {
+        if !spec.content_type.is_empty() {
+            let _ = write!(head, "Content-Type: {}\r\n", spec.content_type);
         }
-        if common.date {
-            head.extend_from_slice(b"Date: ");
-            date_at[v] = head.len();
-            head.extend_from_slice(date);
-            head.extend_from_slice(b"\r\n");
+        let _ = write!(head, "Content-Length: {}\r\n", spec.body.len());
+    }
+    for h in &spec.headers {
+        let _ = write!(head, "{h}\r\n");
+    }
+    let ends: [&[u8]; 3] = [
+        b"\r\n",
+        b"Connection: keep-alive\r\n\r\n",
+        b"Connection: close\r\n\r\n",
+    ];
+    let mut heads = ends.map(|end| [head.as_bytes(), end].concat());
+    if let Some(at) = date_at {
+        for h in &mut heads {
+            h[at..at + 29].copy_from_slice(date);
         }
-        if !spec.content_type.is_empty() && !no_body {
-            head.extend_from_slice(format!("Content-Type: {}\r\n", spec.content_type).as_bytes());
-        }
-        // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as
-        // the length of the 200 response it stands for, which canned does not have).
-        if !no_body {
-            head.extend_from_slice(format!("Content-Length: {}\r\n", spec.body.len()).as_bytes());
-        }
-        for h in &spec.headers {
-            head.extend_from_slice(h.as_bytes());
-            head.extend_from_slice(b"\r\n");
-        }
-        match v {
-            1 => head.extend_from_slice(b"Connection: keep-alive\r\n"),
-            2 => head.extend_from_slice(b"Connection: close\r\n"),
-            _ => {}
-        }
-        head.extend_from_slice(b"\r\n");
     }
     Formatted {
         status: spec.status,
         heads,
-        date_at: common.date.then_some(date_at),
+        date_at,
         body: spec.body.clone(),
         send_body: !no_body,
     }
@@ -451,58 +469,68 @@ fn method_not_allowed(allow: &str) -> Spec {
 
 /// The standard reason phrase (RFC 9110 §15), or an empty one for codes without.
 pub fn reason(status: u16) -> &'static str {
-    match status {
-        100 => "Continue",
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        203 => "Non-Authoritative Information",
-        204 => "No Content",
-        205 => "Reset Content",
-        206 => "Partial Content",
-        300 => "Multiple Choices",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        402 => "Payment Required",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        407 => "Proxy Authentication Required",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        410 => "Gone",
-        411 => "Length Required",
-        412 => "Precondition Failed",
-        413 => "Content Too Large",
-        414 => "URI Too Long",
-        415 => "Unsupported Media Type",
-        416 => "Range Not Satisfiable",
-        417 => "Expectation Failed",
-        418 => "I'm a teapot",
-        421 => "Misdirected Request",
-        422 => "Unprocessable Content",
-        425 => "Too Early",
-        426 => "Upgrade Required",
-        428 => "Precondition Required",
-        429 => "Too Many Requests",
-        431 => "Request Header Fields Too Large",
-        451 => "Unavailable For Legal Reasons",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        505 => "HTTP Version Not Supported",
-        _ => "",
-    }
+    let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
+    REASONS
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(std::str::from_utf8(&code).ok()?)?
+                .strip_prefix(' ')
+        })
+        .filter(|_| status < 1000)
+        .unwrap_or_default()
 }
+
+/// `CODE Reason` per line: one string rather than a `match`, which would compile to a table
+/// with a string pointer per code (a relocation each in a position-independent binary).
+const REASONS: &str = "\
+100 Continue
+200 OK
+201 Created
+202 Accepted
+203 Non-Authoritative Information
+204 No Content
+205 Reset Content
+206 Partial Content
+300 Multiple Choices
+301 Moved Permanently
+302 Found
+303 See Other
+304 Not Modified
+307 Temporary Redirect
+308 Permanent Redirect
+400 Bad Request
+401 Unauthorized
+402 Payment Required
+403 Forbidden
+404 Not Found
+405 Method Not Allowed
+406 Not Acceptable
+407 Proxy Authentication Required
+408 Request Timeout
+409 Conflict
+410 Gone
+411 Length Required
+412 Precondition Failed
+413 Content Too Large
+414 URI Too Long
+415 Unsupported Media Type
+416 Range Not Satisfiable
+417 Expectation Failed
+418 I'm a teapot
+421 Misdirected Request
+422 Unprocessable Content
+425 Too Early
+426 Upgrade Required
+428 Precondition Required
+429 Too Many Requests
+431 Request Header Fields Too Large
+451 Unavailable For Legal Reasons
+500 Internal Server Error
+501 Not Implemented
+502 Bad Gateway
+503 Service Unavailable
+504 Gateway Timeout
+505 HTTP Version Not Supported";
 
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
 pub fn http_date(t: std::time::SystemTime) -> [u8; 29] {
@@ -555,6 +583,21 @@ mod tests {
         assert_eq!(&at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
         assert_eq!(&at(951_782_400), b"Tue, 29 Feb 2000 00:00:00 GMT");
         assert_eq!(&at(1_796_049_126), b"Mon, 30 Nov 2026 14:32:06 GMT");
+    }
+
+    #[test]
+    fn reason_phrases() {
+        for (status, want) in [
+            (100, "Continue"),
+            (200, "OK"),
+            (418, "I'm a teapot"),
+            (505, "HTTP Version Not Supported"),
+            (299, ""),
+            (1200, ""),
+            (0, ""),
+        ] {
+            assert_eq!(reason(status), want, "{status}");
+        }
     }
 
     fn spec(status: u16, body: &str) -> Spec {

@@ -356,3 +356,31 @@ fn kubernetes_manifest_with_the_image_command_is_a_valid_configuration() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Worker threads are named `canned-1`, `canned-2`, ... (worker 0 runs on the main thread), as
+/// `ps -L` and `top -H` show them. The static musl build names them through its own
+/// `pthread_setname_np` (src/main.rs).
+#[test]
+fn worker_threads_are_named() {
+    let p = Proc::start(&["--workers", "3"]);
+    let tasks = format!("/proc/{}/task", p.child.id());
+    let want = ["canned-1", "canned-2"];
+    let deadline = Instant::now() + time_bound(Duration::from_secs(5));
+    let mut names: Vec<String> = Vec::new();
+    while Instant::now() < deadline {
+        names = std::fs::read_dir(&tasks)
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .map(|name| name.trim_end().to_string())
+            .collect();
+        if want.iter().all(|w| names.iter().any(|n| n == w)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        want.iter().all(|w| names.iter().any(|n| n == w)),
+        "{names:?}"
+    );
+    assert_eq!(p.stop().0, 0);
+}

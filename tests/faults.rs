@@ -359,7 +359,7 @@ fn mutate_sends_the_catalogue_in_order_then_closes() {
         s.write_all(&get("/anything")).unwrap();
         let (got, _, end) = read_all(&mut s, Instant::now());
         assert_eq!(end, End::Fin);
-        let id = canned::mutate::CATALOGUE[i % catalogue.len()].id;
+        let id = canned::mutate::id(i % catalogue.len());
         assert_eq!(got, catalogue.bytes(i % catalogue.len()), "{id}");
     }
     let fine = exchange(addr, b"GET /ok HTTP/1.0\r\n\r\n");

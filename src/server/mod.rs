@@ -103,9 +103,10 @@ impl Server {
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
         wake_w.set_nonblocking(true)?;
-        let pollers = (0..workers)
-            .map(|_| polling::Poller::new().map(Arc::new))
-            .collect::<io::Result<Vec<_>>>()?;
+        let mut pollers = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            pollers.push(Arc::new(polling::Poller::new()?));
+        }
         let catalogue = config
             .mutate
             .is_some()
