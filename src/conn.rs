@@ -1447,7 +1447,7 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
     let (start, at) = (c.copied, out.len());
     if start < head.len() {
         out.extend_from_slice(&head[start..end.min(head.len())]);
-        if let Some(d) = r.date_offset(route, c.variant) {
+        if let Some(d) = r.date_offset(route) {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
                 let date = match env.features.faults.as_deref_mut() {

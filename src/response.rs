@@ -366,10 +366,10 @@ impl Responses {
         &self.routes[route].heads[variant as usize]
     }
 
-    /// Where the `Date` value is in route `route`'s head for `variant` (none with `--no-date`):
-    /// a dripped head sends its own ([`crate::fault::WorkerFaults::date_at`]).
-    pub fn date_offset(&self, route: usize, variant: Variant) -> Option<usize> {
-        self.routes[route].date_at.map(|at| at[variant as usize])
+    /// Where the `Date` value is in route `route`'s heads (the same in each variant; none
+    /// with `--no-date`): a dripped head sends its own ([`crate::fault::WorkerFaults::date_at`]).
+    pub fn date_offset(&self, route: usize) -> Option<usize> {
+        self.routes[route].date_at
     }
 
     /// The body of route `route`, as sent for GET (empty for 204 and 304).
