@@ -94,6 +94,12 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
             summary.connections,
         ),
         (
+            "canned_idle_closed_at_limit_total",
+            COUNTER,
+            "Idle keep-alive connections closed to admit a new one at --max-conns.",
+            summary.idle_closed_at_limit,
+        ),
+        (
             "canned_bytes_received_total",
             COUNTER,
             "Bytes read from clients.",
@@ -143,6 +149,7 @@ mod tests {
     fn busy() -> Summary {
         let mut t = Summary {
             connections: 12,
+            idle_closed_at_limit: 2,
             ..Summary::default()
         };
         t.stats.requests = 3400;
@@ -171,6 +178,7 @@ mod tests {
             "canned_timeouts_total{kind=\"write\"} 6",
             "canned_connections_open 7",
             "canned_connections_total 12",
+            "canned_idle_closed_at_limit_total 2",
             "canned_bytes_received_total 123456",
             "canned_bytes_sent_total 7890123",
         ] {
@@ -242,7 +250,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(families.len(), 10);
+        assert_eq!(families.len(), 11);
     }
 
     #[test]
