@@ -135,6 +135,137 @@ fn idle_herd_of_keep_alive_connections() {
     assert!(herd - idle < 4 * 1024, "RSS grew by {} KiB", herd - idle);
 }
 
+/// One client of a burst: its requests, how far they are written, and how many response bytes
+/// it has read.
+struct Burster {
+    s: TcpStream,
+    sent: usize,
+    got: usize,
+}
+
+/// Memory after a burst (README, Limits): clients that pipeline thousands of requests before
+/// reading any fill every connection's output to the high-water mark, several MiB in all; once
+/// they have read everything and closed, the worker's pool keeps at most 256 KiB of buffers
+/// and RSS is back within 1 MiB of idle.
+#[test]
+fn memory_returns_to_idle_after_a_burst_of_unread_pipelines() {
+    let _serial = serial();
+    let (clients, requests) = if long() { (64, 20_000) } else { (32, 5_000) };
+    let p = Proc::start(&["--workers", "1", "--no-date"]);
+    // One request: the worker's poller and read buffer exist, and the response length is known.
+    let resp_len = {
+        let mut s = connect(p.addr);
+        s.write_all(GET).unwrap();
+        let mut buf = [0u8; 4096];
+        let mut n = 0;
+        while !buf[..n].ends_with(b"Hello World\n") {
+            let k = s.read(&mut buf[n..]).unwrap();
+            assert!(k > 0, "closed");
+            n += k;
+        }
+        n
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = p.rss_kib();
+    let wire = GET.repeat(requests);
+    let want = requests * resp_len;
+    let mut burst: Vec<Burster> = (0..clients)
+        .map(|_| {
+            let s = connect(p.addr);
+            s.set_nonblocking(true).unwrap();
+            Burster { s, sent: 0, got: 0 }
+        })
+        .collect();
+    let mut buf = vec![0u8; 1 << 16];
+    // Write without reading until the server has stopped reading every connection (its
+    // output at the high-water mark) or has every request, and RSS stays put.
+    let quiet = time_bound(Duration::from_millis(500));
+    let start = Instant::now();
+    let mut peak = idle;
+    let mut last_change = Instant::now();
+    while last_change.elapsed() < quiet {
+        assert!(
+            start.elapsed() < time_bound(Duration::from_secs(20)),
+            "the burst did not settle"
+        );
+        for c in &mut burst {
+            match c.s.write(&wire[c.sent..]) {
+                Ok(n) if n > 0 => {
+                    c.sent += n;
+                    last_change = Instant::now();
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) => panic!("write: {e}"),
+            }
+        }
+        let rss = p.rss_kib();
+        if rss > peak {
+            peak = rss;
+            last_change = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let unread = burst.iter().map(|c| c.sent).sum::<usize>() / GET.len();
+    // Now read every response (and write what is left), then close.
+    while burst.iter().any(|c| c.got < want) {
+        assert!(
+            start.elapsed() < time_bound(Duration::from_secs(60)),
+            "responses missing"
+        );
+        let mut progress = false;
+        for c in &mut burst {
+            if c.sent < wire.len() {
+                match c.s.write(&wire[c.sent..]) {
+                    Ok(n) => c.sent += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) => panic!("write: {e}"),
+                }
+            }
+            loop {
+                match c.s.read(&mut buf) {
+                    Ok(0) => panic!("closed after {} of {want} bytes", c.got),
+                    Ok(n) => {
+                        c.got += n;
+                        progress = true;
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("read: {e}"),
+                }
+            }
+            assert!(c.got <= want, "more than {requests} responses");
+        }
+        peak = peak.max(p.rss_kib());
+        if !progress {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    let served = start.elapsed();
+    drop(burst);
+    // The buffers go back as each connection's output drains; allow the worker a moment.
+    let t = Instant::now();
+    let mut after = p.rss_kib();
+    while after > idle + 1024 && t.elapsed() < time_bound(Duration::from_secs(2)) {
+        std::thread::sleep(Duration::from_millis(50));
+        after = p.rss_kib();
+    }
+    eprintln!(
+        "burst: {clients} clients pipelining {requests} requests each ({unread} written before \
+         any was read), all answered in {served:.1?}; RSS idle {idle} KiB, peak {peak} KiB, \
+         after {after} KiB (+{} KiB)",
+        after as i64 - idle as i64
+    );
+    // Every connection's output at the high-water mark (256 KiB) at once: several MiB.
+    assert!(
+        peak >= idle + 4 * 1024,
+        "the burst raised RSS only from {idle} to {peak} KiB"
+    );
+    assert!(
+        after <= idle + 1024,
+        "RSS {after} KiB after the burst, {idle} KiB idle"
+    );
+}
+
 #[test]
 fn flood_without_reading_stays_bounded_and_loses_nothing() {
     let _serial = serial();

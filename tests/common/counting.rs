@@ -1,6 +1,8 @@
 //! A counting global allocator for the tests that prove steady-state requests allocate
 //! nothing: it watches the whole process (server workers and the test's client). Included by
-//! `tests/alloc.rs` and `tests/fault_alloc.rs`, each its own process.
+//! `tests/alloc.rs`, `tests/fault_alloc.rs` and `tests/counter_alloc.rs`, each its own process
+//! with one test: a second test running beside it would be counted too.
+#![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
@@ -93,4 +95,137 @@ pub fn assert_steady_state_allocates_nothing(
     drop(s);
     h.shutdown();
     h.join()
+}
+
+/// What [`count_allocations_per_round`] saw.
+pub struct Rounds {
+    /// Requests answered in the counted rounds.
+    pub requests: usize,
+    /// Rounds (one write of a batch, then reading all its responses).
+    pub rounds: usize,
+    /// Rounds during which the process allocated.
+    pub rounds_allocating: usize,
+    /// Allocations over all counted rounds.
+    pub allocations: u64,
+    /// How long the counted rounds took.
+    pub elapsed: std::time::Duration,
+    /// The server's summary once stopped.
+    pub summary: canned::server::Summary,
+}
+
+/// Serve with `args` (one worker) and run keep-alive rounds on one connection, each one
+/// request or 15 pipelined ones, the requests taken in turn from `requests`: `warm_up`
+/// rounds of each size, then rounds until `count` more requests are answered, counting
+/// allocations anywhere in the process round by round. Responses are framed by their
+/// `Content-Length` (a counter route's length changes as its counters grow) and each body
+/// must start with the prefix given beside its request. Neither the reading nor the framing
+/// allocates.
+pub fn count_allocations_per_round(
+    args: &[&str],
+    requests: &[(&[u8], &[u8])],
+    warm_up: usize,
+    count: usize,
+) -> Rounds {
+    let canned::config::Command::Run(c) =
+        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
+    else {
+        panic!()
+    };
+    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
+    let mut s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
+    s.set_nodelay(true).unwrap();
+    const BATCH: usize = 15;
+    let mut wire = Vec::new();
+    let mut prefixes = Vec::new();
+    for i in 0..BATCH + requests.len() {
+        let (req, prefix) = requests[i % requests.len()];
+        wire.extend_from_slice(req);
+        prefixes.push(prefix);
+    }
+    let starts: Vec<usize> = (0..=BATCH + requests.len())
+        .map(|i| (0..i).map(|j| requests[j % requests.len()].0.len()).sum())
+        .collect();
+    let mut buf = vec![0u8; 4 << 20];
+    let mut next = 0; // index of the next request in `requests`
+    let mut round = |s: &mut TcpStream, batch: usize, buf: &mut [u8]| {
+        let first = next % requests.len();
+        s.write_all(&wire[starts[first]..starts[first + batch]])
+            .unwrap();
+        read_framed(s, &prefixes[first..first + batch], buf);
+        next += batch;
+    };
+    for _ in 0..warm_up {
+        round(&mut s, 1, &mut buf);
+        round(&mut s, BATCH, &mut buf);
+    }
+    let (mut done, mut rounds, mut rounds_allocating, mut allocations) = (0, 0, 0, 0);
+    let t = std::time::Instant::now();
+    while done < count {
+        for batch in [1, BATCH] {
+            let before = ALLOCS.load(Ordering::SeqCst);
+            round(&mut s, batch, &mut buf);
+            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            rounds += 1;
+            rounds_allocating += usize::from(n > 0);
+            allocations += n;
+            done += batch;
+        }
+    }
+    let elapsed = t.elapsed();
+    drop(s);
+    h.shutdown();
+    Rounds {
+        requests: done,
+        rounds,
+        rounds_allocating,
+        allocations,
+        elapsed,
+        summary: h.join(),
+    }
+}
+
+/// Read one 200 response per entry of `prefixes`, framed by `Content-Length`, each body
+/// starting with its prefix; no more bytes than those.
+fn read_framed(s: &mut TcpStream, prefixes: &[&[u8]], buf: &mut [u8]) {
+    let (mut have, mut at) = (0, 0);
+    for prefix in prefixes {
+        let (head_end, body_len) = loop {
+            if let Some(end) = buf[at..have].windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = &buf[at..at + end];
+                assert!(head.starts_with(b"HTTP/1.1 200 "), "not a 200 response");
+                let len = head
+                    .split(|&b| b == b'\n')
+                    .find_map(|l| {
+                        let l = l.strip_suffix(b"\r").unwrap_or(l);
+                        let (name, value) = l.split_at(l.iter().position(|&b| b == b':')?);
+                        name.eq_ignore_ascii_case(b"content-length")
+                            .then(|| value[1..].trim_ascii())
+                    })
+                    .expect("no Content-Length")
+                    .iter()
+                    .fold(0usize, |n, &d| {
+                        assert!(d.is_ascii_digit(), "bad Content-Length");
+                        n * 10 + usize::from(d - b'0')
+                    });
+                break (at + end + 4, len);
+            }
+            have += fill(s, &mut buf[have..]);
+        };
+        while have < head_end + body_len {
+            have += fill(s, &mut buf[have..]);
+        }
+        assert!(
+            buf[head_end..head_end + body_len].starts_with(prefix),
+            "unexpected body"
+        );
+        at = head_end + body_len;
+    }
+    assert_eq!(have, at, "more bytes than {} responses", prefixes.len());
+}
+
+fn fill(s: &mut TcpStream, into: &mut [u8]) -> usize {
+    assert!(!into.is_empty(), "responses larger than the read buffer");
+    let n = s.read(into).unwrap();
+    assert!(n > 0, "closed");
+    n
 }
