@@ -4,10 +4,12 @@
 # 10 x 100 batches of 16 pipelined requests), minus a run with no requests.
 #
 #   benches/instructions.sh
+#   CANNED_BIN=PATH benches/instructions.sh   # another build (the small one, a musl one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install valgrind)"; exit 1; }
-cargo build --release --bin canned >&2
+bin="${CANNED_BIN:-target/release/canned}"
+[ -n "${CANNED_BIN:-}" ] || cargo build --release --bin canned >&2
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cat >"$work/client.py" <<'PY'
@@ -37,7 +39,7 @@ run() { # mode -> "instructions requests"
     # The last run's log names its port: gone before the new server may have written its own.
     rm -f "$work/vg.log"
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
-        target/release/canned --listen 127.0.0.1:0 --workers 1 --no-date 2>"$work/vg.log" &
+        "$bin" --listen 127.0.0.1:0 --workers 1 --no-date 2>"$work/vg.log" &
     local pid=$! port=""
     for _ in $(seq 100); do
         port="$(sed -n 's/^canned listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$work/vg.log" 2>/dev/null)"

@@ -1150,7 +1150,7 @@ fn default_workers() -> usize {
 fn cgroup_cpus() -> Option<usize> {
     use std::os::unix::ffi::OsStrExt;
     const ROOT: &[u8] = b"/sys/fs/cgroup";
-    let own = std::fs::read("/proc/self/cgroup").ok()?;
+    let own = read_bounded("/proc/self/cgroup".as_ref(), 4096).ok()?;
     let own = own
         .split(|&b| b == b'\n')
         .find_map(|l| l.strip_prefix(b"0::/"))?;
@@ -1158,7 +1158,7 @@ fn cgroup_cpus() -> Option<usize> {
     let mut least: Option<usize> = None;
     loop {
         let file = [&dir[..], b"/cpu.max"].concat();
-        let text = std::fs::read(std::ffi::OsStr::from_bytes(&file)).unwrap_or_default();
+        let text = read_bounded(std::ffi::OsStr::from_bytes(&file), 64).unwrap_or_default();
         if let Some(cpus) = quota_cpus(&text) {
             least = Some(least.map_or(cpus, |l| l.min(cpus)));
         }
@@ -1279,12 +1279,19 @@ fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
     read_at_most(path, MAX_FILE)
 }
 
-fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
+/// At most `limit + 1` bytes of the file at `path` (one reader for every file canned reads).
+fn read_bounded(path: &std::ffi::OsStr, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(limit + 1).read_to_end(&mut buf))
-        .map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
+    let buf =
+        read_bounded(path.as_ref(), limit).map_err(|e| format!("cannot read {path:?}: {e}"))?;
     if buf.len() as u64 > limit {
         return Err(format!("{path:?} holds more than {limit} bytes"));
     }
