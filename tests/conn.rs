@@ -699,7 +699,7 @@ fn header_timeout_answers_408_without_body_to_head() {
         assert!(d.write_all().is_empty(), "{shown}");
         let due = d.conn.wake_at(&timeouts).unwrap();
         assert_eq!(due, timeouts.header_us, "{shown}");
-        // The clock is whole milliseconds rounded up: at `due` the time may not be up yet.
+        // The clock is whole microseconds rounded up: at `due` the time may not be up yet.
         let mut env = d.parts.env();
         env.now_us = due;
         assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
