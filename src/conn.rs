@@ -919,9 +919,9 @@ impl Conn {
         })
     }
 
-    /// When the loop should call [`Conn::on_wake`] (µs): once [`Env::now_us`] is past the earliest
-    /// of the connection's deadlines (its timeouts, the end of a `--delay` or latency hold, the
-    /// end of lingering). `None`: nothing timed.
+    /// When the loop should call [`Conn::on_wake`] (µs): once [`Env::now_us`] is past the
+    /// earliest of the connection's deadlines (its timeouts, the end of a `--delay` or latency
+    /// hold, the end of lingering). `None`: nothing timed.
     #[inline(always)]
     pub fn wake_at(&self, t: &TimeoutsUs) -> Option<u64> {
         match self.phase {
