@@ -309,7 +309,7 @@ pub mod connection {
                 stats: &mut stats,
                 limits: s.limits,
                 conn_limits: s.conn_limits,
-                now: 0,
+                now_us: 0,
                 max_requests: s.max_requests,
                 draining: s.draining,
                 features: Features {

@@ -145,7 +145,7 @@ fn return_free_memory() {
     }
 }
 
-/// Timeouts, in milliseconds.
+/// Timeouts as configured, in milliseconds; a connection checks them as [`TimeoutsUs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timeouts {
     /// From the first byte of a request head to its last.
@@ -163,6 +163,38 @@ impl Default for Timeouts {
             idle: 60_000,
             write: 30_000,
         }
+    }
+}
+
+impl Timeouts {
+    /// The same timeouts in microseconds, the unit of the connection's clock.
+    pub fn in_us(self) -> TimeoutsUs {
+        TimeoutsUs {
+            header_us: self.header.saturating_mul(US_PER_MS),
+            idle_us: self.idle.saturating_mul(US_PER_MS),
+            write_us: self.write.saturating_mul(US_PER_MS),
+        }
+    }
+}
+
+/// Microseconds in a millisecond.
+pub const US_PER_MS: u64 = 1_000;
+
+/// [`Timeouts`] in microseconds, the unit of [`Env::now_us`]: what [`Conn::wake_at`] and
+/// [`Conn::on_wake`] take (the worker converts the configured ones once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeoutsUs {
+    /// From the first byte of a request head to its last.
+    pub header_us: u64,
+    /// Without any input, between requests or inside a body.
+    pub idle_us: u64,
+    /// Output pending without progress.
+    pub write_us: u64,
+}
+
+impl Default for TimeoutsUs {
+    fn default() -> Self {
+        Timeouts::default().in_us()
     }
 }
 
@@ -192,12 +224,12 @@ impl Timeout {
 }
 
 /// How long a connection closed while the client may still be sending drains its input
-/// after shutting down its write side (ms), so the client reads the response, not a reset.
-pub const LINGER_MS: u64 = 2_000;
+/// after shutting down its write side (µs), so the client reads the response, not a reset.
+pub const LINGER_US: u64 = 2_000_000;
 
 /// The most input a lingering connection discards before it closes (bytes): without a bound,
 /// a client that keeps sending after its error response keeps its worker reading for all of
-/// [`LINGER_MS`] (gigabytes over loopback).
+/// [`LINGER_US`] (gigabytes over loopback).
 pub const LINGER_BYTES: usize = 1 << 20;
 
 /// Counters of one worker.
@@ -275,10 +307,11 @@ pub struct Env<'a> {
     pub limits: Limits,
     /// Output high-water mark, body refill size and request body limit.
     pub conn_limits: ConnLimits,
-    /// Monotonic time in whole milliseconds (any origin), rounded up. Deadlines count from it,
-    /// so that `now + d` is never before `d` has passed; a deadline `t` has passed once
-    /// `now > t` (at `now == t` it may still be under way).
-    pub now: u64,
+    /// Monotonic time in whole microseconds (any origin), rounded up: the unit of every
+    /// deadline. Deadlines count from it, so that `now_us + d` is never before `d` has passed;
+    /// a deadline `t` has passed once `now_us > t` (at `now_us == t` it may still be under
+    /// way).
+    pub now_us: u64,
     /// Close after this many responses (0: unlimited).
     pub max_requests: u32,
     /// The server is shutting down: the next response closes.
@@ -295,8 +328,8 @@ pub struct Features<'a> {
     pub raw: bool,
     /// With `raw`, close after each response (`--raw-close`).
     pub raw_close: bool,
-    /// Hold each batch of responses this long (ms; 0: none; `--delay`).
-    pub delay_ms: u64,
+    /// Hold each batch of responses this long (µs; 0: none; `--delay`).
+    pub delay_us: u64,
     /// Where to append access-log lines, when enabled (`--access-log`).
     pub access_log: Option<&'a mut Vec<u8>>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
@@ -345,7 +378,7 @@ enum Phase {
     Closing {
         linger: bool,
     },
-    /// The write side is shut down; input is discarded until end of input, [`LINGER_MS`]
+    /// The write side is shut down; input is discarded until end of input, [`LINGER_US`]
     /// after `Conn::active` or [`LINGER_BYTES`] of it.
     Lingering,
     /// A `stall` fault: input is read and discarded, nothing more is answered, until the
@@ -369,9 +402,9 @@ enum Phase {
 #[derive(Debug)]
 pub struct Conn {
     work: Option<Box<WorkArea>>,
-    /// Last input or output progress (ms), or when lingering started. [`Phase::Dripping`]:
+    /// Last input or output progress (µs), or when lingering started. [`Phase::Dripping`]:
     /// the packed [`Waiting`] instead (no timeout runs then, and nothing reads it as a time).
-    active: u64,
+    active_us: u64,
     /// Requests answered.
     served: u32,
     phase: Phase,
@@ -385,12 +418,12 @@ pub struct Conn {
 /// A dripped response waiting for its next piece on a connection with nothing else to do
 /// ([`Phase::Dripping`]): what it takes to go on, in the connection's own fields (`active`,
 /// `phase_data`), so that such a connection costs what an idle one does. The numbers that do
-/// not fit (a piece index from 2^20 on, worker time from 2^40 ms, 35 years) keep the work
+/// not fit (a piece index from 2^16 on, worker time from 2^44 µs, 203 days) keep the work
 /// area instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Waiting {
-    /// When the next piece is due (ms).
-    due_ms: u64,
+    /// When the next piece is due (µs).
+    due_us: u64,
     /// The next piece's index.
     next: u32,
     /// The head sent, which says what follows the response: keep-alive, or a close.
@@ -404,16 +437,16 @@ struct Waiting {
 }
 
 impl Waiting {
-    const DUE_BITS: u32 = 40;
-    const NEXT_BITS: u32 = 20;
+    const DUE_BITS: u32 = 44;
+    const NEXT_BITS: u32 = 16;
 
     /// `(active, phase_data)`, or `None` when a number does not fit.
     fn pack(self) -> Option<(u64, u16)> {
-        if self.due_ms >> Self::DUE_BITS != 0 || self.next >> Self::NEXT_BITS != 0 {
+        if self.due_us >> Self::DUE_BITS != 0 || self.next >> Self::NEXT_BITS != 0 {
             return None;
         }
         let at = Self::DUE_BITS + Self::NEXT_BITS;
-        let bits = self.due_ms
+        let bits = self.due_us
             | u64::from(self.next) << Self::DUE_BITS
             | (self.variant as u64) << at
             | u64::from(self.linger) << (at + 2)
@@ -424,7 +457,7 @@ impl Waiting {
     fn unpack(active: u64, phase_data: u16) -> Waiting {
         let at = Self::DUE_BITS + Self::NEXT_BITS;
         Waiting {
-            due_ms: active & ((1 << Self::DUE_BITS) - 1),
+            due_us: active & ((1 << Self::DUE_BITS) - 1),
             next: ((active >> Self::DUE_BITS) & ((1 << Self::NEXT_BITS) - 1)) as u32,
             variant: match (active >> at) & 3 {
                 0 => Variant::KeepAlive11,
@@ -452,14 +485,14 @@ pub struct WorkArea {
     out_pos: usize,
     /// The rest of a large body, still to copy into `out`: (route, offset).
     body_rest: Option<(u16, usize)>,
-    /// When the current head started.
-    head_since: Option<u64>,
-    /// When output last made progress, or became pending (ms): the write timeout counts from
+    /// When the current head started (µs).
+    head_since_us: Option<u64>,
+    /// When output last made progress, or became pending (µs): the write timeout counts from
     /// here, so input cannot refresh it.
-    out_since: u64,
-    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (ms),
+    out_since_us: u64,
+    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (µs),
     /// 0 when not held.
-    hold_until: u64,
+    hold_until_us: u64,
     /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
     /// answers, so that a drain that begins while it is held can turn it into the closing
     /// response.
@@ -503,9 +536,9 @@ struct DripCursor {
     route: u16,
     variant: Variant,
     head_only: bool,
-    /// When piece 0 is due (ms): each piece's time counts from it, however late the loop
+    /// When piece 0 is due (µs): each piece's time counts from it, however late the loop
     /// wakes, so that the whole response takes the time asked for.
-    from_ms: u64,
+    from_us: u64,
     /// The next piece to release.
     next: u32,
     /// The end of the pieces released so far (due, and so sent as fast as the client reads).
@@ -525,10 +558,10 @@ impl DripCursor {
         }
     }
 
-    /// When the next piece is due (ms).
-    fn next_due_ms(&self) -> u64 {
-        self.from_ms
-            .saturating_add(self.drip.piece_at_ms(self.next))
+    /// When the next piece is due (µs).
+    fn next_due_us(&self) -> u64 {
+        self.from_us
+            .saturating_add(self.drip.piece_at_us(self.next))
     }
 }
 
@@ -542,9 +575,9 @@ impl WorkArea {
             out: Vec::new(),
             out_pos: 0,
             body_rest: None,
-            head_since: None,
-            out_since: 0,
-            hold_until: 0,
+            head_since_us: None,
+            out_since_us: 0,
+            hold_until_us: 0,
             last_held: None,
             high_water: conn.high_water,
             log_line: Vec::new(),
@@ -560,8 +593,8 @@ impl WorkArea {
         self.out.clear();
         self.out_pos = 0;
         self.body_rest = None;
-        self.head_since = None;
-        self.hold_until = 0;
+        self.head_since_us = None;
+        self.hold_until_us = 0;
         self.last_held = None;
         self.pacing.clear();
         self.log_line.clear();
@@ -587,11 +620,11 @@ impl WorkArea {
 }
 
 impl Conn {
-    /// A new connection accepted at time `now`.
-    pub fn new(now: u64) -> Conn {
+    /// A new connection accepted at time `now_us`.
+    pub fn new(now_us: u64) -> Conn {
         Conn {
             work: None,
-            active: now,
+            active_us: now_us,
             served: 0,
             phase: Phase::Open,
             eof: false,
@@ -606,13 +639,13 @@ impl Conn {
             return;
         }
         env.stats.bytes_in += data.len() as u64;
-        self.active = env.now;
+        self.active_us = env.now_us;
         let mut b = match self.work.take() {
             Some(b) => b,
             None => {
                 let mut b = env.pool.take(env.limits, env.conn_limits);
                 // No output yet: a write timeout would count from here.
-                b.out_since = env.now;
+                b.out_since_us = env.now_us;
                 b
             }
         };
@@ -651,7 +684,7 @@ impl Conn {
             _ => {}
         }
         env.stats.bytes_in += data.len() as u64;
-        self.active = env.now;
+        self.active_us = env.now_us;
         if matches!(self.phase, Phase::Stalled) {
             // Read and never answered.
             return;
@@ -680,14 +713,14 @@ impl Conn {
         let Some(c) = b.pacing.drip else {
             return false;
         };
-        let only_waiting = b.hold_until != 0
+        let only_waiting = b.hold_until_us != 0
             && c.copied == c.released
             && b.pending_out() == 0
             && b.input.is_empty()
             && b.body == Body::None
             && b.pending.is_none()
             && !b.parser.in_progress()
-            && b.head_since.is_none()
+            && b.head_since_us.is_none()
             && b.last_held.is_none()
             && b.pacing.body_stop.is_none();
         if !only_waiting {
@@ -699,7 +732,7 @@ impl Conn {
             _ => return false,
         };
         let waiting = Waiting {
-            due_ms: b.hold_until,
+            due_us: b.hold_until_us,
             next: c.next,
             variant: c.variant,
             linger,
@@ -709,7 +742,7 @@ impl Conn {
         let Some((active, phase_data)) = waiting.pack() else {
             return false;
         };
-        self.active = active;
+        self.active_us = active;
         self.phase_data = phase_data;
         self.phase = Phase::Dripping;
         true
@@ -720,7 +753,7 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn unpark(&mut self, env: &mut Env<'_>) -> Box<WorkArea> {
-        let w = Waiting::unpack(self.active, self.phase_data);
+        let w = Waiting::unpack(self.active_us, self.phase_data);
         let drip = env
             .features
             .faults
@@ -736,7 +769,7 @@ impl Conn {
             route: w.route,
             variant: w.variant,
             head_only: w.head_only,
-            from_ms: w.due_ms.saturating_sub(drip.piece_at_ms(w.next)),
+            from_us: w.due_us.saturating_sub(drip.piece_at_us(w.next)),
             next: w.next,
             released: 0,
             copied: 0,
@@ -748,14 +781,14 @@ impl Conn {
         let mut b = env.pool.take(env.limits, env.conn_limits);
         b.pacing.drip = Some(c);
         b.body_rest = Some((PACED, 0));
-        b.hold_until = w.due_ms;
-        b.out_since = env.now;
+        b.hold_until_us = w.due_us;
+        b.out_since_us = env.now_us;
         self.phase = match w.variant {
             Variant::Close => Phase::Closing { linger: w.linger },
             _ => Phase::Open,
         };
         self.phase_data = 0;
-        self.active = env.now;
+        self.active_us = env.now_us;
         b
     }
 
@@ -767,7 +800,7 @@ impl Conn {
     /// Output waiting to be written (none while `--delay` holds it).
     pub fn output(&self) -> &[u8] {
         match &self.work {
-            Some(b) if b.hold_until == 0 => &b.out[b.out_pos..],
+            Some(b) if b.hold_until_us == 0 => &b.out[b.out_pos..],
             _ => &[],
         }
     }
@@ -780,8 +813,8 @@ impl Conn {
         debug_assert!(n <= b.pending_out());
         env.stats.bytes_out += n as u64;
         if n > 0 {
-            self.active = env.now;
-            b.out_since = env.now;
+            self.active_us = env.now_us;
+            b.out_since_us = env.now_us;
         }
         b.out_pos += n;
         if b.out_pos < b.out.len() && b.out_pos >= b.high_water {
@@ -849,12 +882,12 @@ impl Conn {
     }
 
     /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
-    /// until end of input, [`LINGER_MS`] from `now` or [`LINGER_BYTES`] of it.
-    pub fn start_lingering(&mut self, now: u64, pool: &mut Pool) {
+    /// until end of input, [`LINGER_US`] from `now_us` or [`LINGER_BYTES`] of it.
+    pub fn start_lingering(&mut self, now_us: u64, pool: &mut Pool) {
         self.release(pool);
         self.phase = Phase::Lingering;
         self.phase_data = (LINGER_BYTES / 1024) as u16;
-        self.active = now;
+        self.active_us = now_us;
     }
 
     /// No request is in progress and no output is pending: the connection may be closed
@@ -863,10 +896,10 @@ impl Conn {
         self.work.is_none() && matches!(self.phase, Phase::Open | Phase::Stalled)
     }
 
-    /// When the last input or output progress was (ms): among idle connections, the
+    /// When the last input or output progress was (µs): among idle connections, the
     /// smallest is the longest idle (meaningless for a connection that is not idle).
-    pub fn last_active(&self) -> u64 {
-        self.active
+    pub fn last_active_us(&self) -> u64 {
+        self.active_us
     }
 
     /// Requests answered so far.
@@ -886,48 +919,50 @@ impl Conn {
         })
     }
 
-    /// When the loop should call [`Conn::on_wake`] (ms): once [`Env::now`] is past the earliest
-    /// of the connection's deadlines (its timeouts, the end of a `--delay` or latency hold, the
-    /// end of lingering). `None`: nothing timed.
+    /// When the loop should call [`Conn::on_wake`] (µs): once [`Env::now_us`] is past the
+    /// earliest of the connection's deadlines (its timeouts, the end of a `--delay` or latency
+    /// hold, the end of lingering). `None`: nothing timed.
     #[inline(always)]
-    pub fn wake_at(&self, t: &Timeouts) -> Option<u64> {
+    pub fn wake_at(&self, t: &TimeoutsUs) -> Option<u64> {
         match self.phase {
-            Phase::Lingering => return Some(self.active + LINGER_MS),
-            Phase::Dripping => return Some(Waiting::unpack(self.active, self.phase_data).due_ms),
+            Phase::Lingering => return Some(self.active_us + LINGER_US),
+            Phase::Dripping => {
+                return Some(Waiting::unpack(self.active_us, self.phase_data).due_us);
+            }
             _ => {}
         }
         let due = self.deadline(t).0;
         match self.work.as_deref() {
-            Some(b) if b.hold_until != 0 => Some(due.min(b.hold_until)),
+            Some(b) if b.hold_until_us != 0 => Some(due.min(b.hold_until_us)),
             _ => Some(due),
         }
     }
 
     /// The time asked for by [`Conn::wake_at`] (with the same timeouts) passed, or another one:
     /// the loop may call early or late, the connection checks the clock itself (a deadline has
-    /// passed once `env.now` is beyond it). Releases held output, and handles an
+    /// passed once `env.now_us` is beyond it). Releases held output, and handles an
     /// expired timeout: a late head is answered with 408 before closing, anything else closes
     /// at once. Returns [`Next::Close`] to close now without writing, else `Continue` (write
     /// any output, then ask [`Conn::next`]).
-    pub fn on_wake(&mut self, t: &Timeouts, env: &mut Env<'_>) -> Next {
-        let now = env.now;
+    pub fn on_wake(&mut self, t: &TimeoutsUs, env: &mut Env<'_>) -> Next {
+        let now = env.now_us;
         if matches!(self.phase, Phase::Lingering) {
-            return if now > self.active + LINGER_MS {
+            return if now > self.active_us + LINGER_US {
                 Next::Close { linger: false }
             } else {
                 Next::Continue
             };
         }
         if matches!(self.phase, Phase::Dripping) {
-            if now <= Waiting::unpack(self.active, self.phase_data).due_ms {
+            if now <= Waiting::unpack(self.active_us, self.phase_data).due_us {
                 return Next::Continue;
             }
             self.work = Some(self.unpark(env));
         }
         if let Some(mut b) = self.work.take() {
-            if b.hold_until != 0 && now > b.hold_until {
-                b.hold_until = 0;
-                b.out_since = now;
+            if b.hold_until_us != 0 && now > b.hold_until_us {
+                b.hold_until_us = 0;
+                b.out_since_us = now;
                 if let Some((at, p)) = b.last_held.take() {
                     if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
                         // A drain began while this response was held (by `--delay` or a
@@ -939,7 +974,7 @@ impl Conn {
                     }
                 }
             }
-            if b.hold_until == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
+            if b.hold_until_us == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
                 // A latency or a drip's pause ended with nothing left to write.
                 pace(&mut b, env);
             }
@@ -961,24 +996,24 @@ impl Conn {
     /// progress (or from when the work area was taken, or held output released), so input
     /// does not refresh it.
     #[inline(always)]
-    fn deadline(&self, t: &Timeouts) -> (u64, Timeout) {
+    fn deadline(&self, t: &TimeoutsUs) -> (u64, Timeout) {
         let Some(b) = self.work.as_deref() else {
-            return (self.active + t.idle, Timeout::Idle);
+            return (self.active_us + t.idle_us, Timeout::Idle);
         };
         let writing = b.pending_out() > 0 || b.body_rest.is_some();
-        let mut due = if b.hold_until != 0 {
+        let mut due = if b.hold_until_us != 0 {
             // Held output is not pending yet: the write timeout starts at its release.
             (u64::MAX, Timeout::Write)
         } else if writing {
-            (b.out_since + t.write, Timeout::Write)
-        } else if b.head_since.is_none() {
-            (self.active + t.idle, Timeout::Idle)
+            (b.out_since_us + t.write_us, Timeout::Write)
+        } else if b.head_since_us.is_none() {
+            (self.active_us + t.idle_us, Timeout::Idle)
         } else {
             (u64::MAX, Timeout::Header)
         };
-        if let Some(since) = b.head_since {
-            if since + t.header < due.0 {
-                due = (since + t.header, Timeout::Header);
+        if let Some(since) = b.head_since_us {
+            if since + t.header_us < due.0 {
+                due = (since + t.header_us, Timeout::Header);
             }
         }
         due
@@ -994,8 +1029,8 @@ impl Conn {
                     b.input.clear();
                     emit_error_to(&mut b, 408, head, env);
                     self.phase = Phase::Closing { linger: false };
-                    self.active = env.now;
-                    b.out_since = env.now;
+                    self.active_us = env.now_us;
+                    b.out_since_us = env.now_us;
                     self.work = Some(b);
                     return Next::Continue;
                 }
@@ -1078,7 +1113,7 @@ impl Conn {
                     }
                     match b.parser.parse(&buf[at..]) {
                         Ok(Status::Partial) => {
-                            b.head_since.get_or_insert(env.now);
+                            b.head_since_us.get_or_insert(env.now_us);
                             return at;
                         }
                         Err(e) => {
@@ -1090,7 +1125,7 @@ impl Conn {
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
-                            b.head_since = None;
+                            b.head_since_us = None;
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
@@ -1169,11 +1204,11 @@ impl Conn {
         if p.logged {
             log_response(b, status, env);
         }
-        if env.features.delay_ms > 0 {
+        if env.features.delay_us > 0 {
             if b.pending_out() == 0 {
-                b.hold_until = env.now + env.features.delay_ms;
+                b.hold_until_us = env.now_us + env.features.delay_us;
             }
-            if b.hold_until != 0 {
+            if b.hold_until_us != 0 {
                 b.last_held = Some((b.out.len(), p));
             }
         }
@@ -1241,7 +1276,7 @@ impl Conn {
             };
             log_response(b, status, env);
         }
-        if plan.delay_ms > 0 {
+        if plan.delay_us > 0 {
             env.stats.faults[Kind::Latency.index()] += 1;
             if p.logged {
                 annotate_log(env, "fault=", Kind::Latency.name());
@@ -1265,7 +1300,7 @@ impl Conn {
                 return;
             }
             Delivery::Garbage(_) => {
-                hold(b, plan.delay_ms, env);
+                hold(b, plan.delay_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.garbage(p.route as usize));
                 }
@@ -1275,7 +1310,7 @@ impl Conn {
             _ => {}
         }
         env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
-        hold(b, plan.delay_ms, env);
+        hold(b, plan.delay_us, env);
         let p = Pending { route, ..p };
         if let Delivery::Drip(drip) = plan.delivery {
             start_drip(b, drip, &p, close, env);
@@ -1303,12 +1338,12 @@ impl Conn {
                 };
                 return;
             }
-            if b.hold_until != 0 {
+            if b.hold_until_us != 0 {
                 // Whole: a drain that begins while it is held turns it into the closing
                 // response, as a `--delay` hold's (`Conn::on_wake`).
                 b.last_held = Some((start, p));
             }
-            if plan.delay_ms > 0 && b.body_rest.is_none() {
+            if plan.delay_us > 0 && b.body_rest.is_none() {
                 b.body_rest = Some((PACED, 0));
             }
         }
@@ -1336,15 +1371,15 @@ impl Conn {
 }
 
 /// Hold the response about to be appended for `--delay` (joining the hold of the batch it
-/// belongs to, as a plain response does), then `latency_ms` more: a latency fault adds to the
+/// belongs to, as a plain response does), then `latency_us` more: a latency fault adds to the
 /// delay. A latency holds output queued before the response with it: responses stay in order.
 #[cold]
-fn hold(b: &mut WorkArea, latency_ms: u64, env: &Env<'_>) {
-    let delay = env.features.delay_ms;
-    if latency_ms > 0 {
-        b.hold_until = env.now + delay + latency_ms;
+fn hold(b: &mut WorkArea, latency_us: u64, env: &Env<'_>) {
+    let delay = env.features.delay_us;
+    if latency_us > 0 {
+        b.hold_until_us = env.now_us + delay + latency_us;
     } else if delay > 0 && b.pending_out() == 0 {
-        b.hold_until = env.now + delay;
+        b.hold_until_us = env.now_us + delay;
     }
 }
 
@@ -1373,7 +1408,7 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
 }
 
 /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind any
-/// output before it, or when a latency's hold ends (`hold_until`). Nothing is copied but the
+/// output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied but the
 /// pieces due.
 fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
     let variant = match (close, p.http10) {
@@ -1386,10 +1421,10 @@ fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut 
         route: p.route,
         variant,
         head_only: p.head || env.features.raw,
-        from_ms: if b.hold_until != 0 {
-            b.hold_until
+        from_us: if b.hold_until_us != 0 {
+            b.hold_until_us
         } else {
-            env.now
+            env.now_us
         },
         next: 0,
         released: 0,
@@ -1402,7 +1437,7 @@ fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut 
         let most = c.len(env.responses).min(env.conn_limits.body_chunk.max(1));
         b.out.reserve(most);
     }
-    if b.hold_until == 0 {
+    if b.hold_until_us == 0 {
         if b.pending_out() == 0 {
             pace(b, env);
         } else {
@@ -1420,7 +1455,7 @@ fn drip_more(b: &mut WorkArea, env: &mut Env<'_>) -> bool {
     let total = c.len(env.responses);
     // Piece 0 goes as soon as the response may (this is called once its hold, if any, has
     // passed); a later piece once its time has passed.
-    while c.released < total && (c.next == 0 || env.now > c.next_due_ms()) {
+    while c.released < total && (c.next == 0 || env.now_us > c.next_due_us()) {
         c.released = c.drip.piece_end(c.next, total);
         c.next = c.next.saturating_add(1);
     }
@@ -1451,7 +1486,7 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
                 let date = match env.features.faults.as_deref_mut() {
-                    Some(f) => f.date_at(c.from_ms, env.now),
+                    Some(f) => f.date_at(c.from_us, env.now_us),
                     None => *r.date(),
                 };
                 out[at + lo - start..at + hi - start].copy_from_slice(&date[lo - d..hi - d]);
@@ -1468,11 +1503,11 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
 /// its next piece is due, or end the pacing (a latency's response, or the drip, is out).
 fn pace(b: &mut WorkArea, env: &mut Env<'_>) {
     if drip_more(b, env) {
-        b.out_since = env.now;
+        b.out_since_us = env.now_us;
         return;
     }
     match b.pacing.drip {
-        Some(c) if c.copied < c.len(env.responses) => b.hold_until = c.next_due_ms(),
+        Some(c) if c.copied < c.len(env.responses) => b.hold_until_us = c.next_due_us(),
         _ => {
             // The response is out: later requests may be answered.
             b.pacing.drip = None;
@@ -1554,7 +1589,7 @@ fn emit_error_to(b: &mut WorkArea, status: u16, head: bool, env: &mut Env<'_>) {
         log_response(b, status, env);
     }
     b.body = Body::None;
-    b.head_since = None;
+    b.head_since_us = None;
     b.parser.reset();
     env.stats.by_status[status as usize] += 1;
     let (head_bytes, body) = env.responses.error(status);
@@ -1576,7 +1611,7 @@ mod tests {
         for variant in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
             for (linger, head_only) in [(false, false), (true, false), (false, true), (true, true)]
             {
-                for (due_ms, next, route) in [
+                for (due_us, next, route) in [
                     (0, 0, 0),
                     (1_234, 5, 7),
                     (
@@ -1586,7 +1621,7 @@ mod tests {
                     ),
                 ] {
                     let w = Waiting {
-                        due_ms,
+                        due_us,
                         next,
                         variant,
                         linger,
@@ -1599,7 +1634,7 @@ mod tests {
             }
         }
         let w = Waiting {
-            due_ms: 1,
+            due_us: 1,
             next: 1,
             variant: Variant::Close,
             linger: true,
@@ -1608,7 +1643,7 @@ mod tests {
         };
         assert!(
             Waiting {
-                due_ms: 1 << Waiting::DUE_BITS,
+                due_us: 1 << Waiting::DUE_BITS,
                 ..w
             }
             .pack()

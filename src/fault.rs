@@ -10,7 +10,11 @@
 //! that a run with one worker is reproduced exactly.
 //!
 //! This module parses and samples; the connection applies a [`Plan`] at respond time, and the
-//! loop's deadline heap supplies the timing (no thread, no sleep).
+//! loop's deadline heap supplies the timing (no thread, no sleep). Specs are in milliseconds,
+//! as given; what a response is held for and when a piece is due are in microseconds, the
+//! unit of the worker's clock.
+
+use crate::conn::US_PER_MS;
 
 /// A small, fast, seeded generator: splitmix64 (Steele, Lea and Flood, "Fast splittable
 /// pseudorandom number generators", 2014). Every output is a bijective mix of a counter, so
@@ -219,12 +223,18 @@ impl Drip {
         }
     }
 
-    /// When piece `i` is due, in ms after the first (which goes at once).
-    pub fn piece_at_ms(self, i: u32) -> u64 {
+    /// When piece `i` is due, in µs after the first (which goes at once). N pieces over D are
+    /// spread to the microsecond, rounded up: piece `i` is due `D * i / (N - 1)` after the
+    /// first, never before.
+    pub fn piece_at_us(self, i: u32) -> u64 {
         match self {
-            Drip::Rate { every_ms, .. } => u64::from(i).saturating_mul(every_ms),
+            Drip::Rate { every_ms, .. } => {
+                u64::from(i).saturating_mul(every_ms.saturating_mul(US_PER_MS))
+            }
             Drip::Pieces { pieces, over_ms } => {
-                over_ms * u64::from(i.min(pieces - 1)) / u64::from(pieces - 1)
+                let over_us = u128::from(over_ms) * u128::from(US_PER_MS);
+                let at = (over_us * u128::from(i.min(pieces - 1))).div_ceil(u128::from(pieces - 1));
+                u64::try_from(at).unwrap_or(u64::MAX)
             }
         }
     }
@@ -348,8 +358,9 @@ impl Delivery {
 /// What one response gets, decided at respond time from its route's faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Plan {
-    /// Hold the response this long first (ms; 0: no latency).
-    pub delay_ms: u64,
+    /// Hold the response this long first (µs, the unit of the worker's clock; 0: no
+    /// latency).
+    pub delay_us: u64,
     /// Answer with the route's error response instead.
     pub error: bool,
     /// How to deliver it.
@@ -369,9 +380,11 @@ impl RouteFaults {
             .error
             .as_ref()
             .is_some_and(|e| rng.below(1_000_000) < u64::from(e.per_million));
-        let delay_ms = self.latency.map_or(0, |l| l.sample_ms(rng));
+        let delay_us = self
+            .latency
+            .map_or(0, |l| l.sample_ms(rng).saturating_mul(US_PER_MS));
         Plan {
-            delay_ms,
+            delay_us,
             error,
             delivery: self.delivery,
         }
@@ -610,9 +623,9 @@ pub struct WorkerFaults {
     /// By route index in `Responses` (error-rate responses included): the drip of the
     /// route whose response it is, for a dripped response that took up its work area again.
     drips: Vec<Option<Drip>>,
-    /// The wall-clock time (Unix ms) at worker time 0, for [`WorkerFaults::date_at`]; set at
+    /// The wall-clock time (Unix µs) at worker time 0, for [`WorkerFaults::date_at`]; set at
     /// its first use.
-    wall_ms_at_zero: Option<u64>,
+    wall_us_at_zero: Option<u64>,
 }
 
 /// The `--mutate` state of one worker.
@@ -708,7 +721,7 @@ impl WorkerFaults {
             rng,
             mutate,
             drips,
-            wall_ms_at_zero: None,
+            wall_us_at_zero: None,
         })
     }
 
@@ -717,27 +730,27 @@ impl WorkerFaults {
         self.drips.get(route).copied().flatten()
     }
 
-    /// The `Date` value (IMF-fixdate) of worker time `at_ms`, `now_ms` being the worker time
+    /// The `Date` value (IMF-fixdate) of worker time `at_us`, `now_us` being the worker time
     /// now: the head of a dripped response carries the date of its first piece, and each
     /// piece that holds part of it computes the same value. The worker clock is tied to the
     /// wall clock at the first call, and again only when the wall clock moved by more than
     /// two seconds against it (a clock step).
-    pub fn date_at(&mut self, at_ms: u64, now_ms: u64) -> [u8; 29] {
+    pub fn date_at(&mut self, at_us: u64, now_us: u64) -> [u8; 29] {
         let unix = |t: std::time::SystemTime| {
             t.duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64)
+                .map_or(0, |d| d.as_micros() as u64)
         };
-        let wall_ms = unix(std::time::SystemTime::now());
-        let zero = match self.wall_ms_at_zero {
-            Some(z) if z.saturating_add(now_ms).abs_diff(wall_ms) <= 2_000 => z,
+        let wall_us = unix(std::time::SystemTime::now());
+        let zero = match self.wall_us_at_zero {
+            Some(z) if z.saturating_add(now_us).abs_diff(wall_us) <= 2_000_000 => z,
             _ => {
-                let z = wall_ms.saturating_sub(now_ms);
-                self.wall_ms_at_zero = Some(z);
+                let z = wall_us.saturating_sub(now_us);
+                self.wall_us_at_zero = Some(z);
                 z
             }
         };
         crate::response::http_date(
-            std::time::UNIX_EPOCH + std::time::Duration::from_millis(zero.saturating_add(at_ms)),
+            std::time::UNIX_EPOCH + std::time::Duration::from_micros(zero.saturating_add(at_us)),
         )
     }
 
@@ -943,7 +956,8 @@ mod tests {
         for &(c, total, want) in cases {
             assert_eq!(c.keep(total), want, "{c:?} of {total}");
         }
-        // (drip, response length, [(piece end, due ms)] for pieces 0, 1, 2 and the last).
+        // (drip, response length, [(piece end, due µs)] for pieces 0, 1, 2 and the last; the
+        // time to the microsecond, rounded up).
         type Steps = (Drip, usize, [(usize, u64); 4], u32);
         let steps: &[Steps] = &[
             (
@@ -952,7 +966,7 @@ mod tests {
                     every_ms: 100,
                 },
                 2500,
-                [(1024, 0), (2048, 100), (2500, 200), (2500, 200)],
+                [(1024, 0), (2048, 100_000), (2500, 200_000), (2500, 200_000)],
                 2,
             ),
             (
@@ -961,7 +975,7 @@ mod tests {
                     over_ms: 600,
                 },
                 100,
-                [(25, 0), (50, 200), (75, 400), (100, 600)],
+                [(25, 0), (50, 200_000), (75, 400_000), (100, 600_000)],
                 3,
             ),
             (
@@ -970,7 +984,7 @@ mod tests {
                     over_ms: 1000,
                 },
                 10,
-                [(1, 0), (2, 166), (4, 333), (10, 1000)],
+                [(1, 0), (2, 166_667), (4, 333_334), (10, 1_000_000)],
                 6,
             ),
             (
@@ -979,14 +993,14 @@ mod tests {
                     over_ms: 300,
                 },
                 2,
-                [(0, 0), (1, 100), (1, 200), (2, 300)],
+                [(0, 0), (1, 100_000), (1, 200_000), (2, 300_000)],
                 3,
             ),
         ];
         for &(drip, total, want, last) in steps {
             let got: Vec<(usize, u64)> = [0, 1, 2, last]
                 .iter()
-                .map(|&i| (drip.piece_end(i, total), drip.piece_at_ms(i)))
+                .map(|&i| (drip.piece_end(i, total), drip.piece_at_us(i)))
                 .collect();
             assert_eq!(got, want, "{drip:?} of {total}");
         }

@@ -6,7 +6,7 @@ mod common;
 use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
-use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, Timeouts};
+use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs};
 use canned::parser::Limits;
 use canned::response::{Responses, Variant};
 use common::*;
@@ -32,7 +32,7 @@ impl Parts {
             stats: &mut self.stats,
             limits: Limits::default(),
             conn_limits: self.conn_limits,
-            now: 0,
+            now_us: 0,
             max_requests: 0,
             draining: false,
             features: Features {
@@ -416,7 +416,7 @@ fn pool_keeps_a_bounded_number_of_buffer_bytes() {
             stats: &mut stats,
             limits: Limits::default(),
             conn_limits: ConnLimits::default(),
-            now: 0,
+            now_us: 0,
             max_requests: 0,
             draining: false,
             features: Features::default(),
@@ -691,21 +691,21 @@ fn header_timeout_answers_408_without_body_to_head() {
         (b"GET / HTTP/1.1\r\nHost: a\r\n", false),
         (b"HEA", false),
     ];
-    let timeouts = Timeouts::default();
+    let timeouts = TimeoutsUs::default();
     for (partial, head_only) in cases {
         let shown = String::from_utf8_lossy(partial);
         let mut d = driver();
         d.feed(partial);
         assert!(d.write_all().is_empty(), "{shown}");
         let due = d.conn.wake_at(&timeouts).unwrap();
-        assert_eq!(due, timeouts.header, "{shown}");
-        // The clock is whole milliseconds rounded up: at `due` the time may not be up yet.
+        assert_eq!(due, timeouts.header_us, "{shown}");
+        // The clock is whole microseconds rounded up: at `due` the time may not be up yet.
         let mut env = d.parts.env();
-        env.now = due;
+        env.now_us = due;
         assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
         assert!(d.write_all().is_empty(), "{shown}: 408 before its time");
         let mut env = d.parts.env();
-        env.now = due + 1;
+        env.now_us = due + 1;
         assert_eq!(
             d.conn.on_wake(&timeouts, &mut env),
             Next::Continue,
@@ -725,10 +725,10 @@ fn header_timeout_answers_408_without_body_to_head() {
 }
 
 /// After an error the connection lingers, discarding input, for at most LINGER_BYTES (read in
-/// pieces of any size, each counted rounded up to a KiB) or LINGER_MS, whichever comes first.
+/// pieces of any size, each counted rounded up to a KiB) or LINGER_US, whichever comes first.
 #[test]
 fn lingering_discards_at_most_linger_bytes() {
-    use canned::conn::{LINGER_BYTES, LINGER_MS};
+    use canned::conn::{LINGER_BYTES, LINGER_US};
     // (size of each read, reads that stay under the bound)
     let cases = [
         (64 * 1024, LINGER_BYTES / (64 * 1024) - 1),
@@ -761,13 +761,13 @@ fn lingering_discards_at_most_linger_bytes() {
     d.write_all();
     d.conn.start_lingering(0, &mut d.parts.pool);
     d.feed(b"x");
-    let timeouts = Timeouts::default();
-    assert_eq!(d.conn.wake_at(&timeouts), Some(LINGER_MS));
+    let timeouts = TimeoutsUs::default();
+    assert_eq!(d.conn.wake_at(&timeouts), Some(LINGER_US));
     let mut env = d.parts.env();
-    env.now = LINGER_MS;
+    env.now_us = LINGER_US;
     assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
     let mut env = d.parts.env();
-    env.now = LINGER_MS + 1;
+    env.now_us = LINGER_US + 1;
     assert_eq!(
         d.conn.on_wake(&timeouts, &mut env),
         Next::Close { linger: false }
@@ -775,7 +775,7 @@ fn lingering_discards_at_most_linger_bytes() {
 }
 
 /// Over loopback: a client that sends without end after its error response is cut off after
-/// about LINGER_BYTES (plus what the socket buffers hold), not read for the whole LINGER_MS.
+/// about LINGER_BYTES (plus what the socket buffers hold), not read for the whole LINGER_US.
 #[test]
 fn lingering_client_sending_without_end_is_cut_off() {
     let (_h, addr) = start(&["--workers", "1"]);

@@ -688,7 +688,7 @@ fn a_dripped_error_response_keeps_its_pace() {
 struct Driven {
     /// Everything written.
     wire: Vec<u8>,
-    /// When it asked to be woken, in turn.
+    /// When it asked to be woken (µs), in turn.
     wakes: Vec<u64>,
     /// Between pieces: (bytes held beyond its own struct, input held back).
     between: Vec<(usize, usize)>,
@@ -701,7 +701,7 @@ struct Driven {
 
 /// Drive a connection of a server with `args` through `input` until `len` bytes are written.
 fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
-    use canned::conn::{Conn, ConnLimits, Env, Features, Pool, Stats, Timeouts};
+    use canned::conn::{Conn, ConnLimits, Env, Features, Pool, Stats, TimeoutsUs};
     use canned::response::Responses;
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
         panic!()
@@ -709,9 +709,9 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
     let (mut responses, _) = Responses::from_config(&c);
     let mut faults = canned::fault::WorkerFaults::new(&c, &mut responses, None, 0).unwrap();
     let (mut pool, mut stats) = (Pool::default(), Stats::default());
-    let timeouts = Timeouts::default();
+    let timeouts = TimeoutsUs::default();
     let mut conn = Conn::new(0);
-    let mut now = 0;
+    let mut now_us = 0;
     let mut d = Driven {
         wire: Vec::new(),
         wakes: Vec::new(),
@@ -728,7 +728,7 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
                 stats: &mut stats,
                 limits: c.limits,
                 conn_limits: ConnLimits::default(),
-                now,
+                now_us,
                 max_requests: 0,
                 draining: false,
                 features: Features {
@@ -757,7 +757,7 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
         let due = conn.wake_at(&timeouts).unwrap();
         d.wakes.push(due);
         // A deadline has passed once the clock is beyond it.
-        now = due + 1;
+        now_us = due + 1;
         conn.on_wake(&timeouts, &mut env!());
     }
     d.idle = conn.is_idle() && conn.wants_read() && conn.buffered() == 0;
@@ -775,7 +775,10 @@ fn a_dripping_connection_holds_no_work_area_between_pieces() {
     let pieces = want.len().div_ceil(16) as u64;
     let d = drive_drip(&args, &get("/d"), want.len());
     assert_eq!(d.wire, want);
-    assert_eq!(d.wakes, (1..pieces).map(|i| i * 100).collect::<Vec<_>>());
+    assert_eq!(
+        d.wakes,
+        (1..pieces).map(|i| i * 100_000).collect::<Vec<_>>()
+    );
     assert!(d.between.iter().all(|&b| b == (0, 0)), "{:?}", d.between);
     assert!(d.idle);
     let d = drive_drip(&args, &[get("/d"), get("/")].concat(), 2 * want.len());
@@ -802,7 +805,7 @@ fn a_dripping_connection_holds_no_work_area_between_pieces() {
         body.len() + 100,
     );
     assert!(d.wire.ends_with(body.as_bytes()));
-    assert_eq!(d.wakes, [100]);
+    assert_eq!(d.wakes, [100_000]);
     assert_eq!(d.between, [(0, 0)]);
     assert!(
         d.most_output <= canned::conn::BODY_CHUNK,

@@ -426,7 +426,7 @@ fn at_max_conns_the_longest_idle_connection_makes_room() {
             let r = read_responses(&mut s, 1);
             assert_eq!(r[0].status, 200, "client {i}, {workers} workers");
             fresh.push(s);
-            // Idle times are kept in milliseconds: keep the order unambiguous.
+            // Idle times are kept in microseconds: keep the order unambiguous.
             std::thread::sleep(Duration::from_millis(3));
         }
         wait_open(&h, 20);

@@ -7,7 +7,7 @@
 /// `at[key]` when the key has no entry.
 const NONE: u32 = u32::MAX;
 
-/// Deadlines in worker milliseconds, keyed by connection slot.
+/// Deadlines in worker microseconds, keyed by connection slot.
 #[derive(Debug, Default)]
 pub(super) struct Deadlines {
     /// (due, key), a min-heap on `due`.

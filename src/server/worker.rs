@@ -18,7 +18,7 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats};
+use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs, US_PER_MS};
 use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
@@ -37,10 +37,10 @@ const LISTENER: usize = usize::MAX / 2;
 const SCRATCH: usize = 64 * 1024;
 /// How often a worker that stopped accepting at `--max-conns` looks again (the shared count
 /// may have fallen through another worker's closes), and how often `--stats`/`--metrics` counters are
-/// published (ms).
-const RECHECK_MS: u64 = 100;
-/// Pause after accept fails for lack of file descriptors (ms).
-const FD_PAUSE_MS: u64 = 100;
+/// published (µs).
+const RECHECK_US: u64 = 100_000;
+/// Pause after accept fails for lack of file descriptors (µs).
+const FD_PAUSE_US: u64 = 100_000;
 
 /// Why the loop calls a connection.
 #[derive(Clone, Copy)]
@@ -56,15 +56,17 @@ struct Slot {
     conn: Conn,
     /// Registered interest (read, write).
     interest: (bool, bool),
-    /// This connection's entry in the worker's [`Deadlines`] (`u64::MAX`: none), kept here
-    /// so that the check after every event reads no heap.
-    armed_ms: u64,
+    /// This connection's entry in the worker's [`Deadlines`] (µs; `u64::MAX`: none), kept
+    /// here so that the check after every event reads no heap.
+    armed_us: u64,
 }
 
 /// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
 /// counters and the access log. Kept apart from the connection slots so that both can be
 /// borrowed at once.
 struct EnvParts {
+    /// `--delay` (µs).
+    delay_us: u64,
     responses: Responses,
     pool: Pool,
     stats: Stats,
@@ -75,7 +77,7 @@ struct EnvParts {
 }
 
 impl EnvParts {
-    fn env<'a>(&'a mut self, config: &Config, now: u64, draining: bool) -> Env<'a> {
+    fn env<'a>(&'a mut self, config: &Config, now_us: u64, draining: bool) -> Env<'a> {
         Env {
             responses: &self.responses,
             pool: &mut self.pool,
@@ -89,13 +91,13 @@ impl EnvParts {
                 },
                 ..ConnLimits::default()
             },
-            now,
+            now_us,
             max_requests: config.max_requests,
             draining,
             features: Features {
                 raw: config.raw.is_some(),
                 raw_close: config.raw_close,
-                delay_ms: config.delay,
+                delay_us: self.delay_us,
                 access_log: config.access_log.then_some(&mut self.log),
                 faults: self.faults.as_mut(),
             },
@@ -124,16 +126,18 @@ pub(super) struct Worker {
     /// At the limit with nothing idle of its own, this worker asked the others to close one
     /// of theirs (one ask outstanding at a time, withdrawn at the next look at the limit).
     asked_for_room: bool,
-    /// The millisecond this worker last looked for an idle connection for another worker:
-    /// at most one scan of the slots per millisecond while an ask stands.
+    /// The millisecond (of the worker's clock) this worker last looked for an idle connection
+    /// for another worker: at most one scan of the slots per millisecond while an ask stands.
     looked_for_room_ms: u64,
     config: Arc<Config>,
+    /// The configured timeouts in the unit of the clock.
+    timeouts: TimeoutsUs,
     shared: Arc<Shared>,
     epoch: Instant,
-    /// Milliseconds since `epoch` when this loop turn began (one clock read per turn), rounded
-    /// up: the unit of every deadline. A deadline `now + d` is never before `d` has passed, and
-    /// a deadline `t` has passed once `now > t` (see [`ms_rounded_up`]).
-    now: u64,
+    /// Microseconds since `epoch` when this loop turn began (one clock read per turn), rounded
+    /// up: the unit of every deadline. A deadline `now_us + d` is never before `d` has passed,
+    /// and a deadline `t` has passed once `now_us > t` (see [`us_rounded_up`]).
+    now_us: u64,
     /// The wall-clock second the `Date` field was last rendered for.
     date_second: u64,
     /// Draining: the time whatever is still open is closed.
@@ -183,6 +187,7 @@ impl Worker {
             deadlines: Deadlines::default(),
             scratch: vec![0; SCRATCH],
             parts: EnvParts {
+                delay_us: config.delay.saturating_mul(US_PER_MS),
                 responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
@@ -193,10 +198,11 @@ impl Worker {
             idle_closed_at_limit: 0,
             asked_for_room: false,
             looked_for_room_ms: u64::MAX,
+            timeouts: config.timeouts.in_us(),
             config,
             shared,
             epoch: Instant::now(),
-            now: 0,
+            now_us: 0,
             date_second: 0,
             drain_deadline: None,
             own_deadline: u64::MAX,
@@ -224,7 +230,7 @@ impl Worker {
                 super::wake(&self.shared);
                 break;
             }
-            self.now = ms_rounded_up(self.epoch.elapsed());
+            self.now_us = us_rounded_up(self.epoch.elapsed());
             if self.config.common.date {
                 let wall = SystemTime::now();
                 let secs = wall
@@ -247,9 +253,9 @@ impl Worker {
                     ),
                 }
             }
-            while let Some(k) = self.deadlines.pop_due(self.now) {
+            while let Some(k) = self.deadlines.pop_due(self.now_us) {
                 if let Some(slot) = self.slots[k].as_mut() {
-                    slot.armed_ms = u64::MAX;
+                    slot.armed_us = u64::MAX;
                 }
                 self.on_event(k, Cause::Deadline);
             }
@@ -264,11 +270,11 @@ impl Worker {
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
             }
-            if self.now > self.own_deadline {
+            if self.now_us > self.own_deadline {
                 self.worker_timers();
             }
             if let Some(deadline) = self.drain_deadline {
-                if self.conns == 0 || self.now > deadline {
+                if self.conns == 0 || self.now_us > deadline {
                     break;
                 }
             }
@@ -305,8 +311,10 @@ impl Worker {
         }
         // An absolute instant that stays the same until the earliest deadline moves: the
         // poller then leaves its timer armed as it is (no timerfd_settime per wake-up). Never
-        // early: the timer fires at or after `next`, when `now` (rounded up) is past it.
-        Some(self.epoch + Duration::from_millis(next))
+        // early: the timer fires at or after `next`, when `now_us` (rounded up) is past it
+        // (or equal to it, if it fired on the nanosecond: the deadline stays in the heap and
+        // the next wait, its timer read, polls again until the clock moves on).
+        Some(self.epoch + Duration::from_micros(next))
     }
 
     /// Recompute [`Worker::own_deadline`] after one of its parts changed.
@@ -336,14 +344,14 @@ impl Worker {
     fn worker_timers(&mut self) {
         let accepting = self.drain_deadline.is_none();
         if let Some(t) = self.paused_until {
-            if self.now > t && accepting {
+            if self.now_us > t && accepting {
                 self.paused_until = None;
                 if !self.at_limit {
                     self.listen_interest(true);
                 }
             }
         }
-        if self.at_limit && self.now > self.limit_recheck_at && accepting {
+        if self.at_limit && self.now_us > self.limit_recheck_at && accepting {
             // The shared count may have fallen (another worker's closes) or a connection of
             // this worker gone idle: poll the listeners again; `accept` decides (and asks the
             // other workers again if a client still waits).
@@ -353,8 +361,8 @@ impl Worker {
                 self.listen_interest(true);
             }
         }
-        if self.counter_routes.any() && self.now > self.next_publish {
-            self.next_publish = self.now + RECHECK_MS;
+        if self.counter_routes.any() && self.now_us > self.next_publish {
+            self.next_publish = self.now_us + RECHECK_US;
             self.publish();
         }
         self.update_own_deadline();
@@ -374,7 +382,7 @@ impl Worker {
                 if !self.close_longest_idle() {
                     // At the limit with nothing idle to close: stop polling the listeners.
                     self.at_limit = true;
-                    self.limit_recheck_at = self.now + RECHECK_MS;
+                    self.limit_recheck_at = self.now_us + RECHECK_US;
                     self.update_own_deadline();
                     self.listen_interest(false);
                     self.ask_for_room();
@@ -394,7 +402,7 @@ impl Worker {
                         );
                     }
                     self.logged_emfile = true;
-                    self.paused_until = Some(self.now + FD_PAUSE_MS);
+                    self.paused_until = Some(self.now_us + FD_PAUSE_US);
                     self.update_own_deadline();
                     self.listen_interest(false);
                     return;
@@ -423,7 +431,7 @@ impl Worker {
         let mut oldest: Option<(u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
             if let Some(slot) = slot {
-                let since = slot.conn.last_active();
+                let since = slot.conn.last_active_us();
                 // Answered at least once: a connection just accepted may have its first
                 // request unread in the socket buffer.
                 let keep_alive_idle = slot.conn.is_idle() && slot.conn.served() > 0;
@@ -468,13 +476,11 @@ impl Worker {
     /// so that two workers never close two connections for one ask.
     #[cold]
     fn make_room_for_another_worker(&mut self) {
-        if self.asked_for_room
-            || self.drain_deadline.is_some()
-            || self.looked_for_room_ms == self.now
-        {
+        let ms = self.now_us / US_PER_MS;
+        if self.asked_for_room || self.drain_deadline.is_some() || self.looked_for_room_ms == ms {
             return;
         }
-        self.looked_for_room_ms = self.now;
+        self.looked_for_room_ms = ms;
         let Some(k) = self.longest_idle() else {
             return;
         };
@@ -521,9 +527,9 @@ impl Worker {
         }
         self.slots[k] = Some(Slot {
             sock,
-            conn: Conn::new(self.now),
+            conn: Conn::new(self.now_us),
             interest: (true, false),
-            armed_ms: u64::MAX,
+            armed_us: u64::MAX,
         });
         self.conns += 1;
         self.accepted += 1;
@@ -545,7 +551,7 @@ impl Worker {
         };
         let mut env = self
             .parts
-            .env(&self.config, self.now, self.drain_deadline.is_some());
+            .env(&self.config, self.now_us, self.drain_deadline.is_some());
         match cause {
             Cause::Ready { readable } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {
@@ -562,7 +568,7 @@ impl Worker {
             }
             Cause::Ready { .. } => {}
             Cause::Deadline => {
-                if let Next::Close { .. } = slot.conn.on_wake(&self.config.timeouts, &mut env) {
+                if let Next::Close { .. } = slot.conn.on_wake(&self.timeouts, &mut env) {
                     self.close(k);
                     return;
                 }
@@ -593,7 +599,7 @@ impl Worker {
                     self.close(k);
                     return;
                 }
-                slot.conn.start_lingering(self.now, &mut self.parts.pool);
+                slot.conn.start_lingering(self.now_us, &mut self.parts.pool);
                 set_interest(&self.poller, slot, k, (true, false));
                 self.rearm(k);
             }
@@ -616,12 +622,12 @@ impl Worker {
         let Some(slot) = self.slots[k].as_mut() else {
             return;
         };
-        if let Some(want) = slot.conn.wake_at(&self.config.timeouts) {
-            if want < slot.armed_ms {
+        if let Some(want) = slot.conn.wake_at(&self.timeouts) {
+            if want < slot.armed_us {
                 // Never one that has passed: a connection woken now has acted on its deadline
                 // (and `pop_due` would hand it back at once).
-                slot.armed_ms = want.max(self.now);
-                self.deadlines.set(k, slot.armed_ms);
+                slot.armed_us = want.max(self.now_us);
+                self.deadlines.set(k, slot.armed_us);
             }
         }
     }
@@ -684,7 +690,9 @@ impl Worker {
         if self.drain_deadline.is_some() {
             return;
         }
-        self.drain_deadline = Some(self.now + self.config.shutdown_timeout.as_millis() as u64);
+        let shutdown_us =
+            u64::try_from(self.config.shutdown_timeout.as_micros()).unwrap_or(u64::MAX);
+        self.drain_deadline = Some(self.now_us.saturating_add(shutdown_us));
         self.update_own_deadline();
         self.withdraw_ask_for_room();
         let _ = self.poller.delete(&self.shared.wake_r);
@@ -729,13 +737,15 @@ impl Worker {
     }
 }
 
-/// Whole milliseconds in `d`, rounded up: the worker's clock. Deadlines count from it, so that
-/// `now + d` is at least `d` after the moment the clock was read, and one has passed only once
-/// the clock is beyond it (`now > t`: the real time is then over `now - 1 >= t`). Rounded down,
-/// a pause could end up to 1 ms before its time.
+/// Whole microseconds in `d`, rounded up: the worker's clock. Deadlines count from it, so that
+/// `now_us + d` is at least `d` after the moment the clock was read, and one has passed only
+/// once the clock is beyond it (`now_us > t`: the real time is then over `now_us - 1 >= t`).
+/// Rounded down, a pause could end up to 1 µs before its time; rounded up, it ends at most 1 µs
+/// after it, besides the loop's wake-up (a clock of whole milliseconds, by the same rule, made
+/// a pause up to 1 ms late).
 #[inline]
-fn ms_rounded_up(d: Duration) -> u64 {
-    d.as_secs() * 1000 + u64::from(d.subsec_nanos().div_ceil(1_000_000))
+fn us_rounded_up(d: Duration) -> u64 {
+    d.as_secs() * 1_000_000 + u64::from(d.subsec_nanos().div_ceil(1_000))
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
@@ -777,16 +787,17 @@ fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: (bool, bool)) 
 mod tests {
     use super::*;
 
-    /// The worker's clock: whole milliseconds, rounded up.
+    /// The worker's clock: whole microseconds, rounded up.
     #[test]
     fn the_clock_rounds_up() {
         let ns = Duration::from_nanos;
-        assert_eq!(ms_rounded_up(ns(0)), 0);
-        assert_eq!(ms_rounded_up(ns(1)), 1);
-        assert_eq!(ms_rounded_up(ns(5_000_000)), 5);
-        assert_eq!(ms_rounded_up(ns(5_000_001)), 6);
-        assert_eq!(ms_rounded_up(Duration::new(2, 999_999_999)), 3000);
-        assert_eq!(ms_rounded_up(Duration::new(7, 0)), 7000);
+        assert_eq!(us_rounded_up(ns(0)), 0);
+        assert_eq!(us_rounded_up(ns(1)), 1);
+        assert_eq!(us_rounded_up(ns(5_000)), 5);
+        assert_eq!(us_rounded_up(ns(5_001)), 6);
+        assert_eq!(us_rounded_up(ns(5_000_000)), 5_000);
+        assert_eq!(us_rounded_up(Duration::new(2, 999_999_999)), 3_000_000);
+        assert_eq!(us_rounded_up(Duration::new(7, 0)), 7_000_000);
     }
 
     /// Memory per idle connection is a goal (64 bytes): keep the slot small.
