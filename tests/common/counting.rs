@@ -48,6 +48,19 @@ fn round(s: &mut TcpStream, wire: &[u8], batch: usize, resp_len: usize, buf: &mu
     assert_eq!(got, batch * resp_len, "response bytes");
 }
 
+/// A server in this process with `args`, and a client connection to it (no Nagle delay).
+fn serve(args: &[&str]) -> (canned::server::Handle, TcpStream) {
+    let canned::config::Command::Run(c) =
+        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
+    else {
+        panic!()
+    };
+    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
+    let s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
+    s.set_nodelay(true).unwrap();
+    (h, s)
+}
+
 /// Serve with `args` (one worker, body `Hello World\n`), warm a keep-alive connection up with
 /// `warm_up` rounds of one and of 16 pipelined requests, then assert that at least `requests`
 /// more requests made no allocation anywhere in the process. Returns the server's summary.
@@ -56,14 +69,7 @@ pub fn assert_steady_state_allocates_nothing(
     warm_up: usize,
     requests: usize,
 ) -> canned::server::Summary {
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let mut s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, mut s) = serve(args);
     let wire: Vec<u8> = REQ.repeat(16);
     let mut buf = vec![0u8; 1 << 16];
     // Learn the response length, then warm up both paths.
@@ -126,14 +132,7 @@ pub fn count_allocations_per_round(
     warm_up: usize,
     count: usize,
 ) -> Rounds {
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let mut s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, mut s) = serve(args);
     const BATCH: usize = 15;
     let mut wire = Vec::new();
     let mut prefixes = Vec::new();
