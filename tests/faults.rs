@@ -1082,3 +1082,80 @@ fn a_client_gone_during_a_hold_or_a_drip_pause_costs_no_cpu() {
     std::thread::sleep(Duration::from_millis(2300));
     measure("close between drip pieces", 1.5);
 }
+
+/// A dripped response still held (by a latency or `--delay`) when the drain begins has sent
+/// nothing yet: it goes out as the last one, with `Connection: close`, as a held whole
+/// response does, then FIN, and the process exits 0.
+#[test]
+fn a_drip_held_at_shutdown_says_connection_close() {
+    use std::io::BufRead;
+    let cases: [&[&str]; 2] = [
+        &[
+            "--fault",
+            "/d=latency:2s",
+            "--fault",
+            "/d=drip:4pieces/400ms",
+        ],
+        &["--delay", "2s", "--fault", "/d=drip:4pieces/400ms"],
+    ];
+    for hold in cases {
+        let mut args = vec![
+            "--workers",
+            "1",
+            "--no-date",
+            "--access-log",
+            "--shutdown-timeout",
+            "120s",
+        ];
+        args.extend_from_slice(hold);
+        let mut p = Proc::start(&args);
+        let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
+        let mut s = connect(p.addr);
+        let t = Instant::now();
+        s.write_all(&get("/d")).unwrap();
+        // The access-log line is written when the response is decided: the request is read
+        // and held before the drain begins.
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(line.contains("GET /d HTTP/1.1 200"), "{hold:?}: {line}");
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "read too late to test"
+        );
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(p.child.id() as i32, libc::SIGTERM);
+        }
+        let (got, reads, end) = read_all(&mut s, t);
+        assert_eq!(end, End::Fin, "{hold:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&plain(true)),
+            "{hold:?}: not the whole closing response"
+        );
+        // Held, then dripped: the last piece 400 ms after the first.
+        let first = reads.first().map(|r| r.0);
+        let last = reads.last().map(|r| r.0);
+        assert!(
+            first.is_some_and(|d| d >= Duration::from_secs(2)),
+            "{hold:?}: {first:?}"
+        );
+        assert!(
+            last.is_some_and(|d| d >= Duration::from_millis(2400)),
+            "{hold:?}: {last:?}"
+        );
+        drop(s);
+        let exited = Instant::now();
+        let status = loop {
+            if let Some(status) = p.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                exited.elapsed() < time_bound(SLACK),
+                "{hold:?}: still running after its last response"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(0), "{hold:?}");
+    }
+}
