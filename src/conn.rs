@@ -972,6 +972,14 @@ impl Conn {
                         append_response(&mut b, &p, true, env);
                         self.phase = Phase::Closing { linger: true };
                     }
+                } else if env.draining && matches!(self.phase, Phase::Open) && !env.features.raw {
+                    // A drip with nothing sent yet (held, or its first pieces empty) becomes
+                    // the last response the same way: only its head changes, and every
+                    // variant's head has its `Date` at the same offset.
+                    if let Some(c) = b.pacing.drip.as_mut().filter(|c| c.copied == 0) {
+                        c.variant = Variant::Close;
+                        self.phase = Phase::Closing { linger: true };
+                    }
                 }
             }
             if b.hold_until_us == 0 && b.pending_out() == 0 && b.body_rest == Some((PACED, 0)) {
@@ -1314,8 +1322,8 @@ impl Conn {
         let p = Pending { route, ..p };
         if let Delivery::Drip(drip) = plan.delivery {
             start_drip(b, drip, &p, close, env);
-            // Not turned into the closing response when a drain begins (its first piece may
-            // be out already), nor is a response held before it, not the last.
+            // A response held before it is not the last: a drain that begins while the drip
+            // is held changes the drip's head instead (`Conn::on_wake`).
             b.last_held = None;
         } else {
             let start = b.out.len();

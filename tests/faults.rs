@@ -1028,3 +1028,148 @@ fn a_response_held_by_latency_at_shutdown_says_connection_close() {
         assert_eq!(status.code(), Some(0), "{workers} workers");
     }
 }
+
+/// A client that goes away while its response is held (a latency) or between two drip pieces
+/// costs nothing: the hang-up or reset the socket reports, though the connection neither reads
+/// nor writes, closes it. Before, the level-triggered report woke the loop on every turn until
+/// the hold ended (measured: 2.8 CPU-seconds in 3 s for a reset during `latency:5s`).
+#[test]
+fn a_client_gone_during_a_hold_or_a_drip_pause_costs_no_cpu() {
+    fn reset(s: TcpStream) {
+        socket2::SockRef::from(&s)
+            .set_linger(Some(Duration::ZERO))
+            .unwrap();
+        drop(s);
+    }
+    let p = Proc::start(&[
+        "--workers",
+        "1",
+        "--no-date",
+        "--fault",
+        "/slow=latency:5s",
+        // Pieces 5 s apart.
+        "--fault",
+        "/rst=drip:10pieces/45s",
+        // Pieces 2 s apart.
+        "--fault",
+        "/fin=drip:10pieces/18s",
+    ]);
+    // SAFETY: sysconf(3) has no preconditions.
+    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let base = p.fds();
+    // The server's CPU time over `secs` seconds, and whether the connection was closed by then.
+    let measure = |case: &str, secs: f64| {
+        let before = p.cpu_ticks();
+        std::thread::sleep(Duration::from_secs_f64(secs));
+        let spent = (p.cpu_ticks() - before) as f64 / ticks_per_s;
+        eprintln!("{case}: {spent:.2} CPU-s over {secs} s");
+        assert!(spent < 0.3, "{case}: {spent:.2} CPU-s over {secs} s");
+        assert_eq!(p.fds(), base, "{case}: the connection is still open");
+    };
+
+    // Reset while the latency holds the response.
+    let mut s = connect(p.addr);
+    s.write_all(&get("/slow")).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    reset(s);
+    std::thread::sleep(Duration::from_millis(200));
+    measure("reset during latency:5s", 2.0);
+
+    // Reset after the first piece, while the drip waits for the second.
+    let mut s = connect(p.addr);
+    s.write_all(&get("/rst")).unwrap();
+    assert!(!read_n(&mut s, 1).is_empty());
+    reset(s);
+    std::thread::sleep(Duration::from_millis(200));
+    measure("reset between drip pieces", 2.0);
+
+    // A plain close after the first piece: the second piece (2 s on) draws a reset, and the
+    // drip then waits for the third.
+    let mut s = connect(p.addr);
+    s.write_all(&get("/fin")).unwrap();
+    assert!(!read_n(&mut s, 1).is_empty());
+    // All of the first piece read, so that the close sends FIN, not RST.
+    s.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    while s.read(&mut [0; 4096]).is_ok_and(|n| n > 0) {}
+    drop(s);
+    std::thread::sleep(Duration::from_millis(2300));
+    measure("close between drip pieces", 1.5);
+}
+
+/// A dripped response still held (by a latency or `--delay`) when the drain begins has sent
+/// nothing yet: it goes out as the last one, with `Connection: close`, as a held whole
+/// response does, then FIN, and the process exits 0.
+#[test]
+fn a_drip_held_at_shutdown_says_connection_close() {
+    use std::io::BufRead;
+    let cases: [&[&str]; 2] = [
+        &[
+            "--fault",
+            "/d=latency:2s",
+            "--fault",
+            "/d=drip:4pieces/400ms",
+        ],
+        &["--delay", "2s", "--fault", "/d=drip:4pieces/400ms"],
+    ];
+    for hold in cases {
+        let mut args = vec![
+            "--workers",
+            "1",
+            "--no-date",
+            "--access-log",
+            "--shutdown-timeout",
+            "120s",
+        ];
+        args.extend_from_slice(hold);
+        let mut p = Proc::start(&args);
+        let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
+        let mut s = connect(p.addr);
+        let t = Instant::now();
+        s.write_all(&get("/d")).unwrap();
+        // The access-log line is written when the response is decided: the request is read
+        // and held before the drain begins.
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(line.contains("GET /d HTTP/1.1 200"), "{hold:?}: {line}");
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "read too late to test"
+        );
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(p.child.id() as i32, libc::SIGTERM);
+        }
+        let (got, reads, end) = read_all(&mut s, t);
+        assert_eq!(end, End::Fin, "{hold:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&plain(true)),
+            "{hold:?}: not the whole closing response"
+        );
+        // Held, then dripped: the last piece 400 ms after the first.
+        let first = reads.first().map(|r| r.0);
+        let last = reads.last().map(|r| r.0);
+        assert!(
+            first.is_some_and(|d| d >= Duration::from_secs(2)),
+            "{hold:?}: {first:?}"
+        );
+        assert!(
+            last.is_some_and(|d| d >= Duration::from_millis(2400)),
+            "{hold:?}: {last:?}"
+        );
+        drop(s);
+        let exited = Instant::now();
+        let status = loop {
+            if let Some(status) = p.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                exited.elapsed() < time_bound(SLACK),
+                "{hold:?}: still running after its last response"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(0), "{hold:?}");
+    }
+}

@@ -45,8 +45,9 @@ const FD_PAUSE_US: u64 = 100_000;
 /// Why the loop calls a connection.
 #[derive(Clone, Copy)]
 enum Cause {
-    /// Its socket is ready.
-    Ready { readable: bool },
+    /// Its socket is ready. `hangup`: the peer reset or hung up (EPOLLERR, EPOLLHUP), which
+    /// is reported whatever the interest.
+    Ready { readable: bool, hangup: bool },
     /// The deadline it asked for came.
     Deadline,
 }
@@ -249,6 +250,7 @@ impl Worker {
                         k,
                         Cause::Ready {
                             readable: ev.readable,
+                            hangup: ev.is_interrupt() || ev.is_err() == Some(true),
                         },
                     ),
                 }
@@ -553,7 +555,7 @@ impl Worker {
             .parts
             .env(&self.config, self.now_us, self.drain_deadline.is_some());
         match cause {
-            Cause::Ready { readable } if readable && slot.conn.wants_read() => {
+            Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {
                     Ok(0) => slot.conn.on_eof(),
                     Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
@@ -565,6 +567,13 @@ impl Worker {
                         return;
                     }
                 }
+            }
+            Cause::Ready { hangup: true, .. } => {
+                // Not reading (a held response, a drip between pieces, output piled up): the
+                // report stays level-triggered until the socket closes, and would wake the
+                // loop on every turn until the hold ends. No response can reach the client.
+                self.close(k);
+                return;
             }
             Cause::Ready { .. } => {}
             Cause::Deadline => {
