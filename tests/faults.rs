@@ -1165,7 +1165,7 @@ fn a_drip_held_at_shutdown_says_connection_close() {
                 break status;
             }
             assert!(
-                exited.elapsed() < time_bound(SLACK),
+                exited.elapsed() < slack(),
                 "{hold:?}: still running after its last response"
             );
             std::thread::sleep(Duration::from_millis(10));
