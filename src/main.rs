@@ -80,11 +80,11 @@ fn main() -> ExitCode {
 /// only, as musl's does (PR_SET_NAME; a name over 15 bytes is ERANGE), and refuses any other.
 #[cfg(target_env = "musl")]
 #[unsafe(no_mangle)]
-extern "C" fn pthread_setname_np(
+unsafe extern "C" fn pthread_setname_np(
     thread: libc::pthread_t,
     name: *const libc::c_char,
 ) -> libc::c_int {
-    // SAFETY: pthread_self has no preconditions; `name` is NUL-terminated (the caller's
+    // SAFETY: pthread_self has no preconditions; `name` is NUL-terminated (this unsafe fn's
     // contract), and PR_SET_NAME reads at most 16 bytes of it.
     unsafe {
         if thread != libc::pthread_self() {
