@@ -1014,17 +1014,7 @@ fn a_response_held_by_latency_at_shutdown_says_connection_close() {
             "{workers} workers: {took:?}"
         );
         drop(s);
-        let exited = Instant::now();
-        let status = loop {
-            if let Some(status) = p.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                exited.elapsed() < time_bound(slack()),
-                "{workers} workers: still running after its last response"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let status = exit_status(&mut p.child, &format!("{workers} workers"));
         assert_eq!(status.code(), Some(0), "{workers} workers");
     }
 }
@@ -1159,17 +1149,23 @@ fn a_drip_held_at_shutdown_says_connection_close() {
             "{hold:?}: {last:?}"
         );
         drop(s);
-        let exited = Instant::now();
-        let status = loop {
-            if let Some(status) = p.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                exited.elapsed() < slack(),
-                "{hold:?}: still running after its last response"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let status = exit_status(&mut p.child, &format!("{hold:?}"));
         assert_eq!(status.code(), Some(0), "{hold:?}");
+    }
+}
+
+/// The exit status of a server that has answered its last response: it must exit within
+/// [`slack`].
+fn exit_status(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let exited = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            exited.elapsed() < slack(),
+            "{what}: still running after its last response"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
