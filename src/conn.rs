@@ -639,16 +639,22 @@ impl Conn {
             return;
         }
         env.stats.bytes_in += data.len() as u64;
-        self.active_us = env.now_us;
         let mut b = match self.work.take() {
             Some(b) => b,
             None => {
                 let mut b = env.pool.take(env.limits, env.conn_limits);
                 // No output yet: a write timeout would count from here.
                 b.out_since_us = env.now_us;
+                if self.served == 0 {
+                    // The first head must be whole within the header timeout of the accept
+                    // (`active_us` until now), as nginx's client_header_timeout: a client
+                    // cannot hold a slot by sending nothing, or one byte now and then.
+                    b.head_since_us = Some(self.active_us);
+                }
                 b
             }
         };
+        self.active_us = env.now_us;
         if b.input.is_empty() {
             let used = self.process(&mut b, data, env);
             if used < data.len() {
@@ -896,6 +902,21 @@ impl Conn {
         self.work.is_none() && matches!(self.phase, Phase::Open | Phase::Stalled)
     }
 
+    /// A response is held back by time: `--delay`, a latency, a drip between its pieces. The
+    /// loop then watches for the peer's hang-up, which no read would see.
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        match self.work.as_deref() {
+            Some(b) => b.hold_until_us != 0,
+            None => matches!(self.phase, Phase::Dripping),
+        }
+    }
+
+    /// Nothing received yet: accepted, no byte of a first request read.
+    pub fn is_silent(&self) -> bool {
+        self.served == 0 && self.work.is_none() && matches!(self.phase, Phase::Open)
+    }
+
     /// When the last input or output progress was (µs): among idle connections, the
     /// smallest is the longest idle (meaningless for a connection that is not idle).
     pub fn last_active_us(&self) -> u64 {
@@ -1006,6 +1027,10 @@ impl Conn {
     #[inline(always)]
     fn deadline(&self, t: &TimeoutsUs) -> (u64, Timeout) {
         let Some(b) = self.work.as_deref() else {
+            if self.served == 0 && matches!(self.phase, Phase::Open) && t.header_us < t.idle_us {
+                // Accepted and silent: the first head's header timeout runs from the accept.
+                return (self.active_us + t.header_us, Timeout::Header);
+            }
             return (self.active_us + t.idle_us, Timeout::Idle);
         };
         let writing = b.pending_out() > 0 || b.body_rest.is_some();
@@ -1205,7 +1230,7 @@ impl Conn {
     /// Answer `p` with its route's response.
     #[inline(always)]
     fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
-        self.served += 1;
+        self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
         let status = env.responses.status(p.route as usize);
         env.stats.by_status[status as usize] += 1;
@@ -1250,7 +1275,7 @@ impl Conn {
             self.respond_plain(b, p, env);
             return;
         };
-        self.served += 1;
+        self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
         let (plan, route) = match d {
             Decision::Mutate(i) => {

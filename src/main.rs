@@ -1,7 +1,7 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
 use canned::config::{Command, Config, environment, help};
-use canned::server::{Server, raise_fd_limit};
+use canned::server::{Server, max_conns_that_fit, raise_fd_limit};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -23,12 +23,20 @@ fn main() -> ExitCode {
         }
     };
     let fds = raise_fd_limit();
-    // Each connection needs one fd; keep some for listeners and the poller.
-    let reserve = 32 + 2 * config.workers as u64 * config.listen.len() as u64;
-    let fit = fds.saturating_sub(reserve).max(1) as usize;
+    // One budget (`max_conns_that_fit`): the workers' fds first, then one per connection. The
+    // workers alone not fitting is the one error; a `--max-conns` that does not fit beside
+    // them is lowered with one warning.
+    let fit = match max_conns_that_fit(&config) {
+        Ok(fit) => fit,
+        Err(e) => {
+            eprintln!("canned: error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if config.max_conns > fit {
         eprintln!(
-            "canned: warning: --max-conns {} does not fit in the fd limit {fds}; using {fit}",
+            "canned: warning: --max-conns {} does not fit in the fd limit {fds} beside the \
+             workers' descriptors; using {fit}",
             config.max_conns
         );
         config.max_conns = fit;

@@ -100,6 +100,12 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
             summary.idle_closed_at_limit,
         ),
         (
+            "canned_accept_errors_total",
+            COUNTER,
+            "accept(2) failures that paused accepting (out of fds or memory, or refused).",
+            summary.accept_errors,
+        ),
+        (
             "canned_bytes_received_total",
             COUNTER,
             "Bytes read from clients.",
@@ -150,6 +156,7 @@ mod tests {
         let mut t = Summary {
             connections: 12,
             idle_closed_at_limit: 2,
+            accept_errors: 3,
             ..Summary::default()
         };
         t.stats.requests = 3400;
@@ -179,6 +186,7 @@ mod tests {
             "canned_connections_open 7",
             "canned_connections_total 12",
             "canned_idle_closed_at_limit_total 2",
+            "canned_accept_errors_total 3",
             "canned_bytes_received_total 123456",
             "canned_bytes_sent_total 7890123",
         ] {
@@ -250,7 +258,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(families.len(), 11);
+        assert_eq!(families.len(), 12);
     }
 
     #[test]

@@ -96,22 +96,53 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
     Ok(bound)
 }
 
-/// Refuse `workers` that cannot fit in the fd limit before opening anything, rather than
-/// failing half-way with "Too many open files".
-fn check_fd_budget(workers: u64, listeners: u64, limit: Option<u64>) -> io::Result<()> {
-    let Some(limit) = limit else { return Ok(()) };
+/// The file descriptors a server needs before its first connection: for each worker its
+/// poller (epoll, its notifier and its timer: [`POLLER_FDS`]) and one socket per listener, plus
+/// [`RESERVED_FDS`] for the process (stdin, stdout, stderr, the wake-up pair and whatever a
+/// library user holds). What is left of the fd limit is for connections, one fd each.
+///
+/// `Ok(None)`: no limit. `Ok(Some(n))`: `n` connections fit (at least 1). An error names
+/// `--workers` when the workers alone do not fit, before anything is opened.
+pub fn connections_that_fit(
+    workers: u64,
+    listeners: u64,
+    limit: Option<u64>,
+) -> io::Result<Option<u64>> {
+    let Some(limit) = limit else { return Ok(None) };
     let per_worker = POLLER_FDS + listeners;
     let needed = workers
         .saturating_mul(per_worker)
         .saturating_add(RESERVED_FDS);
-    if needed > limit {
+    if needed >= limit {
         return Err(io::Error::other(format!(
-            "--workers {workers} needs {needed} file descriptors ({per_worker} per worker and \
-             {RESERVED_FDS} spare), more than the limit of {limit}; use fewer workers or raise \
-             the limit (ulimit -n)"
+            "--workers {workers} needs {needed} file descriptors before any connection ({per_worker} \
+             per worker, {POLLER_FDS} for its poller and one per listener, and {RESERVED_FDS} for the \
+             process), leaving none of the limit of {limit}; use fewer workers or raise the limit \
+             (ulimit -n)"
         )));
     }
-    Ok(())
+    Ok(Some(limit - needed))
+}
+
+/// Refuse `workers` that cannot fit in the fd limit before opening anything, rather than
+/// failing half-way with "Too many open files".
+fn check_fd_budget(workers: u64, listeners: u64, limit: Option<u64>) -> io::Result<()> {
+    connections_that_fit(workers, listeners, limit).map(|_| ())
+}
+
+/// The `--max-conns` that fits in the fd limit beside `config`'s workers and listeners
+/// ([`connections_that_fit`]), or the error naming `--workers` when nothing fits.
+pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
+    let fit = connections_that_fit(
+        config.workers.max(1) as u64,
+        config.listen.len() as u64,
+        fd_limit(),
+    )?;
+    Ok(fit.map_or(config.max_conns, |n| {
+        config
+            .max_conns
+            .min(usize::try_from(n).unwrap_or(usize::MAX))
+    }))
 }
 
 /// The soft RLIMIT_NOFILE, or `None` when unlimited or unknown.
@@ -415,8 +446,8 @@ mod tests {
         // (workers, listeners, limit, fits)
         let cases = [
             (1, 1, Some(1024), true),
-            (252, 1, Some(1024), true),
-            (253, 1, Some(1024), false),
+            (251, 1, Some(1024), true),
+            (252, 1, Some(1024), false),
             (1, 1, Some(64), true),
             (5000, 1, Some(20_000), false),
             (5000, 1, None, true),
@@ -425,6 +456,12 @@ mod tests {
         for (workers, listeners, limit, fits) in cases {
             let got = check_fd_budget(workers, listeners, limit);
             assert_eq!(got.is_ok(), fits, "{workers} x {listeners} in {limit:?}");
+            if let (Ok(()), Some(limit)) = (&got, limit) {
+                // What is left is for connections: the same formula, at least one.
+                let left = connections_that_fit(workers, listeners, Some(limit)).unwrap();
+                assert_eq!(left, Some(limit - 16 - workers * (3 + listeners)));
+                assert!(left.unwrap() >= 1);
+            }
             if let Err(e) = got {
                 assert!(
                     e.to_string()

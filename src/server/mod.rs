@@ -18,7 +18,7 @@ mod timers;
 mod worker;
 
 pub(crate) use listen::adopt_listen_fds;
-pub use listen::raise_fd_limit;
+pub use listen::{max_conns_that_fit, raise_fd_limit};
 pub use stats::Summary;
 
 use crate::config::{Config, Listen};
@@ -27,7 +27,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use worker::Worker;
 
@@ -36,17 +36,52 @@ struct Shared {
     published: std::sync::Mutex<Vec<Summary>>,
     stop: AtomicBool,
     /// pollers[worker], so that a worker asking for an eviction can wake the others. Declared
-    /// before the wake socket, which every poller holds registered: dropped first.
+    /// before the wake and stop-now sockets, which every poller holds registered: dropped
+    /// first.
     pollers: Vec<Arc<polling::Poller>>,
     wake_r: UnixStream,
     wake_w: UnixStream,
+    /// Written by a second stop signal: every worker polls it and stops at once, draining or
+    /// not. Never read (the workers leave on its first report).
+    force_r: UnixStream,
+    force_w: UnixStream,
     open: AtomicUsize,
     /// At `--max-conns`: idle keep-alive connections that a worker with none of its own asks
     /// the others to close. Each ask is withdrawn at the asker's next look at the limit
     /// (100 ms), so one that nobody can satisfy costs nothing after that.
     evictions_wanted: AtomicUsize,
+    /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
+    /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
+    room_asked: Vec<AtomicBool>,
+    /// Errnos of accept failures already reported ([`Shared::first_report`]), a bit each.
+    reported: [AtomicU64; 4],
     /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
     catalogue: Option<Arc<crate::mutate::Catalogue>>,
+}
+
+impl Shared {
+    /// Count one more open connection if that stays within `max`: taken before the accept,
+    /// so that workers accepting at once never exceed the limit between them.
+    fn reserve_slot(&self, max: usize) -> bool {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// Give back a slot of [`Shared::reserve_slot`]: an accept that failed, or a close.
+    fn release_slot(&self) {
+        self.open.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Whether this is the first report of `errno` in this process (errno 0: any other
+    /// failure): each kind of accept failure is logged once, however many workers meet it.
+    fn first_report(&self, errno: i32) -> bool {
+        let bit = errno.rem_euclid(256) as usize;
+        let mask = 1u64 << (bit % 64);
+        self.reported[bit / 64].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    }
 }
 
 impl Drop for Shared {
@@ -103,6 +138,8 @@ impl Server {
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
         wake_w.set_nonblocking(true)?;
+        let (force_r, force_w) = UnixStream::pair()?;
+        force_w.set_nonblocking(true)?;
         let mut pollers = Vec::with_capacity(workers);
         for _ in 0..workers {
             pollers.push(Arc::new(polling::Poller::new()?));
@@ -123,8 +160,12 @@ impl Server {
                 pollers,
                 wake_r,
                 wake_w,
+                force_r,
+                force_w,
                 open: AtomicUsize::new(0),
                 evictions_wanted: AtomicUsize::new(0),
+                room_asked: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+                reported: Default::default(),
                 catalogue,
             }),
         })
@@ -141,9 +182,13 @@ impl Server {
         matches!(addr, Listen::Tcp(a) if self.ipv4_fallbacks.contains(a))
     }
 
-    /// Stop on SIGTERM and SIGINT (for the binary; one server per process).
+    /// Drain and stop on SIGTERM, SIGINT, SIGHUP or SIGQUIT; stop at once on a second one;
+    /// ignore SIGUSR1, SIGUSR2 and SIGPIPE (for the binary; one server per process).
     pub fn stop_on_signals(&self) -> io::Result<()> {
-        signals::install(self.shared.wake_w.as_raw_fd())
+        signals::install(
+            self.shared.wake_w.as_raw_fd(),
+            self.shared.force_w.as_raw_fd(),
+        )
     }
 
     /// Serve on worker threads; return at once.

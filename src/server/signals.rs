@@ -1,5 +1,7 @@
-//! SIGTERM and SIGINT: the handler writes one byte to the server's wake-up socket, which the
-//! workers poll.
+//! SIGTERM, SIGINT, SIGHUP and SIGQUIT: the first writes one byte to the server's wake-up
+//! socket, which the workers poll, and they drain; any later one writes to the stop-now socket,
+//! which they poll too, and they stop at once. SIGUSR1 and SIGUSR2 are ignored, so that a
+//! stray `kill -USR1` (a log rotator's habit) does not end the process with no drain.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -7,6 +9,15 @@ use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 /// The write end of the wake-up pipe the signal handler writes to (-1: none).
 static SIGNAL_FD: AtomicI32 = AtomicI32::new(-1);
+/// The write end of the stop-now pipe, for every signal after the first (-1: none).
+static FORCE_FD: AtomicI32 = AtomicI32::new(-1);
+/// Stop signals received so far.
+static RECEIVED: AtomicUsize = AtomicUsize::new(0);
+
+/// The signals that stop the server: SIGTERM (supervisors, `docker stop`, Kubernetes), SIGINT
+/// (Ctrl-C), SIGHUP (the terminal went away) and SIGQUIT. Each drains as SIGTERM does.
+pub(super) const STOP_SIGNALS: [libc::c_int; 4] =
+    [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
 /// Handlers running now: `uninstall` waits for them before the fd may close.
 static IN_HANDLER: AtomicUsize = AtomicUsize::new(0);
 
@@ -14,7 +25,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     // write(2) may set errno; the interrupted code must find it as it left it.
     let saved = errno::get();
     IN_HANDLER.fetch_add(1, Ordering::SeqCst);
-    let fd = SIGNAL_FD.load(Ordering::SeqCst);
+    let first = RECEIVED.fetch_add(1, Ordering::SeqCst) == 0;
+    let fd = if first { &SIGNAL_FD } else { &FORCE_FD }.load(Ordering::SeqCst);
     if fd >= 0 {
         // SAFETY: write(2) is async-signal-safe; the buffer is a valid static byte, and
         // `uninstall` keeps `fd` open while IN_HANDLER counts this call.
@@ -26,10 +38,12 @@ extern "C" fn on_signal(_: libc::c_int) {
     errno::set(saved);
 }
 
-/// Install the handler for SIGTERM and SIGINT, writing to `wake_fd`; ignore SIGPIPE.
-pub(super) fn install(wake_fd: RawFd) -> io::Result<()> {
+/// Install the handler for [`STOP_SIGNALS`], writing to `wake_fd` for the first one received and
+/// to `force_fd` for any later one; ignore SIGPIPE, SIGUSR1 and SIGUSR2.
+pub(super) fn install(wake_fd: RawFd, force_fd: RawFd) -> io::Result<()> {
+    FORCE_FD.store(force_fd, Ordering::SeqCst);
     SIGNAL_FD.store(wake_fd, Ordering::SeqCst);
-    for sig in [libc::SIGTERM, libc::SIGINT] {
+    for sig in STOP_SIGNALS {
         // SAFETY: a zeroed sigaction is valid; the handler only calls write(2) and touches
         // atomics and errno.
         let rc = unsafe {
@@ -43,9 +57,12 @@ pub(super) fn install(wake_fd: RawFd) -> io::Result<()> {
             return Err(io::Error::last_os_error());
         }
     }
-    // SAFETY: ignoring SIGPIPE has no preconditions; writes use MSG_NOSIGNAL anyway.
+    // SAFETY: ignoring a signal has no preconditions. SIGPIPE: a write to a closed socket or
+    // pipe is then an EPIPE error (socket2's `send` passes no MSG_NOSIGNAL).
     unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        for sig in [libc::SIGPIPE, libc::SIGUSR1, libc::SIGUSR2] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
     }
     Ok(())
 }
@@ -58,6 +75,7 @@ pub(super) fn uninstall(wake_fd: RawFd) {
         .compare_exchange(wake_fd, -1, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok()
     {
+        FORCE_FD.store(-1, Ordering::SeqCst);
         // A handler on this thread would have finished before we got here; one on another
         // thread is a write(2) away from done.
         while IN_HANDLER.load(Ordering::SeqCst) > 0 {
@@ -105,13 +123,16 @@ mod tests {
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         // A write that fails is the case where write(2) sets errno: an fd number far above
         // any fd limit gives EBADF (a closed fd could be reused by a test running alongside).
+        // Both fds: the first signal writes to one, later ones to the other.
         let before = SIGNAL_FD.swap(i32::MAX, Ordering::SeqCst);
+        let force_before = FORCE_FD.swap(i32::MAX, Ordering::SeqCst);
         for value in [0, libc::EINTR, libc::EAGAIN] {
             errno::set(value);
             on_signal(libc::SIGTERM);
             assert_eq!(errno::get(), value);
         }
         SIGNAL_FD.store(before, Ordering::SeqCst);
+        FORCE_FD.store(force_before, Ordering::SeqCst);
     }
 
     #[test]
@@ -125,8 +146,10 @@ mod tests {
         .unwrap();
         server.stop_on_signals().unwrap();
         assert!(SIGNAL_FD.load(Ordering::SeqCst) >= 0);
+        assert!(FORCE_FD.load(Ordering::SeqCst) >= 0);
         drop(server);
         assert_eq!(SIGNAL_FD.load(Ordering::SeqCst), -1);
+        assert_eq!(FORCE_FD.load(Ordering::SeqCst), -1);
         // A signal now finds no fd (and no closed or reused fd to write to).
         on_signal(libc::SIGTERM);
     }

@@ -11,6 +11,8 @@ pub struct Summary {
     pub connections: u64,
     /// Idle keep-alive connections closed at `--max-conns` to admit a new one.
     pub idle_closed_at_limit: u64,
+    /// accept(2) failures that paused accepting (out of fds or memory, or refused).
+    pub accept_errors: u64,
     /// Counters.
     pub stats: Stats,
 }
@@ -20,6 +22,7 @@ impl Summary {
     pub fn add(&mut self, other: &Summary) {
         self.connections += other.connections;
         self.idle_closed_at_limit += other.idle_closed_at_limit;
+        self.accept_errors += other.accept_errors;
         self.stats.add(&other.stats);
     }
 
@@ -64,7 +67,10 @@ impl std::fmt::Display for Summary {
             plural(errors_total)
         )?;
         let mut sep = " (";
-        let limit = [("idle_closed_at_limit", self.idle_closed_at_limit)];
+        let limit = [
+            ("idle_closed_at_limit", self.idle_closed_at_limit),
+            ("accept_errors", self.accept_errors),
+        ];
         for (name, n) in errors(s).chain(limit) {
             if n > 0 {
                 write!(f, "{sep}{name} {n}")?;
@@ -96,8 +102,8 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
     use std::fmt::Write;
     let s = &t.stats;
     let mut j = format!(
-        "{{\"connections_open\":{open},\"connections_total\":{},\"idle_closed_at_limit\":{},\"requests\":{},\"responses\":{{",
-        t.connections, t.idle_closed_at_limit, s.requests
+        "{{\"connections_open\":{open},\"connections_total\":{},\"idle_closed_at_limit\":{},\"accept_errors\":{},\"requests\":{},\"responses\":{{",
+        t.connections, t.idle_closed_at_limit, t.accept_errors, s.requests
     );
     for (status, &n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
         member(&mut j, &status, n);
@@ -163,7 +169,20 @@ mod tests {
             .copied()
             .find(|e| e.to_string() == "missing_host")
             .unwrap();
-        let cases: [(String, &str); 6] = [
+        let accept_errors = {
+            let mut s = Summary {
+                connections: 4,
+                accept_errors: 3,
+                ..Summary::default()
+            };
+            s.stats.requests = 4;
+            s.to_string()
+        };
+        let cases: [(String, &str); 7] = [
+            (
+                accept_errors,
+                "canned: 4 connections, 4 requests, 0 errors (accept_errors 3)",
+            ),
             (
                 with(0, 0, &[], [0; 3], 0),
                 "canned: 0 connections, 0 requests, 0 errors",
@@ -200,6 +219,7 @@ mod tests {
         let mut t = Summary {
             connections: 5,
             idle_closed_at_limit: 4,
+            accept_errors: 6,
             ..Summary::default()
         };
         t.stats.timeouts = [1, 2, 3];
@@ -211,6 +231,7 @@ mod tests {
             "\"connections_open\":1",
             "\"connections_total\":5",
             "\"idle_closed_at_limit\":4",
+            "\"accept_errors\":6",
             "\"responses\":{\"200\":7}",
             "\"timeouts\":{\"header\":1,\"idle\":2,\"write\":3}",
             "\"missing_host\":0",

@@ -31,6 +31,8 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 const WAKE: usize = usize::MAX - 1;
+/// A second stop signal: stop now.
+const FORCE: usize = usize::MAX - 2;
 const LISTENER: usize = usize::MAX / 2;
 // Connection keys are slab indices, far below LISTENER.
 /// Read buffer shared by a worker's connections.
@@ -39,8 +41,8 @@ const SCRATCH: usize = 64 * 1024;
 /// may have fallen through another worker's closes), and how often `--stats`/`--metrics` counters are
 /// published (µs).
 const RECHECK_US: u64 = 100_000;
-/// Pause after accept fails for lack of file descriptors (µs).
-const FD_PAUSE_US: u64 = 100_000;
+/// Pause after accept fails for lack of file descriptors or memory, or is refused (µs).
+const ACCEPT_PAUSE_US: u64 = 100_000;
 
 /// Why the loop calls a connection.
 #[derive(Clone, Copy)]
@@ -55,8 +57,8 @@ enum Cause {
 struct Slot {
     sock: Socket,
     conn: Conn,
-    /// Registered interest (read, write).
-    interest: (bool, bool),
+    /// Registered interest.
+    interest: Interest,
     /// This connection's entry in the worker's [`Deadlines`] (µs; `u64::MAX`: none), kept
     /// here so that the check after every event reads no heap.
     armed_us: u64,
@@ -124,9 +126,6 @@ pub(super) struct Worker {
     parts: EnvParts,
     accepted: u64,
     idle_closed_at_limit: u64,
-    /// At the limit with nothing idle of its own, this worker asked the others to close one
-    /// of theirs (one ask outstanding at a time, withdrawn at the next look at the limit).
-    asked_for_room: bool,
     /// The millisecond (of the worker's clock) this worker last looked for an idle connection
     /// for another worker: at most one scan of the slots per millisecond while an ask stands.
     looked_for_room_ms: u64,
@@ -147,7 +146,8 @@ pub(super) struct Worker {
     /// `drain_deadline` and `next_publish` (with `--stats` or `--metrics`, while connections are open);
     /// `u64::MAX`: none. A loop turn checks this one number.
     own_deadline: u64,
-    logged_emfile: bool,
+    /// accept(2) failures that paused accepting ([`Worker::accept_failed`]).
+    accept_errors: u64,
     /// `--stats`, `--metrics`: this worker's index, the counter routes, the buffer the
     /// metrics text is rendered into (reused) and the next time to publish.
     id: usize,
@@ -169,10 +169,12 @@ impl Worker {
             // (`begin_drain`, or `Worker::drop`).
             unsafe { poller.add_with_mode(l, Event::readable(LISTENER + i), PollMode::Level)? };
         }
-        // SAFETY: the poller is dropped before the wake socket: the worker drops its `poller`
-        // before its `shared`, and `Shared` its `pollers` before `wake_r`.
+        // SAFETY: the poller is dropped before the wake and stop-now sockets: the worker drops
+        // its `poller` before its `shared`, and `Shared` its `pollers` before `wake_r` and
+        // `force_r`.
         unsafe {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
+            poller.add_with_mode(&shared.force_r, Event::readable(FORCE), PollMode::Level)?;
         }
         let (mut responses, counter_routes) = Responses::from_config(&config);
         let faults = WorkerFaults::new(&config, &mut responses, shared.catalogue.clone(), id);
@@ -197,7 +199,6 @@ impl Worker {
             },
             accepted: 0,
             idle_closed_at_limit: 0,
-            asked_for_room: false,
             looked_for_room_ms: u64::MAX,
             timeouts: config.timeouts.in_us(),
             config,
@@ -207,7 +208,7 @@ impl Worker {
             date_second: 0,
             drain_deadline: None,
             own_deadline: u64::MAX,
-            logged_emfile: false,
+            accept_errors: 0,
             id,
             counter_routes,
             metrics_text: Vec::new(),
@@ -245,6 +246,12 @@ impl Worker {
             for ev in events.iter() {
                 match ev.key {
                     WAKE => self.begin_drain(),
+                    FORCE => {
+                        // A second signal: what is still open is closed now, as at the end of
+                        // `--shutdown-timeout`.
+                        self.begin_drain();
+                        self.drain_deadline = Some(0);
+                    }
                     k if k >= LISTENER => self.accept(k - LISTENER),
                     k => self.on_event(
                         k,
@@ -294,6 +301,7 @@ impl Worker {
         Summary {
             connections: self.accepted,
             idle_closed_at_limit: self.idle_closed_at_limit,
+            accept_errors: self.accept_errors,
             stats: self.parts.stats.clone(),
         }
     }
@@ -375,14 +383,17 @@ impl Worker {
             return;
         }
         for round in 0..128 {
-            if self.shared.open.load(Ordering::Relaxed) >= self.config.max_conns {
+            // The slot is taken before the accept, so that two workers never admit more than
+            // `--max-conns` between them; an accept that fails gives it back.
+            if !self.shared.reserve_slot(self.config.max_conns) {
                 if round > 0 {
                     // Whether another client waits is not known: the listener, polled
                     // level-triggered, says so on the next turn.
                     return;
                 }
-                if !self.close_longest_idle() {
-                    // At the limit with nothing idle to close: stop polling the listeners.
+                if !self.close_longest_idle() || !self.shared.reserve_slot(self.config.max_conns) {
+                    // At the limit with nothing idle to close (or the room made was taken by
+                    // another worker): stop polling the listeners.
                     self.at_limit = true;
                     self.limit_recheck_at = self.now_us + RECHECK_US;
                     self.update_own_deadline();
@@ -392,27 +403,47 @@ impl Worker {
                 }
             }
             let Some(l) = self.listeners.get(i) else {
+                self.shared.release_slot();
                 return;
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, _)) => self.add(sock),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {
-                    if !self.logged_emfile && !self.config.quiet {
-                        eprintln!(
-                            "canned: out of file descriptors ({e}); pausing accept until one is free"
-                        );
+                Err(e) => {
+                    self.shared.release_slot();
+                    match e.raw_os_error() {
+                        Some(libc::EAGAIN) => return,
+                        // The queued connection went away before it was taken (ECONNABORTED),
+                        // a protocol error on it (EPROTO), or a signal: the next one may be fine.
+                        Some(libc::ECONNABORTED | libc::EPROTO | libc::EINTR) => continue,
+                        errno => {
+                            self.accept_failed(&e, errno);
+                            return;
+                        }
                     }
-                    self.logged_emfile = true;
-                    self.paused_until = Some(self.now_us + FD_PAUSE_US);
-                    self.update_own_deadline();
-                    self.listen_interest(false);
-                    return;
                 }
-                // ECONNABORTED and friends concern one connection only.
-                Err(_) => continue,
             }
         }
+    }
+
+    /// accept(2) failed for want of a resource (EMFILE, ENFILE, ENOBUFS, ENOMEM) or for a
+    /// reason that a retry does not change (EPERM from a firewall or LSM): the connection
+    /// stays queued and the listener, level-triggered, would wake the loop again at once. Stop
+    /// polling the listeners for [`ACCEPT_PAUSE_US`], count it, and say so once per process
+    /// for each errno.
+    #[cold]
+    fn accept_failed(&mut self, e: &io::Error, errno: Option<i32>) {
+        self.accept_errors += 1;
+        if self.shared.first_report(errno.unwrap_or(0)) && !self.config.quiet {
+            let what = if matches!(errno, Some(libc::EMFILE | libc::ENFILE)) {
+                "out of file descriptors"
+            } else {
+                "accept failed"
+            };
+            eprintln!("canned: {what} ({e}); pausing accept for 100 ms at a time while it lasts");
+        }
+        self.paused_until = Some(self.now_us + ACCEPT_PAUSE_US);
+        self.update_own_deadline();
+        self.listen_interest(false);
     }
 
     /// At the connection limit: close this worker's longest-idle keep-alive connection (no
@@ -428,32 +459,47 @@ impl Worker {
         true
     }
 
-    /// The slot of this worker's longest-idle keep-alive connection.
+    /// The connection to close at the limit: the longest-silent one that has sent nothing
+    /// since its accept (nothing waiting in its socket either), else the longest-idle
+    /// keep-alive one (answered at least once, no request in progress, no output pending). A
+    /// herd of silent sockets then makes room among itself, not by closing real clients.
     fn longest_idle(&self) -> Option<usize> {
-        let mut oldest: Option<(u64, usize)> = None;
+        let mut silent: Option<(u64, usize)> = None;
+        let mut answered: Option<(u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
-            if let Some(slot) = slot {
-                let since = slot.conn.last_active_us();
-                // Answered at least once: a connection just accepted may have its first
-                // request unread in the socket buffer.
-                let keep_alive_idle = slot.conn.is_idle() && slot.conn.served() > 0;
-                if keep_alive_idle && oldest.is_none_or(|(t, _)| since < t) {
-                    oldest = Some((since, k));
-                }
+            let Some(slot) = slot else { continue };
+            let oldest = if slot.conn.is_silent() {
+                &mut silent
+            } else if slot.conn.is_idle() && slot.conn.served() > 0 {
+                &mut answered
+            } else {
+                continue;
+            };
+            let since = slot.conn.last_active_us();
+            if oldest.is_none_or(|(t, _)| since < t) {
+                *oldest = Some((since, k));
             }
         }
-        oldest.map(|(_, k)| k)
+        if let Some((_, k)) = silent {
+            // Just accepted, its first request may be in the socket buffer, unread.
+            let sock = &self.slots[k].as_ref()?.sock;
+            if !matches!(sock.peek(&mut [std::mem::MaybeUninit::uninit()]), Ok(1..)) {
+                return Some(k);
+            }
+        }
+        answered.map(|(_, k)| k)
     }
 
     /// At the limit with nothing idle of its own: ask the other workers to close one of
     /// theirs (the limit is per process), and wake them to look.
     #[cold]
     fn ask_for_room(&mut self) {
-        if self.asked_for_room || self.shared.pollers.len() < 2 {
+        if self.shared.pollers.len() < 2
+            || self.shared.room_asked[self.id].swap(true, Ordering::AcqRel)
+        {
             return;
         }
-        self.asked_for_room = true;
-        self.shared.evictions_wanted.fetch_add(1, Ordering::Relaxed);
+        self.shared.evictions_wanted.fetch_add(1, Ordering::AcqRel);
         for (id, poller) in self.shared.pollers.iter().enumerate() {
             if id != self.id {
                 let _ = poller.notify();
@@ -462,35 +508,39 @@ impl Worker {
     }
 
     /// The ask is settled (met, or this worker resumes or drains): take it back if nobody
-    /// met it, so that an ask nobody can meet does not stand.
+    /// met it, so that an ask nobody can meet does not stand. Only this worker's own ask: one
+    /// that another worker met is already taken.
     fn withdraw_ask_for_room(&mut self) {
-        if std::mem::take(&mut self.asked_for_room) {
-            let _ = self.shared.evictions_wanted.fetch_update(
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-                |n| n.checked_sub(1),
-            );
+        if self.shared.room_asked[self.id].swap(false, Ordering::AcqRel) {
+            self.shared.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
     /// Another worker at the limit has nothing idle: close this worker's longest-idle
-    /// keep-alive connection for it, if there is one. The ask is taken (decremented) first,
-    /// so that two workers never close two connections for one ask.
+    /// keep-alive connection for it, if there is one. The ask is taken (its flag cleared)
+    /// first, so that two workers never close two connections for one ask.
     #[cold]
     fn make_room_for_another_worker(&mut self) {
         let ms = self.now_us / US_PER_MS;
-        if self.asked_for_room || self.drain_deadline.is_some() || self.looked_for_room_ms == ms {
+        if self.shared.room_asked[self.id].load(Ordering::Acquire)
+            || self.drain_deadline.is_some()
+            || self.looked_for_room_ms == ms
+        {
             return;
         }
         self.looked_for_room_ms = ms;
         let Some(k) = self.longest_idle() else {
             return;
         };
-        let taken =
-            self.shared
-                .evictions_wanted
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-        if taken.is_ok() {
+        let asked = &self.shared.room_asked;
+        let taken = (0..asked.len()).any(|id| {
+            id != self.id
+                && asked[id]
+                    .compare_exchange(true, false, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+        });
+        if taken {
+            self.shared.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
             self.close(k);
             self.idle_closed_at_limit += 1;
         }
@@ -507,6 +557,7 @@ impl Worker {
         }
     }
 
+    /// Take a connection just accepted, whose slot in [`Shared::open`] is already reserved.
     fn add(&mut self, sock: Socket) {
         // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
@@ -525,17 +576,17 @@ impl Worker {
         .is_err()
         {
             self.free.push(k);
+            self.shared.release_slot();
             return;
         }
         self.slots[k] = Some(Slot {
             sock,
             conn: Conn::new(self.now_us),
-            interest: (true, false),
+            interest: Interest::READ,
             armed_us: u64::MAX,
         });
         self.conns += 1;
         self.accepted += 1;
-        self.shared.open.fetch_add(1, Ordering::Relaxed);
         if self.conns == 1 && self.counter_routes.any() {
             // Publish counters while there are connections.
             self.update_own_deadline();
@@ -557,6 +608,11 @@ impl Worker {
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {
+                    Ok(0) if slot.conn.is_held() => {
+                        // Gone while its response is held: nothing held can reach it.
+                        self.close(k);
+                        return;
+                    }
                     Ok(0) => slot.conn.on_eof(),
                     Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
                     // Nothing after all (urgent data, a spurious wake-up): not an end.
@@ -569,9 +625,11 @@ impl Worker {
                 }
             }
             Cause::Ready { hangup: true, .. } => {
-                // Not reading (a held response, a drip between pieces, output piled up): the
-                // report stays level-triggered until the socket closes, and would wake the
-                // loop on every turn until the hold ends. No response can reach the client.
+                // Not reading (a held response, a drip between pieces, output piled up): a
+                // reset, or the peer's FIN while a response is held (asked for then, see
+                // `set_interest`). The report stays level-triggered until the socket closes,
+                // and would wake the loop on every turn until the hold ends. No response can
+                // reach the client (nginx counts the same as a client abort, 499).
                 self.close(k);
                 return;
             }
@@ -609,7 +667,7 @@ impl Worker {
                     return;
                 }
                 slot.conn.start_lingering(self.now_us, &mut self.parts.pool);
-                set_interest(&self.poller, slot, k, (true, false));
+                set_interest(&self.poller, slot, k, Interest::READ);
                 self.rearm(k);
             }
             Next::Continue if self.drain_deadline.is_some() && slot.conn.is_idle() => {
@@ -617,7 +675,11 @@ impl Worker {
                 self.close(k);
             }
             Next::Continue => {
-                let want = (slot.conn.wants_read(), !slot.conn.output().is_empty());
+                let want = Interest {
+                    read: slot.conn.wants_read(),
+                    write: !slot.conn.output().is_empty(),
+                    hangup: slot.conn.is_held(),
+                };
                 set_interest(&self.poller, slot, k, want);
                 self.rearm(k);
             }
@@ -648,7 +710,7 @@ impl Worker {
             self.deadlines.remove(k);
             self.free.push(k);
             self.conns -= 1;
-            self.shared.open.fetch_sub(1, Ordering::Relaxed);
+            self.shared.release_slot();
             if self.conns == 0 && self.counter_routes.any() {
                 self.update_own_deadline();
             }
@@ -780,9 +842,29 @@ fn flush(slot: &mut Slot, env: &mut Env<'_>) -> bool {
     }
 }
 
-fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: (bool, bool)) {
+/// What a connection's socket is registered for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Interest {
+    read: bool,
+    write: bool,
+    /// The peer's FIN (EPOLLRDHUP), which a connection that is not reading never sees: asked
+    /// for only while a response is held, since a client that half-closes after its requests
+    /// still reads their answers.
+    hangup: bool,
+}
+
+impl Interest {
+    const READ: Interest = Interest {
+        read: true,
+        write: false,
+        hangup: false,
+    };
+}
+
+fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: Interest) {
     if slot.interest != want {
-        let ev = Event::new(k, want.0, want.1);
+        let mut ev = Event::new(k, want.read, want.write);
+        ev.set_interrupt(want.hangup);
         if poller
             .modify_with_mode(&slot.sock, ev, PollMode::Level)
             .is_ok()

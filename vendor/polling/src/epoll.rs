@@ -467,10 +467,12 @@ impl EventExtra {
         }
     }
 
-    /// Add the interrupt flag to this event.
+    /// Add the interrupt flag to this event: EPOLLHUP, and EPOLLRDHUP (the peer shut down
+    /// its writing side), which is reported only when asked for.
     #[inline]
     pub fn set_hup(&mut self, active: bool) {
-        self.flags.set(epoll::EventFlags::HUP, active);
+        self.flags
+            .set(epoll::EventFlags::HUP | epoll::EventFlags::RDHUP, active);
     }
 
     /// Add the priority flag to this event.
@@ -479,10 +481,11 @@ impl EventExtra {
         self.flags.set(epoll::EventFlags::PRI, active);
     }
 
-    /// Tell if the interrupt flag is set.
+    /// Tell if the interrupt flag is set: EPOLLHUP or EPOLLRDHUP.
     #[inline]
     pub fn is_hup(&self) -> bool {
-        self.flags.contains(epoll::EventFlags::HUP)
+        self.flags
+            .intersects(epoll::EventFlags::HUP | epoll::EventFlags::RDHUP)
     }
 
     /// Tell if the priority flag is set.

@@ -414,3 +414,32 @@ fn syscalls_per_wait() -> io::Result<()> {
     }
     Ok(())
 }
+
+/// With interrupt interest and neither read nor write interest, the peer shutting down its
+/// writing side (EPOLLRDHUP) is reported as an interrupt; without it, nothing is reported.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[test]
+fn interrupt_interest_reports_the_peers_shutdown() -> io::Result<()> {
+    let (poller, _watchdog) = new_poller()?;
+    let (ours, theirs) = UnixStream::pair()?;
+    // SAFETY: `ours` is deleted from the poller before it is dropped.
+    unsafe {
+        poller.add_with_mode(&ours, Event::none(1).with_interrupt(), PollMode::Level)?;
+    }
+    let mut events = Events::new();
+    poller.wait(&mut events, Some(Duration::from_millis(50)))?;
+    assert_eq!(events.len(), 0, "nothing happened yet");
+    theirs.shutdown(std::net::Shutdown::Write)?;
+    events.clear();
+    poller.wait(&mut events, Some(PROMPTLY))?;
+    let ev = events.iter().next().expect("the shutdown is reported");
+    assert_eq!(ev.key, 1);
+    assert!(ev.is_interrupt());
+    // Without interrupt interest the same half-close is not reported.
+    poller.modify_with_mode(&ours, Event::none(1), PollMode::Level)?;
+    events.clear();
+    poller.wait(&mut events, Some(Duration::from_millis(50)))?;
+    assert_eq!(events.len(), 0);
+    poller.delete(&ours)?;
+    Ok(())
+}
