@@ -896,6 +896,12 @@ impl Conn {
         self.active_us = now_us;
     }
 
+    /// Its last response is written and its write side shut: it only drains the client's
+    /// input so that the client reads that response, not a reset ([`Conn::start_lingering`]).
+    pub fn is_lingering(&self) -> bool {
+        matches!(self.phase, Phase::Lingering)
+    }
+
     /// No request is in progress and no output is pending: the connection may be closed
     /// without losing anything (idle keep-alive).
     pub fn is_idle(&self) -> bool {

@@ -21,7 +21,8 @@
 //! | authority-form without CONNECT, `*` without OPTIONS | rejected, 400 | §3.2.3, §3.2.4 |
 //! | absolute-form with a scheme other than `http`/`https` | rejected, 400 | §3.2.2: nothing else can name this server |
 //! | absolute-form authority not `uri-host [ ":" port ]`, empty, or with userinfo | rejected, 400 | RFC 3986 §3.2, RFC 9110 §4.2.1, §4.2.4 |
-//! | `Host` not `uri-host [ ":" port ]` | rejected, 400 | §3.2, RFC 3986 §3.2.2, §3.2.3 |
+//! | `Host` not `uri-host [ ":" port ]`, or with an empty host (`Host:`, `Host: :80`) | rejected, 400 | §3.2, RFC 3986 §3.2.2, §3.2.3, RFC 9110 §4.2.1 |
+//! | a method that does not end within the head limit | rejected, 400 (not 414: the target is not what is long) | RFC 9110 §9.1 |
 //! | whitespace before the colon of a field | rejected, 400 | §5.1 |
 //! | obs-fold (a line starting with SP/HTAB) | rejected, 400 | §5.2 |
 //! | NUL or other CTL in a field value | rejected, 400 | RFC 9110 §5.5 |
@@ -502,10 +503,15 @@ impl Parser {
                 self.reset();
                 Ok(Status::Complete(req))
             }
-            None if buf.len() >= self.limits.max_head => Err(if self.flags & F_REQUEST_LINE == 0 {
-                Error::UriTooLong
-            } else {
+            None if buf.len() >= self.limits.max_head => Err(if self.flags & F_REQUEST_LINE != 0 {
                 Error::HeadTooLarge
+            } else {
+                match self.phase {
+                    // No method is that long: the method is what is wrong, not the target.
+                    Phase::Method => Error::InvalidMethod,
+                    Phase::LineStart | Phase::LeadingLf => Error::InvalidRequestLine,
+                    _ => Error::UriTooLong,
+                }
             }),
             None => Ok(Status::Partial),
         }
@@ -939,6 +945,11 @@ fn target_form(
 /// else takes [`valid_authority_exact`].
 #[inline]
 fn valid_authority(s: &[u8]) -> bool {
+    // An empty uri-host (`Host:`, `Host: :80`): RFC 9110 §4.2.1, a recipient MUST reject an
+    // http URI with an empty host as invalid.
+    if matches!(s.first(), None | Some(b':')) {
+        return false;
+    }
     let mut k = 0;
     while k + 8 <= s.len() && host_word_bad(load_word(s, k)) == 0 {
         k += 8;

@@ -529,7 +529,9 @@ fn graceful_shutdown_under_load_truncates_nothing() {
         summary.trim()
     );
     assert_eq!(code, 0);
-    assert!(took < time_bound(Duration::from_secs(4)), "{took:?}");
+    // Clients that keep sending after their last response do not hold the exit for the
+    // closing connections' 2 s of lingering: once every response is delivered, it exits.
+    assert!(took < time_bound(Duration::from_millis(1500)), "{took:?}");
     assert!(answered > 100);
 }
 

@@ -945,6 +945,31 @@ fn delay_holds_faulted_responses_and_a_latency_adds_to_it() {
     assert!(took < Duration::from_millis(700) + slack(), "{took:?}");
     h.shutdown();
     h.join();
+    // README, Faults: each held response counts its delay and latency from the moment the
+    // one before it is written: two pipelined requests with `--delay 200ms` and
+    // `latency:200ms` are answered after 400 and 800 ms.
+    let (h, addr) = start(&[
+        "--delay",
+        "200ms",
+        "--fault",
+        "/=latency:200ms",
+        "--workers",
+        "1",
+    ]);
+    let mut s = connect(addr);
+    let t = Instant::now();
+    s.write_all(&[get("/"), get("/")].concat()).unwrap();
+    for least in [400, 800] {
+        assert_eq!(read_responses(&mut s, 1)[0].status, 200);
+        let took = t.elapsed();
+        let least = Duration::from_millis(least);
+        assert!(
+            took >= least && took < least + slack(),
+            "{least:?}: {took:?}"
+        );
+    }
+    h.shutdown();
+    h.join();
     // A malformed-response variant is held too.
     let (h, addr) = start(&["--delay", "200ms", "--mutate-id", "cl-negative"]);
     let t = Instant::now();

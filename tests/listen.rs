@@ -519,7 +519,8 @@ fn workers_beyond_the_fd_limit_are_refused_naming_the_flag() {
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("canned: error: --workers 100 needs ")
-            && err.contains("more than the limit of 256"),
+            && err.contains("of the limit of 256")
+            && err.trim_end().lines().count() == 1,
         "{err}"
     );
     // A count that fits still starts under the same limit.

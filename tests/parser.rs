@@ -129,7 +129,10 @@ const CASES: &[(&str, &[u8], Want)] = &[
     // --- Host, RFC 9112 §3.2 ---
     ("1.1 without Host", b"GET / HTTP/1.1\r\n\r\n", Err(Error::MissingHost)),
     ("1.1 with two Host", b"GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", Err(Error::DuplicateHost)),
-    ("1.1 empty Host", b"GET / HTTP/1.1\r\nHost:\r\n\r\n", Ok(true, NONE, "/")),
+    ("1.1 empty Host (RFC 9110 §4.2.1: an empty host is invalid)", b"GET / HTTP/1.1\r\nHost:\r\n\r\n", Err(Error::InvalidHost)),
+    ("1.1 blank Host", b"GET / HTTP/1.1\r\nHost:  \t\r\n\r\n", Err(Error::InvalidHost)),
+    ("1.0 empty Host", b"GET / HTTP/1.0\r\nHost:\r\n\r\n", Err(Error::InvalidHost)),
+    ("Host port without a host", b"GET / HTTP/1.1\r\nHost: :80\r\n\r\n", Err(Error::InvalidHost)),
     ("1.0 without Host", b"GET / HTTP/1.0\r\n\r\n", Ok(false, NONE, "/")),
     // --- Host = uri-host [ ":" port ], RFC 9112 §3.2, RFC 3986 §3.2.2, §3.2.3 ---
     ("Host reg-name, every allowed byte", b"GET / HTTP/1.1\r\nHost: a-Z.0_~!$&'()*+,;=%41\r\n\r\n", Ok(true, NONE, "/")),
@@ -363,9 +366,21 @@ fn limits_give_414_and_431() {
         parse_request(exact, tight),
         Result::Err(Error::HeadTooLarge)
     );
-    // The limit is enforced while the head is still partial.
+    // The limit is enforced while the head is still partial. A method that long is a bad
+    // method (400), not a long target (Http11Probe expects 400 or 501).
     assert_eq!(
         parse_request(&[b'G'; 64], small),
+        Result::Err(Error::InvalidMethod)
+    );
+    assert_eq!(Error::InvalidMethod.status(), 400);
+    // Empty lines that fill the limit are no request line at all.
+    assert_eq!(
+        parse_request(&b"\r\n".repeat(32), small),
+        Result::Err(Error::InvalidRequestLine)
+    );
+    // A target that does not fit is 414, however early it is cut.
+    assert_eq!(
+        parse_request(&[b"GET /".as_slice(), &[b'a'; 59]].concat(), small),
         Result::Err(Error::UriTooLong)
     );
     assert_eq!(

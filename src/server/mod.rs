@@ -53,6 +53,8 @@ struct Shared {
     /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
     /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
     room_asked: Vec<AtomicBool>,
+    /// Connections that have sent nothing yet, over all workers (see `Worker::silent`).
+    silent: AtomicUsize,
     /// Errnos of accept failures already reported ([`Shared::first_report`]), a bit each.
     reported: [AtomicU64; 4],
     /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
@@ -166,6 +168,7 @@ impl Server {
                 evictions_wanted: AtomicUsize::new(0),
                 room_asked: (0..workers).map(|_| AtomicBool::new(false)).collect(),
                 reported: Default::default(),
+                silent: AtomicUsize::new(0),
                 catalogue,
             }),
         })

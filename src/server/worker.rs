@@ -41,6 +41,9 @@ const SCRATCH: usize = 64 * 1024;
 /// may have fallen through another worker's closes), and how often `--stats`/`--metrics` counters are
 /// published (µs).
 const RECHECK_US: u64 = 100_000;
+/// Draining: how often lingering connections are looked at, to close those whose client has
+/// every byte of its last response (µs).
+const DRAIN_CHECK_US: u64 = 10_000;
 /// Pause after accept fails for lack of file descriptors or memory, or is refused (µs).
 const ACCEPT_PAUSE_US: u64 = 100_000;
 
@@ -142,12 +145,17 @@ pub(super) struct Worker {
     date_second: u64,
     /// Draining: the time whatever is still open is closed.
     drain_deadline: Option<u64>,
+    /// Draining: the next look at lingering connections ([`Worker::close_delivered`]).
+    drain_check_at: u64,
     /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
     /// `drain_deadline` and `next_publish` (with `--stats` or `--metrics`, while connections are open);
     /// `u64::MAX`: none. A loop turn checks this one number.
     own_deadline: u64,
     /// accept(2) failures that paused accepting ([`Worker::accept_failed`]).
     accept_errors: u64,
+    /// This worker's connections that have sent nothing yet ([`Conn::is_silent`]), also
+    /// summed over the workers in [`Shared::silent`]: at the limit they are closed first.
+    silent: usize,
     /// `--stats`, `--metrics`: this worker's index, the counter routes, the buffer the
     /// metrics text is rendered into (reused) and the next time to publish.
     id: usize,
@@ -207,8 +215,10 @@ impl Worker {
             now_us: 0,
             date_second: 0,
             drain_deadline: None,
+            drain_check_at: u64::MAX,
             own_deadline: u64::MAX,
             accept_errors: 0,
+            silent: 0,
             id,
             counter_routes,
             metrics_text: Vec::new(),
@@ -345,6 +355,7 @@ impl Worker {
             .unwrap_or(u64::MAX)
             .min(recheck)
             .min(self.drain_deadline.unwrap_or(u64::MAX))
+            .min(self.drain_check_at)
             .min(publish);
     }
 
@@ -370,6 +381,10 @@ impl Worker {
             if self.paused_until.is_none() {
                 self.listen_interest(true);
             }
+        }
+        if self.now_us > self.drain_check_at {
+            self.drain_check_at = self.now_us + DRAIN_CHECK_US;
+            self.close_delivered();
         }
         if self.counter_routes.any() && self.now_us > self.next_publish {
             self.next_publish = self.now_us + RECHECK_US;
@@ -446,12 +461,13 @@ impl Worker {
         self.listen_interest(false);
     }
 
-    /// At the connection limit: close this worker's longest-idle keep-alive connection (no
-    /// request in progress, no output pending) to make room, as nginx reuses its idle
-    /// keep-alive connections. A scan over the worker's slots, paid only at the limit.
+    /// At the connection limit: close this worker's longest-silent connection, or its
+    /// longest-idle keep-alive connection (no request in progress, no output pending) when no
+    /// worker has a silent one, to make room, as nginx reuses its idle keep-alive connections.
+    /// A scan over the worker's slots, paid only at the limit.
     #[cold]
     fn close_longest_idle(&mut self) -> bool {
-        let Some(k) = self.longest_idle() else {
+        let Some(k) = self.longest_idle(self.others_silent() == 0) else {
             return false;
         };
         self.close(k);
@@ -463,7 +479,7 @@ impl Worker {
     /// since its accept (nothing waiting in its socket either), else the longest-idle
     /// keep-alive one (answered at least once, no request in progress, no output pending). A
     /// herd of silent sockets then makes room among itself, not by closing real clients.
-    fn longest_idle(&self) -> Option<usize> {
+    fn longest_idle(&self, or_answered: bool) -> Option<usize> {
         let mut silent: Option<(u64, usize)> = None;
         let mut answered: Option<(u64, usize)> = None;
         for (k, slot) in self.slots.iter().enumerate() {
@@ -487,7 +503,16 @@ impl Worker {
                 return Some(k);
             }
         }
-        answered.map(|(_, k)| k)
+        // Another worker's silent connection goes first: ask it instead (`ask_for_room`).
+        answered.filter(|_| or_answered).map(|(_, k)| k)
+    }
+
+    /// Silent connections ([`Conn::is_silent`]) of the other workers.
+    fn others_silent(&self) -> usize {
+        self.shared
+            .silent
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.silent)
     }
 
     /// At the limit with nothing idle of its own: ask the other workers to close one of
@@ -529,7 +554,7 @@ impl Worker {
             return;
         }
         self.looked_for_room_ms = ms;
-        let Some(k) = self.longest_idle() else {
+        let Some(k) = self.longest_idle(self.others_silent() == 0) else {
             return;
         };
         let asked = &self.shared.room_asked;
@@ -587,6 +612,8 @@ impl Worker {
         });
         self.conns += 1;
         self.accepted += 1;
+        self.silent += 1;
+        self.shared.silent.fetch_add(1, Ordering::Relaxed);
         if self.conns == 1 && self.counter_routes.any() {
             // Publish counters while there are connections.
             self.update_own_deadline();
@@ -614,7 +641,14 @@ impl Worker {
                         return;
                     }
                     Ok(0) => slot.conn.on_eof(),
-                    Ok(n) => slot.conn.on_data(&self.scratch[..n], &mut env),
+                    Ok(n) => {
+                        let was_silent = slot.conn.is_silent();
+                        slot.conn.on_data(&self.scratch[..n], &mut env);
+                        if was_silent {
+                            self.silent -= 1;
+                            self.shared.silent.fetch_sub(1, Ordering::Relaxed);
+                        }
+                    }
                     // Nothing after all (urgent data, a spurious wake-up): not an end.
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -706,6 +740,10 @@ impl Worker {
     fn close(&mut self, k: usize) {
         if let Some(mut slot) = self.slots[k].take() {
             let _ = self.poller.delete(&slot.sock);
+            if slot.conn.is_silent() {
+                self.silent -= 1;
+                self.shared.silent.fetch_sub(1, Ordering::Relaxed);
+            }
             slot.conn.release(&mut self.parts.pool);
             self.deadlines.remove(k);
             self.free.push(k);
@@ -756,6 +794,23 @@ impl Worker {
         }
     }
 
+    /// Draining: close each lingering connection whose last response the client's TCP has
+    /// acknowledged whole (nothing left in the send queue). Lingering is there so that the
+    /// client reads that response rather than a reset; once the bytes are in its receive
+    /// buffer, a client that keeps sending after `Connection: close` must not hold the exit
+    /// for the whole linger (2 s).
+    #[cold]
+    fn close_delivered(&mut self) {
+        for k in 0..self.slots.len() {
+            let Some(slot) = self.slots[k].as_ref() else {
+                continue;
+            };
+            if slot.conn.is_lingering() && unacknowledged(&slot.sock) == 0 {
+                self.close(k);
+            }
+        }
+    }
+
     #[cold]
     fn begin_drain(&mut self) {
         if self.drain_deadline.is_some() {
@@ -764,6 +819,7 @@ impl Worker {
         let shutdown_us =
             u64::try_from(self.config.shutdown_timeout.as_micros()).unwrap_or(u64::MAX);
         self.drain_deadline = Some(self.now_us.saturating_add(shutdown_us));
+        self.drain_check_at = self.now_us + DRAIN_CHECK_US;
         self.update_own_deadline();
         self.withdraw_ask_for_room();
         let _ = self.poller.delete(&self.shared.wake_r);
@@ -817,6 +873,22 @@ impl Worker {
 #[inline]
 fn us_rounded_up(d: Duration) -> u64 {
     d.as_secs() * 1_000_000 + u64::from(d.subsec_nanos().div_ceil(1_000))
+}
+
+/// Bytes written to `sock` that its peer has not acknowledged (TCP; for a unix socket, not yet
+/// read): SIOCOUTQ. 0 when it cannot be told.
+fn unacknowledged(sock: &Socket) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: TIOCOUTQ (SIOCOUTQ) writes one int through the valid pointer; the fd is open
+    // (borrowed from `sock`).
+    let rc = unsafe {
+        libc::ioctl(
+            std::os::fd::AsRawFd::as_raw_fd(sock),
+            libc::TIOCOUTQ,
+            &mut n,
+        )
+    };
+    if rc == 0 { n.max(0) as usize } else { 0 }
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
