@@ -129,7 +129,7 @@ fn listening_line_shows_the_real_port_and_sigterm_exits_0_with_a_summary() {
     assert!(t.elapsed() < time_bound(Duration::from_secs(5)));
     assert_eq!(
         rest,
-        "canned: 2 connections, 1 request, 1 error (missing_host 1)\n"
+        "canned: 2 connections, 1 request, 1 error (missing_host 1); responses 200 1, 400 1\n"
     );
 }
 

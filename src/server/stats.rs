@@ -51,8 +51,10 @@ fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, singular
-/// for one, then every non-zero error, limit and timeout count by name.
+/// `canned: 12 connections, 3400 requests, 1 error (missing_host 1); responses 200 3399, 400 1`:
+/// the categories of `--stats`, each after the totals and only when non-zero: rejected requests
+/// by kind, timeouts by kind, responses by status (every one canned sent, 408 and 413
+/// included), faults and malformed responses sent, and the limits' counts.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
@@ -66,35 +68,47 @@ impl std::fmt::Display for Summary {
             plural(s.requests),
             plural(errors_total)
         )?;
-        let mut sep = " (";
-        let limit = [
+        list(f, " (", ")", errors(s))?;
+        let timeouts_total: u64 = s.timeouts.iter().sum();
+        if timeouts_total > 0 {
+            write!(f, ", {timeouts_total} timeout{}", plural(timeouts_total))?;
+            list(f, " (", ")", timeouts(s))?;
+        }
+        let by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
+        list(f, "; responses ", "", by_status)?;
+        let faults = crate::fault::Kind::ALL
+            .iter()
+            .map(|k| k.name())
+            .zip(s.faults);
+        list(f, "; faults ", "", faults)?;
+        let mutated = crate::mutate::ids().zip(s.mutated.iter().copied());
+        list(f, "; malformed ", "", mutated)?;
+        let limits = [
             ("idle_closed_at_limit", self.idle_closed_at_limit),
             ("accept_errors", self.accept_errors),
         ];
-        for (name, n) in errors(s).chain(limit) {
-            if n > 0 {
-                write!(f, "{sep}{name} {n}")?;
-                sep = ", ";
-            }
-        }
-        for (name, n) in timeouts(s) {
-            if n > 0 {
-                count(f, sep, name, n)?;
-                sep = ", ";
-            }
-        }
-        if sep == ", " {
-            f.write_str(")")?;
-        }
-        Ok(())
+        list(f, "; ", "", limits.into_iter())
     }
 }
 
-/// `, name_timeout n` (with `sep` before it), out of line so that the loop over the three
-/// timeouts is not unrolled into three formatting calls.
+/// `open name n, name n close`: the non-zero counts, nothing when there is none. Out of line,
+/// so that each category is one call, not a formatting call per unrolled count.
 #[inline(never)]
-fn count(f: &mut std::fmt::Formatter<'_>, sep: &str, name: &str, n: u64) -> std::fmt::Result {
-    write!(f, "{sep}{name}_timeout {n}")
+fn list<N: std::fmt::Display>(
+    f: &mut std::fmt::Formatter<'_>,
+    open: &str,
+    close: &str,
+    counts: impl Iterator<Item = (N, u64)>,
+) -> std::fmt::Result {
+    let mut sep = open;
+    for (name, n) in counts.filter(|&(_, n)| n > 0) {
+        write!(f, "{sep}{name} {n}")?;
+        sep = ", ";
+    }
+    if sep == ", " {
+        f.write_str(close)?;
+    }
+    Ok(())
 }
 
 /// The `--stats` body.
@@ -181,7 +195,7 @@ mod tests {
         let cases: [(String, &str); 7] = [
             (
                 accept_errors,
-                "canned: 4 connections, 4 requests, 0 errors (accept_errors 3)",
+                "canned: 4 connections, 4 requests, 0 errors; accept_errors 3",
             ),
             (
                 with(0, 0, &[], [0; 3], 0),
@@ -197,20 +211,41 @@ mod tests {
             ),
             (
                 with(2, 0, &[], [1, 0, 3], 0),
-                "canned: 2 connections, 0 requests, 0 errors (header_timeout 1, write_timeout 3)",
+                "canned: 2 connections, 0 requests, 0 errors, 4 timeouts (header 1, write 3)",
             ),
             (
                 with(3, 3, &[], [0; 3], 2),
-                "canned: 3 connections, 3 requests, 0 errors (idle_closed_at_limit 2)",
+                "canned: 3 connections, 3 requests, 0 errors; idle_closed_at_limit 2",
             ),
             (
                 with(1, 2, &[], [0, 1, 0], 0),
-                "canned: 1 connection, 2 requests, 0 errors (idle_timeout 1)",
+                "canned: 1 connection, 2 requests, 0 errors, 1 timeout (idle 1)",
             ),
         ];
         for (got, want) in cases {
             assert_eq!(got, want);
         }
+        // Every category of `--stats`, in its order: responses by status (413 and 408, which
+        // are no parser error, included), faults, malformed responses, the limits.
+        let mut s = Summary {
+            connections: 5,
+            idle_closed_at_limit: 1,
+            ..Summary::default()
+        };
+        s.stats.requests = 6;
+        s.stats.errors[missing_host.index()] = 1;
+        s.stats.timeouts = [1, 0, 0];
+        for (status, n) in [(200, 3), (400, 1), (408, 1), (413, 2)] {
+            s.stats.by_status[status] = n;
+        }
+        s.stats.faults[crate::fault::Kind::Reset.index()] = 2;
+        s.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 1];
+        assert_eq!(
+            s.to_string(),
+            "canned: 5 connections, 6 requests, 1 error (missing_host 1), 1 timeout (header 1); \
+             responses 200 3, 400 1, 408 1, 413 2; faults reset 2; malformed cl-plus-sign 1; \
+             idle_closed_at_limit 1"
+        );
     }
 
     /// The `--stats` body names every error and timeout kind, and the limit closes.
