@@ -51,6 +51,11 @@ fn connection() {
 }
 
 #[test]
+fn held() {
+    replay("held", canned::check::fuzz_held);
+}
+
+#[test]
 fn documented_strictness_is_explained() {
     for (e, why) in differential::STRICTER {
         assert!(why.len() > 10, "{e}: no reason given");
