@@ -945,11 +945,6 @@ fn target_form(
 /// else takes [`valid_authority_exact`].
 #[inline]
 fn valid_authority(s: &[u8]) -> bool {
-    // An empty uri-host (`Host:`, `Host: :80`): RFC 9110 §4.2.1, a recipient MUST reject an
-    // http URI with an empty host as invalid.
-    if matches!(s.first(), None | Some(b':')) {
-        return false;
-    }
     let mut k = 0;
     while k + 8 <= s.len() && host_word_bad(load_word(s, k)) == 0 {
         k += 8;
@@ -957,10 +952,12 @@ fn valid_authority(s: &[u8]) -> bool {
     while k < s.len() && HOST_COMMON[s[k] as usize] {
         k += 1;
     }
+    // An empty uri-host (`Host:`, `Host: :80`) is not one: RFC 9110 §4.2.1, a recipient MUST
+    // reject an http URI with an empty host as invalid (here and in the exact grammar).
     if k == s.len() {
-        return true;
+        return k != 0;
     }
-    if s[k] == b':' && s[k + 1..].iter().all(u8::is_ascii_digit) {
+    if k != 0 && s[k] == b':' && s[k + 1..].iter().all(u8::is_ascii_digit) {
         return true;
     }
     valid_authority_exact(s)
@@ -1010,6 +1007,9 @@ fn valid_authority_exact(s: &[u8]) -> bool {
                 return false;
             }
             k += 3;
+        }
+        if k == 0 {
+            return false;
         }
     }
     match &s[k..] {

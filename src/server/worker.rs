@@ -709,10 +709,12 @@ impl Worker {
                 self.close(k);
             }
             Next::Continue => {
+                let read = slot.conn.wants_read();
                 let want = Interest {
-                    read: slot.conn.wants_read(),
+                    read,
                     write: !slot.conn.output().is_empty(),
-                    hangup: slot.conn.is_held(),
+                    // A connection that reads sees the FIN as a read of 0 bytes.
+                    hangup: !read && slot.conn.is_held(),
                 };
                 set_interest(&self.poller, slot, k, want);
                 self.rearm(k);
@@ -920,8 +922,8 @@ struct Interest {
     read: bool,
     write: bool,
     /// The peer's FIN (EPOLLRDHUP), which a connection that is not reading never sees: asked
-    /// for only while a response is held, since a client that half-closes after its requests
-    /// still reads their answers.
+    /// for only while a response is held and nothing is read, since a client that half-closes
+    /// after its requests still reads their answers.
     hangup: bool,
 }
 
