@@ -561,7 +561,7 @@ impl Parser {
                 }
                 Phase::Method => {
                     // Almost every request: one comparison, the same outcome as the scan below.
-                    if w.get(*i..*i + 4) == Some(b"GET ") {
+                    if *i == self.start as usize && w.get(*i..*i + 4) == Some(b"GET ") {
                         self.method_end = 3;
                         *i += 4;
                         self.phase = Phase::Target;
@@ -629,7 +629,11 @@ impl Parser {
                 }
                 Phase::Version => {
                     // Almost every request: one comparison, the same outcome as the scan below.
-                    if w.get(*i..*i + 10) == Some(b"HTTP/1.1\r\n") {
+                    // Only at the version's start: a scan resumed inside a longer version
+                    // (split input) must still see all of it.
+                    if *i == self.target_end as usize + 1
+                        && w.get(*i..*i + 10) == Some(b"HTTP/1.1\r\n")
+                    {
                         self.flags |= F_HTTP11;
                         self.request_line_checked(w)?;
                         *i += 10;
@@ -658,7 +662,10 @@ impl Parser {
                 Phase::Name => {
                     // Most requests have it first (every client the benchmarks measure): one
                     // comparison, the scan's outcome.
-                    if self.headers == 0 && w.get(*i..*i + 5) == Some(b"Host:") {
+                    if self.headers == 0
+                        && *i == self.line as usize
+                        && w.get(*i..*i + 5) == Some(b"Host:")
+                    {
                         self.colon = *i as u32 + 4;
                         *i += 5;
                         self.phase = Phase::Value;

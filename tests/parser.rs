@@ -134,6 +134,10 @@ const CASES: &[(&str, &[u8], Want)] = &[
     ("1.0 empty Host", b"GET / HTTP/1.0\r\nHost:\r\n\r\n", Err(Error::InvalidHost)),
     ("Host port without a host", b"GET / HTTP/1.1\r\nHost: :80\r\n\r\n", Err(Error::InvalidHost)),
     ("1.0 without Host", b"GET / HTTP/1.0\r\n\r\n", Ok(false, NONE, "/")),
+    // --- the fast paths' shapes inside longer tokens: every split must see the whole token ---
+    ("a method ending in GET", b"XGET / HTTP/1.1\r\nHost: a\r\n\r\n", Ok(true, NONE, "/")),
+    ("a version ending in HTTP/1.1", b"GET / xHTTP/1.1\r\nHost: a\r\n\r\n", Err(Error::InvalidVersion)),
+    ("a first field ending in Host", b"GET / HTTP/1.1\r\nX-Host: a\r\n\r\n", Err(Error::MissingHost)),
     // --- Host = uri-host [ ":" port ], RFC 9112 §3.2, RFC 3986 §3.2.2, §3.2.3 ---
     ("Host reg-name, every allowed byte", b"GET / HTTP/1.1\r\nHost: a-Z.0_~!$&'()*+,;=%41\r\n\r\n", Ok(true, NONE, "/")),
     ("Host IPv4 and port", b"GET / HTTP/1.1\r\nHost:  127.0.0.1:8080 \r\n\r\n", Ok(true, NONE, "/")),
