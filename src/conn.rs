@@ -20,7 +20,7 @@ use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
-/// Stop reading from a connection while this much output is pending (backpressure): the
+/// Stop reading from a connection while its output buffer holds this much (backpressure): the
 /// server's [`ConnLimits::high_water`].
 pub const HIGH_WATER: usize = 256 * 1024;
 /// Bodies up to this size are copied into the output; larger ones are streamed in pieces of
@@ -33,7 +33,9 @@ pub const BODY_CHUNK: usize = 64 * 1024;
 /// refills and the input bound happen with inputs of a few hundred bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnLimits {
-    /// Stop parsing requests, and reading, while this much output is pending (backpressure).
+    /// Stop parsing requests, and reading, while the output buffer holds this much, its
+    /// written part not yet dropped included (backpressure): the buffer never holds more than
+    /// this plus one response.
     pub high_water: usize,
     /// Bodies up to this size are copied into the output whole; larger ones in pieces of this
     /// size, each copied once the previous one is written (at least 1).
@@ -617,6 +619,14 @@ impl WorkArea {
     fn pending_out(&self) -> usize {
         self.out.len() - self.out_pos
     }
+
+    /// The output buffer, its written part included, is at the high-water mark: parse no more
+    /// requests and read no more until it drains. Counting the written part bounds the buffer
+    /// itself, not only what is pending, to the mark plus one response.
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.out.len() >= self.high_water
+    }
 }
 
 impl Conn {
@@ -817,9 +827,11 @@ impl Conn {
             b.out_since_us = env.now_us;
         }
         b.out_pos += n;
-        if b.out_pos < b.out.len() && b.out_pos >= b.high_water {
-            // A client that reads as fast as new requests add output never lets the buffer
-            // drain to empty: drop the written part here, or the buffer grows without bound.
+        if b.out_pos < b.out.len() && b.full() && b.out_pos >= b.pending_out() {
+            // Parsing stops while the buffer, written part included, is at the high-water
+            // mark (`WorkArea::full`), so that a slow reader's output never exceeds the mark
+            // plus one response: then drop the written part, once it is at least what
+            // remains, so that each move is paid for by as many bytes written since the last.
             b.out.drain(..b.out_pos);
             b.out_pos = 0;
         }
@@ -854,7 +866,7 @@ impl Conn {
                 !self.eof
                     && self.work.as_ref().is_none_or(|b| {
                         b.body_rest.is_none()
-                            && b.pending_out() < b.high_water
+                            && !b.full()
                             && b.input.len() <= b.parser.limits().max_head
                     })
             }
@@ -910,6 +922,12 @@ impl Conn {
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
         self.work.as_ref().map_or(0, |b| b.input.len())
+    }
+
+    /// Bytes in the output buffer, the written part not yet dropped included (at most the
+    /// high-water mark plus one response).
+    pub fn output_held(&self) -> usize {
+        self.work.as_ref().map_or(0, |b| b.out.len())
     }
 
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
@@ -1116,7 +1134,7 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= b.high_water {
+                    if at == buf.len() || b.body_rest.is_some() || b.full() {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
