@@ -257,7 +257,7 @@ pub mod connection {
         let routes = (0..r.routes()).map(|k| {
             let head = [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close]
                 .iter()
-                .map(|&v| r.head(k, v).len())
+                .map(|&v| r.head_len(k, v))
                 .max()
                 .unwrap_or(0);
             head + r.body(k).len().min(body_chunk.max(1))
@@ -621,7 +621,7 @@ pub mod connection {
                     String::from_utf8_lossy(req.method)
                 );
             }
-            out.wire.extend_from_slice(r.head(route, variant));
+            out.wire.extend_from_slice(&r.head(route, variant));
             if !head_only {
                 out.wire.extend_from_slice(r.body(route));
             }

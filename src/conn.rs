@@ -552,7 +552,7 @@ struct DripCursor {
 impl DripCursor {
     /// The response's length.
     fn len(&self, r: &Responses) -> usize {
-        let head = r.head(self.route as usize, self.variant).len();
+        let head = r.head_len(self.route as usize, self.variant);
         if self.head_only {
             head
         } else {
@@ -1418,18 +1418,13 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
         (false, true) => Variant::KeepAlive10,
         (false, false) => Variant::KeepAlive11,
     };
-    let route = p.route as usize;
-    let r = env.responses;
-    b.out.extend_from_slice(r.head(route, variant));
-    if !p.head && !env.features.raw {
-        let body = r.body(route);
-        let chunk = env.conn_limits.body_chunk.max(1);
-        if body.len() <= chunk {
-            b.out.extend_from_slice(body);
-        } else {
-            b.out.extend_from_slice(&body[..chunk]);
-            b.body_rest = Some((p.route, chunk));
-        }
+    let head_only = p.head || env.features.raw;
+    let chunk = env.conn_limits.body_chunk.max(1);
+    if let Some(at) = env
+        .responses
+        .append(p.route as usize, variant, head_only, chunk, &mut b.out)
+    {
+        b.body_rest = Some((p.route, at));
     }
 }
 
@@ -1504,10 +1499,10 @@ fn drip_more(b: &mut WorkArea, env: &mut Env<'_>) -> bool {
 fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
     let r = env.responses;
     let route = c.route as usize;
-    let head = r.head(route, c.variant);
+    let head_len = r.head_len(route, c.variant);
     let (start, at) = (c.copied, out.len());
-    if start < head.len() {
-        out.extend_from_slice(&head[start..end.min(head.len())]);
+    if start < head_len {
+        r.copy_head(route, c.variant, start, end.min(head_len), out);
         if let Some(d) = r.date_offset(route) {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
@@ -1519,9 +1514,9 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
             }
         }
     }
-    if end > head.len() {
+    if end > head_len {
         let body = r.body(route);
-        out.extend_from_slice(&body[start.max(head.len()) - head.len()..end - head.len()]);
+        out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
     }
 }
 

@@ -152,7 +152,7 @@ fn keep_alive_rules_from_the_table() {
         let mut d = driver();
         d.feed(head.as_bytes());
         let r = d.responses().clone();
-        let want = [r.head(0, variant), r.body(0)].concat();
+        let want = [&r.head(0, variant)[..], r.body(0)].concat();
         assert_eq!(d.write_all(), want, "{head:?}");
     }
     assert_eq!(
