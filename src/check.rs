@@ -259,7 +259,7 @@ pub mod connection {
         let routes = (0..r.routes()).map(|k| {
             let head = [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close]
                 .iter()
-                .map(|&v| r.head(k, v).len())
+                .map(|&v| r.head_len(k, v))
                 .max()
                 .unwrap_or(0);
             head + r.body(k).len().min(body_chunk.max(1))
@@ -295,14 +295,13 @@ pub mod connection {
         let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
         let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
         let hw = s.conn_limits.high_water;
-        // Memory bounds: parsing stops at the high-water mark, so pending output is below it
-        // plus what one request adds (a 100 Continue and a response); input held back is at
-        // most a head plus one read; buffers are at most twice what they ever held, and the
-        // written part of the output is dropped once it reaches the high-water mark.
+        // Memory bounds (README, Limits): parsing stops while the output buffer, its written
+        // part included, is at the high-water mark, so the buffer is below it plus what one
+        // request adds (a 100 Continue and a response); input held back is at most a head plus
+        // one read; a buffer's capacity is at most twice the most it held (growth by doubling).
         let out_bound = hw + CONTINUE.len() + largest_response(responses, s.conn_limits.body_chunk);
         let in_bound = s.limits.max_head + max_read;
-        let held_bound =
-            size_of::<WorkArea>() + 2 * (in_bound + hw + out_bound) + 2 * s.limits.max_head;
+        let held_bound = size_of::<WorkArea>() + 2 * (in_bound + out_bound);
         let mut eof_sent = false;
         loop {
             let mut env = Env {
@@ -359,9 +358,9 @@ pub mod connection {
                 progressed |= n > 0 || size == 0;
             }
             assert!(
-                conn.output().len() <= out_bound,
-                "pending output {} over its bound {out_bound}",
-                conn.output().len()
+                conn.output_held() <= out_bound,
+                "output buffer {} over its bound {out_bound}",
+                conn.output_held()
             );
             assert!(
                 conn.pending_input() <= in_bound,
@@ -624,7 +623,7 @@ pub mod connection {
                     String::from_utf8_lossy(req.method)
                 );
             }
-            out.wire.extend_from_slice(r.head(route, variant));
+            out.wire.extend_from_slice(&r.head(route, variant));
             if !head_only {
                 out.wire.extend_from_slice(r.body(route));
             }

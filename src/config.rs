@@ -828,6 +828,19 @@ impl std::fmt::Display for ArgError {
 
 impl std::error::Error for ArgError {}
 
+/// The one-line refusal of responses that take `total` bytes formatted, over
+/// [`crate::response::MAX_FORMATTED_BYTES`].
+#[cold]
+#[inline(never)]
+pub fn formatted_too_large(total: usize) -> String {
+    format!(
+        "--header, --route: the responses would take {total} bytes once formatted (each \
+         route's three heads carry every header), over the limit of {} (64 MiB); give fewer \
+         routes or shorter headers",
+        crate::response::MAX_FORMATTED_BYTES
+    )
+}
+
 /// `what` is wrong with the value of `name` (a flag or a variable).
 fn fail<T>(name: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
     Err(arg_error(name, &what))
@@ -1096,7 +1109,37 @@ impl Config {
         if c.listen.is_empty() {
             c.listen.push(every_interface(DEFAULT_PORT));
         }
+        c.check_formatted_bytes().map_err(ArgError)?;
         Ok(Command::Run(Box::new(c)))
+    }
+
+    /// Refuse a configuration whose responses would take more than
+    /// [`crate::response::MAX_FORMATTED_BYTES`] once formatted: each route's three heads carry
+    /// every `--header`, so routes multiply headers. Measured one route at a time, so that a
+    /// refused configuration never takes the memory.
+    pub fn check_formatted_bytes(&self) -> Result<(), String> {
+        use crate::response::{MAX_FORMATTED_BYTES, formatted_bytes};
+        if self.raw.is_some() {
+            return Ok(());
+        }
+        let mut total = 0usize;
+        for r in &self.routes {
+            total = total.saturating_add(formatted_bytes(&r.spec, &self.common));
+            if let Some(e) = &r.faults.error {
+                // Its error-rate response: the route's fields, another status and body.
+                let body = e.body.as_deref().unwrap_or_default().as_bytes();
+                let spec = Spec {
+                    status: e.status,
+                    body: Arc::from(body),
+                    ..r.spec.clone()
+                };
+                total = total.saturating_add(formatted_bytes(&spec, &self.common));
+            }
+        }
+        if total <= MAX_FORMATTED_BYTES {
+            return Ok(());
+        }
+        Err(formatted_too_large(total))
     }
 
     /// Add a listener (`127.0.0.1:0`, `[::1]:8080`, `unix:/path`).

@@ -20,7 +20,7 @@ use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
 
-/// Stop reading from a connection while this much output is pending (backpressure): the
+/// Stop reading from a connection while its output buffer holds this much (backpressure): the
 /// server's [`ConnLimits::high_water`].
 pub const HIGH_WATER: usize = 256 * 1024;
 /// Bodies up to this size are copied into the output; larger ones are streamed in pieces of
@@ -33,7 +33,9 @@ pub const BODY_CHUNK: usize = 64 * 1024;
 /// refills and the input bound happen with inputs of a few hundred bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnLimits {
-    /// Stop parsing requests, and reading, while this much output is pending (backpressure).
+    /// Stop parsing requests, and reading, while the output buffer holds this much, its
+    /// written part not yet dropped included (backpressure): the buffer never holds more than
+    /// this plus one response.
     pub high_water: usize,
     /// Bodies up to this size are copied into the output whole; larger ones in pieces of this
     /// size, each copied once the previous one is written (at least 1).
@@ -550,7 +552,7 @@ struct DripCursor {
 impl DripCursor {
     /// The response's length.
     fn len(&self, r: &Responses) -> usize {
-        let head = r.head(self.route as usize, self.variant).len();
+        let head = r.head_len(self.route as usize, self.variant);
         if self.head_only {
             head
         } else {
@@ -616,6 +618,14 @@ impl WorkArea {
 
     fn pending_out(&self) -> usize {
         self.out.len() - self.out_pos
+    }
+
+    /// The output buffer, its written part included, is at the high-water mark: parse no more
+    /// requests and read no more until it drains. Counting the written part bounds the buffer
+    /// itself, not only what is pending, to the mark plus one response.
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.out.len() >= self.high_water
     }
 }
 
@@ -823,9 +833,11 @@ impl Conn {
             b.out_since_us = env.now_us;
         }
         b.out_pos += n;
-        if b.out_pos < b.out.len() && b.out_pos >= b.high_water {
-            // A client that reads as fast as new requests add output never lets the buffer
-            // drain to empty: drop the written part here, or the buffer grows without bound.
+        if b.out_pos < b.out.len() && b.full() && b.out_pos >= b.pending_out() {
+            // Parsing stops while the buffer, written part included, is at the high-water
+            // mark (`WorkArea::full`), so that a slow reader's output never exceeds the mark
+            // plus one response: then drop the written part, once it is at least what
+            // remains, so that each move is paid for by as many bytes written since the last.
             b.out.drain(..b.out_pos);
             b.out_pos = 0;
         }
@@ -860,7 +872,7 @@ impl Conn {
                 !self.eof
                     && self.work.as_ref().is_none_or(|b| {
                         b.body_rest.is_none()
-                            && b.pending_out() < b.high_water
+                            && !b.full()
                             && b.input.len() <= b.parser.limits().max_head
                     })
             }
@@ -937,6 +949,12 @@ impl Conn {
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
         self.work.as_ref().map_or(0, |b| b.input.len())
+    }
+
+    /// Bytes in the output buffer, the written part not yet dropped included (at most the
+    /// high-water mark plus one response).
+    pub fn output_held(&self) -> usize {
+        self.work.as_ref().map_or(0, |b| b.out.len())
     }
 
     /// Bytes held by this connection beyond its own struct (work area and buffer capacity).
@@ -1147,7 +1165,7 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || b.body_rest.is_some() || b.pending_out() >= b.high_water {
+                    if at == buf.len() || b.body_rest.is_some() || b.full() {
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -1431,18 +1449,13 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
         (false, true) => Variant::KeepAlive10,
         (false, false) => Variant::KeepAlive11,
     };
-    let route = p.route as usize;
-    let r = env.responses;
-    b.out.extend_from_slice(r.head(route, variant));
-    if !p.head && !env.features.raw {
-        let body = r.body(route);
-        let chunk = env.conn_limits.body_chunk.max(1);
-        if body.len() <= chunk {
-            b.out.extend_from_slice(body);
-        } else {
-            b.out.extend_from_slice(&body[..chunk]);
-            b.body_rest = Some((p.route, chunk));
-        }
+    let head_only = p.head || env.features.raw;
+    let chunk = env.conn_limits.body_chunk.max(1);
+    if let Some(at) = env
+        .responses
+        .append(p.route as usize, variant, head_only, chunk, &mut b.out)
+    {
+        b.body_rest = Some((p.route, at));
     }
 }
 
@@ -1517,10 +1530,10 @@ fn drip_more(b: &mut WorkArea, env: &mut Env<'_>) -> bool {
 fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
     let r = env.responses;
     let route = c.route as usize;
-    let head = r.head(route, c.variant);
+    let head_len = r.head_len(route, c.variant);
     let (start, at) = (c.copied, out.len());
-    if start < head.len() {
-        out.extend_from_slice(&head[start..end.min(head.len())]);
+    if start < head_len {
+        r.copy_head(route, c.variant, start, end.min(head_len), out);
         if let Some(d) = r.date_offset(route) {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
@@ -1532,9 +1545,9 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
             }
         }
     }
-    if end > head.len() {
+    if end > head_len {
         let body = r.body(route);
-        out.extend_from_slice(&body[start.max(head.len()) - head.len()..end - head.len()]);
+        out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
     }
 }
 

@@ -652,6 +652,35 @@ pub enum Decision {
     },
 }
 
+/// Add the error-rate responses of `config`'s routes to `responses`, once for every worker;
+/// returns, by route index, the index in `responses` of the route's error-rate response (the
+/// route's own when it has none), for [`WorkerFaults::with_error_routes`].
+pub fn add_error_responses(
+    config: &crate::config::Config,
+    responses: &mut crate::response::Responses,
+) -> Vec<u16> {
+    let mut error_routes = Vec::with_capacity(config.routes.len());
+    for (i, r) in config.routes.iter().enumerate() {
+        let e = match &r.faults.error {
+            Some(e) => {
+                let body = match &e.body {
+                    Some(b) => b.clone(),
+                    None => format!("{} {}\n", e.status, crate::response::reason(e.status)),
+                };
+                let spec = crate::response::Spec {
+                    status: e.status,
+                    body: std::sync::Arc::from(body.into_bytes()),
+                    ..r.spec.clone()
+                };
+                responses.add_unrouted(&spec) as u16
+            }
+            None => i as u16,
+        };
+        error_routes.push(e);
+    }
+    error_routes
+}
+
 impl WorkerFaults {
     /// The faults of worker `worker`, or `None` when the configuration has none (the plain
     /// path then pays nothing). The error-rate responses are added to `responses`.
@@ -661,37 +690,34 @@ impl WorkerFaults {
         catalogue: Option<std::sync::Arc<crate::mutate::Catalogue>>,
         worker: usize,
     ) -> Option<WorkerFaults> {
+        let error_routes = add_error_responses(config, responses);
+        WorkerFaults::with_error_routes(config, responses, error_routes, catalogue, worker)
+    }
+
+    /// [`WorkerFaults::new`] with the error-rate responses already in `responses`, where
+    /// [`add_error_responses`] put them (the server formats them once for all its workers).
+    pub fn with_error_routes(
+        config: &crate::config::Config,
+        responses: &crate::response::Responses,
+        error_routes: Vec<u16>,
+        catalogue: Option<std::sync::Arc<crate::mutate::Catalogue>>,
+        worker: usize,
+    ) -> Option<WorkerFaults> {
         let any = config.routes.iter().any(|r| !r.faults.is_none());
         if !any && config.mutate.is_none() {
             return None;
         }
         let mut rng = Rng::new(config.seed, worker as u64);
-        let mut error_routes = Vec::new();
-        let mut garbage = Vec::new();
-        for (i, r) in config.routes.iter().enumerate() {
-            let e = match &r.faults.error {
-                Some(e) => {
-                    let body = match &e.body {
-                        Some(b) => b.clone(),
-                        None => format!("{} {}\n", e.status, crate::response::reason(e.status)),
-                    };
-                    let spec = crate::response::Spec {
-                        status: e.status,
-                        body: std::sync::Arc::from(body.into_bytes()),
-                        ..r.spec.clone()
-                    };
-                    responses.add_unrouted(&spec) as u16
-                }
-                None => i as u16,
-            };
-            error_routes.push(e);
-            garbage.push(match r.faults.delivery {
+        let garbage = config
+            .routes
+            .iter()
+            .map(|r| match r.faults.delivery {
                 // Drawn from the worker's stream at start-up: the same bytes for every
                 // response of the route, reproducible with the seed.
                 Delivery::Garbage(n) => (0..n).map(|_| rng.next_u64() as u8).collect(),
                 _ => Box::default(),
-            });
-        }
+            })
+            .collect();
         let mutate = config.mutate.map(|m| Mutator {
             catalogue: catalogue.unwrap_or_default(),
             next: 0,

@@ -5,6 +5,12 @@
 //! looks for) and close (`Connection: close`). A GET answer is a head followed by the body; a
 //! HEAD answer is the head alone. The `Date` field is rendered once per second and patched in
 //! place ([`Responses::set_date`]), so a response is always a plain slice of these buffers.
+//!
+//! A head is two pieces: its start (status line, `Server`, `Date`), which each worker keeps
+//! and patches, and the rest (the other fields, the `Connection` field of its variant, and a
+//! small body), formatted once and shared by every worker ([`Arc`]): a configuration with many
+//! routes or long header fields is in memory once, however many workers serve it, and a
+//! response is still two copies, the start and the rest.
 
 use std::sync::Arc;
 
@@ -55,15 +61,38 @@ pub struct Common {
     pub date: bool,
 }
 
-/// One formatted route.
+/// Bodies up to this size are formatted into the shared rest of each head, after it, so that
+/// the response to GET is two copies (the start, the rest); a larger body is copied on its own.
+pub const INLINE_BODY: usize = 1024;
+
+/// One formatted route: the start of its heads is this worker's own (it holds the `Date`
+/// value), the rest is shared by every worker.
 #[derive(Clone, Debug)]
 struct Formatted {
     status: u16,
-    heads: [Vec<u8>; 3],
-    /// Offset of the 29-byte date value in the heads (the same in each), if any.
+    /// The status line, `Server` and `Date` fields: the same for every variant.
+    start: Box<[u8]>,
+    /// Offset of the 29-byte date value in `start`, if any.
     date_at: Option<usize>,
+    /// By variant: the rest of the head, then the body when it is inlined.
+    rest: [Arc<[u8]>; 3],
+    /// By variant: where the head ends in `rest`.
+    head_end: [u32; 3],
+    /// The length of the body inlined in `rest` (0: none).
+    inline_len: u32,
+    /// The body is sent after `rest` (not inlined in it, and not empty).
+    body_apart: bool,
     body: Arc<[u8]>,
     send_body: bool,
+}
+
+/// A formatted error response, whole: small, and this worker's own.
+#[derive(Clone, Debug)]
+struct Whole {
+    /// The close variant's head.
+    head: Vec<u8>,
+    date_at: Option<usize>,
+    body: Arc<[u8]>,
 }
 
 /// Where the counter routes are among a server's routes, each refreshed by its worker with
@@ -84,15 +113,18 @@ impl CounterRoutes {
 }
 
 /// All responses of one worker: routes (index 0 is the default) and one error response per
-/// status code canned sends.
+/// status code canned sends. A clone shares the routes' formatted bytes, but for the starts
+/// of their heads: the server formats its responses once and gives each worker a clone.
 #[derive(Clone, Debug)]
 pub struct Responses {
     routes: Vec<Formatted>,
-    specs: Vec<Spec>,
+    /// The specs of the routes whose body [`Responses::set_body`] replaces (the counter
+    /// routes), by route.
+    replaceable: Vec<(usize, Spec)>,
     common: Common,
     /// Exact paths of routes 1.., with whether only GET and HEAD match.
     paths: Vec<(Vec<u8>, bool)>,
-    errors: Vec<(u16, Formatted)>,
+    errors: Vec<(u16, Whole)>,
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
     methods: Option<MethodRules>,
@@ -147,18 +179,27 @@ impl Responses {
     /// Format every route; `routes[0]` answers paths without a route of their own, and
     /// `paths[i]` (an exact path, and whether only GET and HEAD match) selects `routes[i + 1]`.
     pub fn new(routes: &[Spec], paths: &[(Vec<u8>, bool)], common: &Common) -> Responses {
-        assert_eq!(
-            routes.len(),
-            paths.len() + 1,
-            "one path per route after the default"
-        );
+        Responses::build(routes.iter(), paths, common)
+    }
+
+    /// [`Responses::new`] from references, so that a configuration's routes are formatted
+    /// without a copy of their specs.
+    fn build<'a>(
+        routes: impl Iterator<Item = &'a Spec>,
+        paths: &[(Vec<u8>, bool)],
+        common: &Common,
+    ) -> Responses {
         let date = if common.date {
             http_date(std::time::SystemTime::now())
         } else {
             [b' '; 29]
         };
-        let routes_specs = routes.to_vec();
-        let routes = routes.iter().map(|s| format(s, common, &date)).collect();
+        let routes: Vec<Formatted> = routes.map(|s| format(s, common, &date)).collect();
+        assert_eq!(
+            routes.len(),
+            paths.len() + 1,
+            "one path per route after the default"
+        );
         let errors = ERROR_STATUSES
             .iter()
             .map(|&status| {
@@ -169,12 +210,19 @@ impl Responses {
                     content_type: "text/plain; charset=utf-8".into(),
                     headers: Vec::new(),
                 };
-                (status, format(&spec, common, &date))
+                let f = format(&spec, common, &date);
+                let close = Variant::Close as usize;
+                let whole = Whole {
+                    head: [&f.start[..], &f.rest[close][..f.head_end[close] as usize]].concat(),
+                    date_at: f.date_at,
+                    body: f.body,
+                };
+                (status, whole)
             })
             .collect();
         let mut r = Responses {
             routes,
-            specs: routes_specs,
+            replaceable: Vec::new(),
             common: common.clone(),
             paths: paths.to_vec(),
             errors,
@@ -240,13 +288,11 @@ impl Responses {
 
     fn push_route(&mut self, spec: Spec) -> usize {
         self.routes.push(format(&spec, &self.common, &self.date));
-        self.specs.push(spec);
         self.routes.len() - 1
     }
 
     fn replace_route(&mut self, route: usize, spec: Spec) {
         self.routes[route] = format(&spec, &self.common, &self.date);
-        self.specs[route] = spec;
     }
 
     /// The responses a server answers with: the configured routes (or the raw response),
@@ -260,7 +306,7 @@ impl Responses {
                 CounterRoutes::default(),
             );
         }
-        let mut specs: Vec<Spec> = config.routes.iter().map(|r| r.spec.clone()).collect();
+        let mut specs: Vec<Spec> = Vec::new();
         let mut paths: Vec<(Vec<u8>, bool)> = config.routes[1..]
             .iter()
             .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
@@ -274,13 +320,15 @@ impl Responses {
                 headers: vec!["Cache-Control: no-store".into()],
             });
             paths.push((path.as_bytes().to_vec(), false));
-            Some(specs.len() - 1)
+            Some(config.routes.len() + specs.len() - 1)
         };
         let counters = CounterRoutes {
             stats: counter_route(&config.stats, b"{}\n", "application/json"),
             metrics: counter_route(&config.metrics, b"", crate::metrics::CONTENT_TYPE),
         };
-        let mut responses = Responses::new(&specs, &paths, &config.common);
+        let routes = config.routes.iter().map(|r| &r.spec).chain(&specs);
+        let mut responses = Responses::build(routes, &paths, &config.common);
+        responses.replaceable = (config.routes.len()..).zip(specs).collect();
         if !config.methods.is_empty() {
             let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
             responses.accept_only(&methods);
@@ -291,9 +339,7 @@ impl Responses {
     /// Format a response no path selects (a fault's error response); returns its route
     /// index.
     pub fn add_unrouted(&mut self, spec: &Spec) -> usize {
-        self.specs.push(spec.clone());
-        self.routes.push(format(spec, &self.common, &self.date));
-        self.routes.len() - 1
+        self.push_route(spec.clone())
     }
 
     /// `--raw-response`: the same bytes, verbatim, for every request and variant.
@@ -305,10 +351,15 @@ impl Responses {
             headers: Vec::new(),
         };
         let mut r = Responses::new(std::slice::from_ref(&only), &[], common);
+        let end = bytes.len() as u32;
         r.routes[0] = Formatted {
             status: 200,
-            heads: [bytes.to_vec(), bytes.to_vec(), bytes.to_vec()],
+            start: Box::default(),
             date_at: None,
+            rest: [bytes.clone(), bytes.clone(), bytes],
+            head_end: [end; 3],
+            inline_len: 0,
+            body_apart: false,
             body: Arc::from(&[][..]),
             send_body: false,
         };
@@ -330,13 +381,14 @@ impl Responses {
         0
     }
 
-    /// Replace the body of route `route` (the stats route, refreshed by its worker), keeping
-    /// its status and headers.
+    /// Replace the body of route `route` (a counter route of [`Responses::from_config`],
+    /// refreshed by its worker), keeping its status and headers; no other route changes.
     pub fn set_body(&mut self, route: usize, body: Arc<[u8]>) {
-        let Some(spec) = self.specs.get_mut(route) else {
+        let Some((_, spec)) = self.replaceable.iter_mut().find(|(r, _)| *r == route) else {
             return;
         };
         spec.body = body;
+        // This worker's own bytes for the route from now on.
         self.routes[route] = format(spec, &self.common, &self.date);
     }
 
@@ -361,15 +413,87 @@ impl Responses {
         self.routes.len()
     }
 
-    /// The head of route `route` for `variant`.
-    pub fn head(&self, route: usize, variant: Variant) -> &[u8] {
-        &self.routes[route].heads[variant as usize]
+    /// Append the response of route `route` for `variant` to `out`: the head, and unless
+    /// `head_only` the body, or its first `chunk` bytes when it is longer. Returns the body
+    /// offset the rest starts at when only a first piece was appended.
+    #[inline(always)]
+    pub fn append(
+        &self,
+        route: usize,
+        variant: Variant,
+        head_only: bool,
+        chunk: usize,
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let f = &self.routes[route];
+        out.extend_from_slice(&f.start);
+        let rest = &f.rest[variant as usize];
+        // The rest whole, its inlined body included, unless that body is not wanted or is to
+        // be sent in pieces smaller than itself.
+        let whole = !head_only && f.inline_len as usize <= chunk;
+        let end = if whole {
+            rest.len()
+        } else {
+            f.head_end[variant as usize] as usize
+        };
+        out.extend_from_slice(&rest[..end]);
+        if head_only || (whole && !f.body_apart) {
+            return None;
+        }
+        if f.body.len() <= chunk {
+            out.extend_from_slice(&f.body);
+            None
+        } else {
+            out.extend_from_slice(&f.body[..chunk]);
+            Some(chunk)
+        }
+    }
+
+    /// The head of route `route` for `variant`, in one piece (a copy: the response path
+    /// appends it with [`Responses::append`]).
+    pub fn head(&self, route: usize, variant: Variant) -> Vec<u8> {
+        let mut head = Vec::with_capacity(self.head_len(route, variant));
+        self.copy_head(route, variant, 0, usize::MAX, &mut head);
+        head
+    }
+
+    /// The length of [`Responses::head`].
+    pub fn head_len(&self, route: usize, variant: Variant) -> usize {
+        let f = &self.routes[route];
+        f.start.len() + f.head_end[variant as usize] as usize
+    }
+
+    /// Append bytes `from..to` of [`Responses::head`] to `out` (`to` is cut to its length).
+    pub fn copy_head(
+        &self,
+        route: usize,
+        variant: Variant,
+        from: usize,
+        to: usize,
+        out: &mut Vec<u8>,
+    ) {
+        let f = &self.routes[route];
+        let rest = &f.rest[variant as usize][..f.head_end[variant as usize] as usize];
+        let start = f.start.len();
+        if from < start {
+            out.extend_from_slice(&f.start[from..to.min(start)]);
+        }
+        let (lo, hi) = (from.max(start) - start, to.min(start + rest.len()));
+        if hi > start && lo < hi - start {
+            out.extend_from_slice(&rest[lo..hi - start]);
+        }
     }
 
     /// Where the `Date` value is in route `route`'s heads (the same in each variant; none
     /// with `--no-date`): a dripped head sends its own ([`crate::fault::WorkerFaults::date_at`]).
     pub fn date_offset(&self, route: usize) -> Option<usize> {
         self.routes[route].date_at
+    }
+
+    /// Bytes of the formatted routes, the heads' starts and rests and the bodies inlined in
+    /// them, counting once the bytes that workers share (what [`MAX_FORMATTED_BYTES`] bounds).
+    pub fn formatted_bytes(&self) -> usize {
+        self.routes.iter().map(formatted_len).sum()
     }
 
     /// The body of route `route`, as sent for GET (empty for 204 and 304).
@@ -385,7 +509,7 @@ impl Responses {
             .iter()
             .find(|(s, _)| *s == status)
             .unwrap_or(&self.errors[0]);
-        (&f.heads[Variant::Close as usize], &f.body)
+        (&f.head, &f.body)
     }
 
     /// Patch a new date into every head (RFC 9110 §6.6.1). Cheap when the second has not
@@ -395,37 +519,46 @@ impl Responses {
             return;
         }
         self.date = date;
-        for f in self
-            .routes
-            .iter_mut()
-            .chain(self.errors.iter_mut().map(|(_, f)| f))
-        {
+        for f in &mut self.routes {
             if let Some(at) = f.date_at {
-                for head in &mut f.heads {
-                    head[at..at + 29].copy_from_slice(&date);
-                }
+                f.start[at..at + 29].copy_from_slice(&date);
+            }
+        }
+        for (_, f) in &mut self.errors {
+            if let Some(at) = f.date_at {
+                f.head[at..at + 29].copy_from_slice(&date);
             }
         }
     }
 }
 
 /// The three heads of `spec`: the same fields, then no `Connection` field, `keep-alive` or
-/// `close`.
+/// `close`; the start of the heads on its own, the rest of each with a small body after it.
 fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
     use std::fmt::Write;
     let no_body = matches!(spec.status, 204 | 304);
-    let mut head = String::new();
-    let _ = write!(head, "HTTP/1.1 {} {}\r\n", spec.status, reason(spec.status));
+    let mut start = String::new();
+    let _ = write!(
+        start,
+        "HTTP/1.1 {} {}\r\n",
+        spec.status,
+        reason(spec.status)
+    );
     if !common.server.is_empty() {
-        let _ = write!(head, "Server: {}\r\n", common.server);
+        let _ = write!(start, "Server: {}\r\n", common.server);
     }
     let mut date_at = None;
     if common.date {
-        head.push_str("Date: ");
-        date_at = Some(head.len());
+        start.push_str("Date: ");
+        date_at = Some(start.len());
         // A placeholder of the date's length; the date itself is copied in below.
-        head.push_str("Thu, 01 Jan 1970 00:00:00 GMT\r\n");
+        start.push_str("Thu, 01 Jan 1970 00:00:00 GMT\r\n");
     }
+    let mut start = start.into_bytes().into_boxed_slice();
+    if let Some(at) = date_at {
+        start[at..at + 29].copy_from_slice(date);
+    }
+    let mut head = String::new();
     // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as the
     // length of the 200 response it stands for, which canned does not have).
     if !no_body {
@@ -442,19 +575,41 @@ fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
         b"Connection: keep-alive\r\n\r\n",
         b"Connection: close\r\n\r\n",
     ];
-    let mut heads = ends.map(|end| [head.as_bytes(), end].concat());
-    if let Some(at) = date_at {
-        for h in &mut heads {
-            h[at..at + 29].copy_from_slice(date);
-        }
-    }
+    let inline = !no_body && spec.body.len() <= INLINE_BODY;
+    let body: &[u8] = if inline { &spec.body } else { &[] };
     Formatted {
         status: spec.status,
-        heads,
+        start,
         date_at,
+        rest: ends.map(|end| Arc::from([head.as_bytes(), end, body].concat())),
+        head_end: ends.map(|end| (head.len() + end.len()) as u32),
+        inline_len: body.len() as u32,
+        body_apart: !no_body && !inline && !spec.body.is_empty(),
         body: spec.body.clone(),
         send_body: !no_body,
     }
+}
+
+/// The most bytes the formatted responses of a server may take ([`Responses::formatted_bytes`],
+/// [`formatted_bytes`]): 64 MiB. `--route` multiplies `--header`: past this, start-up is
+/// refused rather than the memory taken.
+pub const MAX_FORMATTED_BYTES: usize = 64 << 20;
+
+/// The bytes [`Responses::formatted_bytes`] counts for one route.
+fn formatted_len(f: &Formatted) -> usize {
+    let rest = if Arc::ptr_eq(&f.rest[0], &f.rest[2]) {
+        // A raw response: the file's bytes as given, once, like a body (not counted).
+        0
+    } else {
+        f.rest.iter().map(|r| r.len()).sum()
+    };
+    f.start.len() + rest
+}
+
+/// What [`Responses::formatted_bytes`] counts for `spec`, formatted on its own (so that a
+/// configuration can be measured before its responses are built).
+pub fn formatted_bytes(spec: &Spec, common: &Common) -> usize {
+    formatted_len(&format(spec, common, &[b' '; 29]))
 }
 
 /// The 405 answer, with `Allow: allow`.
@@ -657,7 +812,7 @@ mod tests {
         for (status, line) in [(204, "204 No Content"), (304, "304 Not Modified")] {
             let r = Responses::new(&[spec(status, "ignored")], &[], &common);
             for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
-                let head = std::str::from_utf8(r.head(0, v)).unwrap();
+                let head = String::from_utf8(r.head(0, v)).unwrap();
                 assert!(
                     head.starts_with(&format!("HTTP/1.1 {line}\r\nX-A: b\r\n")),
                     "{head}"
@@ -665,6 +820,62 @@ mod tests {
                 assert!(!head.contains("Content-"), "{head}");
             }
             assert_eq!(r.body(0), b"");
+        }
+    }
+
+    /// A worker's clone shares the rest of every head with the others; the `Date` it patches
+    /// is its own.
+    #[test]
+    fn clones_share_the_rest_and_patch_their_own_date() {
+        let common = Common {
+            server: "canned".into(),
+            date: true,
+        };
+        let a = Responses::new(&[spec(200, "x")], &[], &common);
+        let mut b = a.clone();
+        for v in 0..3 {
+            assert!(Arc::ptr_eq(&a.routes[0].rest[v], &b.routes[0].rest[v]));
+        }
+        b.set_date(http_date(UNIX_EPOCH + Duration::from_secs(784_111_777)));
+        let mine = String::from_utf8(b.head(0, Variant::KeepAlive11)).unwrap();
+        let theirs = String::from_utf8(a.head(0, Variant::KeepAlive11)).unwrap();
+        assert!(
+            mine.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
+            "{mine}"
+        );
+        assert!(!theirs.contains("1994"), "{theirs}");
+        assert_eq!(mine.len(), theirs.len());
+    }
+
+    /// What [`Responses::append`] writes is the head and the body, in every variant, for a
+    /// body inlined in the head's rest, a body apart from it, and pieces smaller than each.
+    #[test]
+    fn append_writes_the_head_then_the_body() {
+        let common = Common {
+            server: "canned".into(),
+            date: false,
+        };
+        let big = "b".repeat(INLINE_BODY + 1);
+        let r = Responses::new(
+            &[spec(200, "small"), spec(200, &big)],
+            &[(b"/big".to_vec(), false)],
+            &common,
+        );
+        for route in 0..2 {
+            for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
+                let head = r.head(route, v);
+                let body = r.body(route);
+                for chunk in [1, 3, 64 * 1024] {
+                    let mut out = Vec::new();
+                    let rest = r.append(route, v, false, chunk, &mut out);
+                    let sent = body.len().min(chunk);
+                    assert_eq!(out, [&head[..], &body[..sent]].concat());
+                    assert_eq!(rest, (sent < body.len()).then_some(sent));
+                    let mut out = Vec::new();
+                    assert_eq!(r.append(route, v, true, chunk, &mut out), None);
+                    assert_eq!(out, head);
+                }
+            }
         }
     }
 
@@ -678,7 +889,7 @@ mod tests {
         let d = http_date(UNIX_EPOCH + Duration::from_secs(784_111_777));
         r.set_date(d);
         for v in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
-            let h = std::str::from_utf8(r.head(0, v)).unwrap();
+            let h = String::from_utf8(r.head(0, v)).unwrap();
             assert!(
                 h.contains("\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
                 "{h}"

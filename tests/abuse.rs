@@ -266,6 +266,115 @@ fn memory_returns_to_idle_after_a_burst_of_unread_pipelines() {
     );
 }
 
+/// Memory per connection (README, Limits): clients that pipeline without end while reading
+/// slowly through a 4 KiB receive buffer keep every connection's output at the high-water
+/// mark, its written part growing with each partial write. Each connection holds at most the
+/// documented worst case: an output buffer of the 256 KiB mark plus one response (the
+/// written part included), and input of a head (8 KiB) plus one 64 KiB read. Measured as the
+/// server's RSS at the peak over idle, per connection, with 1 and 2 workers.
+#[test]
+fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
+    let _serial = serial();
+    let (clients, secs) = if long() { (200, 8) } else { (100, 4) };
+    // One response to `GET` (the default body, `--no-date`); the bound allows one more.
+    let response =
+        b"HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\n\
+        Content-Length: 12\r\n\r\nHello World\n"
+            .len();
+    let (high_water, max_head, read) = (256 * 1024, 8 * 1024, 64 * 1024);
+    // Each connection's buffers at their fullest, a page of rounding each (README, Limits).
+    let bound_kib = ((high_water + response + max_head + read + 2 * 4096) / 1024) as u64;
+    // And what the allocator keeps besides: the smaller buffers each one outgrew (growth by
+    // doubling), freed but resident until reused. A quarter more; twice the output buffer,
+    // as before the bound, is 70% more.
+    let rss_bound_kib = bound_kib * 5 / 4;
+    let wire = GET.repeat(4096);
+    let mut buf = vec![0u8; 4096];
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--no-date"]);
+        {
+            let mut s = connect(p.addr);
+            assert!(ping(&mut s) < time_bound(Duration::from_secs(5)));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let idle = p.rss_kib();
+        let mut conns: Vec<(TcpStream, usize, usize)> = (0..clients)
+            .map(|_| {
+                let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+                    .unwrap();
+                s.set_recv_buffer_size(4096).unwrap();
+                s.connect(&p.addr.into()).unwrap();
+                let s: TcpStream = s.into();
+                s.set_nonblocking(true).unwrap();
+                (s, 0, 0)
+            })
+            .collect();
+        // Pipeline without end (the same requests over and over), reading nothing until the
+        // server has stopped reading every connection (its socket's send buffer full, and its
+        // output at the high-water mark); then read at most 4 KiB a turn, so that each of the
+        // server's writes is partial.
+        let start = Instant::now();
+        let mut peak = idle;
+        let mut last_write = Instant::now();
+        let mut reading: Option<Instant> = None;
+        while reading.is_none_or(|t| t.elapsed() < Duration::from_secs(secs)) {
+            assert!(
+                start.elapsed() < time_bound(Duration::from_secs(30)),
+                "the clients never filled the server's buffers"
+            );
+            for (s, at, got) in &mut conns {
+                // While reading, a few requests a turn: the server reads them as soon as its
+                // output is below the mark, and answers them behind what the client has not
+                // read yet.
+                let end = if reading.is_some() {
+                    (*at + 1024).min(wire.len())
+                } else {
+                    wire.len()
+                };
+                match s.write(&wire[*at..end]) {
+                    Ok(n) => {
+                        *at = (*at + n) % wire.len();
+                        last_write = Instant::now();
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) => panic!("write: {e}"),
+                }
+                if reading.is_none() {
+                    continue;
+                }
+                match s.read(&mut buf) {
+                    Ok(0) => panic!("closed"),
+                    Ok(n) => *got += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(e) => panic!("read: {e}"),
+                }
+            }
+            peak = peak.max(p.rss_kib());
+            if reading.is_none() && last_write.elapsed() > Duration::from_millis(300) {
+                reading = Some(Instant::now());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let read_kib = conns.iter().map(|c| c.2).sum::<usize>() / 1024;
+        drop(conns);
+        let per_conn = peak.saturating_sub(idle) / clients as u64;
+        eprintln!(
+            "slow pipelining readers: {clients} clients (4 KiB receive buffers), {workers} \
+             worker(s), {secs} s, {read_kib} KiB of responses read; RSS idle {idle} KiB, peak \
+             {peak} KiB: {per_conn} KiB per connection (buffers at most {bound_kib} KiB)"
+        );
+        // Every connection reached the high-water mark: well over half of it each.
+        assert!(
+            per_conn >= 128,
+            "only {per_conn} KiB per connection: the pattern did not fill the output"
+        );
+        assert!(
+            per_conn <= rss_bound_kib,
+            "{per_conn} KiB per connection, over {rss_bound_kib} KiB ({bound_kib} KiB of buffers)"
+        );
+    }
+}
+
 #[test]
 fn flood_without_reading_stays_bounded_and_loses_nothing() {
     let _serial = serial();

@@ -384,3 +384,86 @@ fn worker_threads_are_named() {
     );
     assert_eq!(p.stop().0, 0);
 }
+
+/// A configuration of many routes with a long header (README, Limits): its responses are
+/// formatted once and shared by the workers, so 4 workers take about the memory of 1 (each
+/// worker formatted its own copy before: 4 times the memory).
+#[test]
+fn many_routes_with_a_long_header_are_in_memory_once_for_every_worker() {
+    let header = format!("X-Big: {}", "a".repeat(16 * 1024));
+    let routes: String = (0..1000).map(|i| format!("/r{i}=200:ok{i}\n")).collect();
+    let mut rss = Vec::new();
+    for workers in ["1", "4"] {
+        let p = Proc::start_with(&["--workers", workers, "--no-date"], |c| {
+            c.env("CANNED_HEADER", &header).env("CANNED_ROUTE", &routes);
+        });
+        for path in ["/r0", "/r999"] {
+            let mut s = connect(p.addr);
+            std::io::Write::write_all(&mut s, format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes())
+                .unwrap();
+            let r = &parse_responses(&read_to_eof(&mut s), &[false])[0];
+            assert_eq!(r.header("X-Big").map(str::len), Some(16 * 1024));
+            assert_eq!(r.body, format!("ok{}", &path[2..]).as_bytes());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        rss.push(p.rss_kib());
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+    eprintln!(
+        "1,000 routes with a 16 KiB header (48 MiB formatted): RSS {} KiB with 1 worker, {} KiB \
+         with 4",
+        rss[0], rss[1]
+    );
+    // The formatted bytes alone are 48 MiB: one copy of them for each worker would add 144 MiB.
+    assert!(rss[0] > 48 * 1024, "RSS {} KiB: not formatted?", rss[0]);
+    assert!(
+        rss[1] < rss[0] + 8 * 1024,
+        "RSS {} KiB with 4 workers, {} KiB with 1",
+        rss[1],
+        rss[0]
+    );
+}
+
+/// A configuration whose responses would take more than 64 MiB formatted is refused at
+/// start-up, exit 2, with one line naming the options (README, Limits).
+#[test]
+fn responses_over_64_mib_formatted_are_refused_with_one_line() {
+    let header = format!("X-Big: {}", "a".repeat(64 * 1024));
+    let routes: String = (0..400).map(|i| format!("/r{i}=200\n")).collect();
+    let mut child = Command::new(bin())
+        .args(["--listen", "127.0.0.1:0", "--workers", "1"])
+        .env("CANNED_HEADER", &header)
+        .env("CANNED_ROUTE", &routes)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A server that accepted the configuration would serve until stopped.
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > time_bound(Duration::from_secs(20)) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("still running: the configuration was accepted");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("canned: error: --header, --route: the responses would take "),
+        "{err}"
+    );
+    assert!(err.contains("over the limit of 67108864 (64 MiB)"), "{err}");
+}

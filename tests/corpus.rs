@@ -127,3 +127,29 @@ fn error_before_the_method_does_not_depend_on_the_split() {
         }
     }
 }
+
+/// A peer that pipelines and reads a little at a time keeps output pending and its written
+/// part growing: the driver's bound on the output buffer (the high-water mark plus one
+/// response, the written part included) holds, at the default mark and at a small one.
+#[test]
+fn connection_driver_bounds_the_output_buffer_of_a_slow_reader() {
+    let r = canned::check::connection::responses();
+    let input = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n".repeat(20_000);
+    for (high_water, writes) in [(256 * 1024, 4096), (1000, 100)] {
+        let script = canned::check::ConnScript {
+            input: &input,
+            reads: &[4096],
+            writes: &[writes],
+            max_requests: 0,
+            limits: Default::default(),
+            conn_limits: canned::conn::ConnLimits {
+                high_water,
+                ..Default::default()
+            },
+            draining: false,
+        };
+        let out = canned::check::run_connection(&script, &r);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 20_000);
+    }
+}

@@ -88,7 +88,7 @@ fn plain(close: bool) -> Vec<u8> {
     } else {
         Variant::KeepAlive11
     };
-    [r.head(0, v), r.body(0)].concat()
+    [&r.head(0, v)[..], r.body(0)].concat()
 }
 
 fn get_close(path: &str) -> Vec<u8> {

@@ -114,6 +114,8 @@ impl Drop for Shared {
 /// ```
 pub struct Server {
     config: Arc<Config>,
+    /// The responses, formatted once: each worker serves a clone, which shares their bytes.
+    canned: worker::Canned,
     /// listeners[worker][address]
     listeners: Vec<Vec<Socket>>,
     addrs: Vec<Listen>,
@@ -150,8 +152,10 @@ impl Server {
             .mutate
             .is_some()
             .then(|| Arc::new(crate::mutate::Catalogue::new()));
+        let canned = worker::Canned::new(&config)?;
         Ok(Server {
             config: Arc::new(config),
+            canned,
             listeners: bound.listeners,
             addrs: bound.addrs,
             ipv4_fallbacks: bound.ipv4_fallbacks,
@@ -221,6 +225,7 @@ impl Server {
                 listeners,
                 self.config.clone(),
                 self.shared.clone(),
+                &self.canned,
             )?);
         }
         let first = if inline_first {

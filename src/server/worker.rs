@@ -111,6 +111,37 @@ impl EnvParts {
     }
 }
 
+/// The responses of a server, formatted once: each worker serves a clone of `responses`,
+/// which shares the formatted bytes (only the heads' starts, with the `Date` each worker
+/// patches, and the counter routes' bodies are a worker's own).
+pub(super) struct Canned {
+    responses: Responses,
+    counter_routes: CounterRoutes,
+    /// By route: its error-rate response's index in `responses` (`--fault error`).
+    error_routes: Vec<u16>,
+}
+
+impl Canned {
+    pub(super) fn new(config: &Config) -> io::Result<Canned> {
+        let (mut responses, counter_routes) = Responses::from_config(config);
+        let error_routes = crate::fault::add_error_responses(config, &mut responses);
+        let bytes = responses.formatted_bytes();
+        if bytes > crate::response::MAX_FORMATTED_BYTES {
+            // The command line measured its routes before (exit 2); this covers a
+            // configuration built in code.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                crate::config::formatted_too_large(bytes),
+            ));
+        }
+        Ok(Canned {
+            responses,
+            counter_routes,
+            error_routes,
+        })
+    }
+}
+
 pub(super) struct Worker {
     /// Also in [`Shared`], for the other workers' `notify`.
     poller: Arc<Poller>,
@@ -170,6 +201,7 @@ impl Worker {
         listeners: Vec<Socket>,
         config: Arc<Config>,
         shared: Arc<Shared>,
+        canned: &Canned,
     ) -> io::Result<Worker> {
         let poller = shared.pollers[id].clone();
         for (i, l) in listeners.iter().enumerate() {
@@ -184,8 +216,15 @@ impl Worker {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
             poller.add_with_mode(&shared.force_r, Event::readable(FORCE), PollMode::Level)?;
         }
-        let (mut responses, counter_routes) = Responses::from_config(&config);
-        let faults = WorkerFaults::new(&config, &mut responses, shared.catalogue.clone(), id);
+        let responses = canned.responses.clone();
+        let counter_routes = canned.counter_routes;
+        let faults = WorkerFaults::with_error_routes(
+            &config,
+            &responses,
+            canned.error_routes.clone(),
+            shared.catalogue.clone(),
+            id,
+        );
         Ok(Worker {
             poller,
             listeners,
