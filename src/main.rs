@@ -14,7 +14,21 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            println!("canned {}", env!("CARGO_PKG_VERSION"));
+            // CANNED_COMMIT: `git describe` of the checkout, set by build.rs when it has one.
+            match option_env!("CANNED_COMMIT") {
+                Some(commit) => println!("canned {} ({commit})", env!("CARGO_PKG_VERSION")),
+                None => println!("canned {}", env!("CARGO_PKG_VERSION")),
+            }
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::MutateList) => {
+            let mut list = String::new();
+            for id in canned::mutate::ids() {
+                list.push_str(id);
+                list.push('\n');
+            }
+            // Ignored: a reader that stops early (`| head`) is not an error.
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), list.as_bytes());
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -40,11 +40,12 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
         unix_files: Vec::new(),
         ipv4_fallbacks: Vec::new(),
     };
-    for l in &config.listen {
+    for (i, l) in config.listen.iter().enumerate() {
         match l {
             Listen::Tcp(want) => {
                 let (sockets, addr, fell_back) =
-                    bind_tcp(*want, config.backlog, workers, config.reuse_port)?;
+                    bind_tcp(*want, config.backlog, workers, config.reuse_port)
+                        .map_err(|e| own_clash(e, *want, &config.listen[..i]))?;
                 for (w, s) in bound.listeners.iter_mut().zip(sockets) {
                     w.push(s);
                 }
@@ -144,7 +145,14 @@ fn bind_tcp(
 ) -> io::Result<(Vec<Socket>, SocketAddr, bool)> {
     let reuse_port = share || workers > 1;
     let named = |addr: SocketAddr, e: io::Error| {
-        let why = if e.kind() == io::ErrorKind::AddrInUse && !share {
+        let why = if e.kind() == io::ErrorKind::AddrInUse && !share && !someone_listens(addr) {
+            format!(
+                "address in use, but nothing listens there: a socket that does not listen \
+                 holds the port (a connection in TIME-WAIT, see `ss -tan sport = :{}`, or a \
+                 socket only bound)",
+                addr.port()
+            )
+        } else if e.kind() == io::ErrorKind::AddrInUse && !share {
             "address in use (another process listens there; --reuse-port shares it)".to_string()
         } else if e.kind() == io::ErrorKind::AddrInUse {
             "address in use (by a process that does not share it)".to_string()
@@ -172,6 +180,53 @@ fn bind_tcp(
     }
     drop(probe);
     Ok((sockets, addr, fell_back))
+}
+
+/// An address-in-use error for `want` told as what it is when one of this process's own
+/// earlier listeners (`earlier`) already covers the address: the same port on the same
+/// address, or on a wildcard that includes it (`[::]` covers IPv4 too).
+fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
+    let covers =
+        |a: SocketAddr, b: SocketAddr| a.ip().is_unspecified() && (a.is_ipv6() || b.is_ipv4());
+    let clash = earlier.iter().find(|l| match l {
+        Listen::Tcp(a) => {
+            a.port() == want.port()
+                && want.port() != 0
+                && (a.ip() == want.ip() || covers(*a, want) || covers(want, *a))
+        }
+        _ => false,
+    });
+    match clash {
+        Some(first) if e.kind() == io::ErrorKind::AddrInUse => io::Error::new(
+            e.kind(),
+            format!("cannot listen on {want}: --listen {first}, given before it, covers it"),
+        ),
+        _ => e,
+    }
+}
+
+/// Whether something accepts connections on `addr` (a wildcard is tried on loopback, IPv4
+/// then IPv6): what tells a listener apart from a port held by a connection. A connection
+/// that neither completes nor fails within the wait is a listener with a full backlog.
+fn someone_listens(addr: SocketAddr) -> bool {
+    let port = addr.port();
+    let targets = if addr.ip().is_unspecified() {
+        vec![
+            SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+        ]
+    } else {
+        vec![addr]
+    };
+    targets.into_iter().any(|a| {
+        let Ok(s) = Socket::new(Domain::for_address(a), Type::STREAM, None) else {
+            return false;
+        };
+        match s.connect_timeout(&a.into(), std::time::Duration::from_millis(200)) {
+            Err(e) => e.kind() == io::ErrorKind::TimedOut,
+            Ok(()) => true,
+        }
+    })
 }
 
 /// Open the first socket for `want` with `open`. An unspecified IPv6 address falls back to
