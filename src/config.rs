@@ -1527,6 +1527,9 @@ fn methods(v: &str) -> Result<Vec<String>, String> {
     Ok(list)
 }
 #[cfg(test)]
+mod contrib;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
