@@ -14,21 +14,14 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            // CANNED_COMMIT: `git describe` of the checkout, set by build.rs when it has one.
-            match option_env!("CANNED_COMMIT") {
-                Some(commit) => println!("canned {} ({commit})", env!("CARGO_PKG_VERSION")),
-                None => println!("canned {}", env!("CARGO_PKG_VERSION")),
-            }
+            // `canned VERSION`, and the commit when built from a git checkout (build.rs).
+            println!("{}", env!("CANNED_VERSION_LINE"));
             return ExitCode::SUCCESS;
         }
         Ok(Command::MutateList) => {
-            let mut list = String::new();
-            for id in canned::mutate::ids() {
-                list.push_str(id);
-                list.push('\n');
-            }
             // Ignored: a reader that stops early (`| head`) is not an error.
-            let _ = std::io::Write::write_all(&mut std::io::stdout(), list.as_bytes());
+            let ids = canned::mutate::id_lines().as_bytes();
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), ids);
             return ExitCode::SUCCESS;
         }
         Err(e) => {

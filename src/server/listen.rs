@@ -146,12 +146,9 @@ fn bind_tcp(
     let reuse_port = share || workers > 1;
     let named = |addr: SocketAddr, e: io::Error| {
         let why = if e.kind() == io::ErrorKind::AddrInUse && !share && !someone_listens(addr) {
-            format!(
-                "address in use, but nothing listens there: a socket that does not listen \
-                 holds the port (a connection in TIME-WAIT, see `ss -tan sport = :{}`, or a \
-                 socket only bound)",
-                addr.port()
-            )
+            "address in use, but nothing listens there: a socket that does not listen holds \
+             the port (a connection in TIME-WAIT, as `ss -tan` shows, or a socket only bound)"
+                .to_string()
         } else if e.kind() == io::ErrorKind::AddrInUse && !share {
             "address in use (another process listens there; --reuse-port shares it)".to_string()
         } else if e.kind() == io::ErrorKind::AddrInUse {
@@ -206,26 +203,24 @@ fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
 }
 
 /// Whether something accepts connections on `addr` (a wildcard is tried on loopback, IPv4
-/// then IPv6): what tells a listener apart from a port held by a connection. A connection
-/// that neither completes nor fails within the wait is a listener with a full backlog.
+/// then IPv6): what tells a listener apart from a port held by a connection.
 fn someone_listens(addr: SocketAddr) -> bool {
     let port = addr.port();
-    let targets = if addr.ip().is_unspecified() {
-        vec![
-            SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-            SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
-        ]
+    let (first, second) = if addr.ip().is_unspecified() {
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port));
+        (SocketAddr::from((Ipv4Addr::LOCALHOST, port)), Some(v6))
     } else {
-        vec![addr]
+        (addr, None)
     };
-    targets.into_iter().any(|a| {
-        let Ok(s) = Socket::new(Domain::for_address(a), Type::STREAM, None) else {
-            return false;
-        };
-        match s.connect_timeout(&a.into(), std::time::Duration::from_millis(200)) {
-            Err(e) => e.kind() == io::ErrorKind::TimedOut,
-            Ok(()) => true,
-        }
+    [Some(first), second].into_iter().flatten().any(|a| {
+        // A local connection is accepted or refused at once; one still in progress when the
+        // send timeout (which bounds connect on Linux) ends is a listener with a full backlog.
+        Socket::new(Domain::for_address(a), Type::STREAM, None)
+            .and_then(|s| {
+                s.set_write_timeout(Some(std::time::Duration::from_millis(200)))?;
+                s.connect(&a.into())
+            })
+            .map_or_else(|e| e.raw_os_error() == Some(libc::EINPROGRESS), |()| true)
     })
 }
 
