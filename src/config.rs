@@ -201,7 +201,7 @@ enum Kind {
     Switch(Toggle),
     /// A whole number from `min` to `max`.
     Count { min: u16, max: u64, set: Number },
-    /// A number of bytes from `min` to `max`, optionally with `K`, `M` or `G` (powers of 1024).
+    /// A number of bytes from `min` to `max`, in the grammar of [`size`].
     Size { min: u16, max: u64, set: Number },
     /// `10s`, `500ms`, `2m`, `1h` or plain seconds, in milliseconds.
     Duration(Number),
@@ -552,8 +552,7 @@ static OPTIONS: &[Opt] = &[
         "CANNED_RAW_RESPONSE",
         Kind::File(Bytes::RawResponse),
         "Send the file verbatim as the whole response to every request\n\
-         (no status line or headers added)",
-        section: "Limits and timeouts"
+         (no status line or headers added)"
     )
     .related(&[
         Relation::ConflictsWith("--body"),
@@ -566,6 +565,7 @@ static OPTIONS: &[Opt] = &[
         Relation::ConflictsWith("--server"),
         Relation::ConflictsWith("--stats"),
         Relation::ConflictsWith("--metrics"),
+        Relation::ConflictsWith("--methods"),
     ]),
     opt!(
         "--raw-close",
@@ -582,7 +582,8 @@ static OPTIONS: &[Opt] = &[
             max: u32::MAX as u64,
             set: Number::MaxRequests,
         },
-        "Close a connection after N responses (0 = unlimited, default)"
+        "Close a connection after N responses (0 = unlimited, default)",
+        section: "Limits and timeouts"
     ),
     opt!(
         "--max-head-bytes N",
@@ -625,7 +626,8 @@ static OPTIONS: &[Opt] = &[
         "--header-timeout D",
         "CANNED_HEADER_TIMEOUT",
         Kind::Duration(Number::HeaderTimeout),
-        "The whole head must arrive within D (default 10s; 408)"
+        "The whole head must arrive within D (default 10s; 408), the\n\
+         first one counted from the accept"
     ),
     opt!(
         "--idle-timeout D",
@@ -643,8 +645,8 @@ static OPTIONS: &[Opt] = &[
         "--shutdown-timeout D",
         "CANNED_SHUTDOWN_TIMEOUT",
         Kind::Duration(Number::ShutdownTimeout),
-        "On SIGTERM/SIGINT, wait at most D for responses in flight\n\
-         (default 5s)"
+        "On SIGTERM/SIGINT/SIGHUP/SIGQUIT, wait at most D for responses\n\
+         in flight (default 5s); a second signal stops at once"
     ),
     opt!(
         "--delay D",
@@ -732,7 +734,8 @@ Every accepted request is answered with the same preformatted response (or a rou
 Each option can also be set from the environment variable shown. A flag replaces the
 variable of its option and of the options it conflicts with; two conflicting options
 from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds.
-Sizes: bytes, or with K, M or G (KiB, MiB, GiB).
+Sizes, for options and faults alike: 512 or 512B, 64K or 64KiB, 1M or 1MiB, 2G or 2GiB
+(powers of 1024).
 ";
 /// Where the help lines of an option start.
 const HELP_INDENT: &str = "        ";
@@ -763,11 +766,13 @@ pub fn help() -> String {
     h
 }
 
-/// The end of `--help`: the two options outside the table.
-const HELP_END: &str = "  -h, --help
+/// The end of `--help`: the commands outside the table.
+const HELP_END: &str = "  --mutate-list
+        Print the ids of the malformed-response catalogue (for --mutate-id)
+  -h, --help
         Print this help
   -V, --version
-        Print the version
+        Print the version and the commit it was built from
 ";
 
 /// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
@@ -814,6 +819,8 @@ pub enum Command {
     Help,
     /// Print the version.
     Version,
+    /// Print the ids of the malformed-response catalogue, one a line.
+    MutateList,
 }
 
 /// A bad flag or value: the message names the flag (or variable) and what is wrong.
@@ -876,8 +883,10 @@ fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
 /// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
 fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
-    matches!(name, b"-h" | b"--help" | b"-V" | b"--version")
-        || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
+    matches!(
+        name,
+        b"-h" | b"--help" | b"-V" | b"--version" | b"--mutate-list"
+    ) || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
 fn utf8<'a>(name: &str, value: &'a [u8]) -> Result<&'a str, ArgError> {
@@ -900,11 +909,14 @@ fn read_flags<'a>(
     given: &mut Vec<Given<'a>>,
 ) -> Result<Option<Command>, ArgError> {
     let mut rest = args.iter().peekable();
+    // The switch just read, if the argument before this one was one: `--access-log yes`.
+    let mut after_switch: Option<&'static str> = None;
     while let Some(arg) = rest.next() {
         let (name, inline) = split_arg(arg);
         match (name, inline) {
             (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
             (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
+            (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
             _ => {}
         }
         let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
@@ -913,12 +925,17 @@ fn read_flags<'a>(
             if shown.contains(char::is_control) {
                 shown = format!("{shown:?}");
             }
-            return match name.first() {
-                Some(b'-') => fail(&shown, "unknown option (see --help)"),
+            return match (name.first(), after_switch) {
+                (Some(b'-'), _) => fail(&shown, "unknown option (see --help)"),
+                (_, Some(switch)) => fail(
+                    switch,
+                    format!("takes no value, and {shown:?} is not an option (see --help)"),
+                ),
                 _ => fail(&shown, "unexpected argument (see --help)"),
             };
         };
         let o = &OPTIONS[i];
+        after_switch = matches!(o.kind, Kind::Switch(_)).then(|| o.flag());
         let value = match (o.kind, inline) {
             (Kind::Switch(_), None) => "",
             (Kind::Switch(_), Some(_)) => return fail(o.flag(), "takes no value"),
@@ -966,7 +983,10 @@ fn read_env<'a>(
                     value: "",
                 }),
                 "" | "0" | "false" => {}
-                _ => return fail(from, format!("{v:?} is not 1 or 0")),
+                _ => {
+                    let what = format!("{v:?} is not 1, true, 0, false or empty");
+                    return fail(from, what);
+                }
             },
             (_, Repeat::Many { sep, .. }) => {
                 let mut rest = v;
@@ -1026,7 +1046,7 @@ fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, 
     match kind {
         Kind::Switch(set) => set.set(c),
         Kind::Count { min, max, set } => set.set(c, count(v, min.into(), max)?),
-        Kind::Size { min, max, set } => set.set(c, size(v, min.into(), max)?),
+        Kind::Size { min, max, set } => set.set(c, within(size(v)?, v, min.into(), max)?),
         Kind::Duration(set) => set.set(c, duration(v)?),
         Kind::Path(set) => {
             check_path(v)?;
@@ -1036,7 +1056,20 @@ fn apply<'v>(c: &mut Config, kind: Kind, v: &'v str) -> Result<Option<&'v str>, 
         Kind::FieldValue(set) => set.set(c, field_value(v)?),
         Kind::Text(set) => set.set(c, v),
         Kind::File(set) => set.set(c, read_file(v)?),
-        Kind::Address => c.listen.push(parse_listen(v)?),
+        Kind::Address => {
+            let l = parse_listen(v)?;
+            // Port 0 twice is two free ports; any other address twice would clash with itself.
+            // (Paths compared as bytes: `Path`'s own comparison walks components, at a cost.)
+            let twice = c.listen.iter().any(|x| match (x, &l) {
+                (Listen::Tcp(a), Listen::Tcp(b)) => a == b && a.port() != 0,
+                (Listen::Unix(a), Listen::Unix(b)) => a.as_os_str() == b.as_os_str(),
+                _ => false,
+            });
+            if twice {
+                return Err(format!("{v} is given twice"));
+            }
+            c.listen.push(l);
+        }
         Kind::Header => {
             let line = header(v)?;
             c.routes[0].spec.headers.push(line);
@@ -1097,10 +1130,48 @@ impl Config {
                 None => paths.push((g.from, path)),
             }
         }
+        let kind_given = |is: fn(Kind) -> bool| given.iter().find(|g| is(OPTIONS[g.opt].kind));
+        // A 204 or 304 has no body to send the one given (a route's is checked with its own).
+        if let Some(body) =
+            kind_given(|k| matches!(k, Kind::Text(Text::Body) | Kind::File(Bytes::Body)))
+        {
+            if let Err(why) = no_body_status(c.routes[0].spec.status.into()) {
+                let status = kind_given(|k| {
+                    matches!(
+                        k,
+                        Kind::Count {
+                            set: Number::Status,
+                            ..
+                        }
+                    )
+                })
+                .map_or("--status", |g| g.from);
+                let both = format!("{status} and {} cannot be combined: {why}", body.from);
+                return Err(ArgError(both));
+            }
+        }
         // systemd socket activation (sd_listen_fds(3)): inherited sockets start at fd 3 and
-        // replace any address given.
+        // are the only listeners, so an address given too is an error rather than ignored.
         if let (Some(fds), Some(pid)) = (var(env, "LISTEN_FDS")?, var(env, "LISTEN_PID")?) {
             if pid.trim() == std::process::id().to_string() {
+                let address = |k| {
+                    matches!(
+                        k,
+                        Kind::Address
+                            | Kind::Count {
+                                set: Number::Port,
+                                ..
+                            }
+                    )
+                };
+                if let Some(g) = kind_given(address) {
+                    let both = format!(
+                        "{} and LISTEN_FDS cannot be combined: under socket activation the \
+                         inherited sockets are the only listeners",
+                        g.from
+                    );
+                    return Err(ArgError(both));
+                }
                 let n = count(fds, 1, 64).or_else(|what| fail("LISTEN_FDS", what))?;
                 c.listen =
                     crate::server::adopt_listen_fds(n as i32).or_else(|e| fail("LISTEN_FDS", e))?;
@@ -1228,10 +1299,18 @@ fn every_interface(port: u16) -> Listen {
     Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
 }
 
+/// The longest unix socket path: `sun_path` (108 bytes on Linux) less its terminating NUL.
+const MAX_UNIX_PATH: usize = 107;
+
 #[inline(never)]
 fn parse_listen(v: &str) -> Result<Listen, String> {
     match v.strip_prefix("unix:") {
         Some("") => Err("unix: needs a path".into()),
+        // sun_path holds 108 bytes on Linux, the terminating NUL included.
+        Some(path) if path.len() > MAX_UNIX_PATH => Err(format!(
+            "unix:{path} is {} bytes long; a unix socket path holds at most {MAX_UNIX_PATH}",
+            path.len()
+        )),
         Some(path) => Ok(Listen::Unix(path.into())),
         None => v.parse().map(Listen::Tcp).map_err(|_| {
             format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path")
@@ -1240,6 +1319,7 @@ fn parse_listen(v: &str) -> Result<Listen, String> {
 }
 
 /// `n` (read from `v`; `None` when it overflowed) if it is from `min` to `max`.
+#[inline(never)]
 fn within(n: Option<u64>, v: &str, min: u64, max: u64) -> Result<u64, String> {
     match n {
         Some(n) if (min..=max).contains(&n) => Ok(n),
@@ -1255,25 +1335,26 @@ fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
     within(v.parse().ok(), v, min, max)
 }
 
-/// Bytes: `8192`, `64K`, `1M`, `2G` (powers of 1024).
+/// Bytes, the one size grammar of every option and fault: `512` or `512B`, `64K` or `64KiB`,
+/// `1M` or `1MiB`, `2G` or `2GiB` (powers of 1024; a lone letter may be lower-case). `None`
+/// when the value is over `u64::MAX` bytes.
 #[inline(never)]
-fn size(v: &str, min: u64, max: u64) -> Result<u64, String> {
+pub(crate) fn size(v: &str) -> Result<Option<u64>, String> {
     let (digits, unit) = v.split_at(leading(v, |b| b.is_ascii_digit()));
     let shift = match unit {
-        "" => 0,
-        "K" | "k" => 10,
-        "M" | "m" => 20,
-        "G" | "g" => 30,
-        _ => digits.len() as u32 + 64,
+        "" | "B" => 0,
+        "K" | "k" | "KiB" => 10,
+        "M" | "m" | "MiB" => 20,
+        "G" | "g" | "GiB" => 30,
+        _ => 64,
     };
     if digits.is_empty() || shift >= 64 {
-        return Err(format!("{v:?} is not a size like 8192, 64K or 1M"));
+        return Err(format!("{v:?} is not a size like 512, 64K or 1MiB"));
     }
-    let n = digits
+    Ok(digits
         .parse::<u64>()
         .ok()
-        .and_then(|n| n.checked_mul(1 << shift));
-    within(n, v, min, max)
+        .and_then(|n| n.checked_mul(1 << shift)))
 }
 
 /// The length of the longest start of `v` whose bytes are all `class`.
@@ -1323,20 +1404,30 @@ fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
 }
 
 /// At most `limit + 1` bytes of the file at `path` (one reader for every file canned reads).
+/// A regular file longer than `limit` is refused by its size, before anything is read
+/// (`FileTooLarge`); anything else (a pipe, a device such as `/dev/zero`) is read until it ends
+/// or passes `limit`, whichever comes first.
 fn read_bounded(path: &std::ffi::OsStr, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(std::io::ErrorKind::FileTooLarge.into());
+    }
     let mut buf = Vec::new();
-    std::fs::File::open(path)?
-        .take(limit + 1)
-        .read_to_end(&mut buf)?;
+    file.take(limit + 1).read_to_end(&mut buf)?;
     Ok(buf)
 }
 
 fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
-    let buf =
-        read_bounded(path.as_ref(), limit).map_err(|e| format!("cannot read {path:?}: {e}"))?;
+    let too_long = || format!("{path:?} holds more than {limit} bytes");
+    let buf = match read_bounded(path.as_ref(), limit) {
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => return Err(too_long()),
+        Err(e) => return Err(format!("cannot read {path:?}: {e}")),
+        Ok(buf) => buf,
+    };
     if buf.len() as u64 > limit {
-        return Err(format!("{path:?} holds more than {limit} bytes"));
+        return Err(too_long());
     }
     Ok(Arc::from(buf))
 }
@@ -1390,6 +1481,15 @@ fn check_path(p: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Why `status` cannot carry a body, if it cannot: a 204 or 304 response ends after its head
+/// (RFC 9110 §15.3.5, §15.4.5), so a body given for one would be dropped without a word.
+fn no_body_status(status: u64) -> Result<(), String> {
+    match status {
+        204 | 304 => Err(format!("a {status} response has no body")),
+        _ => Ok(()),
+    }
+}
+
 /// `PATH=STATUS[:BODY]`, with the content type and headers of `default`.
 fn route(v: &str, default: &Spec) -> Result<Route, String> {
     let Some((path, rest)) = v.split_once('=') else {
@@ -1398,6 +1498,10 @@ fn route(v: &str, default: &Spec) -> Result<Route, String> {
     check_path(path)?;
     let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
     let status = count(code, 200, 599).map_err(|what| format!("status {what}"))?;
+    if !body.is_empty() {
+        no_body_status(status)
+            .map_err(|why| format!("{path}={code} cannot send the body {body:?}: {why}"))?;
+    }
     let body = match body.strip_prefix('@') {
         Some(file) => read_file(file)?,
         None => Arc::from(body.as_bytes()),
@@ -1451,8 +1555,12 @@ fn health(path: String) -> Route {
     }
 }
 
-/// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive; empty for every method.
+/// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive. An empty list is an error: it
+/// reads as "no method", while leaving the option out answers every method.
 fn methods(v: &str) -> Result<Vec<String>, String> {
+    if v.is_empty() {
+        return Err("the list is empty (leave the option out to answer every method)".into());
+    }
     let mut list = Vec::new();
     let mut rest = v;
     while !rest.is_empty() {
@@ -1469,6 +1577,9 @@ fn methods(v: &str) -> Result<Vec<String>, String> {
     }
     Ok(list)
 }
+#[cfg(test)]
+mod contrib;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1505,6 +1616,58 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("canned-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// Under socket activation the inherited sockets are the listeners: an address given too
+    /// is an error naming both (it used to be ignored without a word).
+    #[test]
+    fn an_address_with_socket_activation_is_an_error() {
+        let pid = std::process::id().to_string();
+        let activated = [("LISTEN_FDS", "1"), ("LISTEN_PID", pid.as_str())];
+        let why = "cannot be combined: under socket activation the inherited sockets are the \
+                   only listeners";
+        assert_eq!(
+            run_env(&["--listen", "127.0.0.1:0"], &activated).unwrap_err(),
+            format!("--listen and LISTEN_FDS {why}")
+        );
+        let env = [activated[0], activated[1], ("PORT", "8080")];
+        assert_eq!(
+            run_env(&[], &env).unwrap_err(),
+            format!("PORT and LISTEN_FDS {why}")
+        );
+    }
+
+    #[test]
+    fn mutate_list_is_a_command() {
+        for args in [&["--mutate-list"][..], &["--port", "1", "--mutate-list"]] {
+            let got = Config::from_args(args.iter().copied(), &[]).unwrap();
+            assert!(matches!(got, Command::MutateList), "{args:?}");
+        }
+    }
+
+    /// `unix:` and a path of 108 bytes, one more than `sun_path` holds with its NUL.
+    static UNIX_108: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| format!("unix:/{}", "a".repeat(107)));
+
+    /// Unix socket paths up to the 107 bytes `sun_path` holds are listeners; a longer one is
+    /// an error naming the flag, the path and the limit (it used to fail only at bind, exit 1,
+    /// with "path must be shorter than SUN_LEN").
+    #[test]
+    fn unix_paths_fit_sun_path() {
+        let longest = format!("unix:/{}", "a".repeat(106));
+        let c = run(&["--listen", &longest]).unwrap();
+        assert_eq!(c.listen, vec![Listen::Unix(longest[5..].into())]);
+        let e = run(&["--listen", &UNIX_108]).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "--listen: {} is 108 bytes long; a unix socket path holds at most 107",
+                *UNIX_108
+            )
+        );
+        // Port 0 twice is two free ports, not a duplicate.
+        let c = run(&["--listen", "127.0.0.1:0", "--listen", "127.0.0.1:0"]).unwrap();
+        assert_eq!(c.listen.len(), 2);
     }
 
     fn tcp(a: &str) -> Listen {
@@ -1652,10 +1815,39 @@ mod tests {
             ("64K", 65536),
             ("1m", 1 << 20),
             ("2G", 2 << 30),
+            ("512B", 512),
+            ("1KiB", 1024),
+            ("3MiB", 3 << 20),
+            ("1GiB", 1 << 30),
         ] {
-            assert_eq!(size(v, 0, u64::MAX), Ok(bytes), "{v}");
+            assert_eq!(size(v), Ok(Some(bytes)), "{v}");
         }
-        assert_eq!(methods(""), Ok(vec![]));
+        assert_eq!(size("99999999999G"), Ok(None));
+        for bad in ["", "K", "1KB", "1 K", "1kib", "1T", "-1"] {
+            assert!(size(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// One size grammar: what a fault takes, an option takes (`1KiB` used to be refused by
+    /// `--max-body-bytes` and accepted by `--fault`, `1k` the other way round).
+    #[test]
+    fn options_and_faults_read_sizes_alike() {
+        for v in ["1KiB", "1K", "1k", "1024", "1024B"] {
+            let c = run(&["--max-body-bytes", v]).unwrap();
+            assert_eq!(c.max_body_bytes, 1024, "{v}");
+            let c = run(&["--fault", &format!("/x=truncate:{v}")]).unwrap();
+            let want = crate::fault::Delivery::Truncate(crate::fault::Cut::Bytes(1024));
+            assert_eq!(c.routes[1].faults.delivery, want, "{v}");
+        }
+        for v in ["1KB", "1kib"] {
+            let option = run(&["--max-body-bytes", v]).unwrap_err();
+            let fault = run(&["--fault", &format!("/x=truncate:{v}")]).unwrap_err();
+            assert_eq!(
+                option.strip_prefix("--max-body-bytes: "),
+                fault.strip_prefix("--fault: "),
+                "{v}"
+            );
+        }
     }
 
     #[test]
@@ -1849,7 +2041,7 @@ mod tests {
             (
                 &["--max-body-bytes", "1T"],
                 none,
-                "--max-body-bytes: \"1T\" is not a size like 8192, 64K or 1M",
+                "--max-body-bytes: \"1T\" is not a size like 512, 64K or 1MiB",
             ),
             (
                 &["--max-body-bytes", "99999999999G"],
@@ -1913,8 +2105,61 @@ mod tests {
             (
                 &[],
                 &[("CANNED_QUIET", "yes")],
-                "CANNED_QUIET: \"yes\" is not 1 or 0",
+                "CANNED_QUIET: \"yes\" is not 1, true, 0, false or empty",
             ),
+            (
+                &["--access-log", "yes"],
+                none,
+                "--access-log: takes no value, and \"yes\" is not an option (see --help)",
+            ),
+            (
+                &["--route", "/nm=304:ignored"],
+                none,
+                "--route: /nm=304 cannot send the body \"ignored\": a 304 response has no body",
+            ),
+            (
+                &["--route", "/nc=204:@/dev/null"],
+                none,
+                "--route: /nc=204 cannot send the body \"@/dev/null\": a 204 response has no body",
+            ),
+            (
+                &["--status", "204", "--body", "x"],
+                none,
+                "--status and --body cannot be combined: a 204 response has no body",
+            ),
+            (
+                &["--body-file", "/dev/null"],
+                &[("CANNED_STATUS", "304")],
+                "CANNED_STATUS and --body-file cannot be combined: a 304 response has no body",
+            ),
+            (
+                &["--methods", ""],
+                none,
+                "--methods: the list is empty (leave the option out to answer every method)",
+            ),
+            (
+                &[],
+                &[("CANNED_METHODS", "")],
+                "CANNED_METHODS: the list is empty",
+            ),
+            (
+                &["--raw-response", "/dev/null", "--methods", "GET"],
+                none,
+                "--raw-response and --methods cannot be combined",
+            ),
+            (
+                &[
+                    "--listen",
+                    "127.0.0.1:9",
+                    "--listen",
+                    "[::1]:9",
+                    "--listen",
+                    "127.0.0.1:9",
+                ],
+                none,
+                "--listen: 127.0.0.1:9 is given twice",
+            ),
+            (&["--listen", &UNIX_108], none, "--listen: unix:/aaaa"),
             (
                 &[],
                 &[("PORT", "http")],
@@ -2232,11 +2477,54 @@ mod tests {
         for row in rows {
             let flag = row[3..].split([' ', '`']).next().unwrap();
             assert!(
-                find(flag).is_some() || ["-h", "--help"].contains(&flag),
+                find(flag).is_some() || ["-h", "-V", "--mutate-list"].contains(&flag),
                 "README row {flag} is not an option"
             );
         }
         assert!(help.lines().all(|l| l.len() <= 100), "{help}");
+    }
+
+    /// The options of each `--help` section, in order, from the table.
+    fn help_sections() -> Vec<(&'static str, Vec<&'static str>)> {
+        let mut sections: Vec<(&str, Vec<&str>)> = Vec::new();
+        for o in OPTIONS {
+            let title = o.texts().3;
+            if !title.is_empty() {
+                sections.push((title, Vec::new()));
+            }
+            sections
+                .last_mut()
+                .expect("the first option opens a section")
+                .1
+                .push(o.flag());
+        }
+        sections
+    }
+
+    /// `--help` groups the options as the README's Options section does: the same sections
+    /// (`### Title`), in the same order, each with the same options (`--raw-response` used to
+    /// sit under "Limits and timeouts" in the help and with the response options in the README).
+    #[test]
+    fn help_sections_are_the_readme_sections() {
+        let readme = include_str!("../README.md");
+        let section = readme.split("\n## Options\n").nth(1).unwrap();
+        let section = section.split("\n## ").next().unwrap();
+        let mut readme_sections: Vec<(&str, Vec<&str>)> = Vec::new();
+        for line in section.lines() {
+            if let Some(title) = line.strip_prefix("### ") {
+                readme_sections.push((title, Vec::new()));
+            } else if let Some(row) = line.strip_prefix("| `") {
+                let flag = row.split([' ', '`']).next().unwrap();
+                if find(flag).is_some() {
+                    readme_sections.last_mut().unwrap().1.push(flag);
+                }
+            }
+        }
+        assert_eq!(readme_sections, help_sections());
+        let help = help();
+        for (title, _) in help_sections() {
+            assert!(help.contains(&format!("\n{title}:\n")), "{title}");
+        }
     }
 
     /// `--fault` on a route's path, on a new path (a route with the default response), on `*`
@@ -2335,6 +2623,32 @@ mod tests {
             e.to_string()
                 .starts_with("--listen: \"x\" is not a numeric address")
         );
+    }
+
+    /// A regular file over the limit is refused by its size, without a byte read (it used to
+    /// be read up to the limit first: for `--body-file`, seconds and 1 GiB of memory).
+    #[test]
+    fn long_regular_file_is_refused_by_its_size_before_reading() {
+        let dir = scratch("long-file");
+        let path = dir.join("long");
+        std::fs::write(&path, [b'x'; 4097]).unwrap();
+        assert_eq!(
+            read_bounded(path.as_os_str(), 4096).map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::FileTooLarge)
+        );
+        assert_eq!(read_bounded(path.as_os_str(), 4097).unwrap().len(), 4097);
+        // The real limit, on a sparse file: refused at once.
+        let sparse = dir.join("sparse");
+        std::fs::File::create(&sparse)
+            .unwrap()
+            .set_len(MAX_FILE + 1)
+            .unwrap();
+        let shown = sparse.to_str().unwrap();
+        assert_eq!(
+            run(&["--body-file", shown]).unwrap_err(),
+            format!("--body-file: {shown:?} holds more than {MAX_FILE} bytes")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A file that never ends is an error at the limit, not a read until memory runs out.

@@ -13,7 +13,7 @@
 //! connection's own, and output lives in a buffer taken from the worker's [`Pool`] while it
 //! is pending. A dripped response is copied from the preformatted bytes a piece at a time;
 //! between pieces, a connection with nothing else to do holds no buffer either
-//! ([`Phase::Dripping`]).
+//! (`Phase::Dripping`).
 
 use crate::chunked::ChunkedDecoder;
 use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
@@ -400,7 +400,7 @@ enum Phase {
 /// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
 /// output pending borrows a [`WorkArea`] from the worker's [`Pool`] and gives it back
 /// as soon as everything is answered and written. So does a connection whose dripped
-/// response waits for its next piece ([`Phase::Dripping`]).
+/// response waits for its next piece (`Phase::Dripping`).
 #[derive(Debug)]
 pub struct Conn {
     work: Option<Box<WorkArea>>,

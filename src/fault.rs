@@ -493,22 +493,9 @@ fn latency(a: &str) -> Result<Latency, String> {
     millis(a).map(Latency::Fixed)
 }
 
-/// Bytes: `512`, `512B`, `4K`/`4KiB`, `1M`/`1MiB`.
+/// Bytes, in the size grammar of every option (`512`, `4KiB`, `1M`).
 fn size(v: &str) -> Result<u64, String> {
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, unit) = v.split_at(split);
-    let shift = match unit {
-        "" | "B" => 0,
-        "K" | "KiB" => 10,
-        "M" | "MiB" => 20,
-        _ => 64,
-    };
-    match digits.parse::<u64>() {
-        Ok(n) if shift < 64 => n
-            .checked_mul(1 << shift)
-            .ok_or_else(|| format!("{v} is too large")),
-        _ => Err(format!("{v:?} is not a size like 512, 4KiB or 1MiB")),
-    }
+    crate::config::size(v)?.ok_or_else(|| format!("{v} is too large"))
 }
 
 /// `1KiB/100ms` (a rate) or `10pieces/2s` (N pieces over a time).
@@ -927,10 +914,7 @@ mod tests {
                 "drip:100pieces/10ms",
                 "100 pieces over 10ms is less than 1ms",
             ),
-            (
-                "drip:1KB/1s",
-                "\"1KB\" is not a size like 512, 4KiB or 1MiB",
-            ),
+            ("drip:1KB/1s", "\"1KB\" is not a size like 512, 64K or 1MiB"),
             ("stall:5s", "stall takes no arguments"),
             ("truncate", "truncate needs a length, like truncate:50%"),
             ("truncate:101%", "101% is not a percentage from 0% to 100%"),

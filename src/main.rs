@@ -14,7 +14,14 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            println!("canned {}", env!("CARGO_PKG_VERSION"));
+            // `canned VERSION`, and the commit when built from a git checkout (build.rs).
+            println!("{}", env!("CANNED_VERSION_LINE"));
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::MutateList) => {
+            // Ignored: a reader that stops early (`| head`) is not an error.
+            let ids = canned::mutate::id_lines().as_bytes();
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), ids);
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -319,6 +319,11 @@ pub fn find(id: &str) -> Option<usize> {
     ids().position(|v| v == id)
 }
 
+/// Every variant's id, in `--mutate` order, one a line (`--mutate-list`).
+pub fn id_lines() -> &'static str {
+    IDS
+}
+
 /// Every variant's id, in `--mutate` order.
 pub fn ids() -> impl Iterator<Item = &'static str> {
     let mut rest = IDS;

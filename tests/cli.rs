@@ -46,6 +46,38 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
             "--workers: 5000 is out of range (1 to 1024)",
         ),
         (
+            &["--access-log", "yes"],
+            "--access-log: takes no value, and \"yes\" is not an option (see --help)",
+        ),
+        (
+            &["--route", "/nm=304:ignored"],
+            "--route: /nm=304 cannot send the body \"ignored\": a 304 response has no body",
+        ),
+        (
+            &["--status", "204", "--body", "x"],
+            "--status and --body cannot be combined: a 204 response has no body",
+        ),
+        (
+            &["--methods", ""],
+            "--methods: the list is empty (leave the option out to answer every method)",
+        ),
+        (
+            &["--raw-response", "/dev/null", "--methods", "GET"],
+            "--raw-response and --methods cannot be combined",
+        ),
+        (
+            &["--listen", "127.0.0.1:9", "--listen", "127.0.0.1:9"],
+            "--listen: 127.0.0.1:9 is given twice",
+        ),
+        (
+            &["--max-body-bytes", "1KB"],
+            "--max-body-bytes: \"1KB\" is not a size like 512, 64K or 1MiB",
+        ),
+        (
+            &["--fault", "/x=truncate:1KB"],
+            "--fault: \"1KB\" is not a size like 512, 64K or 1MiB",
+        ),
+        (
             &["--header", "X-A: b\r\n\r\nINJECTED"],
             "--header: \" b\\r\\n\\r\\nINJECTED\" contains the control character '\\r'; a header value cannot hold CR, LF, NUL or other controls",
         ),
@@ -105,6 +137,52 @@ fn a_flag_replaces_its_variable_in_the_binary() {
     assert_eq!((r[0].status, r[0].body.as_slice()), (200, &b"ok"[..]));
 }
 
+/// Errors that only the binary shows: a unix path longer than `sun_path` (it used to be
+/// "path must be shorter than SUN_LEN", exit 1), an environment switch's accepted values.
+#[test]
+fn unix_path_and_switch_variable_errors_exit_2() {
+    // /tmp/ and 103 bytes: 108, one more than sun_path holds with its NUL.
+    let long = format!("unix:/tmp/{}", "a".repeat(103));
+    let (code, out, err) = run(&["--listen", &long]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "canned: error: --listen: {long} is 108 bytes long; a unix socket path holds at most 107\n"
+        )
+    );
+    let o = Command::new(bin())
+        .env("CANNED_NO_DATE", "yes")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "canned: error: CANNED_NO_DATE: \"yes\" is not 1, true, 0, false or empty\n"
+    );
+}
+
+/// A regular body file over 1 GiB is refused by its size, at once (it used to be read whole
+/// first: 4 s and 1 GiB of memory).
+#[test]
+fn a_body_file_over_1_gib_is_refused_before_it_is_read() {
+    let path = std::env::temp_dir().join(format!("canned-big-{}", std::process::id()));
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len((1 << 30) + 1).unwrap();
+    let shown = path.to_str().unwrap();
+    let t = Instant::now();
+    let (code, _, err) = run(&["--body-file", shown]);
+    let took = t.elapsed();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("canned: error: --body-file: {shown:?} holds more than 1073741824 bytes\n")
+    );
+    // Reading 1 GiB took seconds; refusing by size takes a process start.
+    assert!(took < time_bound(Duration::from_secs(2)), "{took:?}");
+}
+
 #[test]
 fn help_and_version() {
     let (code, out, _) = run(&["--help"]);
@@ -112,7 +190,33 @@ fn help_and_version() {
     assert!(out.contains("Usage: canned [OPTIONS]") && out.contains("--shutdown-timeout"));
     let (code, out, _) = run(&["--version"]);
     assert_eq!(code, 0);
-    assert_eq!(out, format!("canned {}\n", env!("CARGO_PKG_VERSION")));
+    let version = format!("canned {}", env!("CARGO_PKG_VERSION"));
+    // From a git checkout, the commit as build.rs read it; from a tarball, the version alone.
+    let described = Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR")])
+        .args(["describe", "--always", "--tags", "--abbrev=12"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match described {
+        Some(commit) => assert_eq!(out, format!("{version} ({commit})\n")),
+        None => assert_eq!(out, format!("{version}\n")),
+    }
+}
+
+/// `--mutate-list` prints every id `--mutate-id` takes, one a line, in `--mutate` order.
+#[test]
+fn mutate_list_prints_the_catalogue_ids() {
+    let (code, out, err) = run(&["--mutate-list"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let ids: Vec<&str> = out.lines().collect();
+    assert_eq!(ids, canned::mutate::ids().collect::<Vec<_>>());
+    assert!(ids.len() > 50 && ids.contains(&"cl-negative"), "{out}");
+    for id in ids {
+        let got = canned::config::Config::from_args(["--mutate-id", id], &[]);
+        assert!(got.is_ok(), "{id}");
+    }
 }
 
 #[test]

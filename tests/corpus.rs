@@ -153,3 +153,30 @@ fn connection_driver_bounds_the_output_buffer_of_a_slow_reader() {
         assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 20_000);
     }
 }
+
+/// A campaign started as the README says, or by `.ci/fuzz-smoke`, writes its finds into a
+/// scratch directory, never into the stored corpus: libFuzzer writes into the first corpus
+/// directory it is given (or `fuzz/corpus/TARGET` when given none), so that one must not be
+/// under `corpus/`.
+#[test]
+fn fuzzing_commands_write_new_inputs_outside_the_stored_corpus() {
+    let readme = include_str!("../README.md");
+    let section = readme.split("\n## Fuzzing\n").nth(1).unwrap();
+    let section = section.split("\n## ").next().unwrap();
+    let smoke = include_str!("../.ci/fuzz-smoke");
+    let mut runs = 0;
+    for text in [section, smoke] {
+        let joined = text.replace("\\\n", " ");
+        for line in joined.lines().filter(|l| l.contains("fuzz run ")) {
+            runs += 1;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "run").unwrap();
+            let first_corpus = words.get(at + 2).copied().unwrap_or("--");
+            assert!(
+                first_corpus != "--" && !first_corpus.starts_with("corpus/"),
+                "new inputs would go into the stored corpus: {line}"
+            );
+        }
+    }
+    assert_eq!(runs, 2, "one command in the README, one in .ci/fuzz-smoke");
+}

@@ -247,3 +247,37 @@ fn empty_server_and_content_type_are_left_out() {
         }
     }
 }
+
+/// A 204 or 304 route carries no `Content-Type`, whatever `--content-type` says, and neither
+/// `Content-Length` nor a body; the README's Responses section says so (it used to list
+/// `Content-Type` among the headers of every response).
+#[test]
+fn no_content_and_not_modified_carry_no_content_type() {
+    let (_h, addr) = start(&[
+        "--workers",
+        "1",
+        "--content-type",
+        "application/json",
+        "--route",
+        "/nc=204",
+        "--route",
+        "/nm=304",
+    ]);
+    for (path, line) in [("/nc", "204 No Content"), ("/nm", "304 Not Modified")] {
+        let req = format!("GET {path} HTTP/1.0\r\n\r\n");
+        let got = String::from_utf8(exchange(addr, req.as_bytes())).unwrap();
+        assert_eq!(
+            got,
+            format!("HTTP/1.1 {line}\r\nServer: canned\r\nConnection: close\r\n\r\n")
+        );
+    }
+    let got = String::from_utf8(exchange(addr, b"GET / HTTP/1.0\r\n\r\n")).unwrap();
+    assert!(
+        got.contains("\r\nContent-Type: application/json\r\n"),
+        "{got}"
+    );
+    let readme = include_str!("../README.md");
+    let claim = "`Content-Type` and `Content-Length` (neither for 204 and 304, whatever\n\
+                 `--content-type` says)";
+    assert!(readme.contains(claim), "README should say: {claim}");
+}

@@ -278,6 +278,84 @@ fn a_tcp_address_in_use_is_an_error_whatever_the_worker_counts() {
     }
 }
 
+/// A port held only by a connection in TIME-WAIT (one whose socket had no SO_REUSEADDR, as a
+/// client's has) is refused by bind even with SO_REUSEADDR, but nothing listens there: the
+/// error says so instead of blaming another process's listener, as it used to.
+#[test]
+fn a_port_held_by_a_connection_in_time_wait_is_told_apart_from_a_listener() {
+    use socket2::{Domain, Socket, Type};
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let client = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    client
+        .bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
+        .unwrap();
+    let held = client.local_addr().unwrap().as_socket().unwrap();
+    client
+        .connect(&server.local_addr().unwrap().into())
+        .unwrap();
+    let (accepted, _) = server.accept().unwrap();
+    // The side that closes first keeps TIME-WAIT: the client, on port `held`.
+    drop(client);
+    let mut rest = Vec::new();
+    (&accepted).read_to_end(&mut rest).unwrap();
+    drop(accepted);
+    for workers in ["1", "2"] {
+        let (code, err) = run_expecting_exit(Command::new(bin()).args([
+            "--listen",
+            &held.to_string(),
+            "--workers",
+            workers,
+        ]));
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "canned: error: cannot listen on {held}: address in use, but nothing listens \
+                 there: a socket that does not listen holds the port (a connection in TIME-WAIT"
+            )),
+            "{err}"
+        );
+    }
+    // A real listener is still named as one.
+    let listening = server.local_addr().unwrap().to_string();
+    let (code, err) = run_expecting_exit(Command::new(bin()).args(["--listen", &listening]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "canned: error: cannot listen on {listening}: address in use (another process listens there"
+        )),
+        "{err}"
+    );
+}
+
+/// Two `--listen`s of one command that overlap (`[::]:P` covers `127.0.0.1:P`) clash with each
+/// other, not with another process: the error names the earlier one.
+#[test]
+fn an_address_covered_by_an_earlier_listen_names_it() {
+    // A port free a moment ago; a clash with some other process would fail the message check.
+    let port = std::net::TcpListener::bind("[::]:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let wild = format!("[::]:{port}");
+    let v4 = format!("127.0.0.1:{port}");
+    let (code, err) = run_expecting_exit(Command::new(bin()).args([
+        "--listen",
+        &wild,
+        "--listen",
+        &v4,
+        "--workers",
+        "1",
+    ]));
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "canned: error: cannot listen on {v4}: --listen {wild}, given before it, covers it\n"
+        )
+    );
+}
+
 #[test]
 fn second_process_on_a_tcp_address_in_use_exits_1() {
     let first = Proc::start(&["--workers", "2", "--body", "first"]);

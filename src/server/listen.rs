@@ -40,11 +40,12 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
         unix_files: Vec::new(),
         ipv4_fallbacks: Vec::new(),
     };
-    for l in &config.listen {
+    for (i, l) in config.listen.iter().enumerate() {
         match l {
             Listen::Tcp(want) => {
                 let (sockets, addr, fell_back) =
-                    bind_tcp(*want, config.backlog, workers, config.reuse_port)?;
+                    bind_tcp(*want, config.backlog, workers, config.reuse_port)
+                        .map_err(|e| own_clash(e, *want, &config.listen[..i]))?;
                 for (w, s) in bound.listeners.iter_mut().zip(sockets) {
                     w.push(s);
                 }
@@ -175,7 +176,11 @@ fn bind_tcp(
 ) -> io::Result<(Vec<Socket>, SocketAddr, bool)> {
     let reuse_port = share || workers > 1;
     let named = |addr: SocketAddr, e: io::Error| {
-        let why = if e.kind() == io::ErrorKind::AddrInUse && !share {
+        let why = if e.kind() == io::ErrorKind::AddrInUse && !share && !someone_listens(addr) {
+            "address in use, but nothing listens there: a socket that does not listen holds \
+             the port (a connection in TIME-WAIT, as `ss -tan` shows, or a socket only bound)"
+                .to_string()
+        } else if e.kind() == io::ErrorKind::AddrInUse && !share {
             "address in use (another process listens there; --reuse-port shares it)".to_string()
         } else if e.kind() == io::ErrorKind::AddrInUse {
             "address in use (by a process that does not share it)".to_string()
@@ -203,6 +208,51 @@ fn bind_tcp(
     }
     drop(probe);
     Ok((sockets, addr, fell_back))
+}
+
+/// An address-in-use error for `want` told as what it is when one of this process's own
+/// earlier listeners (`earlier`) already covers the address: the same port on the same
+/// address, or on a wildcard that includes it (`[::]` covers IPv4 too).
+fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
+    let covers =
+        |a: SocketAddr, b: SocketAddr| a.ip().is_unspecified() && (a.is_ipv6() || b.is_ipv4());
+    let clash = earlier.iter().find(|l| match l {
+        Listen::Tcp(a) => {
+            a.port() == want.port()
+                && want.port() != 0
+                && (a.ip() == want.ip() || covers(*a, want) || covers(want, *a))
+        }
+        _ => false,
+    });
+    match clash {
+        Some(first) if e.kind() == io::ErrorKind::AddrInUse => io::Error::new(
+            e.kind(),
+            format!("cannot listen on {want}: --listen {first}, given before it, covers it"),
+        ),
+        _ => e,
+    }
+}
+
+/// Whether something accepts connections on `addr` (a wildcard is tried on loopback, IPv4
+/// then IPv6): what tells a listener apart from a port held by a connection.
+fn someone_listens(addr: SocketAddr) -> bool {
+    let port = addr.port();
+    let (first, second) = if addr.ip().is_unspecified() {
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port));
+        (SocketAddr::from((Ipv4Addr::LOCALHOST, port)), Some(v6))
+    } else {
+        (addr, None)
+    };
+    [Some(first), second].into_iter().flatten().any(|a| {
+        // A local connection is accepted or refused at once; one still in progress when the
+        // send timeout (which bounds connect on Linux) ends is a listener with a full backlog.
+        Socket::new(Domain::for_address(a), Type::STREAM, None)
+            .and_then(|s| {
+                s.set_write_timeout(Some(std::time::Duration::from_millis(200)))?;
+                s.connect(&a.into())
+            })
+            .map_or_else(|e| e.raw_os_error() == Some(libc::EINPROGRESS), |()| true)
+    })
 }
 
 /// Open the first socket for `want` with `open`. An unspecified IPv6 address falls back to

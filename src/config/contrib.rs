@@ -1,0 +1,317 @@
+//! The man page and the shell completions under `contrib/`, generated from the option table,
+//! and the test that fails when the checked-in files drift from it. Test-only: the binary
+//! carries none of this. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
+
+use super::{HELP_INTRO, Kind, OPTIONS, Opt, Repeat, cut};
+
+/// The commands outside the table (`HELP_END`): flag, short flag, what it does.
+const COMMANDS: [(&str, &str, &str); 3] = [
+    (
+        "--mutate-list",
+        "",
+        "Print the ids of the malformed-response catalogue (for --mutate-id), one a line",
+    ),
+    ("--help", "-h", "Print the options and exit"),
+    (
+        "--version",
+        "-V",
+        "Print the version and the commit it was built from, and exit",
+    ),
+];
+
+/// An option's help as one line.
+fn one_line(o: &Opt) -> String {
+    o.texts().2.replace('\n', " ")
+}
+
+/// The start of an option's help, up to its first clause: a completion's description.
+fn summary(o: &Opt) -> String {
+    let text = one_line(o);
+    let end = [";", " (", ": "]
+        .iter()
+        .filter_map(|sep| text.find(sep))
+        .min()
+        .unwrap_or(text.len());
+    text[..end].to_string()
+}
+
+/// The placeholder of an option's value (`ADDR`, `'NAME: VALUE'`), or "" for a switch.
+fn value_name(o: &Opt) -> &'static str {
+    cut(o.texts().0, b' ').1
+}
+
+fn takes_file(o: &Opt) -> bool {
+    matches!(o.kind, Kind::File(_))
+}
+
+/// The catalogue's ids, space-separated: `--mutate-id`'s values.
+fn mutate_ids() -> String {
+    crate::mutate::ids().collect::<Vec<_>>().join(" ")
+}
+
+/// Text for roff: backslashes and hyphens escaped, a line never starting with a control
+/// character.
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    match escaped.chars().next() {
+        Some('.' | '\'') => format!("\\&{escaped}"),
+        _ => escaped,
+    }
+}
+
+pub(super) fn man_page() -> String {
+    let mut m = String::new();
+    m.push_str(".\\\" Generated from the option table of src/config.rs; see README, Options.\n");
+    m.push_str(".TH CANNED 1 \"\" \"canned\" \"User Commands\"\n");
+    m.push_str(".SH NAME\ncanned \\- a tiny, very fast HTTP/1.x responder\n");
+    m.push_str(".SH SYNOPSIS\n.B canned\n[\\fIOPTIONS\\fR]\n");
+    m.push_str(".SH DESCRIPTION\n");
+    let intro = HELP_INTRO.split("\n\n").nth(2).unwrap_or_default();
+    m.push_str(&roff(&intro.replace('\n', " ")));
+    m.push_str("\n.PP\nA bad flag or value prints one line naming it and exits 2.\n");
+    m.push_str(".SH OPTIONS\n");
+    for o in OPTIONS {
+        let (usage, var, _, title) = o.texts();
+        if !title.is_empty() {
+            m.push_str(&format!(".SS {}\n", roff(title)));
+        }
+        let value = value_name(o);
+        m.push_str(".TP\n");
+        if value.is_empty() {
+            m.push_str(&format!(".B {}\n", roff(usage)));
+        } else {
+            m.push_str(&format!(
+                ".BI \"{} \" \"{}\"\n",
+                roff(o.flag()),
+                roff(value).replace('"', "\\(dq")
+            ));
+        }
+        let repeat = match o.repeat {
+            Repeat::Many { sep: b',', .. } => ", comma-separated",
+            Repeat::Many { .. } => ", one per line",
+            Repeat::Once => "",
+        };
+        let set = if matches!(o.kind, Kind::Switch(_)) {
+            "=1"
+        } else {
+            ""
+        };
+        m.push_str(&format!(
+            "{}\n[\\fB{}\\fR{set}{repeat}]\n",
+            roff(&one_line(o)),
+            roff(var)
+        ));
+    }
+    m.push_str(".SS Commands\n");
+    for (flag, short, what) in COMMANDS {
+        m.push_str(".TP\n");
+        match short {
+            "" => m.push_str(&format!(".B {}\n", roff(flag))),
+            _ => m.push_str(&format!(".BR {} \", \" {}\n", roff(short), roff(flag))),
+        }
+        m.push_str(&format!("{}\n", roff(what)));
+    }
+    m.push_str(
+        ".SH EXIT STATUS\n\
+         0 after SIGTERM or SIGINT, once the responses in flight are written; 1 when a listener \
+         cannot be opened; 2 for a bad flag or value.\n\
+         .SH SEE ALSO\n\
+         The README of the source tree: every option, the faults, the malformed-response \
+         catalogue, the limits.\n",
+    );
+    m
+}
+
+pub(super) fn bash_completion() -> String {
+    let flags: Vec<&str> = OPTIONS
+        .iter()
+        .map(Opt::flag)
+        .chain(COMMANDS.iter().flat_map(|c| [c.0, c.1]))
+        .filter(|f| !f.is_empty())
+        .collect();
+    let files: Vec<&str> = OPTIONS
+        .iter()
+        .filter(|o| takes_file(o))
+        .map(Opt::flag)
+        .collect();
+    let values: Vec<&str> = OPTIONS
+        .iter()
+        .filter(|o| !takes_file(o) && !value_name(o).is_empty() && o.flag() != "--mutate-id")
+        .map(Opt::flag)
+        .collect();
+    format!(
+        "# bash completion for canned, generated from its option table (README, Options).\n\
+         _canned() {{\n\
+         \x20   local cur=\"${{COMP_WORDS[COMP_CWORD]}}\" prev=\"${{COMP_WORDS[COMP_CWORD-1]}}\"\n\
+         \x20   case \"$prev\" in\n\
+         \x20       {files})\n\
+         \x20           COMPREPLY=($(compgen -f -- \"$cur\"))\n\
+         \x20           return ;;\n\
+         \x20       --mutate-id)\n\
+         \x20           COMPREPLY=($(compgen -W \"{ids}\" -- \"$cur\"))\n\
+         \x20           return ;;\n\
+         \x20       {values})\n\
+         \x20           return ;;\n\
+         \x20   esac\n\
+         \x20   COMPREPLY=($(compgen -W \"{flags}\" -- \"$cur\"))\n\
+         }}\n\
+         complete -F _canned canned\n",
+        files = files.join("|"),
+        values = values.join("|"),
+        ids = mutate_ids(),
+        flags = flags.join(" "),
+    )
+}
+
+/// A description inside a zsh `_arguments` spec: brackets and quotes escaped.
+fn zsh_text(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+        .replace(':', "\\:")
+        .replace('\'', "'\\''")
+}
+
+pub(super) fn zsh_completion() -> String {
+    let mut z = String::from(
+        "#compdef canned\n\
+         # zsh completion for canned, generated from its option table (README, Options).\n\
+         _arguments \\\n",
+    );
+    for o in OPTIONS {
+        let many = if matches!(o.repeat, Repeat::Many { .. }) {
+            "*"
+        } else {
+            ""
+        };
+        let value = value_name(o);
+        let action = match o.kind {
+            Kind::Switch(_) => String::new(),
+            Kind::File(_) => format!(":{}:_files", zsh_text(value)),
+            Kind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
+            _ => format!(":{}: ", zsh_text(value)),
+        };
+        z.push_str(&format!(
+            "  '{many}{}[{}]{action}' \\\n",
+            o.flag(),
+            zsh_text(&summary(o))
+        ));
+    }
+    for (flag, short, what) in COMMANDS {
+        let names = match short {
+            "" => flag.to_string(),
+            _ => format!("{{{short},{flag}}}"),
+        };
+        let what = zsh_text(what);
+        match short {
+            "" => z.push_str(&format!("  '{names}[{what}]' \\\n")),
+            _ => z.push_str(&format!("  '({short} {flag})'{names}'[{what}]' \\\n")),
+        }
+    }
+    z.truncate(z.len() - 3);
+    z.push('\n');
+    z
+}
+
+pub(super) fn fish_completion() -> String {
+    let quote = |s: &str| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"));
+    let mut f = String::from(
+        "# fish completion for canned, generated from its option table (README, Options).\n",
+    );
+    for o in OPTIONS {
+        let long = &o.flag()[2..];
+        let how = match o.kind {
+            Kind::Switch(_) => String::new(),
+            Kind::File(_) => " -r -F".to_string(),
+            Kind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
+            _ => " -x".to_string(),
+        };
+        f.push_str(&format!(
+            "complete -c canned -l {long}{how} -d {}\n",
+            quote(&summary(o))
+        ));
+    }
+    for (flag, short, what) in COMMANDS {
+        let short = match short {
+            "" => String::new(),
+            s => format!(" -s {}", &s[1..]),
+        };
+        f.push_str(&format!(
+            "complete -c canned{short} -l {} -d {}\n",
+            &flag[2..],
+            quote(what)
+        ));
+    }
+    f
+}
+
+/// Every generated file: its path under the crate and its text.
+fn files() -> [(&'static str, String); 4] {
+    [
+        ("contrib/canned.1", man_page()),
+        ("contrib/completions/canned.bash", bash_completion()),
+        ("contrib/completions/_canned", zsh_completion()),
+        ("contrib/completions/canned.fish", fish_completion()),
+    ]
+}
+
+/// The checked-in files are what the option table makes of them; with `CANNED_BLESS=1` they
+/// are rewritten. Where the shells and groff are installed, each file then passes their
+/// syntax check.
+#[test]
+fn contrib_files_match_the_option_table() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bless = std::env::var_os("CANNED_BLESS").is_some_and(|v| v == "1");
+    for (path, text) in files() {
+        let file = root.join(path);
+        if bless {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, &text).unwrap();
+        }
+        let stored = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            stored == text,
+            "{path} differs from the option table: run CANNED_BLESS=1 cargo test --lib contrib_files"
+        );
+        for flag in OPTIONS.iter().map(Opt::flag).chain(COMMANDS.map(|c| c.0)) {
+            let name = if path.ends_with(".1") {
+                roff(flag)
+            } else {
+                flag.to_string()
+            };
+            let name = if path.ends_with(".fish") {
+                format!("-l {}", &flag[2..])
+            } else {
+                name
+            };
+            assert!(stored.contains(&name), "{path} lacks {flag}");
+        }
+    }
+    check_with_their_tools();
+}
+
+/// Syntax checks by the tools themselves, where they are installed (skipped, with a line
+/// saying so, where they are not).
+fn check_with_their_tools() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checks: [(&str, &[&str], &str); 4] = [
+        ("bash", &["-n"], "contrib/completions/canned.bash"),
+        ("zsh", &["-n"], "contrib/completions/_canned"),
+        ("fish", &["--no-execute"], "contrib/completions/canned.fish"),
+        ("groff", &["-man", "-ww", "-z"], "contrib/canned.1"),
+    ];
+    for (tool, args, path) in checks {
+        let out = std::process::Command::new(tool)
+            .args(args)
+            .arg(root.join(path))
+            .output();
+        match out {
+            Err(_) => eprintln!("{tool} not installed: {path} not checked"),
+            Ok(o) => assert!(
+                o.status.success() && o.stderr.is_empty(),
+                "{tool} {path}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            ),
+        }
+    }
+}
