@@ -49,7 +49,8 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// `canned: 12 connections, 3400 requests, 1 error (missing_host 1)`: the totals, singular
-/// for one, then every non-zero error, limit and timeout count by name.
+/// for one, then every non-zero error, limit and timeout count by name, and the access-log
+/// lines dropped.
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
@@ -76,6 +77,10 @@ impl std::fmt::Display for Summary {
                 count(f, sep, name, n)?;
                 sep = ", ";
             }
+        }
+        if s.log_lines_dropped > 0 {
+            write!(f, "{sep}log_lines_dropped {}", s.log_lines_dropped)?;
+            sep = ", ";
         }
         if sep == ", " {
             f.write_str(")")?;
@@ -122,8 +127,8 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
     }
     let _ = writeln!(
         j,
-        "}},\"bytes_in\":{},\"bytes_out\":{}}}",
-        s.bytes_in, s.bytes_out
+        "}},\"bytes_in\":{},\"bytes_out\":{},\"log_lines_dropped\":{}}}",
+        s.bytes_in, s.bytes_out, s.log_lines_dropped
     );
     j
 }
@@ -163,7 +168,13 @@ mod tests {
             .copied()
             .find(|e| e.to_string() == "missing_host")
             .unwrap();
-        let cases: [(String, &str); 6] = [
+        let dropped = {
+            let mut s = Summary::default();
+            s.stats.log_lines_dropped = 1_234;
+            s.stats.timeouts = [0, 1, 0];
+            s.to_string()
+        };
+        let cases: [(String, &str); 7] = [
             (
                 with(0, 0, &[], [0; 3], 0),
                 "canned: 0 connections, 0 requests, 0 errors",
@@ -188,6 +199,10 @@ mod tests {
                 with(1, 2, &[], [0, 1, 0], 0),
                 "canned: 1 connection, 2 requests, 0 errors (idle_timeout 1)",
             ),
+            (
+                dropped,
+                "canned: 0 connections, 0 requests, 0 errors (idle_timeout 1, log_lines_dropped 1234)",
+            ),
         ];
         for (got, want) in cases {
             assert_eq!(got, want);
@@ -206,6 +221,7 @@ mod tests {
         t.stats.by_status[200] = 7;
         t.stats.faults[crate::fault::Kind::Reset.index()] = 2;
         t.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 5];
+        t.stats.log_lines_dropped = 6;
         let j = stats_json(&t, 1);
         for want in [
             "\"connections_open\":1",
@@ -216,6 +232,7 @@ mod tests {
             "\"missing_host\":0",
             "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0}",
             "\"mutate\":{\"cl-plus-sign\":5}",
+            "\"log_lines_dropped\":6}",
         ] {
             assert!(j.contains(want), "{want} not in {j}");
         }

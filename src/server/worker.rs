@@ -71,7 +71,7 @@ struct EnvParts {
     responses: Responses,
     pool: Pool,
     stats: Stats,
-    /// Access-log lines of this loop turn.
+    /// Access-log lines of this loop turn, at most [`crate::conn::ACCESS_LOG_TURN_BYTES`].
     log: Vec<u8>,
     /// `--fault` and `--mutate`, when configured.
     faults: Option<WorkerFaults>,
@@ -226,7 +226,7 @@ impl Worker {
                 None => self.poller.wait(&mut events, None),
             };
             if let Err(e) = polled {
-                eprintln!("canned: poll failed: {e}");
+                super::diagnostic(format_args!("canned: poll failed: {e}"));
                 // The other workers must stop too, or whoever joins them waits for ever.
                 super::wake(&self.shared);
                 break;
@@ -265,9 +265,13 @@ impl Worker {
                 self.make_room_for_another_worker();
             }
             if !self.parts.log.is_empty() {
-                // One write per loop turn.
-                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.parts.log);
-                self.parts.log.clear();
+                // Once per loop turn, to the writer thread: never waits for stdout.
+                match &self.shared.log {
+                    Some(log) => {
+                        self.parts.stats.log_lines_dropped += log.hand_off(&mut self.parts.log);
+                    }
+                    None => self.parts.log.clear(),
+                }
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
@@ -399,9 +403,9 @@ impl Worker {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {
                     if !self.logged_emfile && !self.config.quiet {
-                        eprintln!(
+                        super::diagnostic(format_args!(
                             "canned: out of file descriptors ({e}); pausing accept until one is free"
-                        );
+                        ));
                     }
                     self.logged_emfile = true;
                     self.paused_until = Some(self.now_us + FD_PAUSE_US);
@@ -670,7 +674,7 @@ impl Worker {
         if !self.counter_routes.any() {
             return;
         }
-        let total = {
+        let mut total = {
             let mut all = self
                 .shared
                 .published
@@ -679,6 +683,9 @@ impl Worker {
             all[self.id] = self.summary();
             Summary::total(all.iter())
         };
+        if let Some(log) = &self.shared.log {
+            total.stats.log_lines_dropped += log.dropped();
+        }
         let open = self.shared.open.load(Ordering::Relaxed);
         if let Some(route) = self.counter_routes.stats {
             let json = stats_json(&total, open);
@@ -702,6 +709,9 @@ impl Worker {
         let shutdown_us =
             u64::try_from(self.config.shutdown_timeout.as_micros()).unwrap_or(u64::MAX);
         self.drain_deadline = Some(self.now_us.saturating_add(shutdown_us));
+        if let Some(log) = &self.shared.log {
+            log.drain_by(super::log::after(self.config.shutdown_timeout));
+        }
         self.update_own_deadline();
         self.withdraw_ask_for_room();
         let _ = self.poller.delete(&self.shared.wake_r);
