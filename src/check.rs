@@ -642,7 +642,9 @@ pub mod connection {
                 let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
                 let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
                 // After the date field: `[DATE] `, or `- ` with `--no-date`.
-                let rest = l.split_once("] ").map_or(l.get(2..).unwrap_or(""), |(_, r)| r);
+                let rest = l
+                    .split_once("] ")
+                    .map_or(l.get(2..).unwrap_or(""), |(_, r)| r);
                 (status, !rest.starts_with("- - - "))
             })
             .collect()

@@ -338,6 +338,9 @@ pub struct Features<'a> {
     /// Where to append access-log lines, when enabled (`--access-log`): at most
     /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
     pub access_log: Option<&'a mut Vec<u8>>,
+    /// Where a full `access_log` goes before the next line: the server's queue to stdout.
+    /// Without one, a line that does not fit is dropped.
+    pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Option<&'a mut WorkerFaults>,
 }
@@ -345,6 +348,14 @@ pub struct Features<'a> {
 /// The access-log lines one loop turn may leave for stdout. A turn's lines had no bound: 1,000
 /// clients pipelining 1,400 requests each made 44 MiB of them, kept as capacity for good.
 pub const ACCESS_LOG_TURN_BYTES: usize = 1024 * 1024;
+
+/// Takes a loop turn's access-log lines that reached [`ACCESS_LOG_TURN_BYTES`] before the
+/// turn ends, so that a fast stdout loses none.
+pub trait LogSink: std::fmt::Debug {
+    /// Take the lines (leaving `lines` empty) without waiting for stdout; returns how many
+    /// were dropped for want of room.
+    fn hand_off(&self, lines: &mut Vec<u8>) -> u64;
+}
 
 /// What the loop should do with a connection after a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1573,7 +1584,8 @@ fn request_line(line: &mut Vec<u8>, req: &crate::parser::Request<'_>) {
 /// sent; `- - -` stands for a request line that was never parsed (an error or a timeout), and
 /// `-` for the date with `--no-date` (common log format's mark of a missing field). Returns
 /// whether the line was written: one that would take the turn's lines past
-/// [`ACCESS_LOG_TURN_BYTES`] is dropped whole and counted.
+/// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the [`LogSink`], or
+/// with none, is dropped whole and counted.
 fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
     let Some(log) = env.features.access_log.as_deref_mut() else {
         // Not kept for a later response, whatever this caller passed.
@@ -1590,9 +1602,14 @@ fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
     };
     let len = if dated { date.len() + 3 } else { 2 } + request.len() + 4;
     if log.len() + len > ACCESS_LOG_TURN_BYTES {
-        env.stats.log_lines_dropped += 1;
-        b.log_line.clear();
-        return false;
+        match env.features.log_sink {
+            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+            None => {
+                env.stats.log_lines_dropped += 1;
+                b.log_line.clear();
+                return false;
+            }
+        }
     }
     if dated {
         log.push(b'[');

@@ -45,7 +45,8 @@ fn exit_within(child: &mut std::process::Child, limit: Duration) -> Option<(Exit
 /// giving up after `limit`: how many were answered.
 fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize {
     let mut s = connect(addr);
-    s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
     let t = Instant::now();
     let mut done = 0;
     let mut buf = vec![0u8; 1 << 16];
@@ -69,7 +70,10 @@ fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize 
             let ends = data.windows(12).filter(|w| w == b"Hello World\n").count();
             if ends > 0 {
                 got += ends;
-                let last = data.windows(12).rposition(|w| w == b"Hello World\n").unwrap();
+                let last = data
+                    .windows(12)
+                    .rposition(|w| w == b"Hello World\n")
+                    .unwrap();
                 data.drain(..last + 12);
             }
         }
@@ -219,7 +223,10 @@ fn a_closed_stderr_changes_nothing() {
             s.write_all(GET).unwrap();
         }
         std::thread::sleep(Duration::from_millis(300));
-        assert!(child.try_wait().unwrap().is_none(), "{workers} workers: died");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{workers} workers: died"
+        );
         drop(crowd);
         first.write_all(GET).unwrap();
         assert_eq!(read_responses(&mut first, 1)[0].status, 200);

@@ -10,6 +10,7 @@
 //! directly, not through std's stdout and its lock, so that nothing at process exit waits for a
 //! write that cannot finish.
 
+use crate::conn::LogSink;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ pub(super) const KEEP_BYTES: usize = 64 * 1024;
 const TRIM_AFTER: usize = 256 * 1024;
 
 /// The queue between the workers and the writer thread.
+#[derive(Debug)]
 pub(super) struct AccessLog {
     queue: Mutex<Queue>,
     /// The writer waits on it for lines or the stop.
@@ -38,7 +40,7 @@ pub(super) struct AccessLog {
     shutdown_timeout: Duration,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Queue {
     lines: Vec<u8>,
     /// Lines in `lines`.
@@ -53,26 +55,11 @@ struct Queue {
     deadline: Option<Instant>,
 }
 
-impl AccessLog {
-    pub(super) fn new(shutdown_timeout: Duration) -> AccessLog {
-        AccessLog {
-            queue: Mutex::new(Queue::default()),
-            queued: Condvar::new(),
-            written: Condvar::new(),
-            dropped: AtomicU64::new(0),
-            batch_written: AtomicU64::new(0),
-            shutdown_timeout,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
+impl LogSink for AccessLog {
     /// Move a loop turn's lines to the queue, never waiting for stdout (the writer holds the
     /// lock only to take the queue). Lines past [`QUEUE_BYTES`] are dropped whole; returns
     /// how many. `lines` is left empty, its capacity above [`KEEP_BYTES`] given back.
-    pub(super) fn hand_off(&self, lines: &mut Vec<u8>) -> u64 {
+    fn hand_off(&self, lines: &mut Vec<u8>) -> u64 {
         let all = count_lines(lines);
         let (dropped, was_empty) = {
             let mut q = self.lock();
@@ -96,6 +83,23 @@ impl AccessLog {
             self.queued.notify_one();
         }
         dropped
+    }
+}
+
+impl AccessLog {
+    pub(super) fn new(shutdown_timeout: Duration) -> AccessLog {
+        AccessLog {
+            queue: Mutex::new(Queue::default()),
+            queued: Condvar::new(),
+            written: Condvar::new(),
+            dropped: AtomicU64::new(0),
+            batch_written: AtomicU64::new(0),
+            shutdown_timeout,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A worker began draining: the queue is written until `deadline` at most (the first

@@ -202,13 +202,14 @@ impl Server {
         let log_writer = match self.shared.log {
             Some(_) => {
                 let shared = self.shared.clone();
-                let writer = std::thread::Builder::new()
-                    .name("canned-log".into())
-                    .spawn(move || {
-                        if let Some(log) = &shared.log {
-                            log.write_to_stdout();
-                        }
-                    });
+                let writer =
+                    std::thread::Builder::new()
+                        .name("canned-log".into())
+                        .spawn(move || {
+                            if let Some(log) = &shared.log {
+                                log.write_to_stdout();
+                            }
+                        });
                 match writer {
                     Ok(w) => Some(w),
                     Err(e) => {

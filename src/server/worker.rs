@@ -18,7 +18,9 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs, US_PER_MS};
+use crate::conn::{
+    Conn, ConnLimits, Env, Features, LogSink, Next, Pool, Stats, TimeoutsUs, US_PER_MS,
+};
 use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
@@ -78,7 +80,13 @@ struct EnvParts {
 }
 
 impl EnvParts {
-    fn env<'a>(&'a mut self, config: &Config, now_us: u64, draining: bool) -> Env<'a> {
+    fn env<'a>(
+        &'a mut self,
+        config: &Config,
+        log_sink: Option<&'a super::log::AccessLog>,
+        now_us: u64,
+        draining: bool,
+    ) -> Env<'a> {
         Env {
             responses: &self.responses,
             pool: &mut self.pool,
@@ -100,6 +108,7 @@ impl EnvParts {
                 raw_close: config.raw_close,
                 delay_us: self.delay_us,
                 access_log: config.access_log.then_some(&mut self.log),
+                log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
             },
         }
@@ -555,9 +564,12 @@ impl Worker {
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
-        let mut env = self
-            .parts
-            .env(&self.config, self.now_us, self.drain_deadline.is_some());
+        let mut env = self.parts.env(
+            &self.config,
+            self.shared.log.as_ref(),
+            self.now_us,
+            self.drain_deadline.is_some(),
+        );
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {
