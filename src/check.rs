@@ -642,7 +642,11 @@ pub mod connection {
             .map(|l| {
                 let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
                 let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
-                (status, !l.contains("] - - - "))
+                // After the date field: `[DATE] `, or `- ` with `--no-date`.
+                let rest = l
+                    .split_once("] ")
+                    .map_or(l.get(2..).unwrap_or(""), |(_, r)| r);
+                (status, !rest.starts_with("- - - "))
             })
             .collect()
     }

@@ -139,7 +139,7 @@ impl Pool {
 /// 22 MiB above idle for good before the pool bounded what it keeps, and still 0.2 to 2.8 MiB
 /// after, until this call (`benches/burst_rss.py`). It walks the heaps once, and runs only
 /// when no connection holds a work area. musl's allocator unmaps large freed blocks by itself.
-fn return_free_memory() {
+pub(crate) fn return_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of glibc's heaps; no preconditions.
     unsafe {
@@ -253,6 +253,9 @@ pub struct Stats {
     pub faults: [u64; crate::fault::Kind::ALL.len()],
     /// Malformed responses sent, by index in the catalogue (`crate::mutate::id`).
     pub mutated: Vec<u64>,
+    /// Access-log lines dropped: the loop turn's lines were [`ACCESS_LOG_TURN_BYTES`] already,
+    /// or stdout did not take them in time (a full queue, a write error, the shutdown deadline).
+    pub log_lines_dropped: u64,
 }
 
 impl Default for Stats {
@@ -266,6 +269,7 @@ impl Default for Stats {
             bytes_out: 0,
             faults: [0; crate::fault::Kind::ALL.len()],
             mutated: Vec::new(),
+            log_lines_dropped: 0,
         }
     }
 }
@@ -294,6 +298,7 @@ impl Stats {
         for (a, b) in self.mutated.iter_mut().zip(&o.mutated) {
             *a += b;
         }
+        self.log_lines_dropped += o.log_lines_dropped;
     }
 }
 
@@ -332,10 +337,26 @@ pub struct Features<'a> {
     pub raw_close: bool,
     /// Hold each batch of responses this long (µs; 0: none; `--delay`).
     pub delay_us: u64,
-    /// Where to append access-log lines, when enabled (`--access-log`).
+    /// Where to append access-log lines, when enabled (`--access-log`): at most
+    /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
     pub access_log: Option<&'a mut Vec<u8>>,
+    /// Where a full `access_log` goes before the next line: the server's queue to stdout.
+    /// Without one, a line that does not fit is dropped.
+    pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Option<&'a mut WorkerFaults>,
+}
+
+/// The access-log lines one loop turn may leave for stdout. A turn's lines had no bound: 1,000
+/// clients pipelining 1,400 requests each made 44 MiB of them, kept as capacity for good.
+pub const ACCESS_LOG_TURN_BYTES: usize = 1024 * 1024;
+
+/// Takes a loop turn's access-log lines that reached [`ACCESS_LOG_TURN_BYTES`] before the
+/// turn ends, so that a fast stdout loses none.
+pub trait LogSink: std::fmt::Debug {
+    /// Take the lines (leaving `lines` empty) without waiting for stdout; returns how many
+    /// were dropped for want of room.
+    fn hand_off(&self, lines: &mut Vec<u8>) -> u64;
 }
 
 /// What the loop should do with a connection after a call.
@@ -1308,15 +1329,13 @@ impl Conn {
                     m.resize(crate::mutate::COUNT, 0);
                 }
                 m[i] += 1;
-                if p.logged {
-                    // No status of its own: a variant may have none, or several.
-                    log_response(b, 0, env);
-                }
+                // No status of its own: a variant may have none, or several.
+                let logged = p.logged && log_response(b, 0, env);
                 hold(b, 0, env);
                 if let Some(f) = env.features.faults.as_deref() {
                     b.out.extend_from_slice(f.variant(i));
                 }
-                if p.logged {
+                if logged {
                     annotate_log(env, "mutate=", crate::mutate::id(i));
                 }
                 // The client cannot know where a broken response ends.
@@ -1325,29 +1344,29 @@ impl Conn {
             }
             Decision::Fault { plan, route } => (plan, route),
         };
-        if p.logged {
+        let logged = p.logged && {
             let status = match plan.delivery {
                 // Nothing with a status is sent.
                 Delivery::Stall | Delivery::Garbage(_) => 0,
                 _ => env.responses.status(route as usize),
             };
-            log_response(b, status, env);
-        }
+            log_response(b, status, env)
+        };
         if plan.delay_us > 0 {
             env.stats.faults[Kind::Latency.index()] += 1;
-            if p.logged {
+            if logged {
                 annotate_log(env, "fault=", Kind::Latency.name());
             }
         }
         if plan.error {
             env.stats.faults[Kind::Error.index()] += 1;
-            if p.logged {
+            if logged {
                 annotate_log(env, "fault=", Kind::Error.name());
             }
         }
         if let Some(k) = plan.delivery.kind() {
             env.stats.faults[k.index()] += 1;
-            if p.logged {
+            if logged {
                 annotate_log(env, "fault=", k.name());
             }
         }
@@ -1568,7 +1587,9 @@ fn pace(b: &mut WorkArea, env: &mut Env<'_>) {
     }
 }
 
-/// Add ` KEYVALUE` to the access-log line just written (the request's), if logging.
+/// Add ` KEYVALUE` to the access-log line just written (the request's), if logging. Past
+/// [`ACCESS_LOG_TURN_BYTES`] by a few such words at most: the line's room was checked without
+/// them, and dropping it now would leave half a line.
 fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
     if let Some(log) = env.features.access_log.as_deref_mut() {
         if log.last() == Some(&b'\n') {
@@ -1604,28 +1625,52 @@ fn request_line(line: &mut Vec<u8>, req: &crate::parser::Request<'_>) {
 }
 
 /// Append the access-log line `[DATE] METHOD TARGET VERSION STATUS` of the response being
-/// sent; `- - -` stands for a request line that was never parsed (an error or a timeout).
-fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
+/// sent; `- - -` stands for a request line that was never parsed (an error or a timeout), and
+/// `-` for the date with `--no-date` (common log format's mark of a missing field). Returns
+/// whether the line was written: one that would take the turn's lines past
+/// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the [`LogSink`], or
+/// with none, is dropped whole and counted.
+fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
     let Some(log) = env.features.access_log.as_deref_mut() else {
         // Not kept for a later response, whatever this caller passed.
         b.log_line.clear();
-        return;
+        return false;
     };
-    log.push(b'[');
-    log.extend_from_slice(env.responses.date());
-    log.extend_from_slice(b"] ");
-    if b.log_line.is_empty() {
-        log.extend_from_slice(b"- - - ");
+    let date = env.responses.date();
+    // Spaces with `--no-date`; an IMF-fixdate starts with the day's name.
+    let dated = date[0] != b' ';
+    let request = if b.log_line.is_empty() {
+        &b"- - - "[..]
     } else {
-        log.extend_from_slice(&b.log_line);
-        b.log_line.clear();
+        &b.log_line[..]
+    };
+    let len = if dated { date.len() + 3 } else { 2 } + request.len() + 4;
+    if log.len() + len > ACCESS_LOG_TURN_BYTES {
+        match env.features.log_sink {
+            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+            None => {
+                env.stats.log_lines_dropped += 1;
+                b.log_line.clear();
+                return false;
+            }
+        }
     }
+    if dated {
+        log.push(b'[');
+        log.extend_from_slice(date);
+        log.extend_from_slice(b"] ");
+    } else {
+        log.extend_from_slice(b"- ");
+    }
+    log.extend_from_slice(request);
+    b.log_line.clear();
     log.extend_from_slice(&[
         b'0' + (status / 100) as u8,
         b'0' + (status / 10 % 10) as u8,
         b'0' + (status % 10) as u8,
         b'\n',
     ]);
+    true
 }
 
 /// Answer `status` (an error: the response closes the connection). The response to a HEAD

@@ -2,30 +2,44 @@
 
 use canned::config::{Command, Config, environment, help};
 use canned::server::{Server, max_conns_that_fit, raise_fd_limit};
+use std::io::Write;
 use std::process::ExitCode;
+
+/// `eprintln!` that never panics: one that does when stderr is a pipe whose reader has gone,
+/// and the release build aborts on a panic (SIGABRT instead of exit 0 on SIGTERM). A
+/// diagnostic that cannot be written is left out.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// Write `text` to stdout: exit 0, or 1 when it could not be written (a closed pipe, a full
+/// disk), as coreutils do, instead of `print!`'s panic.
+fn print(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(1),
+    }
+}
 
 fn main() -> ExitCode {
     // OsStrings: a variable canned reads that is not UTF-8 is an error naming it, never a panic.
     let env = environment();
     let mut config = match Config::from_args(std::env::args_os().skip(1), &env) {
         Ok(Command::Run(c)) => *c,
-        Ok(Command::Help) => {
-            print!("{}", help());
-            return ExitCode::SUCCESS;
-        }
-        Ok(Command::Version) => {
-            // `canned VERSION`, and the commit when built from a git checkout (build.rs).
-            println!("{}", env!("CANNED_VERSION_LINE"));
-            return ExitCode::SUCCESS;
-        }
+        Ok(Command::Help) => return print(&help()),
+        // `canned VERSION`, and the commit when built from a git checkout (build.rs).
+        Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
         Ok(Command::MutateList) => {
             // Ignored: a reader that stops early (`| head`) is not an error.
             let ids = canned::mutate::id_lines().as_bytes();
-            let _ = std::io::Write::write_all(&mut std::io::stdout(), ids);
+            let _ = std::io::stdout().write_all(ids);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("canned: error: {e}");
+            say!("canned: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -36,12 +50,12 @@ fn main() -> ExitCode {
     let fit = match max_conns_that_fit(&config) {
         Ok(fit) => fit,
         Err(e) => {
-            eprintln!("canned: error: {e}");
+            say!("canned: error: {e}");
             return ExitCode::from(1);
         }
     };
     if config.max_conns > fit {
-        eprintln!(
+        say!(
             "canned: warning: --max-conns {} does not fit in the fd limit {fds} beside the \
              workers' descriptors; using {fit}",
             config.max_conns
@@ -53,12 +67,12 @@ fn main() -> ExitCode {
     let server = match Server::bind(config) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("canned: error: {e}");
+            say!("canned: error: {e}");
             return ExitCode::from(1);
         }
     };
     if let Err(e) = server.stop_on_signals() {
-        eprintln!("canned: error: cannot install signal handlers: {e}");
+        say!("canned: error: cannot install signal handlers: {e}");
         return ExitCode::from(1);
     }
     if !quiet {
@@ -69,7 +83,7 @@ fn main() -> ExitCode {
                 ""
             };
             let plural = if workers == 1 { "" } else { "s" };
-            eprintln!("canned listening on {a}{note} ({workers} worker{plural})");
+            say!("canned listening on {a}{note} ({workers} worker{plural})");
         }
     }
     // Unix socket files are removed by the server on its way out.
@@ -77,12 +91,12 @@ fn main() -> ExitCode {
     match summary {
         Ok(s) => {
             if !quiet {
-                eprintln!("{s}");
+                say!("{s}");
             }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("canned: error: {e}");
+            say!("canned: error: {e}");
             ExitCode::from(1)
         }
     }

@@ -117,6 +117,12 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
             "Bytes written to clients.",
             s.bytes_out,
         ),
+        (
+            "canned_log_lines_dropped_total",
+            COUNTER,
+            "Access-log lines dropped: stdout did not take them in time.",
+            s.log_lines_dropped,
+        ),
     ] {
         family(out, name, kind, help);
         sample(out, name, "", "", n);
@@ -168,6 +174,7 @@ mod tests {
         t.stats.bytes_out = 7_890_123;
         t.stats.faults[crate::fault::Kind::Stall.index()] = 2;
         t.stats.mutated = vec![0, 1];
+        t.stats.log_lines_dropped = 89;
         t
     }
 
@@ -189,6 +196,7 @@ mod tests {
             "canned_accept_errors_total 3",
             "canned_bytes_received_total 123456",
             "canned_bytes_sent_total 7890123",
+            "canned_log_lines_dropped_total 89",
         ] {
             assert!(
                 text.lines().any(|l| l == line),
@@ -258,7 +266,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(families.len(), 12);
+        assert_eq!(families.len(), 13);
     }
 
     #[test]

@@ -699,35 +699,98 @@ fn shutdown_exits_once_the_response_in_flight_is_written() {
     std::fs::remove_file(&path).unwrap();
 }
 
-/// How many threads of the process are blocked writing to a pipe, or waiting for the lock of
-/// standard output that a blocked thread holds.
-fn threads_blocked_on_a_pipe(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/task"))
-        .map(|d| {
-            d.flatten()
-                .filter(|t| {
-                    std::fs::read_to_string(t.path().join("wchan"))
-                        .is_ok_and(|w| w.contains("pipe_write") || w.contains("futex"))
-                })
-                .count()
-        })
-        .unwrap_or(0)
+/// Threads of a process stopped through ptrace; they resume when this is dropped (also when
+/// the test fails, or the process could never be reaped: a traced thread's exit waits for
+/// its tracer).
+struct Frozen(Vec<i32>);
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        for &tid in &self.0 {
+            // SAFETY: ptrace on a thread this thread attached to; no memory is passed.
+            unsafe {
+                libc::ptrace(libc::PTRACE_DETACH, tid, 0, 0);
+            }
+        }
+    }
+}
+
+/// Stop every thread of process `pid` but the one named `except`, through ptrace
+/// (PTRACE_SEIZE, PTRACE_INTERRUPT): that one runs on, and a signal to the process goes to it.
+/// Waits for `except` to have its name first (a new thread names itself once it runs), and
+/// for the others to wait in epoll_wait.
+fn freeze_threads(pid: u32, except: &str) -> Frozen {
+    let name = |t: &std::fs::DirEntry| {
+        std::fs::read_to_string(t.path().join("comm")).map(|c| c.trim().to_string())
+    };
+    let tasks = || -> Vec<std::fs::DirEntry> {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .collect()
+    };
+    let t = Instant::now();
+    while !tasks().iter().any(|t| name(t).is_ok_and(|n| n == except)) {
+        assert!(
+            t.elapsed() < time_bound(Duration::from_secs(10)),
+            "no thread {except}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Each of the others asleep in epoll_wait, its turn over: a turn stopped midway would
+    // leave its connections first in the ready list when it resumes.
+    let t = Instant::now();
+    while !tasks().iter().all(|t| {
+        name(t).is_ok_and(|n| n == except)
+            || std::fs::read_to_string(t.path().join("wchan"))
+                .is_ok_and(|w| w.contains("epoll_wait"))
+    }) {
+        assert!(
+            t.elapsed() < time_bound(Duration::from_secs(10)),
+            "the workers never waited in epoll_wait"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut frozen = Frozen(Vec::new());
+    for t in tasks() {
+        if name(&t).is_ok_and(|n| n == except) {
+            continue;
+        }
+        let tid: i32 = t.file_name().to_str().unwrap().parse().unwrap();
+        // SAFETY: ptrace and waitpid on a thread of our own child; no memory is passed.
+        unsafe {
+            assert_eq!(
+                libc::ptrace(libc::PTRACE_SEIZE, tid, 0, 0),
+                0,
+                "PTRACE_SEIZE {tid}: {}",
+                std::io::Error::last_os_error()
+            );
+            frozen.0.push(tid);
+            assert_eq!(libc::ptrace(libc::PTRACE_INTERRUPT, tid, 0, 0), 0);
+            let mut status = 0;
+            assert_eq!(libc::waitpid(tid, &mut status, libc::__WALL), tid);
+            assert!(libc::WIFSTOPPED(status), "{status:#x}");
+        }
+    }
+    frozen
 }
 
 #[test]
-// It waits until the workers block on the full log pipe by reading their threads' wchan;
-// under qemu-user the emulator's own threads wait on futexes too, so that wait can end early:
-// ignored there with this reason (README, Architectures).
+// It stops the worker threads through ptrace, which qemu-user does not emulate for the
+// threads it runs: ignored there with this reason (README, Architectures).
 #[cfg_attr(
     not(target_arch = "x86_64"),
-    ignore = "reads the server threads' wchan, which qemu-user's own threads confuse"
+    ignore = "stops the server's worker threads through ptrace, which qemu-user does not emulate"
 )]
 fn shutdown_answers_a_request_already_waiting_with_connection_close() {
     for workers in [1, 2] {
+        // The access log's writer thread stays running to take the signal.
         let mut p = Proc::start(&["--workers", &workers.to_string(), "--access-log"]);
-        // Not read yet: once the pipe is full, workers block writing their log lines, so
-        // what arrives meanwhile waits in the kernel until they resume.
         let mut log = p.child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = log.read_to_end(&mut sink);
+        });
         let mut idle: Vec<TcpStream> = (0..8)
             .map(|_| {
                 let mut s = connect(p.addr);
@@ -736,18 +799,9 @@ fn shutdown_answers_a_request_already_waiting_with_connection_close() {
                 s
             })
             .collect();
-        let mut fillers = Vec::new();
-        let t = Instant::now();
-        while threads_blocked_on_a_pipe(p.child.id()) < workers {
-            assert!(
-                t.elapsed() < Duration::from_secs(20) && fillers.len() < 400,
-                "workers never blocked on the log pipe"
-            );
-            let mut f = connect(p.addr);
-            f.write_all(&GET.repeat(100)).unwrap();
-            fillers.push(f);
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        // The workers stopped: what arrives meanwhile waits in the kernel until they resume.
+        let frozen = freeze_threads(p.child.id(), "canned-log");
+        assert_eq!(frozen.0.len(), workers, "the workers' threads");
         // The shutdown signal first, then a request on each idle connection: when the
         // workers resume, draining starts with those requests unread in the socket buffers.
         sigterm(&p);
@@ -756,16 +810,17 @@ fn shutdown_answers_a_request_already_waiting_with_connection_close() {
             s.write_all(GET).unwrap();
         }
         std::thread::sleep(Duration::from_millis(100));
-        let reader = std::thread::spawn(move || {
-            let mut sink = Vec::new();
-            let _ = log.read_to_end(&mut sink);
-        });
+        drop(frozen);
         for (i, s) in idle.iter_mut().enumerate() {
             let r = parse_responses(&read_to_eof(s), &[]);
             assert_eq!(r.len(), 1, "{workers} workers, connection {i}: no answer");
-            assert_eq!(r[0].header("connection"), Some("close"));
+            assert_eq!(
+                r[0].header("connection"),
+                Some("close"),
+                "{workers} workers, {i}"
+            );
         }
-        drop((idle, fillers));
+        drop(idle);
         assert!(exit_within(&mut p, Duration::from_secs(10)).is_some());
         reader.join().unwrap();
     }

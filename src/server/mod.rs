@@ -5,13 +5,15 @@
 //!   and runs its timers;
 //! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
 //! - `timers`: each worker's connection deadlines, one heap entry per connection;
-//! - `stats`: counters summed over workers, the `--stats` body and the exit summary.
+//! - `stats`: counters summed over workers, the `--stats` body and the exit summary;
+//! - `log`: the access log's queue and the thread that writes it to stdout.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
 //! connections and its counters; its `Poller` is shared only so that another worker at
 //! `--max-conns` can wake it to close an idle connection.
 
 mod listen;
+mod log;
 mod signals;
 mod stats;
 mod timers;
@@ -59,6 +61,8 @@ struct Shared {
     reported: [AtomicU64; 4],
     /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
     catalogue: Option<Arc<crate::mutate::Catalogue>>,
+    /// `--access-log`: the lines on their way to stdout.
+    log: Option<log::AccessLog>,
 }
 
 impl Shared {
@@ -129,6 +133,8 @@ pub struct Handle {
     addrs: Vec<Listen>,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<Summary>>,
+    /// `--access-log`: the thread writing to stdout.
+    log_writer: Option<JoinHandle<()>>,
     /// Removed when the handle is dropped, after the workers have stopped.
     #[expect(dead_code, reason = "held for its Drop")]
     unix_files: Vec<listen::UnixSocketFile>,
@@ -153,6 +159,9 @@ impl Server {
             .is_some()
             .then(|| Arc::new(crate::mutate::Catalogue::new()));
         let canned = worker::Canned::new(&config)?;
+        let log = config
+            .access_log
+            .then(|| log::AccessLog::new(config.shutdown_timeout));
         Ok(Server {
             config: Arc::new(config),
             canned,
@@ -174,6 +183,7 @@ impl Server {
                 reported: Default::default(),
                 silent: AtomicUsize::new(0),
                 catalogue,
+                log,
             }),
         })
     }
@@ -242,11 +252,34 @@ impl Server {
                     .spawn(move || w.run())
             })
             .collect::<io::Result<Vec<_>>>()?;
+        let log_writer = match self.shared.log {
+            Some(_) => {
+                let shared = self.shared.clone();
+                let writer =
+                    std::thread::Builder::new()
+                        .name("canned-log".into())
+                        .spawn(move || {
+                            if let Some(log) = &shared.log {
+                                log.write_to_stdout();
+                            }
+                        });
+                match writer {
+                    Ok(w) => Some(w),
+                    Err(e) => {
+                        // The workers are running: stop them before reporting.
+                        wake(&self.shared);
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
         Ok((
             Handle {
                 addrs: self.addrs,
                 shared: self.shared,
                 threads,
+                log_writer,
                 unix_files: self.unix_files,
             },
             first,
@@ -278,7 +311,8 @@ impl Handle {
         wake(&self.shared);
     }
 
-    /// Wait for every worker to finish; return the summed counters.
+    /// Wait for every worker to finish, and for the access log to be written (until the
+    /// shutdown deadline at most); return the summed counters.
     pub fn join(mut self) -> Summary {
         let mut total = Summary::default();
         for t in self.threads.drain(..) {
@@ -286,7 +320,23 @@ impl Handle {
                 total.add(&s);
             }
         }
+        total.stats.log_lines_dropped += self.finish_log();
         total
+    }
+
+    /// Let the log writer finish, until the shutdown deadline at most; returns the lines it
+    /// dropped. A writer still blocked then is left behind (the process exit ends it).
+    fn finish_log(&mut self) -> u64 {
+        let Some(log) = &self.shared.log else {
+            return 0;
+        };
+        let written = log.finish();
+        if let Some(w) = self.log_writer.take() {
+            if written {
+                let _ = w.join();
+            }
+        }
+        log.dropped()
     }
 }
 
@@ -298,7 +348,14 @@ impl Drop for Handle {
                 let _ = t.join();
             }
         }
+        self.finish_log();
     }
+}
+
+/// Write one diagnostic line to stderr. A failed write is ignored: `eprintln!` panics when
+/// stderr is a pipe whose reader has gone, and the release build aborts on a panic.
+pub(crate) fn diagnostic(line: std::fmt::Arguments<'_>) {
+    let _ = io::Write::write_fmt(&mut io::stderr().lock(), format_args!("{line}\n"));
 }
 
 /// Ask every worker to drain and stop.

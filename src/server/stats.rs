@@ -86,6 +86,7 @@ impl std::fmt::Display for Summary {
         let limits = [
             ("idle_closed_at_limit", self.idle_closed_at_limit),
             ("accept_errors", self.accept_errors),
+            ("log_lines_dropped", s.log_lines_dropped),
         ];
         list(f, "; ", "", limits.into_iter())
     }
@@ -142,8 +143,8 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
     }
     let _ = writeln!(
         j,
-        "}},\"bytes_in\":{},\"bytes_out\":{}}}",
-        s.bytes_in, s.bytes_out
+        "}},\"bytes_in\":{},\"bytes_out\":{},\"log_lines_dropped\":{}}}",
+        s.bytes_in, s.bytes_out, s.log_lines_dropped
     );
     j
 }
@@ -192,7 +193,13 @@ mod tests {
             s.stats.requests = 4;
             s.to_string()
         };
-        let cases: [(String, &str); 7] = [
+        let dropped = {
+            let mut s = Summary::default();
+            s.stats.log_lines_dropped = 1_234;
+            s.stats.timeouts = [0, 1, 0];
+            s.to_string()
+        };
+        let cases: [(String, &str); 8] = [
             (
                 accept_errors,
                 "canned: 4 connections, 4 requests, 0 errors; accept_errors 3",
@@ -220,6 +227,10 @@ mod tests {
             (
                 with(1, 2, &[], [0, 1, 0], 0),
                 "canned: 1 connection, 2 requests, 0 errors, 1 timeout (idle 1)",
+            ),
+            (
+                dropped,
+                "canned: 0 connections, 0 requests, 0 errors, 1 timeout (idle 1); log_lines_dropped 1234",
             ),
         ];
         for (got, want) in cases {
@@ -261,6 +272,7 @@ mod tests {
         t.stats.by_status[200] = 7;
         t.stats.faults[crate::fault::Kind::Reset.index()] = 2;
         t.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 5];
+        t.stats.log_lines_dropped = 6;
         let j = stats_json(&t, 1);
         for want in [
             "\"connections_open\":1",
@@ -272,6 +284,7 @@ mod tests {
             "\"missing_host\":0",
             "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0}",
             "\"mutate\":{\"cl-plus-sign\":5}",
+            "\"log_lines_dropped\":6}",
         ] {
             assert!(j.contains(want), "{want} not in {j}");
         }

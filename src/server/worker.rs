@@ -18,7 +18,9 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs, US_PER_MS};
+use crate::conn::{
+    Conn, ConnLimits, Env, Features, LogSink, Next, Pool, Stats, TimeoutsUs, US_PER_MS,
+};
 use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
 use polling::{Event, Events, PollMode, Poller};
@@ -76,14 +78,20 @@ struct EnvParts {
     responses: Responses,
     pool: Pool,
     stats: Stats,
-    /// Access-log lines of this loop turn.
+    /// Access-log lines of this loop turn, at most [`crate::conn::ACCESS_LOG_TURN_BYTES`].
     log: Vec<u8>,
     /// `--fault` and `--mutate`, when configured.
     faults: Option<WorkerFaults>,
 }
 
 impl EnvParts {
-    fn env<'a>(&'a mut self, config: &Config, now_us: u64, draining: bool) -> Env<'a> {
+    fn env<'a>(
+        &'a mut self,
+        config: &Config,
+        log_sink: Option<&'a super::log::AccessLog>,
+        now_us: u64,
+        draining: bool,
+    ) -> Env<'a> {
         Env {
             responses: &self.responses,
             pool: &mut self.pool,
@@ -105,6 +113,7 @@ impl EnvParts {
                 raw_close: config.raw_close,
                 delay_us: self.delay_us,
                 access_log: config.access_log.then_some(&mut self.log),
+                log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
             },
         }
@@ -276,7 +285,7 @@ impl Worker {
                 None => self.poller.wait(&mut events, None),
             };
             if let Err(e) = polled {
-                eprintln!("canned: poll failed: {e}");
+                super::diagnostic(format_args!("canned: poll failed: {e}"));
                 // The other workers must stop too, or whoever joins them waits for ever.
                 super::wake(&self.shared);
                 break;
@@ -321,9 +330,13 @@ impl Worker {
                 self.make_room_for_another_worker();
             }
             if !self.parts.log.is_empty() {
-                // One write per loop turn.
-                let _ = io::Write::write_all(&mut io::stdout().lock(), &self.parts.log);
-                self.parts.log.clear();
+                // Once per loop turn, to the writer thread: never waits for stdout.
+                match &self.shared.log {
+                    Some(log) => {
+                        self.parts.stats.log_lines_dropped += log.hand_off(&mut self.parts.log);
+                    }
+                    None => self.parts.log.clear(),
+                }
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
                 self.begin_drain();
@@ -493,7 +506,9 @@ impl Worker {
             } else {
                 "accept failed"
             };
-            eprintln!("canned: {what} ({e}); pausing accept for 100 ms at a time while it lasts");
+            super::diagnostic(format_args!(
+                "canned: {what} ({e}); pausing accept for 100 ms at a time while it lasts"
+            ));
         }
         self.paused_until = Some(self.now_us + ACCEPT_PAUSE_US);
         self.update_own_deadline();
@@ -668,9 +683,12 @@ impl Worker {
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
             return;
         };
-        let mut env = self
-            .parts
-            .env(&self.config, self.now_us, self.drain_deadline.is_some());
+        let mut env = self.parts.env(
+            &self.config,
+            self.shared.log.as_ref(),
+            self.now_us,
+            self.drain_deadline.is_some(),
+        );
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {
@@ -811,7 +829,7 @@ impl Worker {
         if !self.counter_routes.any() {
             return;
         }
-        let total = {
+        let mut total = {
             let mut all = self
                 .shared
                 .published
@@ -820,6 +838,9 @@ impl Worker {
             all[self.id] = self.summary();
             Summary::total(all.iter())
         };
+        if let Some(log) = &self.shared.log {
+            total.stats.log_lines_dropped += log.dropped();
+        }
         let open = self.shared.open.load(Ordering::Relaxed);
         if let Some(route) = self.counter_routes.stats {
             let json = stats_json(&total, open);
@@ -861,6 +882,9 @@ impl Worker {
             u64::try_from(self.config.shutdown_timeout.as_micros()).unwrap_or(u64::MAX);
         self.drain_deadline = Some(self.now_us.saturating_add(shutdown_us));
         self.drain_check_at = self.now_us + DRAIN_CHECK_US;
+        if let Some(log) = &self.shared.log {
+            log.drain_by(super::log::after(self.config.shutdown_timeout));
+        }
         self.update_own_deadline();
         self.withdraw_ask_for_room();
         let _ = self.poller.delete(&self.shared.wake_r);

@@ -1,0 +1,277 @@
+//! The access log's way to stdout. Each worker hands its loop turn's lines to one bounded
+//! queue without waiting, and one writer thread (started only with `--access-log`) makes the
+//! blocking writes to fd 1: a stdout that nobody reads (a paused log shipper, a full container
+//! log pipe) then stops neither traffic nor shutdown. Lines that find no room are dropped whole
+//! and counted (`log_lines_dropped`).
+//!
+//! A thread rather than a non-blocking stdout: `O_NONBLOCK` belongs to the open file
+//! description, which stdout shares with whoever else holds it (the shell, the supervisor, a
+//! sibling process), and setting it would change their writes too. The thread writes to fd 1
+//! directly, not through std's stdout and its lock, so that nothing at process exit waits for a
+//! write that cannot finish.
+
+use crate::conn::LogSink;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Bytes the queue holds for the writer, over all workers.
+pub(super) const QUEUE_BYTES: usize = 4 * 1024 * 1024;
+/// Capacity a worker's turn buffer and the writer's batch keep once their lines are handed on:
+/// a burst's buffers go back to the allocator.
+pub(super) const KEEP_BYTES: usize = 64 * 1024;
+/// Once this much capacity was given back, the writer asks the allocator to return free memory
+/// to the system when it next has nothing to write (glibc keeps freed blocks otherwise).
+const TRIM_AFTER: usize = 256 * 1024;
+
+/// The queue between the workers and the writer thread.
+#[derive(Debug)]
+pub(super) struct AccessLog {
+    queue: Mutex<Queue>,
+    /// The writer waits on it for lines or the stop.
+    queued: Condvar,
+    /// [`AccessLog::finish`] waits on it for the writer to have written everything.
+    written: Condvar,
+    /// Lines the writer could not write (a write error, the shutdown deadline).
+    dropped: AtomicU64,
+    /// Lines of the batch in flight written so far.
+    batch_written: AtomicU64,
+    /// `--shutdown-timeout`: how long [`AccessLog::finish`] waits when no worker drained.
+    shutdown_timeout: Duration,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    lines: Vec<u8>,
+    /// Lines in `lines`.
+    count: u64,
+    /// Lines in the batch the writer is writing now (0: none).
+    writing: u64,
+    /// Capacity given back since the allocator was last asked to return free memory.
+    freed: usize,
+    /// The server has stopped: the writer returns once the queue is empty.
+    stop: bool,
+    /// The shutdown deadline, from the first worker to begin draining.
+    deadline: Option<Instant>,
+}
+
+impl LogSink for AccessLog {
+    /// Move a loop turn's lines to the queue, never waiting for stdout (the writer holds the
+    /// lock only to take the queue). Lines past [`QUEUE_BYTES`] are dropped whole; returns
+    /// how many. `lines` is left empty, its capacity above [`KEEP_BYTES`] given back.
+    fn hand_off(&self, lines: &mut Vec<u8>) -> u64 {
+        let all = count_lines(lines);
+        let (dropped, was_empty) = {
+            let mut q = self.lock();
+            let room = QUEUE_BYTES.saturating_sub(q.lines.len());
+            let (fit, dropped) = if lines.len() <= room {
+                (lines.len(), 0)
+            } else {
+                let fit = memchr::memrchr(b'\n', &lines[..room]).map_or(0, |i| i + 1);
+                (fit, count_lines(&lines[fit..]))
+            };
+            let was_empty = q.count == 0;
+            q.lines.extend_from_slice(&lines[..fit]);
+            q.count += all - dropped;
+            lines.clear();
+            // Under the lock, so that the writer's trim after these lines comes after this.
+            q.freed += give_back(lines);
+            (dropped, was_empty)
+        };
+        if was_empty {
+            // Lines already queued mean the writer is busy or has been woken for them.
+            self.queued.notify_one();
+        }
+        dropped
+    }
+}
+
+impl AccessLog {
+    pub(super) fn new(shutdown_timeout: Duration) -> AccessLog {
+        AccessLog {
+            queue: Mutex::new(Queue::default()),
+            queued: Condvar::new(),
+            written: Condvar::new(),
+            dropped: AtomicU64::new(0),
+            batch_written: AtomicU64::new(0),
+            shutdown_timeout,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A worker began draining: the queue is written until `deadline` at most (the first
+    /// worker's counts).
+    pub(super) fn drain_by(&self, deadline: Instant) {
+        let mut q = self.lock();
+        q.deadline.get_or_insert(deadline);
+    }
+
+    /// Lines the writer dropped (the workers count their own).
+    pub(super) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The writer thread: take what is queued, write it, give the batch's capacity back.
+    pub(super) fn write_to_stdout(&self) {
+        let mut batch = Vec::new();
+        let mut q = self.lock();
+        loop {
+            q.writing = 0;
+            if q.count == 0 {
+                self.written.notify_all();
+                if q.stop {
+                    return;
+                }
+                if q.freed >= TRIM_AFTER {
+                    q.freed = 0;
+                    drop(q);
+                    crate::conn::return_free_memory();
+                    q = self.lock();
+                    continue;
+                }
+                q = self.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            std::mem::swap(&mut q.lines, &mut batch);
+            q.writing = std::mem::take(&mut q.count);
+            self.batch_written.store(0, Ordering::Relaxed);
+            drop(q);
+            let progress = |written: &[u8]| {
+                self.batch_written
+                    .fetch_add(count_lines(written), Ordering::Relaxed);
+            };
+            if let Err(at) = write_stdout(&batch, progress) {
+                // EPIPE (the reader has gone), EBADF, ENOSPC...: these lines are lost.
+                self.dropped
+                    .fetch_add(count_lines(&batch[at..]), Ordering::Relaxed);
+            }
+            batch.clear();
+            let freed = give_back(&mut batch);
+            q = self.lock();
+            q.freed += freed;
+        }
+    }
+
+    /// The server has stopped: let the writer finish the queue, but wait no later than the
+    /// shutdown deadline. Lines not written whole by then are counted as dropped (the writer may be
+    /// blocked for good on a stdout nobody reads: it is left to the process exit). Returns
+    /// whether everything was written and the writer has returned or is about to.
+    pub(super) fn finish(&self) -> bool {
+        let mut q = self.lock();
+        q.stop = true;
+        self.queued.notify_one();
+        let deadline = *q
+            .deadline
+            .get_or_insert_with(|| after(self.shutdown_timeout));
+        while q.count != 0 || q.writing != 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                let in_flight = q
+                    .writing
+                    .saturating_sub(self.batch_written.load(Ordering::Relaxed));
+                let lost = q.count + in_flight;
+                q.lines = Vec::new();
+                q.count = 0;
+                // What is left of the batch in flight is counted here, whatever the writer
+                // does with it.
+                q.writing = 0;
+                self.dropped.fetch_add(lost, Ordering::Relaxed);
+                return false;
+            }
+            q = self
+                .written
+                .wait_timeout(q, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+}
+
+/// `timeout` from now; a timeout past what the clock can hold is 100 years.
+pub(super) fn after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+fn count_lines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Shrink an empty buffer to [`KEEP_BYTES`]; returns the capacity given back.
+fn give_back(buf: &mut Vec<u8>) -> usize {
+    let capacity = buf.capacity();
+    if capacity <= KEEP_BYTES {
+        return 0;
+    }
+    buf.shrink_to(KEEP_BYTES);
+    capacity - buf.capacity()
+}
+
+/// Bytes per write(2): a blocking write to a pipe returns only once all of it is in, so that
+/// the lines known to be written (counted at the shutdown deadline) are those of whole writes.
+const WRITE_BYTES: usize = 64 * 1024;
+
+/// Write all of `bytes` to fd 1, blocking (also when another holder of the open file made it
+/// non-blocking), telling `progress` what each write took. `Err(n)`: a write failed after
+/// `n` bytes.
+fn write_stdout(bytes: &[u8], progress: impl Fn(&[u8])) -> Result<(), usize> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..bytes.len().min(at + WRITE_BYTES)];
+        // SAFETY: the pointer and length describe `rest`, initialized bytes that outlive the
+        // call; fd 1 is only written to.
+        let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            progress(&rest[..n as usize]);
+            at += n as usize;
+            continue;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) if n < 0 => {}
+            Some(libc::EAGAIN) if n < 0 => {
+                let mut fd = libc::pollfd {
+                    fd: 1,
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, for the duration of the call.
+                unsafe { libc::poll(&mut fd, 1, -1) };
+            }
+            _ => return Err(at),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A turn's lines that do not all fit in the queue: the ones that fit are queued, the rest
+    /// dropped whole and counted, and the turn's buffer keeps no more than the floor.
+    #[test]
+    fn a_full_queue_drops_whole_lines_and_counts_them() {
+        let log = AccessLog::new(Duration::ZERO);
+        let line = b"- GET /a HTTP/1.1 200\n";
+        let mut turn = line.repeat(QUEUE_BYTES / line.len() + 100);
+        assert_eq!(log.hand_off(&mut turn), 100);
+        assert!(turn.is_empty() && turn.capacity() <= KEEP_BYTES);
+        {
+            let q = log.lock();
+            assert_eq!(q.count, (QUEUE_BYTES / line.len()) as u64);
+            assert_eq!(q.lines.len(), QUEUE_BYTES / line.len() * line.len());
+            assert!(q.lines.ends_with(line));
+        }
+        let mut more = line.repeat(3);
+        assert_eq!(log.hand_off(&mut more), 3);
+        // Nobody writes them: at the (past) deadline they count as dropped too.
+        assert!(!log.finish());
+        assert_eq!(log.dropped(), (QUEUE_BYTES / line.len()) as u64);
+    }
+}
