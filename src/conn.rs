@@ -328,7 +328,7 @@ pub struct Env<'a> {
 }
 
 /// Switches of the test-endpoint features. [`Features::default`] is all off: plain canned.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Features<'a> {
     /// Send the same bytes for every request (`--raw-response`): the route head alone, and
     /// keep the connection open unless `raw_close`.
@@ -347,13 +347,28 @@ pub struct Features<'a> {
     pub faults: Option<&'a mut WorkerFaults>,
 }
 
+/// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
+/// formatting (its mutex, its times) into the binary through the trait object's vtable.
+impl std::fmt::Debug for Features<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Features")
+            .field("raw", &self.raw)
+            .field("raw_close", &self.raw_close)
+            .field("delay_us", &self.delay_us)
+            .field("access_log", &self.access_log)
+            .field("log_sink", &self.log_sink.is_some())
+            .field("faults", &self.faults)
+            .finish()
+    }
+}
+
 /// The access-log lines one loop turn may leave for stdout. A turn's lines had no bound: 1,000
 /// clients pipelining 1,400 requests each made 44 MiB of them, kept as capacity for good.
 pub const ACCESS_LOG_TURN_BYTES: usize = 1024 * 1024;
 
 /// Takes a loop turn's access-log lines that reached [`ACCESS_LOG_TURN_BYTES`] before the
 /// turn ends, so that a fast stdout loses none.
-pub trait LogSink: std::fmt::Debug {
+pub trait LogSink {
     /// Take the lines (leaving `lines` empty) without waiting for stdout; returns how many
     /// were dropped for want of room.
     fn hand_off(&self, lines: &mut Vec<u8>) -> u64;

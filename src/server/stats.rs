@@ -68,27 +68,27 @@ impl std::fmt::Display for Summary {
             plural(s.requests),
             plural(errors_total)
         )?;
-        list(f, " (", ")", errors(s))?;
+        list(f, " (", ")", &mut errors(s))?;
         let timeouts_total: u64 = s.timeouts.iter().sum();
         if timeouts_total > 0 {
             write!(f, ", {timeouts_total} timeout{}", plural(timeouts_total))?;
-            list(f, " (", ")", timeouts(s))?;
+            list(f, " (", ")", &mut timeouts(s))?;
         }
-        let by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
-        list(f, "; responses ", "", by_status)?;
-        let faults = crate::fault::Kind::ALL
+        let mut by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
+        list(f, "; responses ", "", &mut by_status)?;
+        let mut faults = crate::fault::Kind::ALL
             .iter()
             .map(|k| k.name())
             .zip(s.faults);
-        list(f, "; faults ", "", faults)?;
-        let mutated = crate::mutate::ids().zip(s.mutated.iter().copied());
-        list(f, "; malformed ", "", mutated)?;
+        list(f, "; faults ", "", &mut faults)?;
+        let mut mutated = crate::mutate::ids().zip(s.mutated.iter().copied());
+        list(f, "; malformed ", "", &mut mutated)?;
         let limits = [
             ("idle_closed_at_limit", self.idle_closed_at_limit),
             ("accept_errors", self.accept_errors),
             ("log_lines_dropped", s.log_lines_dropped),
         ];
-        list(f, "; ", "", limits.into_iter())
+        list(f, "; ", "", &mut limits.into_iter())
     }
 }
 
@@ -99,7 +99,7 @@ fn list<N: std::fmt::Display>(
     f: &mut std::fmt::Formatter<'_>,
     open: &str,
     close: &str,
-    counts: impl Iterator<Item = (N, u64)>,
+    counts: &mut dyn Iterator<Item = (N, u64)>,
 ) -> std::fmt::Result {
     let mut sep = open;
     for (name, n) in counts.filter(|&(_, n)| n > 0) {
