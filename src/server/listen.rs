@@ -132,7 +132,7 @@ fn check_fd_budget(workers: u64, listeners: u64, limit: Option<u64>) -> io::Resu
 }
 
 /// The `--max-conns` that fits in the fd limit beside `config`'s workers and listeners
-/// ([`connections_that_fit`]), or the error naming `--workers` when nothing fits.
+/// (`connections_that_fit`), or the error naming `--workers` when nothing fits.
 pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
     let fit = connections_that_fit(
         config.workers.max(1) as u64,
