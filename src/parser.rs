@@ -510,6 +510,8 @@ impl Parser {
                     // No method is that long: the method is what is wrong, not the target.
                     Phase::Method => Error::InvalidMethod,
                     Phase::LineStart | Phase::LeadingLf => Error::InvalidRequestLine,
+                    // Nor a version: `HTTP/1.1` fits in any head limit.
+                    Phase::Version => Error::InvalidVersion,
                     _ => Error::UriTooLong,
                 }
             }),

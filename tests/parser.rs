@@ -382,6 +382,11 @@ fn limits_give_414_and_431() {
         parse_request(&b"\r\n".repeat(32), small),
         Result::Err(Error::InvalidRequestLine)
     );
+    // A version that does not end within the limit is a bad version, not a long target.
+    assert_eq!(
+        parse_request(&[b"GET / HTTP/".as_slice(), &[b'1'; 60]].concat(), small),
+        Result::Err(Error::InvalidVersion)
+    );
     // A target that does not fit is 414, however early it is cut.
     assert_eq!(
         parse_request(&[b"GET /".as_slice(), &[b'a'; 59]].concat(), small),

@@ -118,3 +118,46 @@ fn sigusr1_and_sigusr2_are_ignored() {
     let (code, rest) = p.stop();
     assert_eq!(code, 0, "{rest}");
 }
+
+/// With the access log stalled on a stdout nobody reads, a second signal still ends the wait
+/// at once: the log's queue is not written out for the rest of `--shutdown-timeout`.
+#[test]
+fn a_second_stop_signal_ends_the_wait_for_a_stalled_access_log() {
+    for workers in ["1", "2"] {
+        // Proc pipes stdout and never reads it: the log fills the pipe.
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--access-log",
+            "--shutdown-timeout",
+            "60s",
+        ]);
+        let mut s = connect(p.addr);
+        s.write_all(&b"GET / HTTP/1.1\r\nHost: t\r\n\r\n".repeat(10_000))
+            .unwrap();
+        read_responses(&mut s, 10_000);
+        drop(s);
+        kill(&p.child, libc::SIGTERM);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            p.child.try_wait().unwrap().is_none(),
+            "exited with the log unwritten"
+        );
+        let t = Instant::now();
+        kill(&p.child, libc::SIGTERM);
+        let status = exit_within(
+            &mut p.child,
+            time_bound(Duration::from_secs(5)),
+            "after the second signal, stdout stalled",
+        );
+        eprintln!(
+            "{workers} workers: exit {:?} {:?} after the second signal",
+            status.code(),
+            t.elapsed()
+        );
+        assert_eq!(status.code(), Some(0));
+        let mut rest = String::new();
+        p.stderr.read_to_string(&mut rest).unwrap();
+        assert!(rest.contains("log_lines_dropped"), "{rest}");
+    }
+}

@@ -109,6 +109,14 @@ impl AccessLog {
         q.deadline.get_or_insert(deadline);
     }
 
+    /// A second stop signal: the queue is written until now at most, so that a stdout nobody
+    /// reads does not hold the exit for the rest of `--shutdown-timeout`.
+    pub(super) fn stop_now(&self) {
+        let mut q = self.lock();
+        q.deadline = Some(Instant::now());
+        self.written.notify_all();
+    }
+
     /// Lines the writer dropped (the workers count their own).
     pub(super) fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
@@ -163,12 +171,14 @@ impl AccessLog {
         let mut q = self.lock();
         q.stop = true;
         self.queued.notify_one();
-        let deadline = *q
-            .deadline
+        q.deadline
             .get_or_insert_with(|| after(self.shutdown_timeout));
         while q.count != 0 || q.writing != 0 {
             let now = Instant::now();
-            if now >= deadline {
+            // Read again each turn: a second stop signal moves it to now (`stop_now`, or the
+            // signal's flag once the workers have returned).
+            let deadline = q.deadline.unwrap_or(now);
+            if now >= deadline || super::signals::forced() {
                 let in_flight = q
                     .writing
                     .saturating_sub(self.batch_written.load(Ordering::Relaxed));
@@ -183,7 +193,8 @@ impl AccessLog {
             }
             q = self
                 .written
-                .wait_timeout(q, deadline - now)
+                // In steps: a signal handler cannot notify a condition variable.
+                .wait_timeout(q, (deadline - now).min(Duration::from_millis(50)))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }

@@ -5,7 +5,7 @@
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 
 /// The write end of the wake-up pipe the signal handler writes to (-1: none).
 static SIGNAL_FD: AtomicI32 = AtomicI32::new(-1);
@@ -13,6 +13,14 @@ static SIGNAL_FD: AtomicI32 = AtomicI32::new(-1);
 static FORCE_FD: AtomicI32 = AtomicI32::new(-1);
 /// Stop signals received so far.
 static RECEIVED: AtomicUsize = AtomicUsize::new(0);
+
+/// A second stop signal reached the server (its stop-now fd was written).
+static FORCED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a second stop signal asked the server to stop at once.
+pub(super) fn forced() -> bool {
+    FORCED.load(Ordering::SeqCst)
+}
 
 /// The signals that stop the server: SIGTERM (supervisors, `docker stop`, Kubernetes), SIGINT
 /// (Ctrl-C), SIGHUP (the terminal went away) and SIGQUIT. Each drains as SIGTERM does.
@@ -30,8 +38,9 @@ extern "C" fn on_signal(_: libc::c_int) {
     if fd >= 0 {
         // SAFETY: write(2) is async-signal-safe; the buffer is a valid static byte, and
         // `uninstall` keeps `fd` open while IN_HANDLER counts this call.
-        unsafe {
-            libc::write(fd, b"s".as_ptr().cast(), 1);
+        let wrote = unsafe { libc::write(fd, b"s".as_ptr().cast(), 1) };
+        if !first && wrote == 1 {
+            FORCED.store(true, Ordering::SeqCst);
         }
     }
     IN_HANDLER.fetch_sub(1, Ordering::SeqCst);

@@ -309,6 +309,9 @@ impl Worker {
                         // `--shutdown-timeout`.
                         self.begin_drain();
                         self.drain_deadline = Some(0);
+                        if let Some(log) = &self.shared.log {
+                            log.stop_now();
+                        }
                     }
                     k if k >= LISTENER => self.accept(k - LISTENER),
                     k => self.on_event(
@@ -809,6 +812,9 @@ impl Worker {
             self.conns -= 1;
             self.shared.release_slot();
             if self.conns == 0 && self.counter_routes.any() {
+                // The last counts of this worker, for the others' counter routes: it publishes
+                // only while it has connections.
+                self.publish();
                 self.update_own_deadline();
             }
             if self.at_limit && self.drain_deadline.is_none() {
