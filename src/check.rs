@@ -761,8 +761,10 @@ pub mod held {
     /// - nothing is writable while a response is held ([`Conn::is_held`]);
     /// - a hang-up while a response is held is where the worker closes: the bytes written until
     ///   then are a prefix of [`expected`]'s; otherwise the output is all of it;
-    /// - after the hang-up the connection closes, within the holds and timeouts it has (no
-    ///   connection outlives its client by more than that).
+    /// - a hang-up while held is seen as the worker sees it: as a read of 0 bytes when the
+    ///   connection reads, as EPOLLRDHUP when it does not;
+    /// - after a hang-up outside a hold the connection closes within its holds (milliseconds)
+    ///   and a linger, never by waiting out a timeout.
     ///
     /// Second knob byte: bits 0-1 `--delay` (0, 1, 5 ms), 2-3 head limits.
     pub fn fuzz_held(data: &[u8]) {
@@ -810,8 +812,15 @@ pub mod held {
                 assert!(conn.output().is_empty(), "output writable while held");
             }
             let mut progressed = false;
+            let gone = r >= usize::from(eof_after) || fed == input.len();
+            if hung_up_at.is_none() && gone && !conn.wants_read() && conn.is_held() {
+                // Not reading while held: the worker asks for EPOLLRDHUP and closes on it.
+                hung_up_at = Some(now);
+                closed_while_held = true;
+                closed = true;
+                break;
+            }
             if conn.wants_read() && hung_up_at.is_none() {
-                let gone = r >= usize::from(eof_after) || fed == input.len();
                 if gone {
                     hung_up_at = Some(now);
                     if conn.is_held() {
@@ -859,10 +868,10 @@ pub mod held {
         }
         assert!(closed, "the connection did not close within 100,000 steps");
         if let Some(gone) = hung_up_at {
-            // Holds are milliseconds here; the idle timeout (60 s) is the longest wait there
-            // is. (`None`: the server closed first, a `Connection: close` or an error.)
-            let most =
-                timeouts.idle_us.max(timeouts.header_us) + crate::conn::LINGER_US + 1_000_000;
+            // Once the peer is gone, nothing but a hold (milliseconds here) or the linger of a
+            // close canned decided may keep the connection: no timeout is waited out. (`None`:
+            // the server closed first, a `Connection: close` or an error.)
+            let most = crate::conn::LINGER_US + 100_000;
             assert!(
                 now <= gone + most,
                 "closed {} µs after the hang-up",

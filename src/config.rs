@@ -633,7 +633,8 @@ static OPTIONS: &[Opt] = &[
         "--idle-timeout D",
         "CANNED_IDLE_TIMEOUT",
         Kind::Duration(Number::IdleTimeout),
-        "Close a silent connection after D (default 60s)"
+        "Close a connection idle for D between requests or inside a\n\
+         body (default 60s)"
     ),
     opt!(
         "--write-timeout D",

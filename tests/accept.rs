@@ -66,6 +66,22 @@ fn under_strace(
     (child, stderr, listening_addr(&line), trace)
 }
 
+/// canned under strace, killed with its trace file removed when dropped: a killed strace
+/// detaches from its tracee, which would go on running after a failed test.
+struct Traced {
+    strace: Reap,
+    canned: i32,
+    trace: std::path::PathBuf,
+}
+
+impl Drop for Traced {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own grandchild's pid; an exited one gives ESRCH.
+        unsafe { libc::kill(self.canned, libc::SIGKILL) };
+        let _ = std::fs::remove_file(&self.trace);
+    }
+}
+
 /// The pid of strace's traced child (canned).
 fn traced_child(strace: u32) -> i32 {
     let t = Instant::now();
@@ -105,10 +121,15 @@ fn accept_errors_pause_instead_of_spinning() {
     }
     for errno in ["ENOBUFS", "ENOMEM", "EPERM"] {
         for workers in ["1", "2"] {
-            let (mut strace, mut stderr, addr, trace) = under_strace(
+            let (strace, mut stderr, addr, trace) = under_strace(
                 &format!("error={errno}"),
                 &["--workers", workers, "--no-date"],
             );
+            let mut t = Traced {
+                canned: traced_child(strace.id()),
+                strace,
+                trace: trace.clone(),
+            };
             let mut waiting = TcpStream::connect(addr).unwrap();
             waiting
                 .write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -119,7 +140,7 @@ fn accept_errors_pause_instead_of_spinning() {
                 .lines()
                 .filter(|l| l.contains("accept4("))
                 .count();
-            sigterm_and_wait(&mut strace, errno);
+            sigterm_and_wait(&mut t.strace, errno);
             let mut rest = String::new();
             stderr.read_to_string(&mut rest).unwrap();
             let _ = std::fs::remove_file(&trace);
@@ -141,8 +162,13 @@ fn accept_resumes_after_errors_and_counts_them() {
     if !strace_works() {
         return;
     }
-    let (mut strace, mut stderr, addr, trace) =
+    let (strace, mut stderr, addr, trace) =
         under_strace("error=ENOBUFS:when=1..5", &["--workers", "1", "--no-date"]);
+    let mut g = Traced {
+        canned: traced_child(strace.id()),
+        strace,
+        trace: trace.clone(),
+    };
     let t = Instant::now();
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(time_bound(Duration::from_secs(10))))
@@ -154,7 +180,7 @@ fn accept_resumes_after_errors_and_counts_them() {
     assert!(reply.starts_with(b"HTTP/1.1 200 OK\r\n"), "{reply:?}");
     // Five failures, each followed by a pause of 100 ms.
     assert!(took >= Duration::from_millis(400), "{took:?}");
-    sigterm_and_wait(&mut strace, "ENOBUFS x5");
+    sigterm_and_wait(&mut g.strace, "ENOBUFS x5");
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();
     let _ = std::fs::remove_file(&trace);
@@ -168,8 +194,13 @@ fn connection_aborted_is_retried_at_once() {
     if !strace_works() {
         return;
     }
-    let (mut strace, mut stderr, addr, trace) =
+    let (strace, mut stderr, addr, trace) =
         under_strace("error=ECONNABORTED:when=1..3", &["--workers", "1"]);
+    let mut g = Traced {
+        canned: traced_child(strace.id()),
+        strace,
+        trace: trace.clone(),
+    };
     let t = Instant::now();
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
@@ -181,7 +212,7 @@ fn connection_aborted_is_retried_at_once() {
         "{:?}",
         t.elapsed()
     );
-    sigterm_and_wait(&mut strace, "ECONNABORTED");
+    sigterm_and_wait(&mut g.strace, "ECONNABORTED");
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();
     let _ = std::fs::remove_file(&trace);

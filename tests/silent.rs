@@ -52,6 +52,7 @@ fn a_silent_connection_is_closed_at_the_header_timeout_from_accept() {
         }
         let r = parse_responses(&read_to_eof(&mut s), &[]);
         let took = t.elapsed();
+        assert!(!r.is_empty(), "closed without the 408 after {took:?}");
         assert_eq!(r[0].status, 408);
         assert!(took < time_bound(Duration::from_secs(3)), "{took:?}");
         h.shutdown();

@@ -576,12 +576,17 @@ impl Worker {
     /// theirs (the limit is per process), and wake them to look.
     #[cold]
     fn ask_for_room(&mut self) {
-        if self.shared.pollers.len() < 2
-            || self.shared.room_asked[self.id].swap(true, Ordering::AcqRel)
-        {
+        if self.shared.pollers.len() < 2 {
             return;
         }
+        // Counted before the flag is raised: a worker that takes the ask (clears the flag)
+        // and decrements never finds the count at zero.
         self.shared.evictions_wanted.fetch_add(1, Ordering::AcqRel);
+        if self.shared.room_asked[self.id].swap(true, Ordering::AcqRel) {
+            // Already asked: one ask at a time.
+            self.shared.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
         for (id, poller) in self.shared.pollers.iter().enumerate() {
             if id != self.id {
                 let _ = poller.notify();
@@ -947,7 +952,8 @@ fn us_rounded_up(d: Duration) -> u64 {
 }
 
 /// Bytes written to `sock` that its peer has not acknowledged (TCP; for a unix socket, not yet
-/// read): SIOCOUTQ. 0 when it cannot be told.
+/// read): SIOCOUTQ. When it cannot be told, as if nothing were: the connection then lingers
+/// its full time, as outside a drain.
 fn unacknowledged(sock: &Socket) -> usize {
     let mut n: libc::c_int = 0;
     // SAFETY: TIOCOUTQ (SIOCOUTQ) writes one int through the valid pointer; the fd is open
@@ -959,7 +965,11 @@ fn unacknowledged(sock: &Socket) -> usize {
             &mut n,
         )
     };
-    if rc == 0 { n.max(0) as usize } else { 0 }
+    if rc == 0 {
+        n.max(0) as usize
+    } else {
+        usize::MAX
+    }
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
