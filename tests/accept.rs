@@ -27,13 +27,13 @@ fn strace_works() -> bool {
     ok
 }
 
-/// canned under strace with `inject` for accept4; returns the strace child, canned's stderr
-/// (after the listening line), its address, and the trace file.
+/// canned under strace with `inject` for accept4; returns it (killed when dropped), canned's
+/// stderr (after the listening line), its address, and the trace file.
 fn under_strace(
     inject: &str,
     args: &[&str],
 ) -> (
-    Reap,
+    Traced,
     std::io::BufReader<std::process::ChildStderr>,
     std::net::SocketAddr,
     std::path::PathBuf,
@@ -62,8 +62,13 @@ fn under_strace(
     .args(args)
     .stdin(Stdio::null())
     .stdout(Stdio::null());
-    let (child, stderr, line) = spawn_listening(&mut cmd);
-    (child, stderr, listening_addr(&line), trace)
+    let (strace, stderr, line) = spawn_listening(&mut cmd);
+    let traced = Traced {
+        canned: traced_child(strace.id()),
+        strace,
+        trace: trace.clone(),
+    };
+    (traced, stderr, listening_addr(&line), trace)
 }
 
 /// canned under strace, killed with its trace file removed when dropped: a killed strace
@@ -121,15 +126,10 @@ fn accept_errors_pause_instead_of_spinning() {
     }
     for errno in ["ENOBUFS", "ENOMEM", "EPERM"] {
         for workers in ["1", "2"] {
-            let (strace, mut stderr, addr, trace) = under_strace(
+            let (mut g, mut stderr, addr, trace) = under_strace(
                 &format!("error={errno}"),
                 &["--workers", workers, "--no-date"],
             );
-            let mut t = Traced {
-                canned: traced_child(strace.id()),
-                strace,
-                trace: trace.clone(),
-            };
             let mut waiting = TcpStream::connect(addr).unwrap();
             waiting
                 .write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -140,7 +140,7 @@ fn accept_errors_pause_instead_of_spinning() {
                 .lines()
                 .filter(|l| l.contains("accept4("))
                 .count();
-            sigterm_and_wait(&mut t.strace, errno);
+            sigterm_and_wait(&mut g.strace, errno);
             let mut rest = String::new();
             stderr.read_to_string(&mut rest).unwrap();
             let _ = std::fs::remove_file(&trace);
@@ -162,13 +162,8 @@ fn accept_resumes_after_errors_and_counts_them() {
     if !strace_works() {
         return;
     }
-    let (strace, mut stderr, addr, trace) =
+    let (mut g, mut stderr, addr, trace) =
         under_strace("error=ENOBUFS:when=1..5", &["--workers", "1", "--no-date"]);
-    let mut g = Traced {
-        canned: traced_child(strace.id()),
-        strace,
-        trace: trace.clone(),
-    };
     let t = Instant::now();
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(time_bound(Duration::from_secs(10))))
@@ -194,13 +189,8 @@ fn connection_aborted_is_retried_at_once() {
     if !strace_works() {
         return;
     }
-    let (strace, mut stderr, addr, trace) =
+    let (mut g, mut stderr, addr, trace) =
         under_strace("error=ECONNABORTED:when=1..3", &["--workers", "1"]);
-    let mut g = Traced {
-        canned: traced_child(strace.id()),
-        strace,
-        trace: trace.clone(),
-    };
     let t = Instant::now();
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
