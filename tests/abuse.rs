@@ -577,24 +577,7 @@ fn resets_and_half_closes_leak_nothing() {
 #[test]
 fn fd_exhaustion_does_not_spin_logs_once_and_recovers() {
     let _serial = serial();
-    use std::os::unix::process::CommandExt;
-    let p = Proc::start_with(&["--workers", "1"], |cmd| {
-        // SAFETY: only async-signal-safe calls (setrlimit, open) between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                let lim = libc::rlimit {
-                    rlim_cur: 64,
-                    rlim_max: 64,
-                };
-                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-                // Occupy fds as another part of a busy process would.
-                for _ in 0..40 {
-                    libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
-                }
-                Ok(())
-            });
-        }
-    });
+    let p = Proc::start_with(&["--workers", "1"], |cmd| limit_fds(cmd, 64, 40));
     let mut conns: Vec<TcpStream> = (0..60).map(|_| connect(p.addr)).collect();
     for s in &mut conns {
         s.write_all(GET).unwrap();

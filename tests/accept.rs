@@ -220,19 +220,7 @@ fn max_conns_is_lowered_to_what_the_fd_limit_holds() {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    // SAFETY: setrlimit between fork and exec touches no memory of the parent.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            let r = libc::rlimit {
-                rlim_cur: 400,
-                rlim_max: 400,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit_fds(&mut cmd, 400, 0);
     let mut child = Reap(cmd.spawn().unwrap());
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut warning = String::new();

@@ -189,7 +189,6 @@ fn connect_when_up(addr: SocketAddr) -> TcpStream {
 /// (`eprintln!` panicked, and the release build aborted: SIGABRT).
 #[test]
 fn a_closed_stderr_changes_nothing() {
-    use std::os::unix::process::CommandExt;
     for workers in ["1", "2"] {
         let addr = free_port();
         let (r, w) = pipe();
@@ -199,20 +198,7 @@ fn a_closed_stderr_changes_nothing() {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(w));
-        // SAFETY: only async-signal-safe calls (setrlimit, open) between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                let lim = libc::rlimit {
-                    rlim_cur: 64,
-                    rlim_max: 64,
-                };
-                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-                for _ in 0..40 {
-                    libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
-                }
-                Ok(())
-            });
-        }
+        limit_fds(&mut cmd, 64, 40);
         let mut child = Reap(cmd.spawn().unwrap());
         let mut first = connect_when_up(addr);
         first.write_all(GET).unwrap();

@@ -5,7 +5,7 @@ mod common;
 
 use canned::config::{Command as Cli, Config, Listen};
 use canned::server::{Handle, Server};
-use common::{Proc, bin, exchange, parse_responses};
+use common::{Proc, bin, exchange, limit_fds, parse_responses};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -574,22 +574,7 @@ fn listen_fds_are_adopted_only_when_the_process_environment_passes_them() {
 
 #[test]
 fn workers_beyond_the_fd_limit_are_refused_naming_the_flag() {
-    use std::os::unix::process::CommandExt;
-    let limited = |cmd: &mut Command| {
-        // SAFETY: setrlimit(2) is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                let r = libc::rlimit {
-                    rlim_cur: 256,
-                    rlim_max: 256,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    };
+    let limited = |cmd: &mut Command| limit_fds(cmd, 256, 0);
     let mut cmd = Command::new(bin());
     cmd.args(["--listen", "127.0.0.1:0", "--workers", "100"]);
     limited(&mut cmd);

@@ -317,3 +317,27 @@ pub fn proc_field(pid: u32, name: &str) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
+
+/// Start `cmd` under an fd limit of `limit` (soft and hard), with `taken` descriptors already
+/// open on /dev/null, as another part of a busy process would hold them. The spawn fails if
+/// the limit cannot be set.
+pub fn limit_fds(cmd: &mut Command, limit: u64, taken: usize) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls (setrlimit, open) between fork and exec; the closure
+    // touches no memory of the parent but its two copied numbers.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            for _ in 0..taken {
+                libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+            }
+            Ok(())
+        });
+    }
+}
