@@ -321,7 +321,7 @@ pub fn proc_field(pid: u32, name: &str) -> u64 {
 /// Start `cmd` under an fd limit of `limit` (soft and hard), with `taken` descriptors already
 /// open on /dev/null, as another part of a busy process would hold them. The spawn fails if
 /// the limit cannot be set.
-pub fn limit_fds(cmd: &mut Command, limit: u64, taken: usize) {
+pub fn limit_fds(cmd: &mut Command, limit: libc::rlim_t, taken: usize) {
     use std::os::unix::process::CommandExt;
     // SAFETY: only async-signal-safe calls (setrlimit, open) between fork and exec; the closure
     // touches no memory of the parent but its two copied numbers.
