@@ -12,6 +12,7 @@ use crate::conn::Timeouts;
 use crate::fault::RouteFaults;
 use crate::parser::{Limits, TCHAR, VALUE};
 use crate::response::{Common, Spec};
+use crate::values::{count, duration, size, within};
 use std::ffi::OsString;
 use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -1317,83 +1318,6 @@ fn parse_listen(v: &str) -> Result<Listen, String> {
             format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path")
         }),
     }
-}
-
-/// `n` (read from `v`; `None` when it overflowed) if it is from `min` to `max`.
-#[inline(never)]
-fn within(n: Option<u64>, v: &str, min: u64, max: u64) -> Result<u64, String> {
-    match n {
-        Some(n) if (min..=max).contains(&n) => Ok(n),
-        _ if min == 0 => Err(format!("{v} is out of range (at most {max})")),
-        _ => Err(format!("{v} is out of range ({min} to {max})")),
-    }
-}
-
-fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
-    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{v:?} is not a whole number"));
-    }
-    within(v.parse().ok(), v, min, max)
-}
-
-/// Bytes, the one size grammar of every option and fault: `512` or `512B`, `64K` or `64KiB`,
-/// `1M` or `1MiB`, `2G` or `2GiB` (powers of 1024; a lone letter may be lower-case). `None`
-/// when the value is over `u64::MAX` bytes.
-#[inline(never)]
-pub(crate) fn size(v: &str) -> Result<Option<u64>, String> {
-    let (digits, unit) = v.split_at(leading(v, |b| b.is_ascii_digit()));
-    let shift = match unit {
-        "" | "B" => 0,
-        "K" | "k" | "KiB" => 10,
-        "M" | "m" | "MiB" => 20,
-        "G" | "g" | "GiB" => 30,
-        _ => 64,
-    };
-    if digits.is_empty() || shift >= 64 {
-        return Err(format!("{v:?} is not a size like 512, 64K or 1MiB"));
-    }
-    Ok(digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift)))
-}
-
-/// The length of the longest start of `v` whose bytes are all `class`.
-fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
-    v.bytes().position(|b| !class(b)).unwrap_or(v.len())
-}
-
-/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
-/// floating point (which would add its tables to the binary).
-pub(crate) fn duration(v: &str) -> Result<u64, String> {
-    let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
-    let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
-    let mult: u64 = match unit {
-        "ms" => 1,
-        "s" | "" => 1_000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(bad()),
-    };
-    let (int, frac) = cut(num, b'.');
-    if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
-        return Err(bad());
-    }
-    let parse = |s: &str| {
-        if s.is_empty() {
-            Some(0)
-        } else {
-            s.parse::<u64>().ok()
-        }
-    };
-    let (Some(i), Some(f)) = (parse(int), parse(frac)) else {
-        return Err(bad());
-    };
-    let scale = 10u64.pow(frac.len() as u32);
-    i.checked_mul(mult)
-        .and_then(|a| a.checked_add(f * mult / scale))
-        .filter(|&ms| ms > 0 && ms < 1 << 48)
-        .ok_or_else(bad)
 }
 
 /// The most a response file may hold: a file that never ends (`/dev/zero`) is an error, not

@@ -19,6 +19,7 @@ use crate::chunked::ChunkedDecoder;
 use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
 use crate::response::{CONTINUE, Responses, Variant};
+use crate::values::US_PER_MS;
 
 /// Stop reading from a connection while its output buffer holds this much (backpressure): the
 /// server's [`ConnLimits::high_water`].
@@ -178,9 +179,6 @@ impl Timeouts {
         }
     }
 }
-
-/// Microseconds in a millisecond.
-pub const US_PER_MS: u64 = 1_000;
 
 /// [`Timeouts`] in microseconds, the unit of [`Env::now_us`]: what [`Conn::wake_at`] and
 /// [`Conn::on_wake`] take (the worker converts the configured ones once).

@@ -14,7 +14,7 @@
 //! as given; what a response is held for and when a piece is due are in microseconds, the
 //! unit of the worker's clock.
 
-use crate::conn::US_PER_MS;
+use crate::values::{US_PER_MS, fraction};
 
 /// A small, fast, seeded generator: splitmix64 (Steele, Lea and Flood, "Fast splittable
 /// pseudorandom number generators", 2014). Every output is a bijective mix of a counter, so
@@ -462,7 +462,7 @@ fn example(kind: &str) -> &'static str {
 
 /// A duration in milliseconds: `250ms`, `1.5s`, `2m`, or plain seconds.
 fn millis(v: &str) -> Result<u64, String> {
-    let ms = crate::config::duration(v)?;
+    let ms = crate::values::duration(v)?;
     if ms > MAX_DELAY_MS {
         return Err(format!("{v} is longer than 1h"));
     }
@@ -495,7 +495,7 @@ fn latency(a: &str) -> Result<Latency, String> {
 
 /// Bytes, in the size grammar of every option (`512`, `4KiB`, `1M`).
 fn size(v: &str) -> Result<u64, String> {
-    crate::config::size(v)?.ok_or_else(|| format!("{v} is too large"))
+    crate::values::size(v)?.ok_or_else(|| format!("{v} is too large"))
 }
 
 /// `1KiB/100ms` (a rate) or `10pieces/2s` (N pieces over a time).
@@ -560,37 +560,6 @@ fn error_rate(a: &str) -> Result<ErrorRate, String> {
         status,
         body,
     })
-}
-
-/// `0.1`, `1`, `0`, `.5` or `10%`, in millionths; without floating point, so that the
-/// value is exact.
-fn fraction(v: &str) -> Result<u32, String> {
-    let bad = || format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%");
-    let (num, scale) = match v.strip_suffix('%') {
-        Some(p) => (p, 10_000u64),
-        None => (v, 1_000_000u64),
-    };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
-        return Err(bad());
-    }
-    let int: u64 = if int.is_empty() {
-        0
-    } else {
-        int.parse().map_err(|_| bad())?
-    };
-    let frac_value: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().map_err(|_| bad())?
-    };
-    let total = int
-        .checked_mul(scale)
-        .and_then(|i| i.checked_add(frac_value * scale / 10u64.pow(frac.len() as u32)))
-        .filter(|&t| t <= 1_000_000)
-        .ok_or_else(bad)?;
-    Ok(total as u32)
 }
 
 /// One worker's faults at run time: each route's faults, what they send instead of a

@@ -85,6 +85,8 @@ pub mod parser;
 pub mod response;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod values;
 
 /// The README's Rust snippets, compiled and run as doctests.
 #[cfg(all(doctest, feature = "server"))]

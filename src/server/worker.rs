@@ -18,11 +18,10 @@ use super::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{
-    Conn, ConnLimits, Env, Features, LogSink, Next, Pool, Stats, TimeoutsUs, US_PER_MS,
-};
+use crate::conn::{Conn, ConnLimits, Env, Features, LogSink, Next, Pool, Stats, TimeoutsUs};
 use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
+use crate::values::US_PER_MS;
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
 use std::io::{self, Read};
