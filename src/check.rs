@@ -199,7 +199,7 @@ pub mod connection {
     use crate::chunked::ChunkedDecoder;
     use crate::conn::{BODY_CHUNK, Conn, ConnLimits, Env, Features, Next, Pool, Stats, WorkArea};
     use crate::parser::{Framing, Limits, Parser, Status};
-    use crate::response::{CONTINUE, Common, ERROR_STATUSES, Responses, Spec, Variant};
+    use crate::response::{CONTINUE, Common, ERROR_STATUSES, KeepAliveForm, Responses, Spec};
     use std::sync::Arc;
     use std::vec::Vec;
 
@@ -257,11 +257,15 @@ pub mod connection {
     /// The most output one response can add: a head and the first body piece, or an error.
     fn largest_response(r: &Responses, body_chunk: usize) -> usize {
         let routes = (0..r.routes()).map(|k| {
-            let head = [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close]
-                .iter()
-                .map(|&v| r.head_len(k, v))
-                .max()
-                .unwrap_or(0);
+            let head = [
+                KeepAliveForm::KeepAlive11,
+                KeepAliveForm::KeepAlive10,
+                KeepAliveForm::Close,
+            ]
+            .iter()
+            .map(|&v| r.head_len(k, v))
+            .max()
+            .unwrap_or(0);
             head + r.body(k).len().min(body_chunk.max(1))
         });
         let errors = ERROR_STATUSES.iter().map(|&s| {
@@ -465,11 +469,11 @@ pub mod connection {
     /// `Connection: close`; an HTTP/1.0 keep-alive response says `Connection: keep-alive`
     /// (the client asked for it and HTTP/1.0 does not persist without it); HTTP/1.1 needs no
     /// field.
-    pub const VARIANTS: [(bool, HttpVersion, Variant); 4] = [
-        (true, HttpVersion::Http10, Variant::Close),
-        (true, HttpVersion::Http11, Variant::Close),
-        (false, HttpVersion::Http10, Variant::KeepAlive10),
-        (false, HttpVersion::Http11, Variant::KeepAlive11),
+    pub const VARIANTS: [(bool, HttpVersion, KeepAliveForm); 4] = [
+        (true, HttpVersion::Http10, KeepAliveForm::Close),
+        (true, HttpVersion::Http11, KeepAliveForm::Close),
+        (false, HttpVersion::Http10, KeepAliveForm::KeepAlive10),
+        (false, HttpVersion::Http11, KeepAliveForm::KeepAlive11),
     ];
 
     /// The close decision and head variant for one response, from the tables: the
@@ -480,7 +484,7 @@ pub mod connection {
         draining: bool,
         served: u32,
         max_requests: u32,
-    ) -> (bool, Variant) {
+    ) -> (bool, KeepAliveForm) {
         let persists = PERSISTENCE
             .iter()
             .find(|row| {
@@ -749,8 +753,8 @@ pub mod held {
         let Ok(Command::Run(config)) = Config::from_args(args, &[]) else {
             panic!("the held-connection configuration is valid")
         };
-        let (mut responses, _) = Responses::from_config(&config);
-        let faults = WorkerFaults::new(&config, &mut responses, None, 0);
+        let (mut responses, _) = crate::server::setup::responses(&config);
+        let faults = crate::server::setup::faults(&config, &mut responses, None, 0);
         (*config, responses, faults)
     }
 

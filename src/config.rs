@@ -9,7 +9,7 @@
 //! table and the precedence rule against it, option by option.
 
 use crate::conn::Timeouts;
-use crate::fault::RouteFaults;
+use crate::fault::{Mutate, RouteFaults};
 use crate::parser::{Limits, TCHAR, VALUE};
 use crate::response::{Common, Spec};
 use crate::values::{count, duration, size, within};
@@ -56,15 +56,6 @@ impl std::fmt::Display for Listen {
             Listen::Fd(fd) => write!(f, "fd:{}", std::os::fd::AsRawFd::as_raw_fd(&**fd)),
         }
     }
-}
-
-/// Which malformed responses `--mutate` sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mutate {
-    /// Each request the next variant of the catalogue, in order (`--mutate`).
-    Cycle,
-    /// Always this variant, by its index in the catalogue (`crate::mutate`) (`--mutate-id`).
-    One(u16),
 }
 
 /// A route: an exact path with its own response.

@@ -18,7 +18,7 @@
 use crate::chunked::ChunkedDecoder;
 use crate::fault::{Decision, Delivery, Drip, WorkerFaults};
 use crate::parser::{Error, Framing, Limits, Parser, Status, Version};
-use crate::response::{CONTINUE, Responses, Variant};
+use crate::response::{CONTINUE, KeepAliveForm, Responses};
 use crate::values::US_PER_MS;
 
 /// Stop reading from a connection while its output buffer holds this much (backpressure): the
@@ -247,8 +247,8 @@ pub struct Stats {
     pub bytes_in: u64,
     /// Bytes written.
     pub bytes_out: u64,
-    /// Responses given a fault, by [`crate::fault::Kind::index`].
-    pub faults: [u64; crate::fault::Kind::ALL.len()],
+    /// Responses given a fault, by [`crate::fault::FaultKind::index`].
+    pub faults: [u64; crate::fault::FaultKind::ALL.len()],
     /// Malformed responses sent, by index in the catalogue (`crate::mutate::id`).
     pub mutated: Vec<u64>,
     /// Access-log lines dropped: the loop turn's lines were [`ACCESS_LOG_TURN_BYTES`] already,
@@ -265,7 +265,7 @@ impl Default for Stats {
             timeouts: [0; Timeout::ALL.len()],
             bytes_in: 0,
             bytes_out: 0,
-            faults: [0; crate::fault::Kind::ALL.len()],
+            faults: [0; crate::fault::FaultKind::ALL.len()],
             mutated: Vec::new(),
             log_lines_dropped: 0,
         }
@@ -463,8 +463,8 @@ struct Waiting {
     /// The next piece's index.
     next: u32,
     /// The head sent, which says what follows the response: keep-alive, or a close.
-    variant: Variant,
-    /// With [`Variant::Close`]: linger after it ([`Phase::Closing`]).
+    variant: KeepAliveForm,
+    /// With [`KeepAliveForm::Close`]: linger after it ([`Phase::Closing`]).
     linger: bool,
     /// The response to a HEAD request: the head alone.
     head_only: bool,
@@ -496,9 +496,9 @@ impl Waiting {
             due_us: active & ((1 << Self::DUE_BITS) - 1),
             next: ((active >> Self::DUE_BITS) & ((1 << Self::NEXT_BITS) - 1)) as u32,
             variant: match (active >> at) & 3 {
-                0 => Variant::KeepAlive11,
-                1 => Variant::KeepAlive10,
-                _ => Variant::Close,
+                0 => KeepAliveForm::KeepAlive11,
+                1 => KeepAliveForm::KeepAlive10,
+                _ => KeepAliveForm::Close,
             },
             linger: (active >> (at + 2)) & 1 == 1,
             head_only: (active >> (at + 3)) & 1 == 1,
@@ -570,7 +570,7 @@ impl Pacing {
 struct DripCursor {
     drip: Drip,
     route: u16,
-    variant: Variant,
+    variant: KeepAliveForm,
     head_only: bool,
     /// When piece 0 is due (µs): each piece's time counts from it, however late the loop
     /// wakes, so that the whole response takes the time asked for.
@@ -777,8 +777,8 @@ impl Conn {
             return false;
         }
         let linger = match (self.phase, c.variant) {
-            (Phase::Open, Variant::KeepAlive11 | Variant::KeepAlive10) => false,
-            (Phase::Closing { linger }, Variant::Close) => linger,
+            (Phase::Open, KeepAliveForm::KeepAlive11 | KeepAliveForm::KeepAlive10) => false,
+            (Phase::Closing { linger }, KeepAliveForm::Close) => linger,
             _ => return false,
         };
         let waiting = Waiting {
@@ -834,7 +834,7 @@ impl Conn {
         b.hold_until_us = w.due_us;
         b.out_since_us = env.now_us;
         self.phase = match w.variant {
-            Variant::Close => Phase::Closing { linger: w.linger },
+            KeepAliveForm::Close => Phase::Closing { linger: w.linger },
             _ => Phase::Open,
         };
         self.phase_data = 0;
@@ -1056,7 +1056,7 @@ impl Conn {
                     // the last response the same way: only its head changes, and every
                     // variant's head has its `Date` at the same offset.
                     if let Some(c) = b.pacing.drip.as_mut().filter(|c| c.copied == 0) {
-                        c.variant = Variant::Close;
+                        c.variant = KeepAliveForm::Close;
                         self.phase = Phase::Closing { linger: true };
                     }
                 }
@@ -1319,7 +1319,7 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn respond_with_fault(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        use crate::fault::Kind;
+        use crate::fault::FaultKind;
         let Some(p) = b.pending.take() else {
             return;
         };
@@ -1366,15 +1366,15 @@ impl Conn {
             log_response(b, status, env)
         };
         if plan.delay_us > 0 {
-            env.stats.faults[Kind::Latency.index()] += 1;
+            env.stats.faults[FaultKind::Latency.index()] += 1;
             if logged {
-                annotate_log(env, "fault=", Kind::Latency.name());
+                annotate_log(env, "fault=", FaultKind::Latency.name());
             }
         }
         if plan.error {
-            env.stats.faults[Kind::Error.index()] += 1;
+            env.stats.faults[FaultKind::Error.index()] += 1;
             if logged {
-                annotate_log(env, "fault=", Kind::Error.name());
+                annotate_log(env, "fault=", FaultKind::Error.name());
             }
         }
         if let Some(k) = plan.delivery.kind() {
@@ -1477,9 +1477,9 @@ fn hold(b: &mut WorkArea, latency_us: u64, env: &Env<'_>) {
 #[inline(always)]
 fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
     let variant = match (close, p.http10) {
-        (true, _) => Variant::Close,
-        (false, true) => Variant::KeepAlive10,
-        (false, false) => Variant::KeepAlive11,
+        (true, _) => KeepAliveForm::Close,
+        (false, true) => KeepAliveForm::KeepAlive10,
+        (false, false) => KeepAliveForm::KeepAlive11,
     };
     let head_only = p.head || env.features.raw;
     let chunk = env.conn_limits.body_chunk.max(1);
@@ -1496,9 +1496,9 @@ fn append_response(b: &mut WorkArea, p: &Pending, close: bool, env: &Env<'_>) {
 /// pieces due.
 fn start_drip(b: &mut WorkArea, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
     let variant = match (close, p.http10) {
-        (true, _) => Variant::Close,
-        (false, true) => Variant::KeepAlive10,
-        (false, false) => Variant::KeepAlive11,
+        (true, _) => KeepAliveForm::Close,
+        (false, true) => KeepAliveForm::KeepAlive10,
+        (false, false) => KeepAliveForm::KeepAlive11,
     };
     b.pacing.drip = Some(DripCursor {
         drip,
@@ -1718,7 +1718,11 @@ mod tests {
     #[test]
     fn a_waiting_drip_packs_and_unpacks() {
         let top = |bits: u32| (1u64 << bits) - 1;
-        for variant in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
+        for variant in [
+            KeepAliveForm::KeepAlive11,
+            KeepAliveForm::KeepAlive10,
+            KeepAliveForm::Close,
+        ] {
             for (linger, head_only) in [(false, false), (true, false), (false, true), (true, true)]
             {
                 for (due_us, next, route) in [
@@ -1746,7 +1750,7 @@ mod tests {
         let w = Waiting {
             due_us: 1,
             next: 1,
-            variant: Variant::Close,
+            variant: KeepAliveForm::Close,
             linger: true,
             head_only: true,
             route: 1,

@@ -25,7 +25,7 @@ use crate::server::Summary;
 use std::io::Write;
 
 /// The `Content-Type` of a metrics response: the text format, version 0.0.4.
-pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub const CONTENT_TYPE: &str = crate::response::METRICS_CONTENT_TYPE;
 
 /// Replace `out`'s contents with `summary` (counters summed over workers) and `open`
 /// (connections open now) in the Prometheus text format.
@@ -67,7 +67,7 @@ pub fn render(summary: &Summary, open: usize, out: &mut Vec<u8>) {
     let faults = "canned_faults_total";
     let help = "Responses given a fault (--fault), by kind.";
     family(out, faults, COUNTER, help);
-    for (kind, n) in crate::fault::Kind::ALL.iter().zip(s.faults) {
+    for (kind, n) in crate::fault::FaultKind::ALL.iter().zip(s.faults) {
         sample(out, faults, "kind", kind.name(), n);
     }
 
@@ -172,7 +172,7 @@ mod tests {
         t.stats.timeouts = [4, 5, 6];
         t.stats.bytes_in = 123_456;
         t.stats.bytes_out = 7_890_123;
-        t.stats.faults[crate::fault::Kind::Stall.index()] = 2;
+        t.stats.faults[crate::fault::FaultKind::Stall.index()] = 2;
         t.stats.mutated = vec![0, 1];
         t.stats.log_lines_dropped = 89;
         t

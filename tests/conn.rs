@@ -8,7 +8,7 @@ use canned::check::connection::{
 };
 use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs};
 use canned::parser::Limits;
-use canned::response::{Responses, Variant};
+use canned::response::{KeepAliveForm, Responses};
 use common::*;
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
@@ -100,42 +100,42 @@ fn driver() -> Driver {
 /// RFC 9112 §9.3 as a table of requests: the oracle's reading of the head and its decision.
 #[test]
 fn keep_alive_rules_from_the_table() {
-    let cases: [(&str, bool, Variant); 8] = [
+    let cases: [(&str, bool, KeepAliveForm); 8] = [
         (
             "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
             false,
-            Variant::KeepAlive11,
+            KeepAliveForm::KeepAlive11,
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nConnection: Close\r\n\r\n",
             true,
-            Variant::Close,
+            KeepAliveForm::Close,
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nConnection: x, keep-alive\r\nconnection: close\r\n\r\n",
             true,
-            Variant::Close,
+            KeepAliveForm::Close,
         ),
-        ("GET / HTTP/1.0\r\n\r\n", true, Variant::Close),
+        ("GET / HTTP/1.0\r\n\r\n", true, KeepAliveForm::Close),
         (
             "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
             false,
-            Variant::KeepAlive10,
+            KeepAliveForm::KeepAlive10,
         ),
         (
             "GET / HTTP/1.0\r\nConnection: keep-alive , close\r\n\r\n",
             true,
-            Variant::Close,
+            KeepAliveForm::Close,
         ),
         (
             "\r\nGET / HTTP/1.0\r\nConnection:\tkeep-alive\t\r\n\r\n",
             false,
-            Variant::KeepAlive10,
+            KeepAliveForm::KeepAlive10,
         ),
         (
             "GET / HTTP/1.1\r\nHost: a\r\nX-Connection: close\r\n\r\n",
             false,
-            Variant::KeepAlive11,
+            KeepAliveForm::KeepAlive11,
         ),
     ];
     for (head, close, variant) in cases {
@@ -146,8 +146,14 @@ fn keep_alive_rules_from_the_table() {
             "{head:?}"
         );
         // Shutting down, or the last allowed request, closes whatever the client asked.
-        assert_eq!(keep_alive_decision(o, true, 1, 0), (true, Variant::Close));
-        assert_eq!(keep_alive_decision(o, false, 3, 3), (true, Variant::Close));
+        assert_eq!(
+            keep_alive_decision(o, true, 1, 0),
+            (true, KeepAliveForm::Close)
+        );
+        assert_eq!(
+            keep_alive_decision(o, false, 3, 3),
+            (true, KeepAliveForm::Close)
+        );
         // The connection's own answer agrees.
         let mut d = driver();
         d.feed(head.as_bytes());
@@ -175,7 +181,7 @@ fn small_limits_reach_backpressure_and_refills() {
     };
     let mut d = Driver::new(responses(), limits);
     d.feed(b"GET /mid HTTP/1.1\r\nHost: a\r\n\r\n");
-    let head = d.responses().head(3, Variant::KeepAlive11).len();
+    let head = d.responses().head(3, KeepAliveForm::KeepAlive11).len();
     assert_eq!(
         d.conn.output().len(),
         head + 100,
@@ -190,7 +196,7 @@ fn small_limits_reach_backpressure_and_refills() {
     assert!(d.conn.wants_read());
     // 20 pipelined requests: parsing stops once 300 bytes are pending.
     d.feed(&GET.repeat(20));
-    let one = d.responses().head(0, Variant::KeepAlive11).len() + 12;
+    let one = d.responses().head(0, KeepAliveForm::KeepAlive11).len() + 12;
     assert_eq!(d.conn.output().len(), one * 300usize.div_ceil(one));
     assert!(!d.conn.wants_read());
     assert_eq!(d.write_all().len(), one * 20);
@@ -224,7 +230,7 @@ fn pipelining_faster_than_reading_holds_back_little_input() {
 fn steady_reader_that_never_drains_output_keeps_the_buffer_bounded() {
     let mut d = driver();
     d.feed(&GET.repeat(100));
-    let one = d.responses().head(0, Variant::KeepAlive11).len() + 12;
+    let one = d.responses().head(0, KeepAliveForm::KeepAlive11).len() + 12;
     // A few bytes more output a turn than is read.
     let per_turn = GET.repeat(4096 / one + 1);
     let (mut most, mut held) = (0, 0);
@@ -831,8 +837,8 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
     let Cli::Run(c) = Config::from_args(args, &[]).unwrap() else {
         panic!("not a run command")
     };
-    let (mut responses, _) = Responses::from_config(&c);
-    let mut faults = canned::fault::WorkerFaults::new(&c, &mut responses, None, 0).unwrap();
+    let (mut responses, _) = canned::server::setup::responses(&c);
+    let mut faults = canned::server::setup::faults(&c, &mut responses, None, 0).unwrap();
     let (mut pool, mut stats) = (Pool::default(), Stats::default());
     let request = b"GET /e HTTP/1.1\r\nHost: t\r\n\r\n";
     let line = "- GET /e HTTP/1.1 503 fault=error\n";

@@ -24,7 +24,9 @@ fn steady_state_faulted_requests_allocate_nothing() {
     ];
     let summary = counting::assert_steady_state_allocates_nothing(&args, 20, 1_000);
     let faults = summary.stats.faults;
-    use canned::fault::Kind;
-    assert!(faults[Kind::Latency.index()] >= 1_000 && faults[Kind::Drip.index()] >= 1_000);
-    assert!(faults[Kind::Error.index()] >= 300, "{faults:?}");
+    use canned::fault::FaultKind;
+    assert!(
+        faults[FaultKind::Latency.index()] >= 1_000 && faults[FaultKind::Drip.index()] >= 1_000
+    );
+    assert!(faults[FaultKind::Error.index()] >= 300, "{faults:?}");
 }

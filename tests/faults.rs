@@ -78,15 +78,15 @@ fn start_config(c: Config) -> (Handle, SocketAddr) {
 
 /// The plain response to `GET /` (keep-alive, or closing), as formatted by the library.
 fn plain(close: bool) -> Vec<u8> {
-    use canned::response::{Responses, Variant};
+    use canned::response::KeepAliveForm;
     let Cli::Run(c) = Config::from_args(["--no-date"], &[]).unwrap() else {
         panic!()
     };
-    let (r, _) = Responses::from_config(&c);
+    let (r, _) = canned::server::setup::responses(&c);
     let v = if close {
-        Variant::Close
+        KeepAliveForm::Close
     } else {
-        Variant::KeepAlive11
+        KeepAliveForm::KeepAlive11
     };
     [&r.head(0, v)[..], r.body(0)].concat()
 }
@@ -226,7 +226,10 @@ fn stall_never_answers_and_the_idle_timeout_closes() {
         h.shutdown();
         h.join()
     };
-    assert_eq!(summary.stats.faults[canned::fault::Kind::Stall.index()], 1);
+    assert_eq!(
+        summary.stats.faults[canned::fault::FaultKind::Stall.index()],
+        1
+    );
     assert_eq!(summary.stats.timeouts[1], 1, "closed by the idle timeout");
 }
 
@@ -737,12 +740,11 @@ struct Driven {
 /// Drive a connection of a server with `args` through `input` until `len` bytes are written.
 fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
     use canned::conn::{Conn, ConnLimits, Env, Features, Pool, Stats, TimeoutsUs};
-    use canned::response::Responses;
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
         panic!()
     };
-    let (mut responses, _) = Responses::from_config(&c);
-    let mut faults = canned::fault::WorkerFaults::new(&c, &mut responses, None, 0).unwrap();
+    let (mut responses, _) = canned::server::setup::responses(&c);
+    let mut faults = canned::server::setup::faults(&c, &mut responses, None, 0).unwrap();
     let (mut pool, mut stats) = (Pool::default(), Stats::default());
     let timeouts = TimeoutsUs::default();
     let mut conn = Conn::new(0);

@@ -173,8 +173,7 @@ const CHECKS: &[(&str, Check)] = &[
         fields(b, "transfer-encoding") == ["chunked, chunked"]
     }),
     ("te-unknown", |b| {
-        fields(b, "transfer-encoding") == ["x-unknown"]
-            && fields(b, "content-length").is_empty()
+        fields(b, "transfer-encoding") == ["x-unknown"] && fields(b, "content-length").is_empty()
     }),
     ("te-in-http10", |b| {
         status_line(b).starts_with(b"HTTP/1.0 ") && chunked(b)
@@ -313,16 +312,13 @@ const CHECKS: &[(&str, Check)] = &[
         head_and_body(b).0.contains(&&b"\0"[..])
     }),
     ("two-responses", |b| {
-        responses(b).len() == 2
-            && fields(b, "content-length") == ["6"]
-            && body(b).len() == 6 + 44
+        responses(b).len() == 2 && fields(b, "content-length") == ["6"] && body(b).len() == 6 + 44
     }),
 ];
 
 fn chunked(b: &[u8]) -> bool {
     fields(b, "transfer-encoding") == ["chunked"]
-        || (status_line(b).starts_with(b"HTTP/1.0")
-            && contains(b, b"Transfer-Encoding: chunked"))
+        || (status_line(b).starts_with(b"HTTP/1.0") && contains(b, b"Transfer-Encoding: chunked"))
         || contains(b, b"\nTransfer-Encoding: chunked\n")
 }
 
@@ -370,8 +366,7 @@ fn every_variant_matches_its_description() {
 /// variant is those very bytes (meant for a HEAD request) passes.
 #[test]
 fn checks_reject_a_well_formed_response() {
-    let good =
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello\n";
+    let good = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n\r\nhello\n";
     let passing: Vec<&str> = CHECKS
         .iter()
         .filter(|(_, check)| check(good))

@@ -14,6 +14,7 @@
 
 mod listen;
 mod log;
+pub mod setup;
 mod signals;
 mod stats;
 mod timers;

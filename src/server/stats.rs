@@ -76,7 +76,7 @@ impl std::fmt::Display for Summary {
         }
         let mut by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
         list(f, "; responses ", "", &mut by_status)?;
-        let mut faults = crate::fault::Kind::ALL
+        let mut faults = crate::fault::FaultKind::ALL
             .iter()
             .map(|k| k.name())
             .zip(s.faults);
@@ -132,7 +132,7 @@ pub(super) fn stats_json(t: &Summary, open: usize) -> String {
         member(&mut j, &name, n);
     }
     j.push_str("},\"faults\":{");
-    for (kind, n) in crate::fault::Kind::ALL.iter().zip(s.faults) {
+    for (kind, n) in crate::fault::FaultKind::ALL.iter().zip(s.faults) {
         member(&mut j, &kind.name(), n);
     }
     j.push_str("},\"mutate\":{");
@@ -249,7 +249,7 @@ mod tests {
         for (status, n) in [(200, 3), (400, 1), (408, 1), (413, 2)] {
             s.stats.by_status[status] = n;
         }
-        s.stats.faults[crate::fault::Kind::Reset.index()] = 2;
+        s.stats.faults[crate::fault::FaultKind::Reset.index()] = 2;
         s.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 1];
         assert_eq!(
             s.to_string(),
@@ -270,7 +270,7 @@ mod tests {
         };
         t.stats.timeouts = [1, 2, 3];
         t.stats.by_status[200] = 7;
-        t.stats.faults[crate::fault::Kind::Reset.index()] = 2;
+        t.stats.faults[crate::fault::FaultKind::Reset.index()] = 2;
         t.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 5];
         t.stats.log_lines_dropped = 6;
         let j = stats_json(&t, 1);

@@ -131,8 +131,8 @@ pub(super) struct Canned {
 
 impl Canned {
     pub(super) fn new(config: &Config) -> io::Result<Canned> {
-        let (mut responses, counter_routes) = Responses::from_config(config);
-        let error_routes = crate::fault::add_error_responses(config, &mut responses);
+        let (mut responses, counter_routes) = super::setup::responses(config);
+        let error_routes = super::setup::error_routes(config, &mut responses);
         let bytes = responses.formatted_bytes();
         if bytes > crate::response::MAX_FORMATTED_BYTES {
             // The command line measured its routes before (exit 2); this covers a
@@ -226,7 +226,7 @@ impl Worker {
         }
         let responses = canned.responses.clone();
         let counter_routes = canned.counter_routes;
-        let faults = WorkerFaults::with_error_routes(
+        let faults = super::setup::faults_with_error_routes(
             &config,
             &responses,
             canned.error_routes.clone(),

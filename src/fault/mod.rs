@@ -1,0 +1,43 @@
+//! Faults: how a route misbehaves on purpose, so that a client's timeouts, retries and
+//! framing checks can be tested against a server that is slow, silent, cut short or rude.
+//!
+//! A fault is given per path as `PATH=KIND[:ARGS]` (`--fault`) and named for what the client
+//! sees, with its numbers in its name: `latency:10ms..50ms`, `drip:1KiB/100ms`,
+//! `truncate:50%`, `reset:0`, `error:0.1:503`. Each route holds at most one fault of each
+//! group: a latency before the response, one way of delivering it (drip, stall, truncate,
+//! reset, garbage), and an error rate that swaps the response for another status. Everything
+//! random is drawn from a seeded generator ([`Rng`], `--seed`), one stream per worker, so
+//! that a run with one worker is reproduced exactly.
+//!
+//! This module parses, samples and keeps each worker's state ([`WorkerFaults`], built from
+//! plain inputs); the connection applies a [`Plan`] at respond time, and the loop's deadline
+//! heap supplies the timing (no thread, no sleep). Specs are in milliseconds, as given; what
+//! a response is held for and when a piece is due are in microseconds, the unit of the
+//! worker's clock.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `spec` | the faults as parsed, and what one response gets of them |
+//! | `parse` | the `--fault` grammar |
+//! | `rng`, `math` | the seeded generator and the functions its lognormal needs |
+//! | `worker` | one worker's faults at run time |
+//! | `mutator` | the `--mutate` choice and cycle |
+//! | `clock` | wall-clock dates for worker times |
+
+mod clock;
+mod math;
+mod mutator;
+mod parse;
+mod rng;
+mod spec;
+#[cfg(test)]
+mod tests;
+mod worker;
+
+pub use mutator::{Mutate, Mutator};
+pub use parse::{parse_fault, parse_fault_spec};
+pub use rng::{DEFAULT_SEED, Rng};
+pub use spec::{
+    Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, Plan, RouteFaults,
+};
+pub use worker::{Decision, WorkerFaults, add_error_responses};

@@ -1,0 +1,161 @@
+//! The `--fault` grammar: `PATH=KIND[:ARGS]`, each kind named for what the client sees, with
+//! its numbers in its name. Errors say what is wrong, for the caller to prefix with the flag.
+
+use super::spec::{Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS};
+use crate::values::{duration, fraction, size};
+
+/// `PATH=KIND[:ARGS]`: the path (or `*`) and its fault. Errors say what is wrong, for the
+/// caller to prefix with the flag.
+pub fn parse_fault(v: &str) -> Result<(&str, Fault), String> {
+    let Some((path, spec)) = v.split_once('=') else {
+        return Err(format!("{v:?} is not PATH=KIND[:ARGS]"));
+    };
+    Ok((path, parse_fault_spec(spec)?))
+}
+
+/// Every kind, for an error that found none of them.
+const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage or error";
+
+/// `KIND[:ARGS]`: one fault, the part of a `--fault` value after `PATH=`.
+pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
+    let (kind, args) = match spec.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (spec, None),
+    };
+    let need = |what: &str| -> Result<&str, String> {
+        args.ok_or_else(|| format!("{kind} needs {what}, like {kind}:{}", example_args(kind)))
+    };
+    match kind {
+        "latency" => parse_latency(need("a delay")?).map(Fault::Latency),
+        "drip" => parse_drip(need("a rate or pieces")?).map(|d| Fault::Delivery(Delivery::Drip(d))),
+        "stall" => match args {
+            None => Ok(Fault::Delivery(Delivery::Stall)),
+            Some(_) => Err("stall takes no arguments".into()),
+        },
+        "truncate" => parse_cut(need("a length")?).map(|c| Fault::Delivery(Delivery::Truncate(c))),
+        "reset" => parse_cut(need("a length")?).map(|c| Fault::Delivery(Delivery::Reset(c))),
+        "garbage" => {
+            let a = need("a byte count")?;
+            let n = parse_size(a)?;
+            match u32::try_from(n) {
+                Ok(n) if (1..=1 << 20).contains(&n) => Ok(Fault::Delivery(Delivery::Garbage(n))),
+                _ => Err(format!("garbage {a} is out of range (1 to 1MiB)")),
+            }
+        }
+        "error" => parse_error_rate(need("a rate and a status")?).map(Fault::Error),
+        _ => Err(format!("{kind:?} is not a fault kind ({KIND_NAMES})")),
+    }
+}
+
+/// The arguments of an example of `kind`, for an error that found none.
+fn example_args(kind: &str) -> &'static str {
+    match kind {
+        "latency" => "100ms",
+        "drip" => "1KiB/100ms",
+        "truncate" | "reset" => "50%",
+        "garbage" => "64",
+        _ => "0.1:503",
+    }
+}
+
+/// A duration in milliseconds: `250ms`, `1.5s`, `2m`, or plain seconds.
+fn parse_millis(v: &str) -> Result<u64, String> {
+    let ms = duration(v)?;
+    if ms > MAX_DELAY_MS {
+        return Err(format!("{v} is longer than 1h"));
+    }
+    Ok(ms)
+}
+
+/// `100ms`; `10ms..50ms`; `median=50ms:p99=500ms`.
+fn parse_latency(a: &str) -> Result<Latency, String> {
+    if let Some(rest) = a.strip_prefix("median=") {
+        let Some((median, p99)) = rest.split_once(":p99=") else {
+            return Err(format!(
+                "{a:?} is not a lognormal latency like median=50ms:p99=500ms"
+            ));
+        };
+        let (median, p99) = (parse_millis(median)?, parse_millis(p99)?);
+        if p99 <= median {
+            return Err(format!("p99 {p99}ms must be longer than median {median}ms"));
+        }
+        return Ok(Latency::lognormal(median, p99));
+    }
+    if let Some((min, max)) = a.split_once("..") {
+        let (min, max) = (parse_millis(min)?, parse_millis(max)?);
+        if max < min {
+            return Err(format!("{a}: the range is empty"));
+        }
+        return Ok(Latency::Uniform { min, max });
+    }
+    parse_millis(a).map(Latency::Fixed)
+}
+
+/// Bytes, in the size grammar of every option (`512`, `4KiB`, `1M`).
+fn parse_size(v: &str) -> Result<u64, String> {
+    size(v)?.ok_or_else(|| format!("{v} is too large"))
+}
+
+/// `1KiB/100ms` (a rate) or `10pieces/2s` (N pieces over a time).
+fn parse_drip(a: &str) -> Result<Drip, String> {
+    let bad = || format!("{a:?} is not a drip like 1KiB/100ms or 10pieces/2s");
+    let (amount, time) = a.split_once('/').ok_or_else(bad)?;
+    let ms = parse_millis(time)?;
+    if let Some(n) = amount
+        .strip_suffix("pieces")
+        .or_else(|| amount.strip_suffix("piece"))
+    {
+        let pieces: u32 = n.parse().map_err(|_| bad())?;
+        if !(2..=100_000).contains(&pieces) {
+            return Err(format!("{pieces} pieces is out of range (2 to 100000)"));
+        }
+        if ms < u64::from(pieces - 1) {
+            return Err(format!(
+                "{pieces} pieces over {ms}ms is less than 1ms between pieces"
+            ));
+        }
+        return Ok(Drip::Pieces {
+            pieces,
+            over_ms: ms,
+        });
+    }
+    let bytes = parse_size(amount)?;
+    match u32::try_from(bytes) {
+        Ok(b) if (1..=1 << 20).contains(&b) => Ok(Drip::Rate {
+            bytes: b,
+            every_ms: ms,
+        }),
+        _ => Err(format!("{amount} per piece is out of range (1 to 1MiB)")),
+    }
+}
+
+/// `100` (bytes) or `50%`.
+fn parse_cut(a: &str) -> Result<Cut, String> {
+    if let Some(p) = a.strip_suffix('%') {
+        return match p.parse::<u8>() {
+            Ok(p) if p <= 100 => Ok(Cut::Percent(p)),
+            _ => Err(format!("{a} is not a percentage from 0% to 100%")),
+        };
+    }
+    parse_size(a).map(Cut::Bytes)
+}
+
+/// `0.1:503`, `10%:503`, `0.25:500:BODY`.
+fn parse_error_rate(a: &str) -> Result<ErrorRate, String> {
+    let mut parts = a.splitn(3, ':');
+    let rate = parts.next().unwrap_or("");
+    let Some(status) = parts.next() else {
+        return Err(format!("{a:?} is not RATE:STATUS[:BODY] like 0.1:503"));
+    };
+    let body = parts.next().map(String::from);
+    let per_million = fraction(rate)?;
+    let status = match status.parse::<u16>() {
+        Ok(s) if (200..=599).contains(&s) && status.len() == 3 => s,
+        _ => return Err(format!("status {status:?} is out of range (200 to 599)")),
+    };
+    Ok(ErrorRate {
+        per_million,
+        status,
+        body,
+    })
+}

@@ -1,0 +1,143 @@
+//! The byte formatting: a [`Spec`] becomes the start of its heads (this worker's own, holding
+//! the `Date` value) and, by keep-alive form, the rest of each head with a small body after
+//! it, shared by every worker.
+
+use super::spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
+use super::status::{error_body, reason};
+use std::sync::Arc;
+
+/// Bodies up to this size are formatted into the shared rest of each head, after it, so that
+/// the response to GET is two copies (the start, the rest); a larger body is copied on its own.
+pub const INLINE_BODY: usize = 1024;
+
+/// One formatted route: the start of its heads is this worker's own (it holds the `Date`
+/// value), the rest is shared by every worker.
+#[derive(Clone, Debug)]
+pub(super) struct Formatted {
+    pub(super) status: u16,
+    /// The status line, `Server` and `Date` fields: the same for every keep-alive form.
+    pub(super) start: Box<[u8]>,
+    /// Offset of the 29-byte date value in `start`, if any.
+    pub(super) date_at: Option<usize>,
+    /// By keep-alive form: the rest of the head, then the body when it is inlined.
+    pub(super) rest: [Arc<[u8]>; 3],
+    /// By keep-alive form: where the head ends in `rest`.
+    pub(super) head_end: [u32; 3],
+    /// The length of the body inlined in `rest` (0: none).
+    pub(super) inline_len: u32,
+    /// The body is sent after `rest` (not inlined in it, and not empty).
+    pub(super) body_apart: bool,
+    pub(super) body: Arc<[u8]>,
+    pub(super) send_body: bool,
+}
+
+/// A formatted error response, whole: small, and this worker's own.
+#[derive(Clone, Debug)]
+pub(super) struct Whole {
+    /// The close form's head.
+    pub(super) head: Vec<u8>,
+    pub(super) date_at: Option<usize>,
+    pub(super) body: Arc<[u8]>,
+}
+
+impl Whole {
+    /// The error response canned sends for `status` on its own (a request it cannot answer).
+    pub(super) fn error(status: u16, common: &Common, date: &[u8; 29]) -> Whole {
+        let spec = Spec {
+            status,
+            body: Arc::from(error_body(status).into_bytes()),
+            content_type: DEFAULT_CONTENT_TYPE.into(),
+            headers: Vec::new(),
+        };
+        let f = format(&spec, common, date);
+        let close = KeepAliveForm::Close as usize;
+        Whole {
+            head: [&f.start[..], &f.rest[close][..f.head_end[close] as usize]].concat(),
+            date_at: f.date_at,
+            body: f.body,
+        }
+    }
+}
+
+/// The three heads of `spec`: the same fields, then no `Connection` field, `keep-alive` or
+/// `close`; the start of the heads on its own, the rest of each with a small body after it.
+pub(super) fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
+    use std::fmt::Write;
+    let no_body = matches!(spec.status, 204 | 304);
+    let mut start = String::new();
+    let _ = write!(
+        start,
+        "HTTP/1.1 {} {}\r\n",
+        spec.status,
+        reason(spec.status)
+    );
+    if !common.server.is_empty() {
+        let _ = write!(start, "Server: {}\r\n", common.server);
+    }
+    let mut date_at = None;
+    if common.date {
+        start.push_str("Date: ");
+        date_at = Some(start.len());
+        // A placeholder of the date's length; the date itself is copied in below.
+        start.push_str("Thu, 01 Jan 1970 00:00:00 GMT\r\n");
+    }
+    let mut start = start.into_bytes().into_boxed_slice();
+    if let Some(at) = date_at {
+        start[at..at + 29].copy_from_slice(date);
+    }
+    let mut head = String::new();
+    // No Content-Length for 204 (RFC 9110 §8.6: MUST NOT) nor for 304 (allowed only as the
+    // length of the 200 response it stands for, which canned does not have).
+    if !no_body {
+        if !spec.content_type.is_empty() {
+            let _ = write!(head, "Content-Type: {}\r\n", spec.content_type);
+        }
+        let _ = write!(head, "Content-Length: {}\r\n", spec.body.len());
+    }
+    for h in &spec.headers {
+        let _ = write!(head, "{h}\r\n");
+    }
+    let ends: [&[u8]; 3] = [
+        b"\r\n",
+        b"Connection: keep-alive\r\n\r\n",
+        b"Connection: close\r\n\r\n",
+    ];
+    let inline = !no_body && spec.body.len() <= INLINE_BODY;
+    let body: &[u8] = if inline { &spec.body } else { &[] };
+    Formatted {
+        status: spec.status,
+        start,
+        date_at,
+        rest: ends.map(|end| Arc::from([head.as_bytes(), end, body].concat())),
+        head_end: ends.map(|end| (head.len() + end.len()) as u32),
+        inline_len: body.len() as u32,
+        body_apart: !no_body && !inline && !spec.body.is_empty(),
+        body: spec.body.clone(),
+        send_body: !no_body,
+    }
+}
+
+/// The most bytes the formatted responses of a server may take
+/// ([`Responses::formatted_bytes`](super::Responses::formatted_bytes),
+/// [`formatted_bytes`]): 64 MiB. `--route` multiplies `--header`: past this, start-up is
+/// refused rather than the memory taken.
+pub const MAX_FORMATTED_BYTES: usize = 64 << 20;
+
+/// The bytes [`Responses::formatted_bytes`](super::Responses::formatted_bytes) counts for one
+/// route.
+pub(super) fn formatted_len(f: &Formatted) -> usize {
+    let rest = if Arc::ptr_eq(&f.rest[0], &f.rest[2]) {
+        // A raw response: the file's bytes as given, once, like a body (not counted).
+        0
+    } else {
+        f.rest.iter().map(|r| r.len()).sum()
+    };
+    f.start.len() + rest
+}
+
+/// What [`Responses::formatted_bytes`](super::Responses::formatted_bytes) counts for `spec`,
+/// formatted on its own (so that a configuration can be measured before its responses are
+/// built).
+pub fn formatted_bytes(spec: &Spec, common: &Common) -> usize {
+    formatted_len(&format(spec, common, &[b' '; 29]))
+}

@@ -1,0 +1,385 @@
+//! The canned bytes: every response canned can send, formatted once at start-up.
+//!
+//! Each route has three heads that differ only in their `Connection` field (RFC 9112 §9.3):
+//! HTTP/1.1 keep-alive (none), HTTP/1.0 keep-alive (`Connection: keep-alive`, which `ab -k`
+//! looks for) and close (`Connection: close`). A GET answer is a head followed by the body; a
+//! HEAD answer is the head alone. The `Date` field is rendered once per second and patched in
+//! place ([`Responses::set_date`]), so a response is always a plain slice of these buffers.
+//!
+//! A head is two pieces: its start (status line, `Server`, `Date`), which each worker keeps
+//! and patches, and the rest (the other fields, the `Connection` field of its keep-alive
+//! form, and a small body), formatted once and shared by every worker ([`Arc`]): a
+//! configuration with many routes or long header fields is in memory once, however many
+//! workers serve it, and a response is still two copies, the start and the rest.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `spec` | what a route answers, the fields every response shares, the keep-alive forms |
+//! | `format` | a spec's bytes, and the bound on them all |
+//! | `route` | the counter routes and the answers by method |
+//! | `status` | reason phrases, canned's own error responses and their body |
+//! | `date` | the `Date` value |
+
+mod date;
+mod format;
+mod route;
+mod spec;
+mod status;
+#[cfg(test)]
+mod tests;
+
+pub use date::http_date;
+pub use format::{INLINE_BODY, MAX_FORMATTED_BYTES, formatted_bytes};
+pub use route::{CounterPaths, CounterRoutes, DEFAULT_ALLOW, METRICS_CONTENT_TYPE};
+pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
+pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
+
+use format::{Formatted, Whole, format, formatted_len};
+use route::{MethodRules, counter_spec, method_not_allowed};
+use std::sync::Arc;
+
+/// All responses of one worker: routes (index 0 is the default) and one error response per
+/// status code canned sends. A clone shares the routes' formatted bytes, but for the starts
+/// of their heads: the server formats its responses once and gives each worker a clone.
+#[derive(Clone, Debug)]
+pub struct Responses {
+    routes: Vec<Formatted>,
+    /// The specs of the routes whose body [`Responses::set_body`] replaces (the counter
+    /// routes), by route.
+    replaceable: Vec<(usize, Spec)>,
+    common: Common,
+    /// Exact paths of routes 1.., with whether only GET and HEAD match.
+    paths: Vec<(Vec<u8>, bool)>,
+    errors: Vec<(u16, Whole)>,
+    date: [u8; 29],
+    /// Answers chosen by method before any route; none for a raw response.
+    methods: Option<MethodRules>,
+}
+
+impl Responses {
+    /// Format every route; `routes[0]` answers paths without a route of their own, and
+    /// `paths[i]` (an exact path, and whether only GET and HEAD match) selects `routes[i + 1]`.
+    pub fn new(routes: &[Spec], paths: &[(Vec<u8>, bool)], common: &Common) -> Responses {
+        Responses::build(routes.iter(), paths.to_vec(), common)
+    }
+
+    /// [`Responses::new`] from references, so that a configuration's routes are formatted
+    /// without a copy of their specs.
+    fn build<'a>(
+        routes: impl Iterator<Item = &'a Spec>,
+        paths: Vec<(Vec<u8>, bool)>,
+        common: &Common,
+    ) -> Responses {
+        let date = if common.date {
+            http_date(std::time::SystemTime::now())
+        } else {
+            [b' '; 29]
+        };
+        let routes: Vec<Formatted> = routes.map(|s| format(s, common, &date)).collect();
+        assert_eq!(
+            routes.len(),
+            paths.len() + 1,
+            "one path per route after the default"
+        );
+        let errors = ERROR_STATUSES
+            .iter()
+            .map(|&status| (status, Whole::error(status, common, &date)))
+            .collect();
+        let mut r = Responses {
+            routes,
+            replaceable: Vec::new(),
+            common: common.clone(),
+            paths,
+            errors,
+            date,
+            methods: None,
+        };
+        let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
+        r.methods = Some(MethodRules {
+            accepted: Vec::new(),
+            not_allowed,
+            options: not_allowed,
+        });
+        r
+    }
+
+    /// Answer only `methods` (tokens, e.g. `["GET", "HEAD", "POST"]`) from the routes: any
+    /// other method gets 405 with `Allow` listing them, and OPTIONS gets 204 with the same
+    /// `Allow` (RFC 9110 §9.3.7). CONNECT stays 405 even when listed. An empty list changes
+    /// nothing: every method but CONNECT is answered by the routes. No effect on a raw
+    /// response.
+    pub fn accept_only(&mut self, methods: &[&str]) {
+        let Some(rules) = &self.methods else {
+            return;
+        };
+        if methods.is_empty() {
+            return;
+        }
+        let (not_allowed, options) = (rules.not_allowed, rules.options);
+        let mut accepted: Vec<Vec<u8>> = Vec::new();
+        for m in methods {
+            if *m != "CONNECT" && !accepted.iter().any(|a| a.as_slice() == m.as_bytes()) {
+                accepted.push(m.as_bytes().to_vec());
+            }
+        }
+        let mut allow = String::new();
+        for m in &accepted {
+            allow.push_str(std::str::from_utf8(m).unwrap_or_default());
+            allow.push_str(", ");
+        }
+        if !accepted.iter().any(|m| m == b"OPTIONS") {
+            allow.push_str("OPTIONS, ");
+        }
+        allow.truncate(allow.len() - 2);
+        self.replace_route(not_allowed, method_not_allowed(&allow));
+        let options_answer = Spec {
+            status: 204,
+            body: Arc::from(&[][..]),
+            content_type: String::new(),
+            headers: vec![format!("Allow: {allow}")],
+        };
+        let options = if options == not_allowed {
+            self.push_route(options_answer)
+        } else {
+            self.replace_route(options, options_answer);
+            options
+        };
+        self.methods = Some(MethodRules {
+            accepted,
+            not_allowed,
+            options,
+        });
+    }
+
+    fn push_route(&mut self, spec: Spec) -> usize {
+        self.routes.push(format(&spec, &self.common, &self.date));
+        self.routes.len() - 1
+    }
+
+    fn replace_route(&mut self, route: usize, spec: Spec) {
+        self.routes[route] = format(&spec, &self.common, &self.date);
+    }
+
+    /// [`Responses::new`] with the counter routes after the given ones: `--stats` and
+    /// `--metrics` one more route each, at the path given in `counters`, whose indices are
+    /// returned for the counters' bodies ([`Responses::set_body`]).
+    pub fn with_counters<'a>(
+        routes: impl Iterator<Item = &'a Spec>,
+        mut paths: Vec<(Vec<u8>, bool)>,
+        counters: CounterPaths<'_>,
+        common: &Common,
+    ) -> (Responses, CounterRoutes) {
+        let first = paths.len() + 1;
+        let mut specs: Vec<Spec> = Vec::new();
+        let mut counter_route = |path: Option<&str>, body: &[u8], content_type: &str| {
+            let path = path?;
+            specs.push(counter_spec(body, content_type));
+            paths.push((path.as_bytes().to_vec(), false));
+            Some(first + specs.len() - 1)
+        };
+        let counter_routes = CounterRoutes {
+            stats: counter_route(counters.stats, b"{}\n", "application/json"),
+            metrics: counter_route(counters.metrics, b"", METRICS_CONTENT_TYPE),
+        };
+        // The map lets the caller's longer-lived specs chain with these.
+        let routes = routes.map(|s| -> &Spec { s }).chain(&specs);
+        let mut responses = Responses::build(routes, paths, common);
+        responses.replaceable = (first..).zip(specs).collect();
+        (responses, counter_routes)
+    }
+
+    /// Format a response no path selects (a fault's error response); returns its route
+    /// index.
+    pub fn add_unrouted(&mut self, spec: &Spec) -> usize {
+        self.push_route(spec.clone())
+    }
+
+    /// `--raw-response`: the same bytes, verbatim, for every request and keep-alive form.
+    pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
+        let only = Spec {
+            status: 200,
+            body: bytes.clone(),
+            content_type: String::new(),
+            headers: Vec::new(),
+        };
+        let mut r = Responses::new(std::slice::from_ref(&only), &[], common);
+        let end = bytes.len() as u32;
+        r.routes[0] = Formatted {
+            status: 200,
+            start: Box::default(),
+            date_at: None,
+            rest: [bytes.clone(), bytes.clone(), bytes],
+            head_end: [end; 3],
+            inline_len: 0,
+            body_apart: false,
+            body: Arc::from(&[][..]),
+            send_body: false,
+        };
+        // The file is the whole answer to every request, whatever its method.
+        r.methods = None;
+        r
+    }
+
+    /// The route answering `path` (0, the default, when no route matches).
+    pub fn route(&self, method: &[u8], path: &[u8]) -> usize {
+        if let Some(route) = self.methods.as_ref().and_then(|m| m.answer(method)) {
+            return route;
+        }
+        for (i, (p, get_only)) in self.paths.iter().enumerate() {
+            if p.as_slice() == path && (!get_only || method == b"GET" || method == b"HEAD") {
+                return i + 1;
+            }
+        }
+        0
+    }
+
+    /// Replace the body of route `route` (a counter route of [`Responses::with_counters`],
+    /// refreshed by its worker), keeping its status and headers; no other route changes.
+    pub fn set_body(&mut self, route: usize, body: Arc<[u8]>) {
+        let Some((_, spec)) = self.replaceable.iter_mut().find(|(r, _)| *r == route) else {
+            return;
+        };
+        spec.body = body;
+        // This worker's own bytes for the route from now on.
+        self.routes[route] = format(spec, &self.common, &self.date);
+    }
+
+    /// The current IMF-fixdate (spaces with `--no-date`).
+    pub fn date(&self) -> &[u8; 29] {
+        &self.date
+    }
+
+    /// Whether route `route` answers only GET and HEAD (the health route, kept out of the
+    /// access log).
+    pub fn is_health(&self, route: usize) -> bool {
+        route > 0 && self.paths.get(route - 1).is_some_and(|p| p.1)
+    }
+
+    /// The status code of route `route` (200 for a raw response).
+    pub fn status(&self, route: usize) -> u16 {
+        self.routes[route].status
+    }
+
+    /// The number of routes (the default and the answers by method included).
+    pub fn routes(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// Append the response of route `route` in `form` to `out`: the head, and unless
+    /// `head_only` the body, or its first `chunk` bytes when it is longer. Returns the body
+    /// offset the rest starts at when only a first piece was appended.
+    #[inline(always)]
+    pub fn append(
+        &self,
+        route: usize,
+        form: KeepAliveForm,
+        head_only: bool,
+        chunk: usize,
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let f = &self.routes[route];
+        out.extend_from_slice(&f.start);
+        let rest = &f.rest[form as usize];
+        // The rest whole, its inlined body included, unless that body is not wanted or is to
+        // be sent in pieces smaller than itself.
+        let whole = !head_only && f.inline_len as usize <= chunk;
+        let end = if whole {
+            rest.len()
+        } else {
+            f.head_end[form as usize] as usize
+        };
+        out.extend_from_slice(&rest[..end]);
+        if head_only || (whole && !f.body_apart) {
+            return None;
+        }
+        if f.body.len() <= chunk {
+            out.extend_from_slice(&f.body);
+            None
+        } else {
+            out.extend_from_slice(&f.body[..chunk]);
+            Some(chunk)
+        }
+    }
+
+    /// The head of route `route` in `form`, in one piece (a copy: the response path
+    /// appends it with [`Responses::append`]).
+    pub fn head(&self, route: usize, form: KeepAliveForm) -> Vec<u8> {
+        let mut head = Vec::with_capacity(self.head_len(route, form));
+        self.copy_head(route, form, 0, usize::MAX, &mut head);
+        head
+    }
+
+    /// The length of [`Responses::head`].
+    pub fn head_len(&self, route: usize, form: KeepAliveForm) -> usize {
+        let f = &self.routes[route];
+        f.start.len() + f.head_end[form as usize] as usize
+    }
+
+    /// Append bytes `from..to` of [`Responses::head`] to `out` (`to` is cut to its length).
+    pub fn copy_head(
+        &self,
+        route: usize,
+        form: KeepAliveForm,
+        from: usize,
+        to: usize,
+        out: &mut Vec<u8>,
+    ) {
+        let f = &self.routes[route];
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        let start = f.start.len();
+        if from < start {
+            out.extend_from_slice(&f.start[from..to.min(start)]);
+        }
+        let (lo, hi) = (from.max(start) - start, to.min(start + rest.len()));
+        if hi > start && lo < hi - start {
+            out.extend_from_slice(&rest[lo..hi - start]);
+        }
+    }
+
+    /// Where the `Date` value is in route `route`'s heads (the same in each keep-alive form;
+    /// none with `--no-date`): a dripped head sends its own, of the time its first piece went.
+    pub fn date_offset(&self, route: usize) -> Option<usize> {
+        self.routes[route].date_at
+    }
+
+    /// Bytes of the formatted routes, the heads' starts and rests and the bodies inlined in
+    /// them, counting once the bytes that workers share (what [`MAX_FORMATTED_BYTES`] bounds).
+    pub fn formatted_bytes(&self) -> usize {
+        self.routes.iter().map(formatted_len).sum()
+    }
+
+    /// The body of route `route`, as sent for GET (empty for 204 and 304).
+    pub fn body(&self, route: usize) -> &[u8] {
+        let r = &self.routes[route];
+        if r.send_body { &r.body } else { &[] }
+    }
+
+    /// The full error response for `status` (always the close form).
+    pub fn error(&self, status: u16) -> (&[u8], &[u8]) {
+        let (_, f) = self
+            .errors
+            .iter()
+            .find(|(s, _)| *s == status)
+            .unwrap_or(&self.errors[0]);
+        (&f.head, &f.body)
+    }
+
+    /// Patch a new date into every head (RFC 9110 §6.6.1). Cheap when the second has not
+    /// changed.
+    pub fn set_date(&mut self, date: [u8; 29]) {
+        if date == self.date {
+            return;
+        }
+        self.date = date;
+        for f in &mut self.routes {
+            if let Some(at) = f.date_at {
+                f.start[at..at + 29].copy_from_slice(&date);
+            }
+        }
+        for (_, f) in &mut self.errors {
+            if let Some(at) = f.date_at {
+                f.head[at..at + 29].copy_from_slice(&date);
+            }
+        }
+    }
+}

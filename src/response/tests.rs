@@ -1,0 +1,188 @@
+//! The canned bytes' tests: heads, bodies, dates and reason phrases.
+
+use super::*;
+use std::time::{Duration, UNIX_EPOCH};
+
+#[test]
+fn imf_fixdate() {
+    let at = |s| http_date(UNIX_EPOCH + Duration::from_secs(s));
+    assert_eq!(&at(0), b"Thu, 01 Jan 1970 00:00:00 GMT");
+    assert_eq!(&at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
+    assert_eq!(&at(951_782_400), b"Tue, 29 Feb 2000 00:00:00 GMT");
+    assert_eq!(&at(1_796_049_126), b"Mon, 30 Nov 2026 14:32:06 GMT");
+}
+
+#[test]
+fn reason_phrases() {
+    for (status, want) in [
+        (100, "Continue"),
+        (200, "OK"),
+        (418, "I'm a teapot"),
+        (505, "HTTP Version Not Supported"),
+        (299, ""),
+        (1200, ""),
+        (0, ""),
+    ] {
+        assert_eq!(reason(status), want, "{status}");
+    }
+}
+
+fn spec(status: u16, body: &str) -> Spec {
+    Spec {
+        status,
+        body: Arc::from(body.as_bytes()),
+        content_type: "text/plain".into(),
+        headers: vec!["X-A: b".into()],
+    }
+}
+
+#[test]
+fn heads_differ_only_in_connection() {
+    let common = Common {
+        server: "canned".into(),
+        date: false,
+    };
+    let r = Responses::new(&[spec(200, "Hello World\n")], &[], &common);
+    let ka = r.head(0, KeepAliveForm::KeepAlive11);
+    assert_eq!(
+        ka,
+        b"HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nX-A: b\r\n\r\n"
+    );
+    assert!(
+        r.head(0, KeepAliveForm::KeepAlive10)
+            .ends_with(b"X-A: b\r\nConnection: keep-alive\r\n\r\n")
+    );
+    assert!(
+        r.head(0, KeepAliveForm::Close)
+            .ends_with(b"Connection: close\r\n\r\n")
+    );
+    assert_eq!(r.body(0), b"Hello World\n");
+}
+
+#[test]
+fn no_content_has_no_length_and_no_body() {
+    let common = Common {
+        server: String::new(),
+        date: false,
+    };
+    let r = Responses::new(&[spec(204, "ignored")], &[], &common);
+    assert_eq!(
+        r.head(0, KeepAliveForm::KeepAlive11),
+        b"HTTP/1.1 204 No Content\r\nX-A: b\r\n\r\n"
+    );
+    assert_eq!(r.body(0), b"");
+}
+
+/// RFC 9110 §8.6: no Content-Length on 204 (MUST NOT) nor on 304 (canned has no 200
+/// response whose length it could repeat); neither has a body or a Content-Type.
+#[test]
+fn no_content_and_not_modified_have_no_length() {
+    let common = Common {
+        server: String::new(),
+        date: false,
+    };
+    for (status, line) in [(204, "204 No Content"), (304, "304 Not Modified")] {
+        let r = Responses::new(&[spec(status, "ignored")], &[], &common);
+        for v in [
+            KeepAliveForm::KeepAlive11,
+            KeepAliveForm::KeepAlive10,
+            KeepAliveForm::Close,
+        ] {
+            let head = String::from_utf8(r.head(0, v)).unwrap();
+            assert!(
+                head.starts_with(&format!("HTTP/1.1 {line}\r\nX-A: b\r\n")),
+                "{head}"
+            );
+            assert!(!head.contains("Content-"), "{head}");
+        }
+        assert_eq!(r.body(0), b"");
+    }
+}
+
+/// A worker's clone shares the rest of every head with the others; the `Date` it patches
+/// is its own.
+#[test]
+fn clones_share_the_rest_and_patch_their_own_date() {
+    let common = Common {
+        server: "canned".into(),
+        date: true,
+    };
+    let a = Responses::new(&[spec(200, "x")], &[], &common);
+    let mut b = a.clone();
+    for v in 0..3 {
+        assert!(Arc::ptr_eq(&a.routes[0].rest[v], &b.routes[0].rest[v]));
+    }
+    b.set_date(http_date(UNIX_EPOCH + Duration::from_secs(784_111_777)));
+    let mine = String::from_utf8(b.head(0, KeepAliveForm::KeepAlive11)).unwrap();
+    let theirs = String::from_utf8(a.head(0, KeepAliveForm::KeepAlive11)).unwrap();
+    assert!(
+        mine.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
+        "{mine}"
+    );
+    assert!(!theirs.contains("1994"), "{theirs}");
+    assert_eq!(mine.len(), theirs.len());
+}
+
+/// What [`Responses::append`] writes is the head and the body, in every keep-alive form, for a
+/// body inlined in the head's rest, a body apart from it, and pieces smaller than each.
+#[test]
+fn append_writes_the_head_then_the_body() {
+    let common = Common {
+        server: "canned".into(),
+        date: false,
+    };
+    let big = "b".repeat(INLINE_BODY + 1);
+    let r = Responses::new(
+        &[spec(200, "small"), spec(200, &big)],
+        &[(b"/big".to_vec(), false)],
+        &common,
+    );
+    for route in 0..2 {
+        for v in [
+            KeepAliveForm::KeepAlive11,
+            KeepAliveForm::KeepAlive10,
+            KeepAliveForm::Close,
+        ] {
+            let head = r.head(route, v);
+            let body = r.body(route);
+            for chunk in [1, 3, 64 * 1024] {
+                let mut out = Vec::new();
+                let rest = r.append(route, v, false, chunk, &mut out);
+                let sent = body.len().min(chunk);
+                assert_eq!(out, [&head[..], &body[..sent]].concat());
+                assert_eq!(rest, (sent < body.len()).then_some(sent));
+                let mut out = Vec::new();
+                assert_eq!(r.append(route, v, true, chunk, &mut out), None);
+                assert_eq!(out, head);
+            }
+        }
+    }
+}
+
+#[test]
+fn date_is_patched_in_place() {
+    let common = Common {
+        server: "canned".into(),
+        date: true,
+    };
+    let mut r = Responses::new(&[spec(200, "x")], &[], &common);
+    let d = http_date(UNIX_EPOCH + Duration::from_secs(784_111_777));
+    r.set_date(d);
+    for v in [
+        KeepAliveForm::KeepAlive11,
+        KeepAliveForm::KeepAlive10,
+        KeepAliveForm::Close,
+    ] {
+        let h = String::from_utf8(r.head(0, v)).unwrap();
+        assert!(
+            h.contains("\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
+            "{h}"
+        );
+    }
+    let (head, body) = r.error(431);
+    let h = std::str::from_utf8(head).unwrap();
+    assert!(h.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+    assert!(h.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT"));
+    assert!(h.ends_with("Connection: close\r\n\r\n"));
+    assert_eq!(body, b"431 Request Header Fields Too Large\n");
+}

@@ -1,0 +1,34 @@
+//! A server's responses, formatted once from `Config`: the routes (or the raw response), the
+//! counter routes and the answers by method.
+
+use crate::config::Config;
+use crate::response::{CounterPaths, CounterRoutes, Responses};
+
+/// The responses a server answers with: the configured routes (or the raw response), with
+/// `--stats` and `--metrics` one more route each, whose indices are returned for the
+/// counters' bodies, and with `--methods` the 405 and OPTIONS answers of
+/// [`Responses::accept_only`].
+pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
+    if let Some(raw) = &config.raw {
+        return (
+            Responses::raw(raw.clone(), &config.common),
+            CounterRoutes::default(),
+        );
+    }
+    let paths = config.routes[1..]
+        .iter()
+        .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
+        .collect();
+    let counters = CounterPaths {
+        stats: config.stats.as_deref(),
+        metrics: config.metrics.as_deref(),
+    };
+    let specs = config.routes.iter().map(|r| &r.spec);
+    let (mut responses, counter_routes) =
+        Responses::with_counters(specs, paths, counters, &config.common);
+    if !config.methods.is_empty() {
+        let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
+        responses.accept_only(&methods);
+    }
+    (responses, counter_routes)
+}
