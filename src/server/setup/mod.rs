@@ -1,0 +1,1 @@
+//! A worker's parts, built once from Config.
