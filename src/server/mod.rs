@@ -12,7 +12,7 @@
 //! - `stats`: counters summed over workers, the `--stats` body and the exit summary;
 //! - `log`: the access log's queue and the thread that writes it to stdout; diagnostics.
 //!
-//! This file composes them (`Server`, `Handle`) and nothing below it imports it.
+//! This file composes them (`Server`, `Handle`); none of them imports it.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
 //! connections and its counters; its `Poller` is shared only so that another worker at
