@@ -1,10 +1,13 @@
 //! canned: a tiny, very fast HTTP/1.x responder.
 //!
-//! Every accepted request is answered with a response preformatted at start-up. The crate is
-//! three layers with data flowing one way: [`parser`] and [`chunked`] turn bytes into
-//! decisions (`core` only, no allocation), the connection state machine turns decisions into
-//! slices of preformatted bytes (no sockets), and the server moves bytes between sockets and
-//! connections (no HTTP grammar).
+//! Every accepted request is answered with a response preformatted at start-up. The modules
+//! are a stack of layers, each importing only from the layers below it (`tests/architecture.rs`
+//! holds the table and checks every import against it). At the bottom, [`parser`] and
+//! [`chunked`] turn bytes into decisions (`core` only, no allocation); above them the canned
+//! bytes, the faults and the counters are built from plain values; a connection's state machine
+//! turns decisions into slices of those bytes, without sockets; the command line comes next,
+//! and at the top the server, the only reader of a `Config`, builds each worker's parts from it
+//! once and moves bytes between sockets and connections.
 //!
 //! # Example
 //!
@@ -43,30 +46,37 @@
 //!
 //! # Modules
 //!
-//! | module | holds | feature |
-//! |---|---|---|
-//! | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
-//! | [`chunked`] | the chunked body decoder | always (`no_std`) |
-//! | [`check`] | invariant checks shared by the tests and the fuzz targets | always |
-//! | `response` | the response bytes, formatted once at start-up | `server` |
-//! | `conn` | one connection's life as a state machine, without sockets | `server` |
-//! | `server` | the poll loop: accept, read, write, timers, shutdown | `server` |
-//! | `config` | the command line and the environment | `server` |
-//! | `metrics` | the counters in the Prometheus text format | `server` |
-//! | `mutate` | the malformed-response catalogue | `server` |
-//! | `fault` | faults a route can be given: parsing, the seeded generator, sampling | `server` |
+//! Bottom to top:
+//!
+//! | layer | module | holds | feature |
+//! |---|---|---|---|
+//! | 0 | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
+//! | 0 | [`chunked`] | the chunked body decoder | always (`no_std`) |
+//! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
+//! | 1 | `mutate` | the malformed-response catalogue | `server` |
+//! | 2 | `response` | the response bytes, formatted once: specs, routes, the Date header | `server` |
+//! | 3 | `fault` | faults a route can be given: the `--fault` grammar, the seeded generator, sampling | `server` |
+//! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
+//! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
+//! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
+//! | 7 | `config` | the command line and the environment | `server` |
+//! | 8 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
+//! | 9 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
 //!
 //! # Features
 //!
 //! - `server` (default): the server, the connection state machine, the command line and the
 //!   binary. Needs `std`; adds the `polling`, `socket2` and `libc` dependencies.
 //! - `std` (implied by `server`): std-only conveniences in the parser's dependencies.
+//! - `check`: the invariant checks of the tests and the fuzz targets (the connection's, with
+//!   `server`); not for the binary.
 //! - Without default features (`default-features = false`) the crate is `no_std` and
 //!   allocation-free: the parser and the chunked decoder only, depending on `memchr` alone.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
 // Test and fuzz support, not part of the API: hidden from the documentation.
+#[cfg(feature = "check")]
 #[doc(hidden)]
 pub mod check;
 pub mod chunked;

@@ -1,8 +1,8 @@
-//! The access log's way to stdout. Each worker hands its loop turn's lines to one bounded
-//! queue without waiting, and one writer thread (started only with `--access-log`) makes the
-//! blocking writes to fd 1: a stdout that nobody reads (a paused log shipper, a full container
-//! log pipe) then stops neither traffic nor shutdown. Lines that find no room are dropped whole
-//! and counted (`log_lines_dropped`).
+//! The access log's way to stdout, and diagnostics' to stderr. Each worker hands its loop
+//! turn's lines to one bounded queue without waiting, and one writer thread (started only with
+//! `--access-log`) makes the blocking writes to fd 1: a stdout that nobody reads (a paused log
+//! shipper, a full container log pipe) then stops neither traffic nor shutdown. Lines that find
+//! no room are dropped whole and counted (`log_lines_dropped`).
 //!
 //! A thread rather than a non-blocking stdout: `O_NONBLOCK` belongs to the open file
 //! description, which stdout shares with whoever else holds it (the shell, the supervisor, a
@@ -259,6 +259,12 @@ fn write_stdout(bytes: &[u8], progress: impl Fn(&[u8])) -> Result<(), usize> {
         }
     }
     Ok(())
+}
+
+/// Write one diagnostic line to stderr. A failed write is ignored: `eprintln!` panics when
+/// stderr is a pipe whose reader has gone, and the release build aborts on a panic.
+pub(crate) fn diagnostic(line: std::fmt::Arguments<'_>) {
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("{line}\n"));
 }
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
 //! The server: listeners, workers and shutdown. A newcomer's map of where a byte goes:
 //!
 //! - `listen`: binding TCP and unix sockets, socket activation, the fd limit;
-//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::conn::Conn),
-//!   and runs its timers;
-//! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
+//! - `setup`: a worker's parts, built once from the `Config`;
+//! - `worker`: the poll loop that accepts, reads into and writes from each connection, and runs
+//!   its timers;
+//! - `shared`: what the workers share: the stop flags and wake-up sockets, the connection slots
+//!   of `--max-conns` and the eviction asks, the accept failures already reported;
+//! - `signals`: the stop signals wake the workers for a graceful shutdown, a second one stops
+//!   them at once;
 //! - `timers`: each worker's connection deadlines, one heap entry per connection;
 //! - `stats`: counters summed over workers, the `--stats` body and the exit summary;
-//! - `log`: the access log's queue and the thread that writes it to stdout.
+//! - `log`: the access log's queue and the thread that writes it to stdout; diagnostics.
+//!
+//! This file composes them (`Server`, `Handle`); none of them imports it.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
 //! connections and its counters; its `Poller` is shared only so that another worker at
@@ -15,6 +21,7 @@
 mod listen;
 mod log;
 pub mod setup;
+mod shared;
 mod signals;
 mod stats;
 mod timers;
@@ -25,79 +32,14 @@ pub use listen::{max_conns_that_fit, raise_fd_limit};
 pub use stats::Summary;
 
 use crate::config::{Config, Listen};
+use shared::{Shared, wake};
 use socket2::Socket;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use worker::Worker;
-
-struct Shared {
-    /// `--stats`: each worker's counters, published every tick.
-    published: std::sync::Mutex<Vec<Summary>>,
-    stop: AtomicBool,
-    /// pollers[worker], so that a worker asking for an eviction can wake the others. Declared
-    /// before the wake and stop-now sockets, which every poller holds registered: dropped
-    /// first.
-    pollers: Vec<Arc<polling::Poller>>,
-    wake_r: UnixStream,
-    wake_w: UnixStream,
-    /// Written by a second stop signal: every worker polls it and stops at once, draining or
-    /// not. Never read (the workers leave on its first report).
-    force_r: UnixStream,
-    force_w: UnixStream,
-    open: AtomicUsize,
-    /// At `--max-conns`: idle keep-alive connections that a worker with none of its own asks
-    /// the others to close. Each ask is withdrawn at the asker's next look at the limit
-    /// (100 ms), so one that nobody can satisfy costs nothing after that.
-    evictions_wanted: AtomicUsize,
-    /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
-    /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
-    room_asked: Vec<AtomicBool>,
-    /// Connections that have sent nothing yet, over all workers (see `Worker::silent`).
-    silent: AtomicUsize,
-    /// Errnos of accept failures already reported ([`Shared::first_report`]), a bit each.
-    reported: [AtomicU64; 4],
-    /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
-    catalogue: Option<Arc<crate::mutate::Catalogue>>,
-    /// `--access-log`: the lines on their way to stdout.
-    log: Option<log::AccessLog>,
-}
-
-impl Shared {
-    /// Count one more open connection if that stays within `max`: taken before the accept,
-    /// so that workers accepting at once never exceed the limit between them.
-    fn reserve_slot(&self, max: usize) -> bool {
-        self.open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .is_ok()
-    }
-
-    /// Give back a slot of [`Shared::reserve_slot`]: an accept that failed, or a close.
-    fn release_slot(&self) {
-        self.open.fetch_sub(1, Ordering::AcqRel);
-    }
-
-    /// Whether this is the first report of `errno` in this process (errno 0: any other
-    /// failure): each kind of accept failure is logged once, however many workers meet it.
-    fn first_report(&self, errno: i32) -> bool {
-        let bit = errno.rem_euclid(256) as usize;
-        let mask = 1u64 << (bit % 64);
-        self.reported[bit / 64].fetch_or(mask, Ordering::Relaxed) & mask == 0
-    }
-}
-
-impl Drop for Shared {
-    fn drop(&mut self) {
-        // Before `wake_w` closes: a signal arriving later must not write to a closed (or
-        // reused) fd.
-        signals::uninstall(self.wake_w.as_raw_fd());
-    }
-}
 
 /// A bound server, not yet serving. See [`Server::bind`].
 ///
@@ -146,23 +88,15 @@ impl Server {
     pub fn bind(config: Config) -> io::Result<Server> {
         let workers = config.workers.max(1);
         let bound = listen::bind_all(&config, workers)?;
-        let (wake_r, wake_w) = UnixStream::pair()?;
-        wake_r.set_nonblocking(true)?;
-        wake_w.set_nonblocking(true)?;
-        let (force_r, force_w) = UnixStream::pair()?;
-        force_w.set_nonblocking(true)?;
-        let mut pollers = Vec::with_capacity(workers);
-        for _ in 0..workers {
-            pollers.push(Arc::new(polling::Poller::new()?));
-        }
         let catalogue = config
             .mutate
             .is_some()
             .then(|| Arc::new(crate::mutate::Catalogue::new()));
-        let canned = worker::Canned::new(&config)?;
         let log = config
             .access_log
             .then(|| log::AccessLog::new(config.shutdown_timeout));
+        let shared = Shared::new(workers, catalogue, log)?;
+        let canned = worker::Canned::new(&config)?;
         Ok(Server {
             config: Arc::new(config),
             canned,
@@ -170,22 +104,7 @@ impl Server {
             addrs: bound.addrs,
             ipv4_fallbacks: bound.ipv4_fallbacks,
             unix_files: bound.unix_files,
-            shared: Arc::new(Shared {
-                published: std::sync::Mutex::new(vec![Summary::default(); workers]),
-                stop: AtomicBool::new(false),
-                pollers,
-                wake_r,
-                wake_w,
-                force_r,
-                force_w,
-                open: AtomicUsize::new(0),
-                evictions_wanted: AtomicUsize::new(0),
-                room_asked: (0..workers).map(|_| AtomicBool::new(false)).collect(),
-                reported: Default::default(),
-                silent: AtomicUsize::new(0),
-                catalogue,
-                log,
-            }),
+            shared: Arc::new(shared),
         })
     }
 
@@ -353,18 +272,6 @@ impl Drop for Handle {
     }
 }
 
-/// Write one diagnostic line to stderr. A failed write is ignored: `eprintln!` panics when
-/// stderr is a pipe whose reader has gone, and the release build aborts on a panic.
-pub(crate) fn diagnostic(line: std::fmt::Arguments<'_>) {
-    let _ = io::Write::write_fmt(&mut io::stderr().lock(), format_args!("{line}\n"));
-}
-
-/// Ask every worker to drain and stop.
-fn wake(shared: &Shared) {
-    shared.stop.store(true, Ordering::SeqCst);
-    let _ = io::Write::write(&mut &shared.wake_w, b"w");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,5 +299,24 @@ mod tests {
             finished.recv_timeout(Duration::from_secs(10)).is_ok(),
             "join hung after a poll failure"
         );
+    }
+
+    #[test]
+    fn dropping_the_server_clears_the_handlers_fd() {
+        let _turn = signals::TEST_TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let config = Config::default().listen("127.0.0.1:0").unwrap();
+        let server = Server::bind(Config {
+            workers: 1,
+            ..config
+        })
+        .unwrap();
+        server.stop_on_signals().unwrap();
+        assert!(signals::handler_fds().0 >= 0);
+        assert!(signals::handler_fds().1 >= 0);
+        drop(server);
+        assert_eq!(signals::handler_fds().0, -1);
+        assert_eq!(signals::handler_fds().1, -1);
+        // A signal now finds no fd (and no closed or reused fd to write to).
+        signals::deliver(libc::SIGTERM);
     }
 }

@@ -14,7 +14,7 @@
 //! time and the entry is set to it: no heap work per request, none per tick, and a worker with
 //! nothing timed sleeps without a timeout.
 
-use super::Shared;
+use super::shared::Shared;
 use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
@@ -284,9 +284,9 @@ impl Worker {
                 None => self.poller.wait(&mut events, None),
             };
             if let Err(e) = polled {
-                super::diagnostic(format_args!("canned: poll failed: {e}"));
+                super::log::diagnostic(format_args!("canned: poll failed: {e}"));
                 // The other workers must stop too, or whoever joins them waits for ever.
-                super::wake(&self.shared);
+                super::shared::wake(&self.shared);
                 break;
             }
             self.now_us = us_rounded_up(self.epoch.elapsed());
@@ -508,7 +508,7 @@ impl Worker {
             } else {
                 "accept failed"
             };
-            super::diagnostic(format_args!(
+            super::log::diagnostic(format_args!(
                 "canned: {what} ({e}); pausing accept for 100 ms at a time while it lasts"
             ));
         }

@@ -1,0 +1,117 @@
+//! What the workers share: the stop flags and their wake-up sockets, every worker's poller, the
+//! connection count and its slots, the eviction asks at `--max-conns`, the accept failures
+//! already reported, and the parts built once for all (the catalogue, the access log's queue).
+
+use super::log::AccessLog;
+use super::signals;
+use super::stats::Summary;
+use crate::mutate::Catalogue;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub(super) struct Shared {
+    /// `--stats`: each worker's counters, published every tick.
+    pub(super) published: Mutex<Vec<Summary>>,
+    pub(super) stop: AtomicBool,
+    /// pollers[worker], so that a worker asking for an eviction can wake the others. Declared
+    /// before the wake and stop-now sockets, which every poller holds registered: dropped
+    /// first.
+    pub(super) pollers: Vec<Arc<polling::Poller>>,
+    pub(super) wake_r: UnixStream,
+    pub(super) wake_w: UnixStream,
+    /// Written by a second stop signal: every worker polls it and stops at once, draining or
+    /// not. Never read (the workers leave on its first report).
+    pub(super) force_r: UnixStream,
+    pub(super) force_w: UnixStream,
+    pub(super) open: AtomicUsize,
+    /// At `--max-conns`: idle keep-alive connections that a worker with none of its own asks
+    /// the others to close. Each ask is withdrawn at the asker's next look at the limit
+    /// (100 ms), so one that nobody can satisfy costs nothing after that.
+    pub(super) evictions_wanted: AtomicUsize,
+    /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
+    /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
+    pub(super) room_asked: Vec<AtomicBool>,
+    /// Connections that have sent nothing yet, over all workers (see `Worker::silent`).
+    pub(super) silent: AtomicUsize,
+    /// Errnos of accept failures already reported ([`Shared::first_report`]), a bit each.
+    reported: [AtomicU64; 4],
+    /// `--mutate`: the catalogue's bytes, built once and shared by the workers.
+    pub(super) catalogue: Option<Arc<Catalogue>>,
+    /// `--access-log`: the lines on their way to stdout.
+    pub(super) log: Option<AccessLog>,
+}
+
+impl Shared {
+    /// The state `workers` workers share: a poller each, the wake-up and stop-now sockets.
+    pub(super) fn new(
+        workers: usize,
+        catalogue: Option<Arc<Catalogue>>,
+        log: Option<AccessLog>,
+    ) -> io::Result<Shared> {
+        let (wake_r, wake_w) = UnixStream::pair()?;
+        wake_r.set_nonblocking(true)?;
+        wake_w.set_nonblocking(true)?;
+        let (force_r, force_w) = UnixStream::pair()?;
+        force_w.set_nonblocking(true)?;
+        let mut pollers = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            pollers.push(Arc::new(polling::Poller::new()?));
+        }
+        Ok(Shared {
+            published: Mutex::new(vec![Summary::default(); workers]),
+            stop: AtomicBool::new(false),
+            pollers,
+            wake_r,
+            wake_w,
+            force_r,
+            force_w,
+            open: AtomicUsize::new(0),
+            evictions_wanted: AtomicUsize::new(0),
+            room_asked: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            reported: Default::default(),
+            silent: AtomicUsize::new(0),
+            catalogue,
+            log,
+        })
+    }
+
+    /// Count one more open connection if that stays within `max`: taken before the accept,
+    /// so that workers accepting at once never exceed the limit between them.
+    pub(super) fn reserve_slot(&self, max: usize) -> bool {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// Give back a slot of [`Shared::reserve_slot`]: an accept that failed, or a close.
+    pub(super) fn release_slot(&self) {
+        self.open.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Whether this is the first report of `errno` in this process (errno 0: any other
+    /// failure): each kind of accept failure is logged once, however many workers meet it.
+    pub(super) fn first_report(&self, errno: i32) -> bool {
+        let bit = errno.rem_euclid(256) as usize;
+        let mask = 1u64 << (bit % 64);
+        self.reported[bit / 64].fetch_or(mask, Ordering::Relaxed) & mask == 0
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Before `wake_w` closes: a signal arriving later must not write to a closed (or
+        // reused) fd.
+        signals::uninstall(self.wake_w.as_raw_fd());
+    }
+}
+
+/// Ask every worker to drain and stop.
+pub(super) fn wake(shared: &Shared) {
+    shared.stop.store(true, Ordering::SeqCst);
+    let _ = io::Write::write(&mut &shared.wake_w, b"w");
+}
