@@ -169,6 +169,10 @@ impl MethodRules {
 /// and PATCH (RFC 5789), all answered by the routes; CONNECT alone is not.
 pub const DEFAULT_ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE";
 
+/// The content type of the bodies canned writes itself (the errors, the 405, the health
+/// route), and of the default response when `--content-type` is not given.
+pub const TEXT_PLAIN_UTF8: &str = "text/plain; charset=utf-8";
+
 /// The interim response sent before reading a body announced with `Expect: 100-continue`.
 pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 
@@ -207,7 +211,7 @@ impl Responses {
                 let spec = Spec {
                     status,
                     body: Arc::from(body.into_bytes()),
-                    content_type: "text/plain; charset=utf-8".into(),
+                    content_type: TEXT_PLAIN_UTF8.into(),
                     headers: Vec::new(),
                 };
                 let f = format(&spec, common, &date);
@@ -617,7 +621,7 @@ fn method_not_allowed(allow: &str) -> Spec {
     Spec {
         status: 405,
         body: Arc::from(&b"405 Method Not Allowed\n"[..]),
-        content_type: "text/plain; charset=utf-8".into(),
+        content_type: TEXT_PLAIN_UTF8.into(),
         headers: vec![format!("Allow: {allow}")],
     }
 }
