@@ -79,6 +79,7 @@ struct Given<'a> {
     value: &'a str,
 }
 
+/// The index in the table of the option named `flag`.
 pub(super) fn find(flag: &str) -> Option<usize> {
     OPTIONS.iter().position(|o| o.flag() == flag)
 }
@@ -388,7 +389,9 @@ impl Config {
                     return Err(ArgError(both));
                 }
                 let n = count(fds, 1, 64).or_else(|what| fail("LISTEN_FDS", what))?;
-                // Recorded, not taken: the server takes the sockets when it binds.
+                // Recorded, not taken: the server takes the sockets when it binds, after the
+                // same check. Made here too, so that an environment slice naming sockets the
+                // process's own environment does not pass is an error of the command line.
                 let fds: Vec<RawFd> = (0..n as RawFd).map(|i| FIRST_INHERITED_FD + i).collect();
                 check_passed_to_this_process(&fds).or_else(|e| fail("LISTEN_FDS", e))?;
                 c.listen = fds.into_iter().map(Listen::Inherited).collect();

@@ -10,18 +10,19 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `model` | `Config`, `Listen`, `Route`, `Mutate`: what a server is configured with |
-//! | `options` | the option table and the setting each kind of value changes |
-//! | `args` | reading argv and the environment, the relations between options, `Command`, `ArgError` |
+//! | `tests/` | the tests: options read, error messages, the table against README and `--help` |
+//! | `contrib` | the man page and completions under `contrib/`, from the table (tests only) |
+//! | `args` | argv and the environment read through the table, relations, `Command`, `ArgError` |
 //! | `help` | `--help`, from the table |
+//! | `options` | the option table and the setting each kind of value changes |
 //! | `grammar` | listen addresses, header lines, paths, routes, method lists |
-//! | `file` | bounded file reading |
+//! | `model` | `Config`, `Listen`, `Route`, `Mutate`: what a server is configured with |
 //! | `cpus` | the default `--workers` (affinity mask, cgroup v2 quota) |
+//! | `file` | bounded file reading |
 //! | `activation` | systemd socket activation: which sockets the environment passes |
-//! | `contrib` | the man page and completions under `contrib/` (tests only) |
 //!
-//! Each file imports only from the files below it in this list (and from lower modules);
-//! this one, on top, adds the builder API and names what the crate uses.
+//! Each file imports only from files below it in this table (and from lower modules); this
+//! one, above them all, adds the builder API and names what the rest of the crate uses.
 
 mod activation;
 mod args;
@@ -37,7 +38,7 @@ mod contrib;
 #[cfg(test)]
 mod tests;
 
-pub use self::activation::check_passed_to_this_process;
+pub(crate) use self::activation::check_passed_to_this_process;
 pub use self::args::{ArgError, Command, environment};
 pub use self::file::MAX_FILE;
 pub use self::help::help;

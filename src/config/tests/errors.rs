@@ -2,7 +2,7 @@
 //! or variable and what is wrong.
 
 use super::{ErrorCase, UNIX_108, assert_errors};
-use crate::config::Config;
+use crate::config::model::Config;
 use std::ffi::OsString;
 
 #[test]

@@ -5,9 +5,10 @@
 mod errors;
 mod table;
 
+use super::args::Command;
 use super::cpus::{cgroup_cpus, quota_cpus};
 use super::file::{MAX_FILE, read_at_most, read_bounded};
-use super::{Command, Config, Listen, Mutate};
+use super::model::{Config, Listen, Mutate};
 use std::ffi::OsString;
 
 fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
