@@ -171,7 +171,7 @@ pub(super) enum Repeat {
 pub(super) struct Opt {
     /// `--flag VALUE`, the variable and the help text, one line each (the help may take
     /// more), then, after a NUL, the title of the `--help` section the option opens. Written by
-    /// [`opt!`] as one string: one pointer to relocate in a position-independent binary
+    /// `opt!` as one string: one pointer to relocate in a position-independent binary
     /// instead of four.
     text: &'static str,
     pub(super) kind: ValueKind,

@@ -140,8 +140,8 @@ fn connections_that_fit(
     Ok(Some(limit - needed))
 }
 
-/// The fd budget, the one used by `main` and by [`bind_all`]: the `--max-conns` that fits in
-/// the fd limit beside `config`'s workers and listeners ([`connections_that_fit`]), or the
+/// The fd budget, the one used by `main` and by `bind_all`: the `--max-conns` that fits in
+/// the fd limit beside `config`'s workers and listeners (`connections_that_fit`), or the
 /// error naming `--workers` when nothing fits. Checked before anything is opened, rather
 /// than failing half-way with "Too many open files".
 pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
