@@ -114,9 +114,8 @@ pub fn fraction(v: &str) -> Result<u32, String> {
     Ok(total as u32)
 }
 
-/// `s` split at the first `byte` (which is dropped), or `s` whole and "". One out-of-line copy
-/// for every list, table entry and file line the command line splits, where each
-/// `split_once` would inline a search of its own.
+/// `s` split at the first `byte` (which is dropped), or `s` whole and "": one out-of-line
+/// copy for every list, option-table entry and file line the command line splits.
 #[inline(never)]
 pub fn split_at_byte(s: &str, byte: u8) -> (&str, &str) {
     match s.bytes().position(|b| b == byte) {
