@@ -217,3 +217,11 @@ fn help_sections_are_the_readme_sections() {
         assert!(help.contains(&format!("\n{title}:\n")), "{title}");
     }
 }
+
+/// The help's default content type is the one responses take (the help text is a literal of
+/// the table, so it cannot name the constant).
+#[test]
+fn help_names_the_default_content_type() {
+    let default = crate::response::TEXT_PLAIN_UTF8;
+    assert!(help().contains(&format!("(default {default}; empty to omit)")));
+}
