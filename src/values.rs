@@ -1,5 +1,6 @@
-//! The value grammars every option and fault shares: sizes, durations, counts and rates, and the
-//! time units. Parsed without floating point (which would add its tables to the binary).
+//! The value grammars every option and fault shares: sizes, durations, counts and rates, the
+//! time units, and the one splitter of lists and `name=value` pairs. Parsed without floating
+//! point (which would add its tables to the binary).
 
 /// Microseconds in a millisecond: specs are given in milliseconds, the worker's clock counts µs.
 pub const US_PER_MS: u64 = 1_000;
@@ -111,4 +112,49 @@ pub fn fraction(v: &str) -> Result<u32, String> {
         .filter(|&t| t <= 1_000_000)
         .ok_or_else(bad)?;
     Ok(total as u32)
+}
+
+/// `s` split at the first `byte` (which is dropped), or `s` whole and "": one out-of-line
+/// copy for every list, option-table entry and file line the command line splits.
+#[inline(never)]
+pub fn split_at_byte(s: &str, byte: u8) -> (&str, &str) {
+    match s.bytes().position(|b| b == byte) {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_of_each_kind() {
+        for (v, ms) in [
+            ("1.5s", 1500),
+            ("250ms", 250),
+            ("2", 2000),
+            ("0.25m", 15_000),
+            ("1h", 3_600_000),
+        ] {
+            assert_eq!(duration(v), Ok(ms), "{v}");
+        }
+        for (v, bytes) in [
+            ("0", 0),
+            ("8192", 8192),
+            ("64K", 65536),
+            ("1m", 1 << 20),
+            ("2G", 2 << 30),
+            ("512B", 512),
+            ("1KiB", 1024),
+            ("3MiB", 3 << 20),
+            ("1GiB", 1 << 30),
+        ] {
+            assert_eq!(size(v), Ok(Some(bytes)), "{v}");
+        }
+        assert_eq!(size("99999999999G"), Ok(None));
+        for bad in ["", "K", "1KB", "1 K", "1kib", "1T", "-1"] {
+            assert!(size(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //! and the test that fails when the checked-in files drift from it. Test-only: the binary
 //! carries none of this. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
 
-use super::{HELP_INTRO, Kind, OPTIONS, Opt, Repeat, cut};
+use super::help::HELP_INTRO;
+use super::options::{OPTIONS, Opt, Repeat, ValueKind};
+use crate::values::split_at_byte;
 
 /// The commands outside the table (`HELP_END`): flag, short flag, what it does.
 const COMMANDS: [(&str, &str, &str); 3] = [
@@ -37,11 +39,11 @@ fn summary(o: &Opt) -> String {
 
 /// The placeholder of an option's value (`ADDR`, `'NAME: VALUE'`), or "" for a switch.
 fn value_name(o: &Opt) -> &'static str {
-    cut(o.texts().0, b' ').1
+    split_at_byte(o.texts().0, b' ').1
 }
 
 fn takes_file(o: &Opt) -> bool {
-    matches!(o.kind, Kind::File(_))
+    matches!(o.kind, ValueKind::File(_))
 }
 
 /// The catalogue's ids, space-separated: `--mutate-id`'s values.
@@ -61,7 +63,9 @@ fn roff(text: &str) -> String {
 
 pub(super) fn man_page() -> String {
     let mut m = String::new();
-    m.push_str(".\\\" Generated from the option table of src/config.rs; see README, Options.\n");
+    m.push_str(
+        ".\\\" Generated from the option table of src/config/options.rs; see README, Options.\n",
+    );
     m.push_str(".TH CANNED 1 \"\" \"canned\" \"User Commands\"\n");
     m.push_str(".SH NAME\ncanned \\- a tiny, very fast HTTP/1.x responder\n");
     m.push_str(".SH SYNOPSIS\n.B canned\n[\\fIOPTIONS\\fR]\n");
@@ -91,7 +95,7 @@ pub(super) fn man_page() -> String {
             Repeat::Many { .. } => ", one per line",
             Repeat::Once => "",
         };
-        let set = if matches!(o.kind, Kind::Switch(_)) {
+        let set = if matches!(o.kind, ValueKind::Switch(_)) {
             "=1"
         } else {
             ""
@@ -186,9 +190,9 @@ pub(super) fn zsh_completion() -> String {
         };
         let value = value_name(o);
         let action = match o.kind {
-            Kind::Switch(_) => String::new(),
-            Kind::File(_) => format!(":{}:_files", zsh_text(value)),
-            Kind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
+            ValueKind::Switch(_) => String::new(),
+            ValueKind::File(_) => format!(":{}:_files", zsh_text(value)),
+            ValueKind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
             _ => format!(":{}: ", zsh_text(value)),
         };
         z.push_str(&format!(
@@ -221,9 +225,9 @@ pub(super) fn fish_completion() -> String {
     for o in OPTIONS {
         let long = &o.flag()[2..];
         let how = match o.kind {
-            Kind::Switch(_) => String::new(),
-            Kind::File(_) => " -r -F".to_string(),
-            Kind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
+            ValueKind::Switch(_) => String::new(),
+            ValueKind::File(_) => " -r -F".to_string(),
+            ValueKind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
             _ => " -x".to_string(),
         };
         f.push_str(&format!(

@@ -2,14 +2,13 @@
 //! own workers), unix sockets and sockets passed by systemd (socket activation), and the fd
 //! limit they all count against.
 
-use crate::config::{Config, Listen};
+use crate::config::{Config, Listen, check_passed_to_this_process};
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Descriptors each worker's `Poller` holds (epoll, its notifier and its timer; polling 3.x on
@@ -31,9 +30,11 @@ pub(super) struct Bound {
     pub ipv4_fallbacks: Vec<SocketAddr>,
 }
 
-/// Bind every configured address for `workers` workers.
+/// Bind every configured address for `workers` workers (`config.workers`, at least 1).
 pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
-    check_fd_budget(workers as u64, config.listen.len() as u64, fd_limit())?;
+    // The budget main lowered `--max-conns` to; here only whether the workers fit.
+    max_conns_that_fit(config)?;
+    let mut inherited = adopt_inherited(&config.listen)?.into_iter();
     let mut bound = Bound {
         listeners: (0..workers).map(|_| Vec::new()).collect(),
         addrs: Vec::new(),
@@ -57,23 +58,14 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
             Listen::Fd(fd) => {
                 // A duplicate: the `Listen` keeps owning (and in the end closes) its fd.
                 let s = Socket::from(fd.try_clone()?);
-                // Anything but a listening stream socket would never accept: polled, it reports
-                // an error condition on every turn and the worker spins.
-                if s.r#type()? != Type::STREAM || !s.is_listener()? {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("fd {} is not a listening stream socket", fd.as_raw_fd()),
-                    ));
-                }
-                s.set_nonblocking(true)?;
-                let shown = match s.local_addr()?.as_socket() {
-                    Some(a) => Listen::Tcp(a),
-                    None => l.clone(),
-                };
-                for w in bound.listeners.iter_mut() {
-                    w.push(s.try_clone()?);
-                }
-                bound.addrs.push(shown);
+                add_fd_listener(&mut bound, s, fd.as_raw_fd(), l)?;
+            }
+            Listen::Inherited(fd) => {
+                // Owned here: the workers' duplicates keep it open, the last one closes it.
+                let owned = inherited
+                    .next()
+                    .ok_or_else(|| io::Error::other("an inherited socket was not adopted"))?;
+                add_fd_listener(&mut bound, Socket::from(owned), *fd, l)?;
             }
             Listen::Unix(path) => {
                 let shown = format!("unix:{}", path.display());
@@ -97,6 +89,29 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
     Ok(bound)
 }
 
+/// Serve `s`, a socket given as a descriptor (`fd`, for messages): a listening stream socket,
+/// shared by every worker.
+fn add_fd_listener(bound: &mut Bound, s: Socket, fd: RawFd, l: &Listen) -> io::Result<()> {
+    // Anything but a listening stream socket would never accept: polled, it reports an error
+    // condition on every turn and the worker spins.
+    if s.r#type()? != Type::STREAM || !s.is_listener()? {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("fd {fd} is not a listening stream socket"),
+        ));
+    }
+    s.set_nonblocking(true)?;
+    let shown = match s.local_addr()?.as_socket() {
+        Some(a) => Listen::Tcp(a),
+        None => l.clone(),
+    };
+    for w in bound.listeners.iter_mut() {
+        w.push(s.try_clone()?);
+    }
+    bound.addrs.push(shown);
+    Ok(())
+}
+
 /// The file descriptors a server needs before its first connection: for each worker its
 /// poller (epoll, its notifier and its timer: [`POLLER_FDS`]) and one socket per listener, plus
 /// [`RESERVED_FDS`] for the process (stdin, stdout, stderr, the wake-up pair and whatever a
@@ -104,7 +119,7 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
 ///
 /// `Ok(None)`: no limit. `Ok(Some(n))`: `n` connections fit (at least 1). An error names
 /// `--workers` when the workers alone do not fit, before anything is opened.
-pub fn connections_that_fit(
+fn connections_that_fit(
     workers: u64,
     listeners: u64,
     limit: Option<u64>,
@@ -125,14 +140,10 @@ pub fn connections_that_fit(
     Ok(Some(limit - needed))
 }
 
-/// Refuse `workers` that cannot fit in the fd limit before opening anything, rather than
-/// failing half-way with "Too many open files".
-fn check_fd_budget(workers: u64, listeners: u64, limit: Option<u64>) -> io::Result<()> {
-    connections_that_fit(workers, listeners, limit).map(|_| ())
-}
-
-/// The `--max-conns` that fits in the fd limit beside `config`'s workers and listeners
-/// (`connections_that_fit`), or the error naming `--workers` when nothing fits.
+/// The fd budget, the one used by `main` and by `bind_all`: the `--max-conns` that fits in
+/// the fd limit beside `config`'s workers and listeners (`connections_that_fit`), or the
+/// error naming `--workers` when nothing fits. Checked before anything is opened, rather
+/// than failing half-way with "Too many open files".
 pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
     let fit = connections_that_fit(
         config.workers.max(1) as u64,
@@ -389,47 +400,34 @@ impl Drop for UnixSocketFile {
 /// Set once the inherited sockets are taken, so that they are owned once per process.
 static LISTEN_FDS_TAKEN: AtomicBool = AtomicBool::new(false);
 
-/// Take ownership of the `count` sockets systemd passed to this process (fds 3 and up,
-/// sd_listen_fds(3)). Only when this process's own environment names it in `LISTEN_PID` with
-/// the same `LISTEN_FDS`, only once per process, and only fds that are sockets.
-///
-/// Crate-private: the environment is the only evidence that nothing else in the process owns
-/// these fds, so the one caller is the command line's socket-activation rule, which the
-/// binary reads before it opens any file.
-pub(crate) fn adopt_listen_fds(count: i32) -> io::Result<Vec<Listen>> {
-    if !(1..=64).contains(&count) {
-        return Err(io::Error::other("LISTEN_FDS must be from 1 to 64"));
+/// Take ownership of the sockets systemd passed to this process that `listen` names
+/// ([`Listen::Inherited`], in order): only when this process's own environment passes them
+/// ([`check_passed_to_this_process`], the command line's own check, made again here where
+/// they are taken), and only once per process.
+fn adopt_inherited(listen: &[Listen]) -> io::Result<Vec<OwnedFd>> {
+    let fds: Vec<RawFd> = listen
+        .iter()
+        .filter_map(|l| match l {
+            Listen::Inherited(fd) => Some(*fd),
+            _ => None,
+        })
+        .collect();
+    if fds.is_empty() {
+        return Ok(Vec::new());
     }
-    let var = |name| std::env::var_os(name).and_then(|v| v.to_str()?.trim().parse::<u64>().ok());
-    if var("LISTEN_PID") != Some(u64::from(std::process::id()))
-        || var("LISTEN_FDS") != u64::try_from(count).ok()
-    {
-        return Err(io::Error::other(
-            "the process environment does not pass these sockets to this process",
-        ));
-    }
+    let refused = |why: &str| io::Error::other(format!("LISTEN_FDS: {why}"));
+    check_passed_to_this_process(&fds).map_err(|why| refused(&why))?;
     if LISTEN_FDS_TAKEN.swap(true, Ordering::SeqCst) {
-        return Err(io::Error::other("the inherited sockets were taken already"));
-    }
-    let fds = 3..3 + count;
-    for fd in fds.clone() {
-        // SAFETY: fstat writes into a valid, zeroed struct; an fd that is not open gives EBADF.
-        let is_socket = unsafe {
-            let mut st: libc::stat = std::mem::zeroed();
-            libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFSOCK
-        };
-        if !is_socket {
-            return Err(io::Error::other(format!("fd {fd} is not an open socket")));
-        }
+        return Err(refused("the inherited sockets were taken already"));
     }
     Ok(fds
+        .into_iter()
         .map(|fd| {
-            // SAFETY: systemd passed these fds to this process (LISTEN_PID in its own
-            // environment), they are open sockets, and LISTEN_FDS_TAKEN makes this the only
-            // owner in the process.
+            // SAFETY: this process's own environment passes these fds to it (LISTEN_PID), they
+            // are open sockets, and LISTEN_FDS_TAKEN makes this the only owner in the process.
             let owned = unsafe { OwnedFd::from_raw_fd(fd) };
             debug_assert_eq!(owned.as_raw_fd(), fd);
-            Listen::Fd(Arc::new(owned))
+            owned
         })
         .collect())
 }
@@ -504,7 +502,7 @@ mod tests {
             (u64::MAX, 2, Some(u64::MAX - 1), false),
         ];
         for (workers, listeners, limit, fits) in cases {
-            let got = check_fd_budget(workers, listeners, limit);
+            let got = connections_that_fit(workers, listeners, limit).map(|_| ());
             assert_eq!(got.is_ok(), fits, "{workers} x {listeners} in {limit:?}");
             if let (Ok(()), Some(limit)) = (&got, limit) {
                 // What is left is for connections: the same formula, at least one.

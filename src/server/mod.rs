@@ -27,7 +27,6 @@ mod stats;
 mod timers;
 mod worker;
 
-pub(crate) use listen::adopt_listen_fds;
 pub use listen::{max_conns_that_fit, raise_fd_limit};
 pub use stats::Summary;
 

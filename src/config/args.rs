@@ -1,0 +1,407 @@
+//! Reading a command line and an environment into a [`Config`]: flags and variables, which
+//! of them replaces which, counts, conflicts and requirements, each value applied through the
+//! option table, and the checks across options (paths answered twice, a body for a 204,
+//! addresses beside socket activation).
+
+use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
+use super::file::read_file;
+use super::grammar::{
+    add_fault, check_path, every_interface, field_value, no_body_status, parse_header,
+    parse_listen, parse_methods, parse_route,
+};
+use super::model::{Config, Listen};
+use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
+use crate::fault::Mutate;
+use crate::values::{count, duration, size, split_at_byte, within};
+use std::ffi::OsString;
+use std::os::fd::RawFd;
+
+/// The port when no address is given.
+const DEFAULT_PORT: u16 = 8080;
+
+/// The variables of the process environment that [`Config::from_args`] reads (one per option,
+/// and systemd's `LISTEN_FDS` and `LISTEN_PID`), with their values: what `main` passes it.
+/// Looked up by name rather than by collecting the whole environment, which takes more code.
+pub fn environment() -> Vec<(OsString, OsString)> {
+    let mut env = Vec::new();
+    for name in OPTIONS
+        .iter()
+        .map(Opt::var)
+        .chain(["LISTEN_FDS", "LISTEN_PID"])
+    {
+        if let Some(value) = std::env::var_os(name) {
+            env.push((OsString::from(name), value));
+        }
+    }
+    env
+}
+
+/// What the command line asked for.
+#[derive(Debug)]
+pub enum Command {
+    /// Run a server.
+    Run(Box<Config>),
+    /// Print the help.
+    Help,
+    /// Print the version.
+    Version,
+    /// Print the ids of the malformed-response catalogue, one a line.
+    MutateList,
+}
+
+/// A bad flag or value: the message names the flag (or variable) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError(pub String);
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ArgError {}
+
+/// `what` is wrong with the value of `name` (a flag or a variable).
+pub(super) fn fail<T>(name: &str, what: impl std::fmt::Display) -> Result<T, ArgError> {
+    Err(arg_error(name, &what))
+}
+
+/// `NAME: WHAT`: one out-of-line formatter for every error of every option.
+#[cold]
+#[inline(never)]
+fn arg_error(name: &str, what: &dyn std::fmt::Display) -> ArgError {
+    ArgError(format!("{name}: {what}"))
+}
+
+/// One value of one option, and the flag or variable it came from (for messages).
+struct Given<'a> {
+    opt: usize,
+    from: &'static str,
+    value: &'a str,
+}
+
+/// The index in the table of the option named `flag`.
+pub(super) fn find(flag: &str) -> Option<usize> {
+    OPTIONS.iter().position(|o| o.flag() == flag)
+}
+
+/// An argument's name and, for `--flag=value`, its value, as bytes (either may be non-UTF-8).
+fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
+    let bytes = arg.as_encoded_bytes();
+    match bytes.iter().position(|&b| b == b'=') {
+        Some(eq) if bytes.starts_with(b"--") => (&bytes[..eq], Some(&bytes[eq + 1..])),
+        _ => (bytes, None),
+    }
+}
+
+/// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
+fn is_flag(arg: &OsString) -> bool {
+    let name = split_arg(arg).0;
+    matches!(
+        name,
+        b"-h" | b"--help" | b"-V" | b"--version" | b"--mutate-list"
+    ) || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
+}
+
+fn utf8<'a>(name: &str, value: &'a [u8]) -> Result<&'a str, ArgError> {
+    std::str::from_utf8(value).or_else(|_| fail(name, "the value is not valid UTF-8"))
+}
+
+/// The value of variable `name`, if set. Only the variables canned reads are looked at, so
+/// others may hold anything.
+fn env_var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Result<Option<&'a str>, ArgError> {
+    match env.iter().find(|(k, _)| k == name) {
+        Some((_, v)) => utf8(name, v.as_encoded_bytes()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The flags in `args`, in order, or the help or version command.
+#[inline(never)]
+fn read_flags<'a>(
+    args: &'a [OsString],
+    given: &mut Vec<Given<'a>>,
+) -> Result<Option<Command>, ArgError> {
+    let mut rest = args.iter().peekable();
+    // The switch just read, if the argument before this one was one: `--access-log yes`.
+    let mut after_switch: Option<&'static str> = None;
+    while let Some(arg) = rest.next() {
+        let (name, inline) = split_arg(arg);
+        match (name, inline) {
+            (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
+            (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
+            (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            _ => {}
+        }
+        let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
+            // Quoted with escapes when it holds a control character, so the error stays one line.
+            let mut shown = arg.to_string_lossy().into_owned();
+            if shown.contains(char::is_control) {
+                shown = format!("{shown:?}");
+            }
+            return match (name.first(), after_switch) {
+                (Some(b'-'), _) => fail(&shown, "unknown option (see --help)"),
+                (_, Some(switch)) => fail(
+                    switch,
+                    format!("takes no value, and {shown:?} is not an option (see --help)"),
+                ),
+                _ => fail(&shown, "unexpected argument (see --help)"),
+            };
+        };
+        let o = &OPTIONS[i];
+        after_switch = matches!(o.kind, ValueKind::Switch(_)).then(|| o.flag());
+        let value = match (o.kind, inline) {
+            (ValueKind::Switch(_), None) => "",
+            (ValueKind::Switch(_), Some(_)) => return fail(o.flag(), "takes no value"),
+            (_, Some(v)) => utf8(o.flag(), v)?,
+            (_, None) => match rest.next_if(|next| !is_flag(next)) {
+                Some(v) => utf8(o.flag(), v.as_encoded_bytes())?,
+                None => return fail(o.flag(), "needs a value"),
+            },
+        };
+        if o.repeat == Repeat::Once && given.iter().any(|g| g.opt == i) {
+            return fail(o.flag(), "is given twice (it takes one value)");
+        }
+        given.push(Given {
+            opt: i,
+            from: o.flag(),
+            value,
+        });
+    }
+    Ok(None)
+}
+
+/// The environment's values for every option that no flag replaces: neither its own flag nor
+/// that of an option it conflicts with was given.
+fn read_env<'a>(
+    env: &'a [(OsString, OsString)],
+    given: &mut Vec<Given<'a>>,
+) -> Result<(), ArgError> {
+    let flagged: Vec<&Opt> = given.iter().map(|g| &OPTIONS[g.opt]).collect();
+    for (i, o) in OPTIONS.iter().enumerate() {
+        if flagged
+            .iter()
+            .any(|f| f.flag() == o.flag() || f.conflicts_with(o))
+        {
+            continue;
+        }
+        let Some(v) = env_var(env, o.var())? else {
+            continue;
+        };
+        let from = o.var();
+        match (o.kind, o.repeat) {
+            (ValueKind::Switch(_), _) => match v {
+                "1" | "true" => given.push(Given {
+                    opt: i,
+                    from,
+                    value: "",
+                }),
+                "" | "0" | "false" => {}
+                _ => {
+                    let what = format!("{v:?} is not 1, true, 0, false or empty");
+                    return fail(from, what);
+                }
+            },
+            (_, Repeat::Many { sep, .. }) => {
+                let mut rest = v;
+                while !rest.is_empty() {
+                    let (item, next) = split_at_byte(rest, sep);
+                    let value = item.strip_suffix('\r').unwrap_or(item);
+                    if !value.is_empty() {
+                        given.push(Given {
+                            opt: i,
+                            from,
+                            value,
+                        });
+                    }
+                    rest = next;
+                }
+            }
+            (_, Repeat::Once) => given.push(Given {
+                opt: i,
+                from,
+                value: v,
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// Counts, conflicts and requirements between the options given.
+fn check_relations(given: &[Given]) -> Result<(), ArgError> {
+    let first = |i: usize| given.iter().find(|g| g.opt == i);
+    for (i, o) in OPTIONS.iter().enumerate() {
+        let Some(mine) = first(i) else { continue };
+        if let Repeat::Many { most, .. } = o.repeat {
+            let n = given.iter().filter(|g| g.opt == i).count();
+            if n > usize::from(most) {
+                return fail(mine.from, format!("{n} values given, at most {most}"));
+            }
+        }
+        for (j, other) in OPTIONS.iter().enumerate().skip(i + 1) {
+            if let (true, Some(theirs)) = (o.conflicts_with(other), first(j)) {
+                let both = format!("{} and {} cannot be combined", mine.from, theirs.from);
+                return Err(ArgError(both));
+            }
+        }
+        if let Some(needed) = o.needs() {
+            if !given.iter().any(|g| OPTIONS[g.opt].flag() == needed) {
+                return fail(mine.from, format!("needs {needed}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read one value and apply its effect. Returns the request path the value makes the server
+/// answer, if any, for the check that no path is answered twice.
+#[inline(never)]
+fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v str>, String> {
+    match kind {
+        ValueKind::Switch(set) => set.set(c),
+        ValueKind::Count { min, max, set } => set.set(c, count(v, min.into(), max)?),
+        ValueKind::Size { min, max, set } => set.set(c, within(size(v)?, v, min.into(), max)?),
+        ValueKind::Duration(set) => set.set(c, duration(v)?),
+        ValueKind::Path(set) => {
+            check_path(v)?;
+            set.set(c, v);
+            return Ok(Some(v));
+        }
+        ValueKind::FieldValue(set) => set.set(c, field_value(v)?),
+        ValueKind::Text(set) => set.set(c, v),
+        ValueKind::File(set) => set.set(c, read_file(v)?),
+        ValueKind::Address => {
+            let l = parse_listen(v)?;
+            // Port 0 twice is two free ports; any other address twice would clash with itself.
+            // (Paths compared as bytes: `Path`'s own comparison walks components, at a cost.)
+            let twice = c.listen.iter().any(|x| match (x, &l) {
+                (Listen::Tcp(a), Listen::Tcp(b)) => a == b && a.port() != 0,
+                (Listen::Unix(a), Listen::Unix(b)) => a.as_os_str() == b.as_os_str(),
+                _ => false,
+            });
+            if twice {
+                return Err(format!("{v} is given twice"));
+            }
+            c.listen.push(l);
+        }
+        ValueKind::Header => {
+            let line = parse_header(v)?;
+            c.routes[0].spec.headers.push(line);
+        }
+        ValueKind::Route => {
+            let r = parse_route(v, &c.routes[0].spec)?;
+            c.routes.push(r);
+            return Ok(v.split_once('=').map(|(path, _)| path));
+        }
+        ValueKind::Methods => c.methods = parse_methods(v)?,
+        ValueKind::Fault => return add_fault(c, v),
+        ValueKind::MutateId => {
+            let Some(i) = crate::mutate::find(v) else {
+                return Err(format!(
+                    "{v:?} is not a variant id of the catalogue (like cl-negative; see README)"
+                ));
+            };
+            c.mutate = Some(Mutate::One(i as u16));
+        }
+    }
+    Ok(None)
+}
+
+impl Config {
+    /// Parse a command line (without the program name) and an environment. A flag replaces
+    /// the environment's value of its option, and of every option it conflicts with;
+    /// repeatable flags replace the environment's whole list. Arguments and variables are
+    /// `OsString`s: a non-UTF-8 value canned reads is an error, any other is ignored.
+    #[inline(never)]
+    pub fn from_args<I, S>(args: I, env: &[(OsString, OsString)]) -> Result<Command, ArgError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let mut given = Vec::new();
+        if let Some(command) = read_flags(&args, &mut given)? {
+            return Ok(command);
+        }
+        read_env(env, &mut given)?;
+        check_relations(&given)?;
+        let mut c = Config::default();
+        let mut paths: Vec<(&str, &str)> = Vec::new();
+        // In table order; each option's values in the order given.
+        let in_order = (0..OPTIONS.len()).flat_map(|i| given.iter().filter(move |g| g.opt == i));
+        for g in in_order {
+            let answered = apply(&mut c, OPTIONS[g.opt].kind, g.value)
+                .map_err(|what| arg_error(g.from, &what))?;
+            let Some(path) = answered else { continue };
+            match paths.iter().find(|(_, p)| *p == path) {
+                Some(&(other, _)) if other == g.from => {
+                    return fail(other, format!("path {path} is given twice"));
+                }
+                Some(&(other, _)) => {
+                    let both = format!("{other} and {} both answer {path}", g.from);
+                    return Err(ArgError(both));
+                }
+                None => paths.push((g.from, path)),
+            }
+        }
+        let kind_given = |is: fn(ValueKind) -> bool| given.iter().find(|g| is(OPTIONS[g.opt].kind));
+        // A 204 or 304 has no body to send the one given (a route's is checked with its own).
+        if let Some(body) = kind_given(|k| {
+            matches!(
+                k,
+                ValueKind::Text(Text::Body) | ValueKind::File(FileContents::Body)
+            )
+        }) {
+            if let Err(why) = no_body_status(c.routes[0].spec.status.into()) {
+                let status = kind_given(|k| {
+                    matches!(
+                        k,
+                        ValueKind::Count {
+                            set: Number::Status,
+                            ..
+                        }
+                    )
+                })
+                .map_or("--status", |g| g.from);
+                let both = format!("{status} and {} cannot be combined: {why}", body.from);
+                return Err(ArgError(both));
+            }
+        }
+        // systemd socket activation (sd_listen_fds(3)): inherited sockets start at fd 3 and
+        // are the only listeners, so an address given too is an error rather than ignored.
+        if let (Some(fds), Some(pid)) = (env_var(env, "LISTEN_FDS")?, env_var(env, "LISTEN_PID")?) {
+            if names_this_process(pid) {
+                let address = |k| {
+                    matches!(
+                        k,
+                        ValueKind::Address
+                            | ValueKind::Count {
+                                set: Number::Port,
+                                ..
+                            }
+                    )
+                };
+                if let Some(g) = kind_given(address) {
+                    let both = format!(
+                        "{} and LISTEN_FDS cannot be combined: under socket activation the \
+                         inherited sockets are the only listeners",
+                        g.from
+                    );
+                    return Err(ArgError(both));
+                }
+                let n = count(fds, 1, 64).or_else(|what| fail("LISTEN_FDS", what))?;
+                // Recorded, not taken: the server takes the sockets when it binds, after the
+                // same check. Made here too, so that an environment slice naming sockets the
+                // process's own environment does not pass is an error of the command line.
+                let fds: Vec<RawFd> = (0..n as RawFd).map(|i| FIRST_INHERITED_FD + i).collect();
+                check_passed_to_this_process(&fds).or_else(|e| fail("LISTEN_FDS", e))?;
+                c.listen = fds.into_iter().map(Listen::Inherited).collect();
+            }
+        }
+        if c.listen.is_empty() {
+            c.listen.push(every_interface(DEFAULT_PORT));
+        }
+        c.check_formatted_bytes().map_err(ArgError)?;
+        Ok(Command::Run(Box::new(c)))
+    }
+}

@@ -1,0 +1,43 @@
+//! Files canned reads whole at start-up (response bodies, raw responses, the cgroup's files),
+//! each bounded so that a file that never ends is an error, not memory running out.
+
+use std::sync::Arc;
+
+/// The most a response file may hold: a file that never ends (`/dev/zero`) is an error, not
+/// a process that reads until memory runs out.
+pub const MAX_FILE: u64 = 1 << 30;
+
+/// A response file (`--body-file`, `--raw-response`, a route's `@FILE`), whole.
+pub(super) fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
+    read_at_most(path, MAX_FILE)
+}
+
+/// At most `limit + 1` bytes of the file at `path` (one reader for every file canned reads).
+/// A regular file longer than `limit` is refused by its size, before anything is read
+/// (`FileTooLarge`); anything else (a pipe, a device such as `/dev/zero`) is read until it ends
+/// or passes `limit`, whichever comes first.
+pub(super) fn read_bounded(path: &std::ffi::OsStr, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(std::io::ErrorKind::FileTooLarge.into());
+    }
+    let mut buf = Vec::new();
+    file.take(limit + 1).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The file at `path` if it holds at most `limit` bytes; the error names the path.
+pub(super) fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
+    let too_long = || format!("{path:?} holds more than {limit} bytes");
+    let buf = match read_bounded(path.as_ref(), limit) {
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => return Err(too_long()),
+        Err(e) => return Err(format!("cannot read {path:?}: {e}")),
+        Ok(buf) => buf,
+    };
+    if buf.len() as u64 > limit {
+        return Err(too_long());
+    }
+    Ok(Arc::from(buf))
+}

@@ -1,0 +1,184 @@
+//! The grammars of the command line's own values: listen addresses, header lines and values,
+//! request paths, routes (`PATH=STATUS[:BODY]`), faults' paths and method lists. The shared
+//! ones (sizes, durations, counts) are in [`crate::values`].
+
+use super::file::read_file;
+use super::model::{Config, Listen, Route};
+use crate::fault::{RouteFaults, parse_fault};
+use crate::parser::{TCHAR, VALUE};
+use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
+use crate::values::{count, split_at_byte};
+use std::net::{Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+/// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
+pub(super) fn every_interface(port: u16) -> Listen {
+    Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
+}
+
+/// The longest unix socket path: `sun_path` (108 bytes on Linux) less its terminating NUL.
+const MAX_UNIX_PATH: usize = 107;
+
+/// A numeric socket address (`127.0.0.1:8080`, `[::1]:8080`) or `unix:PATH`.
+#[inline(never)]
+pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
+    match v.strip_prefix("unix:") {
+        Some("") => Err("unix: needs a path".into()),
+        // sun_path holds 108 bytes on Linux, the terminating NUL included.
+        Some(path) if path.len() > MAX_UNIX_PATH => Err(format!(
+            "unix:{path} is {} bytes long; a unix socket path holds at most {MAX_UNIX_PATH}",
+            path.len()
+        )),
+        Some(path) => Ok(Listen::Unix(path.into())),
+        None => v.parse().map(Listen::Tcp).map_err(|_| {
+            format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path")
+        }),
+    }
+}
+
+/// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])
+}
+
+/// A field value canned sends, checked with the parser's rule for received ones (RFC 9110
+/// §5.5: no CR, LF, NUL or other control but HTAB), so that no value can end a header line
+/// early and add lines of its own (response splitting). Surrounding whitespace is dropped.
+#[inline(never)]
+pub(super) fn field_value(v: &str) -> Result<&str, String> {
+    match v.bytes().find(|&b| !VALUE[b as usize]) {
+        Some(b) => Err(format!(
+            "{v:?} contains the control character {:?}; a header value cannot hold CR, LF, NUL or other controls",
+            char::from(b)
+        )),
+        None => Ok(v.trim_matches([' ', '\t'])),
+    }
+}
+
+/// `Name: value`, checked whole: a token name, a colon, a field value.
+pub(super) fn parse_header(line: &str) -> Result<String, String> {
+    let Some((name, value)) = line.split_once(':') else {
+        return Err(format!("{line:?} is not a header line like 'Name: value'"));
+    };
+    if !is_token(name) {
+        return Err(format!(
+            "{name:?} is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+        ));
+    }
+    let value = field_value(value)?;
+    let set_by = match name.to_ascii_lowercase().as_str() {
+        "content-length" | "transfer-encoding" | "connection" | "date" => "canned itself",
+        "server" => "--server",
+        "content-type" => "--content-type",
+        _ => return Ok(format!("{name}: {value}")),
+    };
+    Err(format!("{name} is set by {set_by}"))
+}
+
+/// A request path the server answers: `/` first, visible ASCII, no query.
+#[inline(never)]
+pub(super) fn check_path(p: &str) -> Result<(), String> {
+    if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
+        return Err(format!(
+            "{p:?} is not a path like /health (no query, visible ASCII)"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `status` cannot carry a body, if it cannot: a 204 or 304 response ends after its head
+/// (RFC 9110 §15.3.5, §15.4.5), so a body given for one would be dropped without a word.
+pub(super) fn no_body_status(status: u64) -> Result<(), String> {
+    match status {
+        204 | 304 => Err(format!("a {status} response has no body")),
+        _ => Ok(()),
+    }
+}
+
+/// `PATH=STATUS[:BODY]`, with the content type and headers of `default`.
+pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
+    let Some((path, rest)) = v.split_once('=') else {
+        return Err(format!("{v:?} is not PATH=STATUS[:BODY]"));
+    };
+    check_path(path)?;
+    let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
+    let status = count(code, 200, 599).map_err(|what| format!("status {what}"))?;
+    if !body.is_empty() {
+        no_body_status(status)
+            .map_err(|why| format!("{path}={code} cannot send the body {body:?}: {why}"))?;
+    }
+    let body = match body.strip_prefix('@') {
+        Some(file) => read_file(file)?,
+        None => Arc::from(body.as_bytes()),
+    };
+    Ok(Route {
+        path: path.into(),
+        spec: Spec {
+            status: status as u16,
+            body,
+            content_type: default.content_type.clone(),
+            headers: default.headers.clone(),
+        },
+        get_only: false,
+        faults: RouteFaults::default(),
+    })
+}
+
+/// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
+/// adding a route with the default response when PATH has none. Returns the path when it
+/// made a route, for the check that no path is answered twice.
+pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
+    let (path, fault) = parse_fault(v)?;
+    let (i, new) = match c.routes.iter().position(|r| r.path == path) {
+        _ if path == "*" => (0, false),
+        Some(i) if i > 0 => (i, false),
+        _ => {
+            check_path(path)?;
+            let mut r = c.routes[0].clone();
+            r.path = path.into();
+            r.faults = RouteFaults::default();
+            c.routes.push(r);
+            (c.routes.len() - 1, true)
+        }
+    };
+    c.routes[i].faults.add(fault)?;
+    Ok(new.then_some(path))
+}
+
+/// The `--health` route: GET and HEAD only, 200 `ok`.
+pub(super) fn health_route(path: String) -> Route {
+    Route {
+        path,
+        spec: Spec {
+            status: 200,
+            body: Arc::from(&b"ok"[..]),
+            content_type: DEFAULT_CONTENT_TYPE.into(),
+            headers: Vec::new(),
+        },
+        get_only: true,
+        faults: RouteFaults::default(),
+    }
+}
+
+/// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive. An empty list is an error: it
+/// reads as "no method", while leaving the option out answers every method.
+pub(super) fn parse_methods(v: &str) -> Result<Vec<String>, String> {
+    if v.is_empty() {
+        return Err("the list is empty (leave the option out to answer every method)".into());
+    }
+    let mut list = Vec::new();
+    let mut rest = v;
+    while !rest.is_empty() {
+        let (m, next) = split_at_byte(rest, b',');
+        let m = m.trim_matches(' ');
+        if !is_token(m) {
+            return Err(format!("{m:?} is not a method name (a token such as GET)"));
+        }
+        list.push(m.to_string());
+        rest = next;
+        if rest.is_empty() && v.ends_with(',') {
+            return Err("\"\" is not a method name (a token such as GET)".into());
+        }
+    }
+    Ok(list)
+}

@@ -1,0 +1,216 @@
+//! What a server is configured with: `Config`, its listeners, routes and `--mutate` choice,
+//! its defaults, and the bound on how large its formatted responses may grow.
+
+use super::cpus::default_workers;
+use crate::conn::Timeouts;
+use crate::fault::{DEFAULT_SEED, Mutate, RouteFaults};
+use crate::parser::Limits;
+use crate::response::{Common, DEFAULT_CONTENT_TYPE, MAX_FORMATTED_BYTES, Spec, formatted_bytes};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where to listen.
+#[derive(Clone, Debug)]
+pub enum Listen {
+    /// A TCP address (port 0 picks a free port). The unspecified IPv6 address `[::]` is
+    /// dual-stack: IPv4 clients are served too.
+    Tcp(SocketAddr),
+    /// A Unix domain socket path. Only a stale socket there is replaced; the socket file is
+    /// removed on exit.
+    Unix(std::path::PathBuf),
+    /// A listening socket handed over by the caller. The fd is owned: the server listens on
+    /// duplicates of it, and it is closed once, when the last `Listen` holding it is dropped.
+    Fd(Arc<std::os::fd::OwnedFd>),
+    /// A listening socket systemd passed to this process (socket activation: `LISTEN_FDS`,
+    /// `LISTEN_PID`), by its number. The command line only records it: the server takes
+    /// ownership when it binds, once per process, after checking again that this process's
+    /// own environment passes it.
+    Inherited(std::os::fd::RawFd),
+}
+
+impl PartialEq for Listen {
+    fn eq(&self, other: &Self) -> bool {
+        use std::os::fd::AsRawFd;
+        match (self, other) {
+            (Listen::Tcp(a), Listen::Tcp(b)) => a == b,
+            (Listen::Unix(a), Listen::Unix(b)) => a == b,
+            // Two live owned fds share a number only if they are the same fd.
+            (Listen::Fd(a), Listen::Fd(b)) => a.as_raw_fd() == b.as_raw_fd(),
+            (Listen::Inherited(a), Listen::Inherited(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Listen {}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Tcp(a) => write!(f, "{a}"),
+            Listen::Unix(p) => write!(f, "unix:{}", p.display()),
+            Listen::Fd(fd) => write!(f, "fd:{}", std::os::fd::AsRawFd::as_raw_fd(&**fd)),
+            Listen::Inherited(fd) => write!(f, "fd:{fd}"),
+        }
+    }
+}
+
+/// A route: an exact path with its own response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The exact path (no query).
+    pub path: String,
+    /// Its response.
+    pub spec: Spec,
+    /// Only GET and HEAD match (the health route).
+    pub get_only: bool,
+    /// `--fault`: how this route misbehaves (none by default).
+    pub faults: RouteFaults,
+}
+
+/// Everything a server is configured with. Build one with [`Config::default`] and its
+/// setters, or from a command line with [`Config::from_args`].
+///
+/// ```
+/// let c = canned::config::Config::default().listen("127.0.0.1:0").unwrap().body("pong\n");
+/// assert_eq!(c.routes[0].spec.body.as_ref(), b"pong\n");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Listeners.
+    pub listen: Vec<Listen>,
+    /// `--reuse-port`: bind TCP listeners with SO_REUSEPORT so that other processes may listen
+    /// on the same port (zero-downtime restarts). Off: a port another process holds is an
+    /// error ("address in use").
+    pub reuse_port: bool,
+    /// Worker threads.
+    pub workers: usize,
+    /// Listen backlog.
+    pub backlog: i32,
+    /// Open connections per process.
+    pub max_conns: usize,
+    /// Close a connection after this many responses (0: unlimited).
+    pub max_requests: u32,
+    /// Head limits.
+    pub limits: Limits,
+    /// `--max-body-bytes`: the largest request body, in bytes, by Content-Length or chunked
+    /// total; a larger one is answered 413 (0: unlimited).
+    pub max_body_bytes: u64,
+    /// `--methods`: the request methods answered, each a token (case-sensitive, RFC 9110
+    /// §9.1); any other is answered 405 with an `Allow` field. Empty: every method.
+    pub methods: Vec<String>,
+    /// Timeouts.
+    pub timeouts: Timeouts,
+    /// How long shutdown waits for responses in flight.
+    pub shutdown_timeout: Duration,
+    /// Routes; `routes[0]` is the default response and its path is ignored.
+    pub routes: Vec<Route>,
+    /// `Server` and `Date`.
+    pub common: Common,
+    /// Print nothing but errors.
+    pub quiet: bool,
+    /// `--raw-response`: these bytes verbatim for every request.
+    pub raw: Option<Arc<[u8]>>,
+    /// `--raw-close`: close after each raw response.
+    pub raw_close: bool,
+    /// `--delay`: hold each batch of responses this long (ms; 0: none).
+    pub delay: u64,
+    /// `--access-log`: one line per request on stdout.
+    pub access_log: bool,
+    /// `--stats PATH`: a JSON counters route.
+    pub stats: Option<String>,
+    /// `--metrics PATH`: the same counters as `stats`, in the Prometheus text exposition
+    /// format (`text/plain; version=0.0.4`).
+    pub metrics: Option<String>,
+    /// `--mutate` or `--mutate-id`: answer paths without a route of their own with the
+    /// malformed-response catalogue.
+    pub mutate: Option<Mutate>,
+    /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    #[inline(never)]
+    fn default() -> Self {
+        Config {
+            listen: Vec::new(),
+            reuse_port: false,
+            workers: default_workers(),
+            backlog: 1024,
+            max_conns: 10_000,
+            max_requests: 0,
+            limits: Limits::default(),
+            max_body_bytes: 0,
+            methods: Vec::new(),
+            timeouts: Timeouts::default(),
+            shutdown_timeout: Duration::from_secs(5),
+            routes: vec![Route {
+                path: String::new(),
+                spec: Spec {
+                    status: 200,
+                    body: Arc::from(&b"Hello World\n"[..]),
+                    content_type: DEFAULT_CONTENT_TYPE.into(),
+                    headers: Vec::new(),
+                },
+                get_only: false,
+                faults: RouteFaults::default(),
+            }],
+            common: Common {
+                server: "canned".into(),
+                date: true,
+            },
+            quiet: false,
+            raw: None,
+            raw_close: false,
+            delay: 0,
+            access_log: false,
+            stats: None,
+            metrics: None,
+            seed: DEFAULT_SEED,
+            mutate: None,
+        }
+    }
+}
+
+impl Config {
+    /// Refuse a configuration whose responses would take more than
+    /// [`crate::response::MAX_FORMATTED_BYTES`] once formatted: each route's three heads carry
+    /// every `--header`, so routes multiply headers. Measured one route at a time, so that a
+    /// refused configuration never takes the memory.
+    pub fn check_formatted_bytes(&self) -> Result<(), String> {
+        if self.raw.is_some() {
+            return Ok(());
+        }
+        let mut total = 0usize;
+        for r in &self.routes {
+            total = total.saturating_add(formatted_bytes(&r.spec, &self.common));
+            if let Some(e) = &r.faults.error {
+                // Its error-rate response: the route's fields, another status and body.
+                let body = e.body.as_deref().unwrap_or_default().as_bytes();
+                let spec = Spec {
+                    status: e.status,
+                    body: Arc::from(body),
+                    ..r.spec.clone()
+                };
+                total = total.saturating_add(formatted_bytes(&spec, &self.common));
+            }
+        }
+        if total <= MAX_FORMATTED_BYTES {
+            return Ok(());
+        }
+        Err(formatted_too_large(total))
+    }
+}
+
+/// The one-line refusal of responses that take `total` bytes formatted, over
+/// [`crate::response::MAX_FORMATTED_BYTES`].
+#[cold]
+#[inline(never)]
+pub fn formatted_too_large(total: usize) -> String {
+    format!(
+        "--header, --route: the responses would take {total} bytes once formatted (each \
+         route's three heads carry every header), over the limit of {MAX_FORMATTED_BYTES} \
+         (64 MiB); give fewer routes or shorter headers"
+    )
+}

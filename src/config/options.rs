@@ -1,0 +1,549 @@
+//! The option table: every option's flag, environment variable, kind of value, help and
+//! relations, and the setting each kind of value changes.
+
+use super::grammar::{every_interface, health_route};
+use super::model::Config;
+use crate::fault::Mutate;
+use crate::values::split_at_byte;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// More threads than this are a typo, not a configuration (and each costs descriptors).
+const MAX_WORKERS: u64 = 1024;
+/// Routes are matched by a linear scan per request.
+const MAX_ROUTES: u16 = 1000;
+
+/// How an option's value is read, and the setting a valid value changes. Each setting's
+/// effect is an arm of an exhaustive `match` ([`Toggle::set`], [`Number::set`],
+/// [`Text::set`], [`FileContents::set`]), so a setting without an effect does not compile. (A
+/// closure per option would cost a function, an unwind entry and a relocation each.)
+#[derive(Clone, Copy)]
+pub(super) enum ValueKind {
+    /// No value: given or not (`VAR=1` or `0` in the environment).
+    Switch(Toggle),
+    /// A whole number from `min` to `max`.
+    Count { min: u16, max: u64, set: Number },
+    /// A number of bytes from `min` to `max`, in the grammar of [`crate::values::size`].
+    Size { min: u16, max: u64, set: Number },
+    /// `10s`, `500ms`, `2m`, `1h` or plain seconds, in milliseconds.
+    Duration(Number),
+    /// A request path the server answers: `/healthz`.
+    Path(Text),
+    /// A header field value (`--server`, `--content-type`).
+    FieldValue(Text),
+    /// Any text.
+    Text(Text),
+    /// A file, read whole at start-up.
+    File(FileContents),
+    /// A numeric socket address or `unix:PATH`: a listener.
+    Address,
+    /// A header line `Name: value` on every response.
+    Header,
+    /// `PATH=STATUS[:BODY]`: a route.
+    Route,
+    /// Comma-separated method tokens: the methods answered.
+    Methods,
+    /// `PATH=KIND[:ARGS]`: a fault on a route.
+    Fault,
+    /// An id of the malformed-response catalogue.
+    MutateId,
+}
+
+/// Settings turned on by a switch.
+#[derive(Clone, Copy)]
+pub(super) enum Toggle {
+    ReusePort,
+    NoDate,
+    RawClose,
+    AccessLog,
+    Quiet,
+    Mutate,
+}
+
+impl Toggle {
+    pub(super) fn set(self, c: &mut Config) {
+        match self {
+            Toggle::ReusePort => c.reuse_port = true,
+            Toggle::NoDate => c.common.date = false,
+            Toggle::RawClose => c.raw_close = true,
+            Toggle::AccessLog => c.access_log = true,
+            Toggle::Quiet => c.quiet = true,
+            Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
+        }
+    }
+}
+
+/// Numeric settings (counts, sizes, durations in milliseconds). Each kind's range keeps the
+/// casts below lossless.
+#[derive(Clone, Copy)]
+pub(super) enum Number {
+    Port,
+    Workers,
+    Backlog,
+    MaxConns,
+    Status,
+    MaxRequests,
+    MaxHeadBytes,
+    MaxHeaders,
+    MaxBodyBytes,
+    HeaderTimeout,
+    IdleTimeout,
+    WriteTimeout,
+    ShutdownTimeout,
+    Delay,
+    Seed,
+}
+
+impl Number {
+    pub(super) fn set(self, c: &mut Config, n: u64) {
+        match self {
+            Number::Port => c.listen.push(every_interface(n as u16)),
+            Number::Workers => c.workers = n as usize,
+            Number::Backlog => c.backlog = n as i32,
+            Number::MaxConns => c.max_conns = n as usize,
+            Number::Status => c.routes[0].spec.status = n as u16,
+            Number::MaxRequests => c.max_requests = n as u32,
+            Number::MaxHeadBytes => c.limits.max_head = n as usize,
+            Number::MaxHeaders => c.limits.max_headers = n as usize,
+            Number::MaxBodyBytes => c.max_body_bytes = n,
+            Number::HeaderTimeout => c.timeouts.header = n,
+            Number::IdleTimeout => c.timeouts.idle = n,
+            Number::WriteTimeout => c.timeouts.write = n,
+            Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
+            Number::Delay => c.delay = n,
+            Number::Seed => c.seed = n,
+        }
+    }
+}
+
+/// Settings that take text (already checked by their kind).
+#[derive(Clone, Copy)]
+pub(super) enum Text {
+    Body,
+    ContentType,
+    Server,
+    Health,
+    Stats,
+    Metrics,
+}
+
+impl Text {
+    pub(super) fn set(self, c: &mut Config, v: &str) {
+        match self {
+            Text::Body => c.routes[0].spec.body = Arc::from(v.as_bytes()),
+            Text::ContentType => c.routes[0].spec.content_type = v.into(),
+            Text::Server => c.common.server = v.into(),
+            Text::Health => c.routes.push(health_route(v.into())),
+            Text::Stats => c.stats = Some(v.into()),
+            Text::Metrics => c.metrics = Some(v.into()),
+        }
+    }
+}
+
+/// Settings that take a file's contents.
+#[derive(Clone, Copy)]
+pub(super) enum FileContents {
+    Body,
+    RawResponse,
+}
+
+impl FileContents {
+    pub(super) fn set(self, c: &mut Config, b: Arc<[u8]>) {
+        match self {
+            FileContents::Body => c.routes[0].spec.body = b,
+            FileContents::RawResponse => c.raw = Some(b),
+        }
+    }
+}
+
+/// Whether an option takes one value or many.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Repeat {
+    Once,
+    /// Up to `most` values; the environment variable holds them separated by `sep`.
+    Many {
+        sep: u8,
+        most: u16,
+    },
+}
+
+/// One option: its names, its value, its help and its relations to other options.
+#[derive(Clone, Copy)]
+pub(super) struct Opt {
+    /// `--flag VALUE`, the variable and the help text, one line each (the help may take
+    /// more), then, after a NUL, the title of the `--help` section the option opens. Written by
+    /// `opt!` as one string: one pointer to relocate in a position-independent binary
+    /// instead of four.
+    text: &'static str,
+    pub(super) kind: ValueKind,
+    pub(super) repeat: Repeat,
+    /// Options this one cannot be combined with (symmetric), or needs.
+    relations: &'static [Relation],
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Relation {
+    ConflictsWith(&'static str),
+    Needs(&'static str),
+}
+
+/// `opt!("--flag VALUE", "VARIABLE", kind, "help")`, optionally followed by `section: "Title"`:
+/// a table entry. The variable is read when neither the flag nor a conflicting one is given;
+/// in the help, each `\n` starts an indented line.
+macro_rules! opt {
+    ($flag:literal, $var:literal, $kind:expr, $help:literal $(, section: $title:literal)?) => {
+        Opt {
+            text: concat!($flag, "\n", $var, "\n", $help $(, "\0", $title)?),
+            kind: $kind,
+            repeat: Repeat::Once,
+            relations: &[],
+        }
+    };
+}
+
+impl Opt {
+    const fn repeatable(self, sep: char, most: u16) -> Opt {
+        let repeat = Repeat::Many {
+            sep: sep as u8,
+            most,
+        };
+        Opt { repeat, ..self }
+    }
+    const fn related(self, relations: &'static [Relation]) -> Opt {
+        Opt { relations, ..self }
+    }
+    /// (`--flag VALUE`, the variable, the help, the section title or "").
+    pub(super) fn texts(&self) -> (&'static str, &'static str, &'static str, &'static str) {
+        let (usage, rest) = split_at_byte(self.text, b'\n');
+        let (var, rest) = split_at_byte(rest, b'\n');
+        let (help, title) = split_at_byte(rest, 0);
+        (usage, var, help, title)
+    }
+    #[inline(never)]
+    pub(super) fn flag(&self) -> &'static str {
+        split_at_byte(split_at_byte(self.text, b'\n').0, b' ').0
+    }
+    pub(super) fn var(&self) -> &'static str {
+        self.texts().1
+    }
+    pub(super) fn conflicts(&self) -> impl Iterator<Item = &'static str> {
+        self.relations.iter().filter_map(|r| match r {
+            Relation::ConflictsWith(flag) => Some(*flag),
+            Relation::Needs(_) => None,
+        })
+    }
+    pub(super) fn needs(&self) -> Option<&'static str> {
+        self.relations.iter().find_map(|r| match r {
+            Relation::Needs(flag) => Some(*flag),
+            Relation::ConflictsWith(_) => None,
+        })
+    }
+    #[inline(never)]
+    pub(super) fn conflicts_with(&self, other: &Opt) -> bool {
+        self.conflicts().any(|f| f == other.flag()) || other.conflicts().any(|f| f == self.flag())
+    }
+}
+
+/// Every option. Options take effect in this order, whatever the order on the command line:
+/// `--route` comes after `--content-type` and `--header`, whose values its routes take.
+pub(super) static OPTIONS: &[Opt] = &[
+    opt!(
+        "--listen ADDR",
+        "CANNED_LISTEN",
+        ValueKind::Address,
+        "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free\n\
+         port, or unix:/path; numeric only; repeatable (default [::]:8080)",
+        section: "Listening"
+    )
+    .repeatable(',', 64),
+    opt!(
+        "--port N",
+        "PORT",
+        ValueKind::Count {
+            min: 0,
+            max: u16::MAX as u64,
+            set: Number::Port,
+        },
+        "Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"
+    )
+    .related(&[Relation::ConflictsWith("--listen")]),
+    opt!(
+        "--reuse-port",
+        "CANNED_REUSE_PORT",
+        ValueKind::Switch(Toggle::ReusePort),
+        "Let other processes listen on the same port (SO_REUSEPORT, for\n\
+         restarts without downtime); without it a port in use is an error"
+    ),
+    opt!(
+        "--workers N",
+        "CANNED_WORKERS",
+        ValueKind::Count {
+            min: 1,
+            max: MAX_WORKERS,
+            set: Number::Workers,
+        },
+        "Worker threads, at most 1024 (default: the CPUs canned may run on,\n\
+         fewer under a cgroup v2 CPU quota)"
+    ),
+    opt!(
+        "--backlog N",
+        "CANNED_BACKLOG",
+        ValueKind::Count {
+            min: 1,
+            max: i32::MAX as u64,
+            set: Number::Backlog,
+        },
+        "Listen backlog (default 1024)"
+    ),
+    opt!(
+        "--max-conns N",
+        "CANNED_MAX_CONNS",
+        ValueKind::Count {
+            min: 1,
+            max: u32::MAX as u64,
+            set: Number::MaxConns,
+        },
+        "Open connections per process (default 10000)"
+    ),
+    opt!(
+        "--body TEXT",
+        "CANNED_BODY",
+        ValueKind::Text(Text::Body),
+        "Response body (default \"Hello World\\n\")",
+        section: "Response"
+    ),
+    opt!(
+        "--body-file PATH",
+        "CANNED_BODY_FILE",
+        ValueKind::File(FileContents::Body),
+        "Response body from a file"
+    )
+    .related(&[Relation::ConflictsWith("--body")]),
+    opt!(
+        "--status CODE",
+        "CANNED_STATUS",
+        ValueKind::Count {
+            min: 200,
+            max: 599,
+            set: Number::Status,
+        },
+        "Status code, 200-599 (default 200)"
+    ),
+    opt!(
+        "--content-type TYPE",
+        "CANNED_CONTENT_TYPE",
+        ValueKind::FieldValue(Text::ContentType),
+        "Content-Type (default text/plain; charset=utf-8; empty to omit)"
+    ),
+    opt!(
+        "--header 'NAME: VALUE'",
+        "CANNED_HEADER",
+        ValueKind::Header,
+        "Extra header on every response; repeatable"
+    )
+    .repeatable('\n', 100),
+    opt!(
+        "--route PATH=STATUS[:BODY]",
+        "CANNED_ROUTE",
+        ValueKind::Route,
+        "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE\n\
+         reads a file; default empty), the content type and the headers;\n\
+         repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
+        "--health PATH",
+        "CANNED_HEALTH",
+        ValueKind::Path(Text::Health),
+        "Answer GET and HEAD on PATH with 200 \"ok\""
+    ),
+    opt!(
+        "--server NAME",
+        "CANNED_SERVER",
+        ValueKind::FieldValue(Text::Server),
+        "Server header (default canned; empty to omit)"
+    ),
+    opt!(
+        "--no-date",
+        "CANNED_NO_DATE",
+        ValueKind::Switch(Toggle::NoDate),
+        "Leave out the Date header (byte-identical output)"
+    ),
+    opt!(
+        "--raw-response PATH",
+        "CANNED_RAW_RESPONSE",
+        ValueKind::File(FileContents::RawResponse),
+        "Send the file verbatim as the whole response to every request\n\
+         (no status line or headers added)"
+    )
+    .related(&[
+        Relation::ConflictsWith("--body"),
+        Relation::ConflictsWith("--body-file"),
+        Relation::ConflictsWith("--status"),
+        Relation::ConflictsWith("--content-type"),
+        Relation::ConflictsWith("--header"),
+        Relation::ConflictsWith("--route"),
+        Relation::ConflictsWith("--health"),
+        Relation::ConflictsWith("--server"),
+        Relation::ConflictsWith("--stats"),
+        Relation::ConflictsWith("--metrics"),
+        Relation::ConflictsWith("--methods"),
+    ]),
+    opt!(
+        "--raw-close",
+        "CANNED_RAW_CLOSE",
+        ValueKind::Switch(Toggle::RawClose),
+        "With --raw-response, close after each response"
+    )
+    .related(&[Relation::Needs("--raw-response")]),
+    opt!(
+        "--max-requests N",
+        "CANNED_MAX_REQUESTS",
+        ValueKind::Count {
+            min: 0,
+            max: u32::MAX as u64,
+            set: Number::MaxRequests,
+        },
+        "Close a connection after N responses (0 = unlimited, default)",
+        section: "Limits and timeouts"
+    ),
+    opt!(
+        "--max-head-bytes N",
+        "CANNED_MAX_HEAD_BYTES",
+        ValueKind::Size {
+            min: 16,
+            max: u32::MAX as u64,
+            set: Number::MaxHeadBytes,
+        },
+        "Largest request head (default 8K; 431, or 414 for the request line)"
+    ),
+    opt!(
+        "--max-headers N",
+        "CANNED_MAX_HEADERS",
+        ValueKind::Count {
+            min: 0,
+            max: u32::MAX as u64,
+            set: Number::MaxHeaders,
+        },
+        "Most header fields (default 100; 431 beyond)"
+    ),
+    opt!(
+        "--max-body-bytes N",
+        "CANNED_MAX_BODY_BYTES",
+        ValueKind::Size {
+            min: 0,
+            max: u64::MAX,
+            set: Number::MaxBodyBytes,
+        },
+        "Largest request body (0 = unlimited, default; 413 beyond)"
+    ),
+    opt!(
+        "--methods LIST",
+        "CANNED_METHODS",
+        ValueKind::Methods,
+        "Answer only these methods, comma-separated (default every\n\
+         method; 405 for others)"
+    ),
+    opt!(
+        "--header-timeout D",
+        "CANNED_HEADER_TIMEOUT",
+        ValueKind::Duration(Number::HeaderTimeout),
+        "The whole head must arrive within D (default 10s; 408), the\n\
+         first one counted from the accept"
+    ),
+    opt!(
+        "--idle-timeout D",
+        "CANNED_IDLE_TIMEOUT",
+        ValueKind::Duration(Number::IdleTimeout),
+        "Close a connection idle for D between requests or inside a\n\
+         body (default 60s)"
+    ),
+    opt!(
+        "--write-timeout D",
+        "CANNED_WRITE_TIMEOUT",
+        ValueKind::Duration(Number::WriteTimeout),
+        "Close a client that does not read for D (default 30s)"
+    ),
+    opt!(
+        "--shutdown-timeout D",
+        "CANNED_SHUTDOWN_TIMEOUT",
+        ValueKind::Duration(Number::ShutdownTimeout),
+        "On SIGTERM/SIGINT/SIGHUP/SIGQUIT, wait at most D for responses\n\
+         in flight (default 5s); a second signal stops at once"
+    ),
+    opt!(
+        "--delay D",
+        "CANNED_DELAY",
+        ValueKind::Duration(Number::Delay),
+        "Hold each batch of responses for D (latency simulation; faulted\n\
+         responses too, and a --fault latency adds to it)",
+        section: "Test-endpoint features"
+    ),
+    opt!(
+        "--access-log",
+        "CANNED_ACCESS_LOG",
+        ValueKind::Switch(Toggle::AccessLog),
+        "One line per request on stdout (never for the --health path)"
+    ),
+    opt!(
+        "--stats PATH",
+        "CANNED_STATS",
+        ValueKind::Path(Text::Stats),
+        "Answer PATH with JSON counters summed over workers (every 100 ms)"
+    ),
+    opt!(
+        "--metrics PATH",
+        "CANNED_METRICS",
+        ValueKind::Path(Text::Metrics),
+        "Answer PATH with the same counters in Prometheus text format"
+    ),
+    opt!(
+        "--fault PATH=KIND[:ARGS]",
+        "CANNED_FAULT",
+        ValueKind::Fault,
+        "Misbehave on PATH (a --route's, or a new route with the default\n\
+         response; * for every path without a route): latency:100ms,\n\
+         latency:10ms..50ms, latency:median=50ms:p99=500ms, drip:1KiB/100ms,\n\
+         drip:10pieces/2s, stall, truncate:N or N%, reset:N or N%,\n\
+         garbage:N, error:RATE:STATUS[:BODY]; repeatable, one of each group\n\
+         (latency; drip/stall/truncate/reset/garbage; error) per path"
+    )
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--seed N",
+        "CANNED_SEED",
+        ValueKind::Count {
+            min: 0,
+            max: u64::MAX,
+            set: Number::Seed,
+        },
+        "Seed of the fault delays, error shares and garbage (default 0;\n\
+         each worker draws its own stream)"
+    ),
+    opt!(
+        "--mutate",
+        "CANNED_MUTATE",
+        ValueKind::Switch(Toggle::Mutate),
+        "Answer each request on a path without a route with the next\n\
+         malformed response of the catalogue (see README), then close"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--mutate-id ID",
+        "CANNED_MUTATE_ID",
+        ValueKind::MutateId,
+        "Like --mutate, always with the catalogue's variant ID"
+    )
+    .related(&[
+        Relation::ConflictsWith("--mutate"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
+    opt!(
+        "--quiet",
+        "CANNED_QUIET",
+        ValueKind::Switch(Toggle::Quiet),
+        "Print only errors and warnings",
+        section: "Other"
+    ),
+];

@@ -1,0 +1,393 @@
+//! Every bad flag, value, duplicate and conflict: the one-line error it gives, naming the flag
+//! or variable and what is wrong.
+
+use super::{ErrorCase, UNIX_108, assert_errors};
+use crate::config::model::Config;
+use std::ffi::OsString;
+
+#[test]
+fn bad_values_name_the_flag_and_what_is_wrong() {
+    let none: &[(&str, &str)] = &[];
+    let cases: &[ErrorCase] = &[
+        (
+            &["--port", "x"][..],
+            none,
+            "--port: \"x\" is not a whole number",
+        ),
+        (
+            &["--port", "99999"],
+            none,
+            "--port: 99999 is out of range (at most 65535)",
+        ),
+        (
+            &["--port", "99999999999999999999999"],
+            none,
+            "--port: 99999999999999999999999 is out of range (at most 65535)",
+        ),
+        (&["--port", "--workers", "2"], none, "--port: needs a value"),
+        (&["--body", "--quiet"], none, "--body: needs a value"),
+        (&["--body", "-h"], none, "--body: needs a value"),
+        (
+            &["--listen", "localhost:80"],
+            none,
+            "--listen: \"localhost:80\" is not a numeric address",
+        ),
+        (&["--listen", "unix:"], none, "--listen: unix: needs a path"),
+        (
+            &["--status", "99"],
+            none,
+            "--status: 99 is out of range (200 to 599)",
+        ),
+        (
+            &["--workers", "0"],
+            none,
+            "--workers: 0 is out of range (1 to 1024)",
+        ),
+        (
+            &["--workers", "1025"],
+            none,
+            "--workers: 1025 is out of range (1 to 1024)",
+        ),
+        (
+            &["--header", "Bad Name: x"],
+            none,
+            "--header: \"Bad Name\" is not a header name",
+        ),
+        (
+            &["--header", "X-A: b\r\n\r\nINJECTED"],
+            none,
+            "--header: \" b\\r\\n\\r\\nINJECTED\" contains the control character '\\r'; a header value cannot hold CR, LF, NUL or other controls",
+        ),
+        (
+            &["--header", "X: a\u{1}"],
+            none,
+            "--header: \" a\\u{1}\" contains the control",
+        ),
+        (
+            &["--header", "X: a\0"],
+            none,
+            "--header: \" a\\0\" contains the control",
+        ),
+        (
+            &["--header", "X"],
+            none,
+            "--header: \"X\" is not a header line like 'Name: value'",
+        ),
+        (
+            &[],
+            &[("CANNED_HEADER", "X-A: 1\nX-B: \u{7f}")],
+            "CANNED_HEADER: \" \\u{7f}\" contains",
+        ),
+        (
+            &["--server", "a\nb"],
+            none,
+            "--server: \"a\\nb\" contains the control character '\\n'",
+        ),
+        (
+            &["--content-type", "text/plain\r\nX: y"],
+            none,
+            "--content-type: \"text/plain\\r\\nX: y\" contains",
+        ),
+        (
+            &["--header", "Content-Length: 5"],
+            none,
+            "--header: Content-Length is set by canned itself",
+        ),
+        (
+            &["--header", "server: x"],
+            none,
+            "--header: server is set by --server",
+        ),
+        (
+            &["--header", "Content-Type: x"],
+            none,
+            "--header: Content-Type is set by --content-type",
+        ),
+        (
+            &["--route", "/a"],
+            none,
+            "--route: \"/a\" is not PATH=STATUS[:BODY]",
+        ),
+        (&["--route", "a=200"], none, "--route: \"a\" is not a path"),
+        (
+            &["--route", "/a=99"],
+            none,
+            "--route: status 99 is out of range (200 to 599)",
+        ),
+        (
+            &["--route", "/a\r\n=200"],
+            none,
+            "--route: \"/a\\r\\n\" is not a path",
+        ),
+        (
+            &["--methods", "GET,,HEAD"],
+            none,
+            "--methods: \"\" is not a method name",
+        ),
+        (
+            &["--methods", "GE T"],
+            none,
+            "--methods: \"GE T\" is not a method name",
+        ),
+        (
+            &["--max-body-bytes", "1T"],
+            none,
+            "--max-body-bytes: \"1T\" is not a size like 512, 64K or 1MiB",
+        ),
+        (
+            &["--max-body-bytes", "99999999999G"],
+            none,
+            "--max-body-bytes: 99999999999G is out of range",
+        ),
+        (
+            &["--max-head-bytes", "15"],
+            none,
+            "--max-head-bytes: 15 is out of range (16 to 4294967295)",
+        ),
+        (
+            &["--idle-timeout", "5 days"],
+            none,
+            "--idle-timeout: \"5 days\" is not a positive duration",
+        ),
+        (
+            &["--header-timeout", "0"],
+            none,
+            "--header-timeout: \"0\" is not a positive duration",
+        ),
+        (&["--body"], none, "--body: needs a value"),
+        (
+            &["--frobnicate"],
+            none,
+            "--frobnicate: unknown option (see --help)",
+        ),
+        (
+            &["--a\nb"],
+            none,
+            "\"--a\\nb\": unknown option (see --help)",
+        ),
+        (&["stray"], none, "stray: unexpected argument (see --help)"),
+        (&["--quiet=1"], none, "--quiet: takes no value"),
+        (
+            &["--body-file", "/nonexistent/x"],
+            none,
+            "--body-file: cannot read \"/nonexistent/x\"",
+        ),
+        (&["--raw-close"], none, "--raw-close: needs --raw-response"),
+        (
+            &[],
+            &[("CANNED_RAW_CLOSE", "1")],
+            "CANNED_RAW_CLOSE: needs --raw-response",
+        ),
+        (
+            &["--backlog", "3000000000"],
+            none,
+            "--backlog: 3000000000 is out of range (1 to 2147483647)",
+        ),
+        (
+            &["--max-requests", "-1"],
+            none,
+            "--max-requests: \"-1\" is not a whole number",
+        ),
+        (
+            &[],
+            &[("CANNED_WORKERS", "")],
+            "CANNED_WORKERS: \"\" is not a whole number",
+        ),
+        (
+            &[],
+            &[("CANNED_QUIET", "yes")],
+            "CANNED_QUIET: \"yes\" is not 1, true, 0, false or empty",
+        ),
+        (
+            &["--access-log", "yes"],
+            none,
+            "--access-log: takes no value, and \"yes\" is not an option (see --help)",
+        ),
+        (
+            &["--route", "/nm=304:ignored"],
+            none,
+            "--route: /nm=304 cannot send the body \"ignored\": a 304 response has no body",
+        ),
+        (
+            &["--route", "/nc=204:@/dev/null"],
+            none,
+            "--route: /nc=204 cannot send the body \"@/dev/null\": a 204 response has no body",
+        ),
+        (
+            &["--status", "204", "--body", "x"],
+            none,
+            "--status and --body cannot be combined: a 204 response has no body",
+        ),
+        (
+            &["--body-file", "/dev/null"],
+            &[("CANNED_STATUS", "304")],
+            "CANNED_STATUS and --body-file cannot be combined: a 304 response has no body",
+        ),
+        (
+            &["--methods", ""],
+            none,
+            "--methods: the list is empty (leave the option out to answer every method)",
+        ),
+        (
+            &[],
+            &[("CANNED_METHODS", "")],
+            "CANNED_METHODS: the list is empty",
+        ),
+        (
+            &["--raw-response", "/dev/null", "--methods", "GET"],
+            none,
+            "--raw-response and --methods cannot be combined",
+        ),
+        (
+            &[
+                "--listen",
+                "127.0.0.1:9",
+                "--listen",
+                "[::1]:9",
+                "--listen",
+                "127.0.0.1:9",
+            ],
+            none,
+            "--listen: 127.0.0.1:9 is given twice",
+        ),
+        (&["--listen", &UNIX_108], none, "--listen: unix:/aaaa"),
+        (
+            &[],
+            &[("PORT", "http")],
+            "PORT: \"http\" is not a whole number",
+        ),
+        (
+            &[],
+            &[
+                ("LISTEN_FDS", "0"),
+                ("LISTEN_PID", &std::process::id().to_string()),
+            ],
+            "LISTEN_FDS: 0 is out of range (1 to 64)",
+        ),
+    ];
+    assert_errors(cases);
+}
+
+#[test]
+fn duplicates_and_conflicts_name_both() {
+    let none: &[(&str, &str)] = &[];
+    let cases: &[ErrorCase] = &[
+        (
+            &["--body", "a", "--body", "b"][..],
+            none,
+            "--body: is given twice (it takes one value)",
+        ),
+        (&["--quiet", "--quiet"], none, "--quiet: is given twice"),
+        (
+            &["--health", "/h", "--health", "/i"],
+            none,
+            "--health: is given twice",
+        ),
+        (
+            &["--body", "a", "--body-file", "/dev/null"],
+            none,
+            "--body and --body-file cannot be combined",
+        ),
+        (
+            &["--port", "1", "--listen", "127.0.0.1:1"],
+            none,
+            "--listen and --port cannot be combined",
+        ),
+        (
+            &[],
+            &[("PORT", "1"), ("CANNED_LISTEN", "127.0.0.1:1")],
+            "CANNED_LISTEN and PORT cannot be combined",
+        ),
+        (
+            &["--raw-response", "/dev/null", "--route", "/a=200"],
+            none,
+            "--route and --raw-response cannot be combined",
+        ),
+        (
+            &["--raw-response", "/dev/null", "--health", "/h"],
+            none,
+            "--health and --raw-response cannot be combined",
+        ),
+        (
+            &["--health", "/x", "--stats", "/x"],
+            none,
+            "--health and --stats both answer /x",
+        ),
+        (
+            &["--stats", "/x", "--metrics", "/x"],
+            none,
+            "--stats and --metrics both answer /x",
+        ),
+        (
+            &["--route", "/m=200", "--metrics", "/m"],
+            none,
+            "--route and --metrics both answer /m",
+        ),
+        (
+            &[],
+            &[("CANNED_HEALTH", "/x"), ("CANNED_STATS", "/x")],
+            "CANNED_HEALTH and CANNED_STATS both answer /x",
+        ),
+        (
+            &[
+                "--route", "/a=200", "--route", "/b=204", "--route", "/a=404",
+            ],
+            none,
+            "--route: path /a is given twice",
+        ),
+    ];
+    assert_errors(cases);
+}
+
+#[test]
+fn non_utf8_values_are_an_error_naming_the_flag_others_are_ignored() {
+    use std::os::unix::ffi::OsStringExt;
+    let bad = || OsString::from_vec(b"a\xffb".to_vec());
+    type Env = Vec<(OsString, OsString)>;
+    let cases: [(Vec<OsString>, Env, &str); 6] = [
+        (
+            vec!["--body".into(), bad()],
+            vec![],
+            "--body: the value is not valid UTF-8",
+        ),
+        (
+            vec![OsString::from_vec(b"--body=\xff".to_vec())],
+            vec![],
+            "--body: the value is not valid UTF-8",
+        ),
+        (
+            vec![bad()],
+            vec![],
+            "a\u{fffd}b: unexpected argument (see --help)",
+        ),
+        (
+            vec![],
+            vec![("CANNED_BODY".into(), bad())],
+            "CANNED_BODY: the value is not valid UTF-8",
+        ),
+        (
+            vec![],
+            vec![("PORT".into(), bad())],
+            "PORT: the value is not valid UTF-8",
+        ),
+        (
+            vec!["--port".into(), "1".into()],
+            vec![
+                ("LISTEN_FDS".into(), bad()),
+                ("LISTEN_PID".into(), "1".into()),
+            ],
+            "LISTEN_FDS: the value is not valid UTF-8",
+        ),
+    ];
+    for (args, env, want) in cases {
+        let got = Config::from_args(args.clone(), &env).unwrap_err();
+        assert_eq!(got.0, want, "{args:?} {env:?}");
+    }
+    // Variables canned does not read may hold anything, names included.
+    let env = vec![
+        (bad(), bad()),
+        ("LANG".into(), bad()),
+        ("CANNED_UNKNOWN".into(), bad()),
+    ];
+    assert!(Config::from_args(["--body", "x"], &env).is_ok());
+}
