@@ -197,9 +197,11 @@ pub use held::fuzz_held;
 pub mod connection {
     use super::split_script;
     use crate::chunked::ChunkedDecoder;
-    use crate::conn::{BODY_CHUNK, Conn, ConnLimits, Env, Features, Next, Pool, Stats, WorkArea};
+    use crate::conn::{BODY_CHUNK, ConnLimits, Connection, Env, Features, Next, Pool, Settings};
+    use crate::h1::{Conn, WorkArea};
     use crate::parser::{Framing, Limits, Parser, Status};
     use crate::response::{CONTINUE, Common, ERROR_STATUSES, Responses, Spec, Variant};
+    use crate::stats::Stats;
     use std::sync::Arc;
     use std::vec::Vec;
 
@@ -303,15 +305,19 @@ pub mod connection {
         let in_bound = s.limits.max_head + max_read;
         let held_bound = size_of::<WorkArea>() + 2 * (in_bound + out_bound);
         let mut eof_sent = false;
+        let settings = Settings {
+            limits: s.limits,
+            conn_limits: s.conn_limits,
+            max_requests: s.max_requests,
+            ..Settings::default()
+        };
         loop {
             let mut env = Env {
+                settings: &settings,
                 responses,
                 pool: &mut pool,
                 stats: &mut stats,
-                limits: s.limits,
-                conn_limits: s.conn_limits,
                 now_us: 0,
-                max_requests: s.max_requests,
                 draining: s.draining,
                 features: Features {
                     access_log: Some(&mut run.log),
@@ -723,9 +729,11 @@ pub mod held {
     use super::connection::{ConnScript, expected};
     use super::{fuzz_limits, split_script};
     use crate::config::{Command, Config};
-    use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs};
+    use crate::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings, Switches};
     use crate::fault::WorkerFaults;
+    use crate::h1::Conn;
     use crate::response::Responses;
+    use crate::stats::Stats;
     use std::vec::Vec;
 
     /// The routes: `/l` held by a latency, `/d` dripped in pieces, `/` plain; `delay_ms`:
@@ -774,7 +782,14 @@ pub mod held {
         let delay_ms = [0, 1, 5, 0][usize::from(knobs & 3)];
         let limits = fuzz_limits(knobs >> 2);
         let (config, responses, mut faults) = server(delay_ms);
-        let timeouts = TimeoutsUs::default();
+        let settings = Settings {
+            limits,
+            switches: Switches {
+                delay_us: config.delay * 1_000,
+                ..Switches::default()
+            },
+            ..Settings::default()
+        };
         let script = ConnScript {
             input,
             reads: &reads[..nr],
@@ -794,16 +809,13 @@ pub mod held {
         let mut closed = false;
         for _ in 0..100_000 {
             let mut env = Env {
+                settings: &settings,
                 responses: &responses,
                 pool: &mut pool,
                 stats: &mut stats,
-                limits,
-                conn_limits: ConnLimits::default(),
                 now_us: now,
-                max_requests: 0,
                 draining: false,
                 features: Features {
-                    delay_us: config.delay * 1_000,
                     faults: faults.as_mut(),
                     ..Features::default()
                 },
@@ -855,11 +867,11 @@ pub mod held {
                 Next::Continue => {
                     // Nothing to do until a deadline: move the clock past it.
                     let at = conn
-                        .wake_at(&timeouts)
+                        .wake_at(&settings)
                         .expect("a connection with nothing to do waits for a deadline");
                     now = now.max(at) + 1;
                     env.now_us = now;
-                    if let Next::Close { .. } = conn.on_wake(&timeouts, &mut env) {
+                    if let Next::Close { .. } = conn.on_wake(&mut env) {
                         closed = true;
                         break;
                     }

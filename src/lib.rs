@@ -49,10 +49,11 @@
 //! | [`chunked`] | the chunked body decoder | always (`no_std`) |
 //! | [`check`] | invariant checks shared by the tests and the fuzz targets | always |
 //! | `response` | the response bytes, formatted once at start-up | `server` |
-//! | `conn` | one connection's life as a state machine, without sockets | `server` |
+//! | `conn` | what every protocol's connection shares with the loop: the calls, the per-call environment, settings, buffers | `server` |
+//! | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
 //! | `server` | the poll loop: accept, read, write, timers, shutdown | `server` |
 //! | `config` | the command line and the environment | `server` |
-//! | `metrics` | the counters in the Prometheus text format | `server` |
+//! | `stats` | the counters, their sum over workers, the `--stats` JSON and the Prometheus text | `server` |
 //! | `mutate` | the malformed-response catalogue | `server` |
 //! | `fault` | faults a route can be given: parsing, the seeded generator, sampling | `server` |
 //!
@@ -77,7 +78,7 @@ pub mod conn;
 #[cfg(feature = "server")]
 pub mod fault;
 #[cfg(feature = "server")]
-pub mod metrics;
+pub mod h1;
 #[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;
@@ -85,6 +86,8 @@ pub mod parser;
 pub mod response;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod stats;
 #[cfg(feature = "server")]
 pub mod values;
 

@@ -172,6 +172,10 @@ pub const DEFAULT_ALLOW: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, T
 /// The interim response sent before reading a body announced with `Expect: 100-continue`.
 pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 
+/// The `Content-Type` of the `--metrics` route: the Prometheus text exposition format,
+/// version 0.0.4, which `crate::stats::prometheus` renders.
+pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
 /// Status codes of the error responses.
 pub const ERROR_STATUSES: [u16; 8] = [400, 408, 413, 414, 417, 431, 501, 505];
 
@@ -324,7 +328,7 @@ impl Responses {
         };
         let counters = CounterRoutes {
             stats: counter_route(&config.stats, b"{}\n", "application/json"),
-            metrics: counter_route(&config.metrics, b"", crate::metrics::CONTENT_TYPE),
+            metrics: counter_route(&config.metrics, b"", METRICS_CONTENT_TYPE),
         };
         let routes = config.routes.iter().map(|r| &r.spec).chain(&specs);
         let mut responses = Responses::build(routes, &paths, &config.common);

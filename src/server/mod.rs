@@ -1,11 +1,10 @@
 //! The server: listeners, workers and shutdown. A newcomer's map of where a byte goes:
 //!
 //! - `listen`: binding TCP and unix sockets, socket activation, the fd limit;
-//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::conn::Conn),
+//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::h1::Conn),
 //!   and runs its timers;
 //! - `signals`: SIGTERM and SIGINT wake the workers for a graceful shutdown;
 //! - `timers`: each worker's connection deadlines, one heap entry per connection;
-//! - `stats`: counters summed over workers, the `--stats` body and the exit summary;
 //! - `log`: the access log's queue and the thread that writes it to stdout.
 //!
 //! Each worker owns its listeners (one SO_REUSEPORT socket per address and worker), its
@@ -15,13 +14,12 @@
 mod listen;
 mod log;
 mod signals;
-mod stats;
 mod timers;
 mod worker;
 
+pub use crate::stats::Summary;
 pub(crate) use listen::adopt_listen_fds;
 pub use listen::{max_conns_that_fit, raise_fd_limit};
-pub use stats::Summary;
 
 use crate::config::{Config, Listen};
 use socket2::Socket;
