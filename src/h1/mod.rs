@@ -11,7 +11,7 @@
 //! Memory: an idle connection holds no buffer. Input is parsed where the loop read it (a
 //! per-worker scratch buffer); only a partial request is copied into a buffer of the
 //! connection's own, and output lives in a [`WorkArea`] taken from the worker's
-//! [`Pool`](crate::conn::Pool) while it is pending. A dripped response is copied from the
+//! [`Pool`] while it is pending. A dripped response is copied from the
 //! preformatted bytes a piece at a time; between pieces, a connection with nothing else to do
 //! holds no work area either (`Phase::Dripping`).
 //!
@@ -101,7 +101,7 @@ impl Connection for Conn {
         };
         self.active_us_or_parked = env.now_us;
         if b.input.is_empty() {
-            let used = self.process(&mut b, data, env);
+            let used = self.process(&mut b, data, env.settings, env);
             if used < data.len() {
                 b.input.extend_from_slice(&data[used..]);
             }

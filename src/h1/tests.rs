@@ -8,7 +8,7 @@ use crate::response::Variant;
 /// Every field of a parked drip survives packing into the connection's fields, up to the
 /// largest numbers that fit; a larger one does not pack (the work area is kept).
 #[test]
-fn a_waiting_drip_packs_and_unpacks() {
+fn a_parked_drip_packs_and_unpacks() {
     let top = |bits: u32| (1u64 << bits) - 1;
     for variant in [Variant::KeepAlive11, Variant::KeepAlive10, Variant::Close] {
         for (linger, head_only) in [(false, false), (true, false), (false, true), (true, true)] {

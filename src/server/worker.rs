@@ -7,12 +7,12 @@
 //! backpressure.
 //!
 //! Timers: each connection says when it wants to be woken ([`Connection::wake_at`]: its
-//! timeouts, a hold (`--delay`, a latency, a drip's pause), lingering), and the worker keeps one entry per connection in
-//! [`Deadlines`], sleeping exactly until the earliest. An entry is moved only when the
-//! connection's wish comes earlier; when a later wish (a keep-alive connection's idle deadline
-//! after each request) is left alone, the entry fires early, the connection reports its real
-//! time and the entry is set to it: no heap work per request, none per tick, and a worker with
-//! nothing timed sleeps without a timeout.
+//! timeouts, a hold (`--delay`, a latency, a drip's pause), lingering), and the worker keeps
+//! one entry per connection in [`Deadlines`], sleeping exactly until the earliest. An entry is
+//! moved only when the connection's wish comes earlier; when a later wish (a keep-alive
+//! connection's idle deadline after each request) is left alone, the entry fires early, the
+//! connection reports its real time and the entry is set to it: no heap work per request, none
+//! per tick, and a worker with nothing timed sleeps without a timeout.
 
 use super::Shared;
 use super::timers::Deadlines;
