@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     server.shutdown();
     let summary = server.join();
     let mut body = Vec::new();
-    canned::metrics::render(&summary, 0, &mut body);
+    canned::stats::prometheus::render(&summary, 0, &mut body);
     std::io::stdout().write_all(&body)?;
     Ok(())
 }

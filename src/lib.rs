@@ -87,7 +87,7 @@ pub mod conn;
 #[cfg(feature = "server")]
 pub mod fault;
 #[cfg(feature = "server")]
-pub mod metrics;
+pub mod h1;
 #[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;
@@ -95,6 +95,8 @@ pub mod parser;
 pub mod response;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod stats;
 #[cfg(feature = "server")]
 pub mod values;
 

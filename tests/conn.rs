@@ -6,9 +6,11 @@ mod common;
 use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
-use canned::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs};
+use canned::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings};
+use canned::h1::{Conn, WorkArea};
 use canned::parser::Limits;
 use canned::response::{KeepAliveForm, Responses};
+use canned::stats::Stats;
 use common::*;
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
@@ -17,23 +19,21 @@ const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
 /// What a worker lends its connections.
 struct Parts {
-    pool: Pool,
+    pool: Pool<WorkArea>,
     stats: Stats,
     log: Vec<u8>,
     responses: Responses,
-    conn_limits: ConnLimits,
+    settings: Settings,
 }
 
 impl Parts {
-    fn env(&mut self) -> Env<'_> {
+    fn env(&mut self) -> Env<'_, WorkArea> {
         Env {
+            settings: &self.settings,
             responses: &self.responses,
             pool: &mut self.pool,
             stats: &mut self.stats,
-            limits: Limits::default(),
-            conn_limits: self.conn_limits,
             now_us: 0,
-            max_requests: 0,
             draining: false,
             features: Features {
                 access_log: Some(&mut self.log),
@@ -60,7 +60,10 @@ impl Driver {
                 stats: Stats::default(),
                 log: Vec::new(),
                 responses,
-                conn_limits,
+                settings: Settings {
+                    conn_limits,
+                    ..Settings::default()
+                },
             },
             wire: Vec::new(),
         }
@@ -429,15 +432,14 @@ fn pool_keeps_a_bounded_number_of_buffer_bytes() {
     let mut pool = Pool::default();
     let mut stats = Stats::default();
     let mut conns: Vec<Conn> = (0..64).map(|_| Conn::new(0)).collect();
+    let settings = Settings::default();
     for c in &mut conns {
         let mut env = Env {
+            settings: &settings,
             responses: &r,
             pool: &mut pool,
             stats: &mut stats,
-            limits: Limits::default(),
-            conn_limits: ConnLimits::default(),
             now_us: 0,
-            max_requests: 0,
             draining: false,
             features: Features::default(),
         };
@@ -712,26 +714,22 @@ fn header_timeout_answers_408_without_body_to_head() {
         (b"GET / HTTP/1.1\r\nHost: a\r\n", false),
         (b"HEA", false),
     ];
-    let timeouts = TimeoutsUs::default();
+    let settings = Settings::default();
     for (partial, head_only) in cases {
         let shown = String::from_utf8_lossy(partial);
         let mut d = driver();
         d.feed(partial);
         assert!(d.write_all().is_empty(), "{shown}");
-        let due = d.conn.wake_at(&timeouts).unwrap();
-        assert_eq!(due, timeouts.header_us, "{shown}");
+        let due = d.conn.wake_at(&settings).unwrap();
+        assert_eq!(due, settings.timeouts.header_us, "{shown}");
         // The clock is whole microseconds rounded up: at `due` the time may not be up yet.
         let mut env = d.parts.env();
         env.now_us = due;
-        assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
+        assert_eq!(d.conn.on_wake(&mut env), Next::Continue);
         assert!(d.write_all().is_empty(), "{shown}: 408 before its time");
         let mut env = d.parts.env();
         env.now_us = due + 1;
-        assert_eq!(
-            d.conn.on_wake(&timeouts, &mut env),
-            Next::Continue,
-            "{shown}"
-        );
+        assert_eq!(d.conn.on_wake(&mut env), Next::Continue, "{shown}");
         let out = d.write_all();
         let (head, body) = d.responses().error(408);
         let want = if head_only {
@@ -787,17 +785,14 @@ fn lingering_discards_at_most_linger_bytes() {
     d.write_all();
     d.conn.start_lingering(0, &mut d.parts.pool);
     d.feed(b"x");
-    let timeouts = TimeoutsUs::default();
-    assert_eq!(d.conn.wake_at(&timeouts), Some(LINGER_US));
+    let settings = Settings::default();
+    assert_eq!(d.conn.wake_at(&settings), Some(LINGER_US));
     let mut env = d.parts.env();
     env.now_us = LINGER_US;
-    assert_eq!(d.conn.on_wake(&timeouts, &mut env), Next::Continue);
+    assert_eq!(d.conn.on_wake(&mut env), Next::Continue);
     let mut env = d.parts.env();
     env.now_us = LINGER_US + 1;
-    assert_eq!(
-        d.conn.on_wake(&timeouts, &mut env),
-        Next::Close { linger: false }
-    );
+    assert_eq!(d.conn.on_wake(&mut env), Next::Close { linger: false });
 }
 
 /// Over loopback: a client that sends without end after its error response is cut off after
@@ -846,15 +841,14 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
     let mut filler = vec![b'x'; ACCESS_LOG_TURN_BYTES - 21];
     *filler.last_mut().unwrap() = b'\n';
     let mut log = filler.clone();
+    let settings = Settings::default();
     for turn in 0..2 {
         let mut env = Env {
+            settings: &settings,
             responses: &responses,
             pool: &mut pool,
             stats: &mut stats,
-            limits: Limits::default(),
-            conn_limits: ConnLimits::default(),
             now_us: 0,
-            max_requests: 0,
             draining: false,
             features: Features {
                 access_log: Some(&mut log),

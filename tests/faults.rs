@@ -739,14 +739,19 @@ struct Driven {
 
 /// Drive a connection of a server with `args` through `input` until `len` bytes are written.
 fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
-    use canned::conn::{Conn, ConnLimits, Env, Features, Pool, Stats, TimeoutsUs};
+    use canned::conn::{Connection, Env, Features, Pool, Settings};
+    use canned::h1::Conn;
+    use canned::stats::Stats;
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
         panic!()
     };
     let (mut responses, _) = canned::server::setup::responses(&c);
     let mut faults = canned::server::setup::faults(&c, &mut responses, None, 0).unwrap();
     let (mut pool, mut stats) = (Pool::default(), Stats::default());
-    let timeouts = TimeoutsUs::default();
+    let settings = Settings {
+        limits: c.limits,
+        ..Settings::default()
+    };
     let mut conn = Conn::new(0);
     let mut now_us = 0;
     let mut d = Driven {
@@ -760,13 +765,11 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
     macro_rules! env {
         () => {
             Env {
+                settings: &settings,
                 responses: &responses,
                 pool: &mut pool,
                 stats: &mut stats,
-                limits: c.limits,
-                conn_limits: ConnLimits::default(),
                 now_us,
-                max_requests: 0,
                 draining: false,
                 features: Features {
                     faults: Some(&mut faults),
@@ -791,11 +794,11 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
         }
         assert!(!conn.wants_read(), "a drip holds input back");
         d.between.push((conn.buffered(), conn.pending_input()));
-        let due = conn.wake_at(&timeouts).unwrap();
+        let due = conn.wake_at(&settings).unwrap();
         d.wakes.push(due);
         // A deadline has passed once the clock is beyond it.
         now_us = due + 1;
-        conn.on_wake(&timeouts, &mut env!());
+        conn.on_wake(&mut env!());
     }
     d.idle = conn.is_idle() && conn.wants_read() && conn.buffered() == 0;
     d.next = conn.next();

@@ -186,7 +186,7 @@ fn metrics_route_answers_prometheus_text() {
     assert_eq!(r.status, 200);
     assert_eq!(
         r.header("content-type"),
-        Some(canned::metrics::CONTENT_TYPE)
+        Some(canned::stats::prometheus::CONTENT_TYPE)
     );
     assert_eq!(r.header("cache-control"), Some("no-store"));
     let requests: u64 = text

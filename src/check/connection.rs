@@ -6,8 +6,10 @@ pub use super::expected::{
     expected_output, keep_alive_decision, status_by_method,
 };
 use super::parse::{fuzz_limits, split_script};
-use crate::conn::{BODY_CHUNK, Conn, ConnLimits, Env, Features, Next, Pool, Stats, WorkArea};
+use crate::conn::{BODY_CHUNK, ConnLimits, Connection, Env, Features, Next, Pool, Settings};
+use crate::h1::{Conn, WorkArea};
 use crate::response::{CONTINUE, Common, ERROR_STATUSES, KeepAliveForm, Responses, Spec};
+use crate::stats::Stats;
 use std::sync::Arc;
 use std::vec::Vec;
 
@@ -95,15 +97,19 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
     let in_bound = s.limits.max_head + max_read;
     let held_bound = size_of::<WorkArea>() + 2 * (in_bound + out_bound);
     let mut eof_sent = false;
+    let settings = Settings {
+        limits: s.limits,
+        conn_limits: s.conn_limits,
+        max_requests: s.max_requests,
+        ..Settings::default()
+    };
     loop {
         let mut env = Env {
+            settings: &settings,
             responses,
             pool: &mut pool,
             stats: &mut stats,
-            limits: s.limits,
-            conn_limits: s.conn_limits,
             now_us: 0,
-            max_requests: s.max_requests,
             draining: s.draining,
             features: Features {
                 access_log: Some(&mut run.log),

@@ -4,9 +4,11 @@
 use super::expected::{ConnScript, expected};
 use super::parse::{fuzz_limits, split_script};
 use crate::config::{Command, Config};
-use crate::conn::{Conn, ConnLimits, Env, Features, Next, Pool, Stats, TimeoutsUs};
+use crate::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings, Switches};
 use crate::fault::WorkerFaults;
+use crate::h1::Conn;
 use crate::response::Responses;
+use crate::stats::Stats;
 use std::vec::Vec;
 
 /// The routes: `/l` held by a latency, `/d` dripped in pieces, `/` plain; `delay_ms`:
@@ -55,7 +57,14 @@ pub fn fuzz_held(data: &[u8]) {
     let delay_ms = [0, 1, 5, 0][usize::from(knobs & 3)];
     let limits = fuzz_limits(knobs >> 2);
     let (config, responses, mut faults) = server(delay_ms);
-    let timeouts = TimeoutsUs::default();
+    let settings = Settings {
+        limits,
+        switches: Switches {
+            delay_us: config.delay * 1_000,
+            ..Switches::default()
+        },
+        ..Settings::default()
+    };
     let script = ConnScript {
         input,
         reads: &reads[..nr],
@@ -75,16 +84,13 @@ pub fn fuzz_held(data: &[u8]) {
     let mut closed = false;
     for _ in 0..100_000 {
         let mut env = Env {
+            settings: &settings,
             responses: &responses,
             pool: &mut pool,
             stats: &mut stats,
-            limits,
-            conn_limits: ConnLimits::default(),
             now_us: now,
-            max_requests: 0,
             draining: false,
             features: Features {
-                delay_us: config.delay * 1_000,
                 faults: faults.as_mut(),
                 ..Features::default()
             },
@@ -136,11 +142,11 @@ pub fn fuzz_held(data: &[u8]) {
             Next::Continue => {
                 // Nothing to do until a deadline: move the clock past it.
                 let at = conn
-                    .wake_at(&timeouts)
+                    .wake_at(&settings)
                     .expect("a connection with nothing to do waits for a deadline");
                 now = now.max(at) + 1;
                 env.now_us = now;
-                if let Next::Close { .. } = conn.on_wake(&timeouts, &mut env) {
+                if let Next::Close { .. } = conn.on_wake(&mut env) {
                     closed = true;
                     break;
                 }

@@ -2,14 +2,13 @@
 //!
 //! - `listen`: binding TCP and unix sockets, socket activation, the fd limit;
 //! - `setup`: a worker's parts, built once from the `Config`;
-//! - `worker`: the poll loop that accepts, reads into and writes from each connection, and runs
+//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::h1::Conn), and runs
 //!   its timers;
 //! - `shared`: what the workers share: the stop flags and wake-up sockets, the connection slots
 //!   of `--max-conns` and the eviction asks, the accept failures already reported;
 //! - `signals`: the stop signals wake the workers for a graceful shutdown, a second one stops
 //!   them at once;
 //! - `timers`: each worker's connection deadlines, one heap entry per connection;
-//! - `stats`: counters summed over workers, the `--stats` body and the exit summary;
 //! - `log`: the access log's queue and the thread that writes it to stdout; diagnostics.
 //!
 //! This file composes them (`Server`, `Handle`); none of them imports it.
@@ -23,12 +22,11 @@ mod log;
 pub mod setup;
 mod shared;
 mod signals;
-mod stats;
 mod timers;
 mod worker;
 
+pub use crate::stats::Summary;
 pub use listen::{max_conns_that_fit, raise_fd_limit};
-pub use stats::Summary;
 
 use crate::config::{Config, Listen};
 use shared::{Shared, wake};

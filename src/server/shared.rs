@@ -4,8 +4,8 @@
 
 use super::log::AccessLog;
 use super::signals;
-use super::stats::Summary;
 use crate::mutate::Catalogue;
+use crate::stats::Summary;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;

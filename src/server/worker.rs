@@ -6,21 +6,21 @@
 //! changes only when a connection starts or stops having output pending, or is paused by
 //! backpressure.
 //!
-//! Timers: each connection says when it wants to be woken ([`Conn::wake_at`]: its timeouts,
-//! a `--delay` hold, lingering), and the worker keeps one entry per connection in
-//! [`Deadlines`], sleeping exactly until the earliest. An entry is moved only when the
-//! connection's wish comes earlier; when a later wish (a keep-alive connection's idle deadline
-//! after each request) is left alone, the entry fires early, the connection reports its real
-//! time and the entry is set to it: no heap work per request, none per tick, and a worker with
-//! nothing timed sleeps without a timeout.
+//! Timers: each connection says when it wants to be woken ([`Connection::wake_at`]: its
+//! timeouts, a hold (`--delay`, a latency, a drip's pause), lingering), and the worker keeps
+//! one entry per connection in [`Deadlines`], sleeping exactly until the earliest. An entry is
+//! moved only when the connection's wish comes earlier; when a later wish (a keep-alive
+//! connection's idle deadline after each request) is left alone, the entry fires early, the
+//! connection reports its real time and the entry is set to it: no heap work per request, none
+//! per tick, and a worker with nothing timed sleeps without a timeout.
 
 use super::shared::Shared;
-use super::stats::{Summary, stats_json};
 use super::timers::Deadlines;
 use crate::config::Config;
-use crate::conn::{Conn, ConnLimits, Env, Features, LogSink, Next, Pool, Stats, TimeoutsUs};
+use crate::conn::{ConnLimits, Connection, Env, Features, LogSink, Next, Pool, Settings, Switches};
 use crate::fault::WorkerFaults;
 use crate::response::{CounterRoutes, Responses, http_date};
+use crate::stats::{Stats, Summary, stats_json};
 use crate::values::US_PER_MS;
 use polling::{Event, Events, PollMode, Poller};
 use socket2::Socket;
@@ -48,6 +48,12 @@ const DRAIN_CHECK_US: u64 = 10_000;
 /// Pause after accept fails for lack of file descriptors or memory, or is refused (µs).
 const ACCEPT_PAUSE_US: u64 = 100_000;
 
+/// The connections this loop drives, through [`Connection`] (`crate::conn` says why one
+/// alias): HTTP/1.
+type Conn = crate::h1::Conn;
+/// What a connection borrows from the worker's pool while it has work.
+type Work = <Conn as Connection>::Work;
+
 /// Why the loop calls a connection.
 #[derive(Clone, Copy)]
 enum Cause {
@@ -68,17 +74,18 @@ struct Slot {
     armed_us: u64,
 }
 
-/// What a worker lends its connections on each call: the canned bytes, the buffer pool, the
-/// counters and the access log. Kept apart from the connection slots so that both can be
-/// borrowed at once.
+/// What a worker lends its connections on each call: the settings, the canned bytes, the
+/// buffer pool, the counters and the access log. Kept apart from the connection slots so that
+/// both can be borrowed at once.
 struct EnvParts {
-    /// `--delay` (µs).
-    delay_us: u64,
+    /// What every connection reads that is fixed for the run, built once ([`settings`]).
+    settings: Settings,
     responses: Responses,
-    pool: Pool,
+    pool: Pool<Work>,
     stats: Stats,
-    /// Access-log lines of this loop turn, at most [`crate::conn::ACCESS_LOG_TURN_BYTES`].
-    log: Vec<u8>,
+    /// `--access-log`: the lines of this loop turn, at most
+    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`].
+    log: Option<Vec<u8>>,
     /// `--fault` and `--mutate`, when configured.
     faults: Option<WorkerFaults>,
 }
@@ -86,36 +93,46 @@ struct EnvParts {
 impl EnvParts {
     fn env<'a>(
         &'a mut self,
-        config: &Config,
         log_sink: Option<&'a super::log::AccessLog>,
         now_us: u64,
         draining: bool,
-    ) -> Env<'a> {
+    ) -> Env<'a, Work> {
         Env {
+            settings: &self.settings,
             responses: &self.responses,
             pool: &mut self.pool,
             stats: &mut self.stats,
-            limits: config.limits,
-            conn_limits: ConnLimits {
-                // `--max-body-bytes 0`: unlimited.
-                max_body: match config.max_body_bytes {
-                    0 => u64::MAX,
-                    n => n,
-                },
-                ..ConnLimits::default()
-            },
             now_us,
-            max_requests: config.max_requests,
             draining,
             features: Features {
-                raw: config.raw.is_some(),
-                raw_close: config.raw_close,
-                delay_us: self.delay_us,
-                access_log: config.access_log.then_some(&mut self.log),
+                access_log: self.log.as_mut(),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
             },
         }
+    }
+}
+
+/// What a worker's connections read that is fixed for the run, from the command line: built
+/// once, when the worker is.
+fn settings(config: &Config) -> Settings {
+    Settings {
+        limits: config.limits,
+        conn_limits: ConnLimits {
+            // `--max-body-bytes 0`: unlimited.
+            max_body: match config.max_body_bytes {
+                0 => u64::MAX,
+                n => n,
+            },
+            ..ConnLimits::default()
+        },
+        timeouts: config.timeouts.in_us(),
+        max_requests: config.max_requests,
+        switches: Switches {
+            raw: config.raw.is_some(),
+            raw_close: config.raw_close,
+            delay_us: config.delay.saturating_mul(US_PER_MS),
+        },
     }
 }
 
@@ -172,8 +189,6 @@ pub(super) struct Worker {
     /// for another worker: at most one scan of the slots per millisecond while an ask stands.
     looked_for_room_ms: u64,
     config: Arc<Config>,
-    /// The configured timeouts in the unit of the clock.
-    timeouts: TimeoutsUs,
     shared: Arc<Shared>,
     epoch: Instant,
     /// Microseconds since `epoch` when this loop turn began (one clock read per turn), rounded
@@ -245,17 +260,16 @@ impl Worker {
             deadlines: Deadlines::default(),
             scratch: vec![0; SCRATCH],
             parts: EnvParts {
-                delay_us: config.delay.saturating_mul(US_PER_MS),
+                settings: settings(&config),
                 responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
-                log: Vec::new(),
+                log: config.access_log.then(Vec::new),
                 faults,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
             looked_for_room_ms: u64::MAX,
-            timeouts: config.timeouts.in_us(),
             config,
             shared,
             epoch: Instant::now(),
@@ -331,13 +345,11 @@ impl Worker {
             if self.shared.evictions_wanted.load(Ordering::Relaxed) != 0 {
                 self.make_room_for_another_worker();
             }
-            if !self.parts.log.is_empty() {
+            if let Some(lines) = self.parts.log.as_mut().filter(|l| !l.is_empty()) {
                 // Once per loop turn, to the writer thread: never waits for stdout.
                 match &self.shared.log {
-                    Some(log) => {
-                        self.parts.stats.log_lines_dropped += log.hand_off(&mut self.parts.log);
-                    }
-                    None => self.parts.log.clear(),
+                    Some(log) => self.parts.stats.log_lines_dropped += log.hand_off(lines),
+                    None => lines.clear(),
                 }
             }
             if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
@@ -691,7 +703,6 @@ impl Worker {
             return;
         };
         let mut env = self.parts.env(
-            &self.config,
             self.shared.log.as_ref(),
             self.now_us,
             self.drain_deadline.is_some(),
@@ -733,7 +744,7 @@ impl Worker {
             }
             Cause::Ready { .. } => {}
             Cause::Deadline => {
-                if let Next::Close { .. } = slot.conn.on_wake(&self.timeouts, &mut env) {
+                if let Next::Close { .. } = slot.conn.on_wake(&mut env) {
                     self.close(k);
                     return;
                 }
@@ -793,7 +804,7 @@ impl Worker {
         let Some(slot) = self.slots[k].as_mut() else {
             return;
         };
-        if let Some(want) = slot.conn.wake_at(&self.timeouts) {
+        if let Some(want) = slot.conn.wake_at(&self.parts.settings) {
             if want < slot.armed_us {
                 // Never one that has passed: a connection woken now has acted on its deadline
                 // (and `pop_due` would hand it back at once).
@@ -859,7 +870,7 @@ impl Worker {
                 .set_body(route, Arc::from(json.into_bytes()));
         }
         if let Some(route) = self.counter_routes.metrics {
-            crate::metrics::render(&total, open, &mut self.metrics_text);
+            crate::stats::prometheus::render(&total, open, &mut self.metrics_text);
             self.parts
                 .responses
                 .set_body(route, Arc::from(&self.metrics_text[..]));
@@ -973,7 +984,7 @@ fn unacknowledged(sock: &Socket) -> usize {
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
 /// Returns false when the connection failed.
-fn flush(slot: &mut Slot, env: &mut Env<'_>) -> bool {
+fn flush(slot: &mut Slot, env: &mut Env<'_, Work>) -> bool {
     loop {
         let out = slot.conn.output();
         if out.is_empty() {

@@ -13,19 +13,20 @@
 //! summary.stats.requests = 3;
 //! summary.stats.by_status[200] = 3;
 //! let mut body = Vec::new();
-//! canned::metrics::render(&summary, 1, &mut body);
+//! canned::stats::prometheus::render(&summary, 1, &mut body);
 //! let text = String::from_utf8(body).unwrap();
 //! assert!(text.contains("\ncanned_responses_total{status=\"200\"} 3\n"));
 //! assert!(text.contains("\ncanned_connections_open 1\n"));
 //! ```
 
-use crate::conn::Timeout;
+use super::counters::Timeout;
+use super::summary::Summary;
 use crate::parser::Error;
-use crate::server::Summary;
 use std::io::Write;
 
-/// The `Content-Type` of a metrics response: the text format, version 0.0.4.
-pub const CONTENT_TYPE: &str = crate::response::METRICS_CONTENT_TYPE;
+/// The `Content-Type` of a metrics response: the text format, version 0.0.4. Defined with the
+/// responses, which give the `--metrics` route its head.
+pub use crate::response::METRICS_CONTENT_TYPE as CONTENT_TYPE;
 
 /// Replace `out`'s contents with `summary` (counters summed over workers) and `open`
 /// (connections open now) in the Prometheus text format.

@@ -1,8 +1,7 @@
-//! What a server did: the counters summed over workers, the `--stats` JSON body and the exit
-//! summary line.
+//! What a server did, summed over its workers ([`Summary`]), and the exit summary line that
+//! its `Display` writes.
 
-use crate::conn::{Stats, Timeout};
-use crate::parser::Error;
+use super::counters::Stats;
 
 /// What a server did, summed over its workers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -36,16 +35,6 @@ impl Summary {
     }
 }
 
-/// Rejected requests by kind, in [`Error::ALL`] order.
-fn errors(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-    Error::ALL.iter().map(|e| e.name()).zip(s.errors)
-}
-
-/// Timeouts by kind, in [`Timeout::ALL`] order.
-fn timeouts(s: &Stats) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-    Timeout::ALL.iter().map(|t| t.name()).zip(s.timeouts)
-}
-
 /// `""` for one, `"s"` otherwise.
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
@@ -68,11 +57,11 @@ impl std::fmt::Display for Summary {
             plural(s.requests),
             plural(errors_total)
         )?;
-        list(f, " (", ")", &mut errors(s))?;
+        list(f, " (", ")", &mut s.errors_by_kind())?;
         let timeouts_total: u64 = s.timeouts.iter().sum();
         if timeouts_total > 0 {
             write!(f, ", {timeouts_total} timeout{}", plural(timeouts_total))?;
-            list(f, " (", ")", &mut timeouts(s))?;
+            list(f, " (", ")", &mut s.timeouts_by_kind())?;
         }
         let mut by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
         list(f, "; responses ", "", &mut by_status)?;
@@ -112,56 +101,11 @@ fn list<N: std::fmt::Display>(
     Ok(())
 }
 
-/// The `--stats` body.
-pub(super) fn stats_json(t: &Summary, open: usize) -> String {
-    use std::fmt::Write;
-    let s = &t.stats;
-    let mut j = format!(
-        "{{\"connections_open\":{open},\"connections_total\":{},\"idle_closed_at_limit\":{},\"accept_errors\":{},\"requests\":{},\"responses\":{{",
-        t.connections, t.idle_closed_at_limit, t.accept_errors, s.requests
-    );
-    for (status, &n) in s.by_status.iter().enumerate().filter(|(_, n)| **n > 0) {
-        member(&mut j, &status, n);
-    }
-    j.push_str("},\"errors\":{");
-    for (e, n) in errors(s) {
-        member(&mut j, &e, n);
-    }
-    j.push_str("},\"timeouts\":{");
-    for (name, n) in timeouts(s) {
-        member(&mut j, &name, n);
-    }
-    j.push_str("},\"faults\":{");
-    for (kind, n) in crate::fault::FaultKind::ALL.iter().zip(s.faults) {
-        member(&mut j, &kind.name(), n);
-    }
-    j.push_str("},\"mutate\":{");
-    for (id, &n) in crate::mutate::ids().zip(&s.mutated) {
-        if n > 0 {
-            member(&mut j, &id, n);
-        }
-    }
-    let _ = writeln!(
-        j,
-        "}},\"bytes_in\":{},\"bytes_out\":{},\"log_lines_dropped\":{}}}",
-        s.bytes_in, s.bytes_out, s.log_lines_dropped
-    );
-    j
-}
-
-/// `"name":n` in an object, after a comma unless it is the first member. Out of line: one
-/// formatting call for every member instead of one per loop (and per unrolled iteration).
-/// Names need no escaping (status codes, ids and snake_case names).
-#[inline(never)]
-fn member(j: &mut String, name: &dyn std::fmt::Display, n: u64) {
-    use std::fmt::Write;
-    let comma = if j.ends_with('{') { "" } else { "," };
-    let _ = write!(j, "{comma}\"{name}\":{n}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::parser::Error;
 
     /// The exit summary line, singular for one and plural otherwise.
     #[test]
@@ -257,37 +201,5 @@ mod tests {
              responses 200 3, 400 1, 408 1, 413 2; faults reset 2; malformed cl-plus-sign 1; \
              idle_closed_at_limit 1"
         );
-    }
-
-    /// The `--stats` body names every error and timeout kind, and the limit closes.
-    #[test]
-    fn stats_body_names_every_counter() {
-        let mut t = Summary {
-            connections: 5,
-            idle_closed_at_limit: 4,
-            accept_errors: 6,
-            ..Summary::default()
-        };
-        t.stats.timeouts = [1, 2, 3];
-        t.stats.by_status[200] = 7;
-        t.stats.faults[crate::fault::FaultKind::Reset.index()] = 2;
-        t.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 5];
-        t.stats.log_lines_dropped = 6;
-        let j = stats_json(&t, 1);
-        for want in [
-            "\"connections_open\":1",
-            "\"connections_total\":5",
-            "\"idle_closed_at_limit\":4",
-            "\"accept_errors\":6",
-            "\"responses\":{\"200\":7}",
-            "\"timeouts\":{\"header\":1,\"idle\":2,\"write\":3}",
-            "\"missing_host\":0",
-            "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0}",
-            "\"mutate\":{\"cl-plus-sign\":5}",
-            "\"log_lines_dropped\":6}",
-        ] {
-            assert!(j.contains(want), "{want} not in {j}");
-        }
-        assert!(j.ends_with("}\n"));
     }
 }

@@ -1,0 +1,94 @@
+//! The calls the loop drives a connection through ([`Connection`]), whatever its protocol,
+//! and what it answers them with ([`Next`]).
+
+use super::env::Env;
+use super::pool::{Pool, Pooled};
+use super::settings::Settings;
+
+/// What the loop should do with a connection after a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Keep it; poll for reading if [`Connection::wants_read`], for writing if output is
+    /// pending.
+    Continue,
+    /// Close it now that its output is written. With `linger`, shut down the write side and
+    /// discard input for a short while first, so that the client reads the response instead
+    /// of a reset.
+    Close {
+        /// Shut down writing and drain input before closing.
+        linger: bool,
+    },
+    /// Close it now with a reset (RST: SO_LINGER 0, then close), its output written (a
+    /// `reset` fault).
+    Reset,
+}
+
+/// One connection as the loop sees it: bytes in, bytes out, a time to be woken at, and what
+/// to do next. The loop knows no protocol; a connection knows no socket. See the module
+/// documentation for why this is a trait the loop uses through one type alias.
+pub trait Connection {
+    /// What the connection borrows from the worker's [`Pool`] while it has work.
+    type Work: Pooled;
+
+    /// A connection accepted at time `now_us`.
+    fn new(now_us: u64) -> Self;
+
+    /// Bytes read from the peer.
+    fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Self::Work>);
+
+    /// The peer will send nothing more. Requests already received are still answered.
+    fn on_eof(&mut self);
+
+    /// Output waiting to be written (none while a response is held back by time).
+    fn output(&self) -> &[u8];
+
+    /// `n` bytes of [`Connection::output`] were written.
+    fn wrote(&mut self, n: usize, env: &mut Env<'_, Self::Work>);
+
+    /// Whether the loop should read from this connection now.
+    fn wants_read(&self) -> bool;
+
+    /// What to do next; see [`Next`].
+    fn next(&self) -> Next;
+
+    /// When the loop should call [`Connection::on_wake`] (µs, the unit of
+    /// [`Env::now_us`]): once the clock is past the earliest of the connection's deadlines.
+    /// `None`: nothing timed.
+    fn wake_at(&self, settings: &Settings) -> Option<u64>;
+
+    /// The time asked for by [`Connection::wake_at`] passed, or another one: the loop may call
+    /// early or late, the connection checks the clock itself. Returns [`Next::Close`] to close
+    /// now without writing, else `Continue` (write any output, then ask
+    /// [`Connection::next`]).
+    fn on_wake(&mut self, env: &mut Env<'_, Self::Work>) -> Next;
+
+    /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
+    /// for a while ([`LINGER_US`](super::LINGER_US) from `now_us`, at most
+    /// [`LINGER_BYTES`](super::LINGER_BYTES)) before closing.
+    fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<Self::Work>);
+
+    /// Give the work area back to the pool (before dropping the connection).
+    fn release(&mut self, pool: &mut Pool<Self::Work>);
+
+    /// Its last response is written and its write side shut: it only drains the client's
+    /// input so that the client reads that response, not a reset.
+    fn is_lingering(&self) -> bool;
+
+    /// No request is in progress and no output is pending: the connection may be closed
+    /// without losing anything (idle keep-alive).
+    fn is_idle(&self) -> bool;
+
+    /// A response is held back by time: `--delay`, a latency, a drip between its pieces. The
+    /// loop then watches for the peer's hang-up, which no read would see.
+    fn is_held(&self) -> bool;
+
+    /// Nothing received yet: accepted, no byte of a first request read.
+    fn is_silent(&self) -> bool;
+
+    /// When the last input or output progress was (µs): among idle connections, the smallest
+    /// is the longest idle (meaningless for a connection that is not idle).
+    fn last_active_us(&self) -> u64;
+
+    /// Requests answered so far.
+    fn served(&self) -> u32;
+}

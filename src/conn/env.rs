@@ -1,0 +1,70 @@
+//! What a connection is lent on each call ([`Env`]): the settings, the canned bytes, the
+//! worker's buffers and counters, the clock, and the access log's way out ([`LogSink`]).
+
+use super::pool::Pool;
+use super::settings::Settings;
+use crate::fault::WorkerFaults;
+use crate::response::Responses;
+use crate::stats::Stats;
+
+/// Everything a connection needs from its worker, passed on each call: what is fixed for the
+/// run by reference ([`Env::settings`]), and what changes between calls. `W` is the work area
+/// its protocol borrows from the [`Pool`].
+pub struct Env<'a, W> {
+    /// What does not change while the server runs.
+    pub settings: &'a Settings,
+    /// The preformatted responses.
+    pub responses: &'a Responses,
+    /// Buffers to borrow.
+    pub pool: &'a mut Pool<W>,
+    /// Counters to update.
+    pub stats: &'a mut Stats,
+    /// Monotonic time in whole microseconds (any origin), rounded up: the unit of every
+    /// deadline. Deadlines count from it, so that `now_us + d` is never before `d` has passed;
+    /// a deadline `t` has passed once `now_us > t` (at `now_us == t` it may still be under
+    /// way).
+    pub now_us: u64,
+    /// The server is shutting down: the next response closes.
+    pub draining: bool,
+    /// The test-endpoint features' working parts, all absent on the plain path.
+    pub features: Features<'a>,
+}
+
+/// What the test-endpoint features write to. [`Features::default`] is none: plain canned.
+/// Their switches, fixed for the run, are in [`Settings::switches`].
+#[derive(Default)]
+pub struct Features<'a> {
+    /// Where to append access-log lines, when enabled (`--access-log`): at most
+    /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
+    pub access_log: Option<&'a mut Vec<u8>>,
+    /// Where a full `access_log` goes before the next line: the server's queue to stdout.
+    /// Without one, a line that does not fit is dropped.
+    pub log_sink: Option<&'a dyn LogSink>,
+    /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
+    pub faults: Option<&'a mut WorkerFaults>,
+}
+
+/// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
+/// formatting (its mutex, its times) into the binary through the trait object's vtable.
+impl std::fmt::Debug for Features<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Features")
+            .field("access_log", &self.access_log)
+            .field("log_sink", &self.log_sink.is_some())
+            .field("faults", &self.faults)
+            .finish()
+    }
+}
+
+/// The access-log lines one loop turn may leave for stdout: without a bound, clients that
+/// pipeline thousands of requests each fill a turn with tens of MiB of lines, kept as
+/// capacity for good.
+pub const ACCESS_LOG_TURN_BYTES: usize = 1024 * 1024;
+
+/// Takes a loop turn's access-log lines that reached [`ACCESS_LOG_TURN_BYTES`] before the
+/// turn ends, so that a fast stdout loses none.
+pub trait LogSink {
+    /// Take the lines (leaving `lines` empty) without waiting for stdout; returns how many
+    /// were dropped for want of room.
+    fn hand_off(&self, lines: &mut Vec<u8>) -> u64;
+}

@@ -1,0 +1,36 @@
+//! What every protocol's connection shares with the loop: the calls the loop drives it
+//! through ([`Connection`], [`Next`]), what it is lent on each call ([`Env`], [`Features`],
+//! [`LogSink`]), what is fixed for the run ([`Settings`], built once per worker), its
+//! buffers ([`Pool`], [`Pooled`]) and its bounds ([`ConnLimits`], [`Timeouts`],
+//! [`TimeoutsUs`], lingering). Nothing here knows a protocol's grammar or a socket: a protocol's
+//! state machine (`crate::h1`) sits above, the loop (`crate::server`) above that.
+//!
+//! # Why a trait, used through one type alias
+//!
+//! The loop calls a connection several times per event, and those calls are the hot path (the
+//! plain path inlines `wake_at` and `is_held` into the loop). So the loop names one concrete
+//! type through an alias (`type Conn = crate::h1::Conn` in the worker) and calls it through
+//! [`Connection`]: static dispatch, each call a direct call that inlines as if the loop called
+//! the state machine itself, and the loop compiles against the trait alone (the HTTP/1 connection has those
+//! calls in its `Connection` impl and nowhere else). The alternatives cost more: a
+//! `dyn Connection` an indirect call per event and no inlining; an enum over protocols a match
+//! per call, and it cannot live here (this module is below every protocol); a worker generic
+//! over its connection type a type parameter on every item of the loop, for one protocol. A
+//! second protocol (beside `h1`, at its layer) turns the alias into an enum in the server,
+//! whose calls match on the protocol and lend each one its own pool ([`Connection::Work`]): a
+//! match per call, paid only then.
+
+mod connection;
+mod env;
+mod limits;
+mod pool;
+mod settings;
+
+pub use connection::{Connection, Next};
+pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink};
+pub use limits::{
+    BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
+};
+pub(crate) use pool::return_free_memory;
+pub use pool::{Pool, Pooled};
+pub use settings::{Settings, Switches};

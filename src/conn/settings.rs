@@ -1,0 +1,35 @@
+//! What a connection reads that is fixed for the run ([`Settings`]): built once per worker
+//! from plain values, lent to every call.
+
+use super::limits::{ConnLimits, TimeoutsUs};
+use crate::parser::Limits;
+
+/// Everything a connection reads that does not change while the server runs. The server
+/// builds it once per worker from the command line; a test or the fuzzer builds it by hand
+/// ([`Settings::default`] is plain canned with the default limits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Request head limits.
+    pub limits: Limits,
+    /// Output high-water mark, body refill size and request body limit.
+    pub conn_limits: ConnLimits,
+    /// The timeouts, in the unit of the connection's clock.
+    pub timeouts: TimeoutsUs,
+    /// Close after this many responses (0: unlimited).
+    pub max_requests: u32,
+    /// The test-endpoint switches, all off on the plain path.
+    pub switches: Switches,
+}
+
+/// The test-endpoint switches that are fixed for the run. [`Switches::default`] is all off:
+/// plain canned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    /// Send the same bytes for every request (`--raw-response`): the route head alone, and
+    /// keep the connection open unless `raw_close`.
+    pub raw: bool,
+    /// With `raw`, close after each response (`--raw-close`).
+    pub raw_close: bool,
+    /// Hold each batch of responses this long (µs; 0: none; `--delay`).
+    pub delay_us: u64,
+}

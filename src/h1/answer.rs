@@ -1,0 +1,99 @@
+//! The answer to a complete request: its route's response (held for `--delay`), or the fault
+//! plan's when its route has one; whether the response closes the connection; the error
+//! responses.
+
+use super::Conn;
+use super::log::log_response;
+use super::state::{Body, Env, Pending, Refill, WorkArea};
+
+impl Conn {
+    /// Answer the request whose head (and body) is complete.
+    pub(super) fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        if let Some(f) = env.features.faults.as_deref() {
+            if b.pending.is_some_and(|p| f.applies(p.route as usize)) {
+                self.respond_with_fault(b, env);
+                return;
+            }
+        }
+        let Some(p) = b.pending.take() else {
+            return;
+        };
+        self.respond_plain(b, p, env);
+    }
+
+    /// Whether the response to `p` (the `served`th) closes the connection.
+    #[inline(always)]
+    pub(super) fn closes_after(&self, p: &Pending, env: &Env<'_>) -> bool {
+        let s = env.settings;
+        if s.switches.raw {
+            s.switches.raw_close
+        } else {
+            !p.keep_alive || env.draining || (s.max_requests > 0 && self.served >= s.max_requests)
+        }
+    }
+
+    /// Answer `p` with its route's response.
+    #[inline(always)]
+    pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        self.served = self.served.saturating_add(1);
+        let close = self.closes_after(&p, env);
+        let status = env.responses.status(p.route as usize);
+        env.stats.by_status[status as usize] += 1;
+        if p.logged {
+            log_response(b, status, env);
+        }
+        let delay_us = env.settings.switches.delay_us;
+        if delay_us > 0 {
+            if b.pending_out() == 0 {
+                b.hold_until_us = env.now_us + delay_us;
+            }
+            if b.hold_until_us != 0 {
+                b.last_held = Some((b.out.len(), p));
+            }
+        }
+        b.append_response(&p, close, env);
+        self.close_after_response(&p, close, env);
+    }
+}
+
+impl WorkArea {
+    /// Append the response to `p`: the head of the variant that `close` and the request's
+    /// version call for, then the body (its first piece, when it is streamed).
+    #[inline(always)]
+    pub(super) fn append_response(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
+        let head_only = p.head_request || env.settings.switches.raw;
+        let chunk = env.settings.conn_limits.body_chunk.max(1);
+        if let Some(at) = env.responses.append(
+            p.route as usize,
+            p.variant(close),
+            head_only,
+            chunk,
+            &mut self.out,
+        ) {
+            self.refill = Refill::Body { route: p.route, at };
+        }
+    }
+
+    /// Answer `status` (an error: the response closes the connection). The response to a HEAD
+    /// request has the head alone, with the Content-Length its body would have had (RFC 9110
+    /// §9.3.2: the same fields as for GET).
+    pub(super) fn emit_error(&mut self, status: u16, head_request: bool, env: &mut Env<'_>) {
+        let logged = match self.pending.take() {
+            Some(p) => p.logged,
+            // No request head was complete: log it with unknown fields.
+            None => env.features.access_log.is_some(),
+        };
+        if logged {
+            log_response(self, status, env);
+        }
+        self.body = Body::None;
+        self.head_since_us = None;
+        self.parser.reset();
+        env.stats.by_status[status as usize] += 1;
+        let (head, body) = env.responses.error(status);
+        self.out.extend_from_slice(head);
+        if !head_request {
+            self.out.extend_from_slice(body);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! A dripped response, piece by piece: starting it, releasing the pieces that fell due,
+//! copying them into the output (with one `Date` for the whole response), ending a fault's
+//! pacing, and the drip parked in the connection's own fields between pieces.
+
+use super::state::{DripCursor, Env, Pending, Refill, WorkArea};
+use crate::fault::Drip;
+use crate::response::{KeepAliveForm, Responses};
+
+/// A dripped response waiting for its next piece on a connection with nothing else to do
+/// (`Phase::Dripping`): what it takes to go on, packed into the connection's own fields, so
+/// that such a connection costs what an idle one does. The numbers that do not fit (a piece
+/// index from 2^16 on, worker time from 2^44 µs, 203 days) keep the work area instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ParkedDrip {
+    /// When the next piece is due (µs).
+    pub(super) due_us: u64,
+    /// The next piece's index.
+    pub(super) next: u32,
+    /// The head sent, which says what follows the response: keep-alive, or a close.
+    pub(super) variant: KeepAliveForm,
+    /// With [`KeepAliveForm::Close`]: linger after it (`Phase::Closing`).
+    pub(super) linger: bool,
+    /// The response to a HEAD request: the head alone.
+    pub(super) head_only: bool,
+    /// The route whose bytes are dripped.
+    pub(super) route: u16,
+}
+
+impl ParkedDrip {
+    pub(super) const DUE_BITS: u32 = 44;
+    pub(super) const NEXT_BITS: u32 = 16;
+
+    /// `(word, route)`, the connection's two fields, or `None` when a number does not fit.
+    pub(super) fn pack(self) -> Option<(u64, u16)> {
+        if self.due_us >> Self::DUE_BITS != 0 || self.next >> Self::NEXT_BITS != 0 {
+            return None;
+        }
+        let at = Self::DUE_BITS + Self::NEXT_BITS;
+        let bits = self.due_us
+            | u64::from(self.next) << Self::DUE_BITS
+            | (self.variant as u64) << at
+            | u64::from(self.linger) << (at + 2)
+            | u64::from(self.head_only) << (at + 3);
+        Some((bits, self.route))
+    }
+
+    pub(super) fn unpack(word: u64, route: u16) -> ParkedDrip {
+        let at = Self::DUE_BITS + Self::NEXT_BITS;
+        ParkedDrip {
+            due_us: word & ((1 << Self::DUE_BITS) - 1),
+            next: ((word >> Self::DUE_BITS) & ((1 << Self::NEXT_BITS) - 1)) as u32,
+            variant: match (word >> at) & 3 {
+                0 => KeepAliveForm::KeepAlive11,
+                1 => KeepAliveForm::KeepAlive10,
+                _ => KeepAliveForm::Close,
+            },
+            linger: (word >> (at + 2)) & 1 == 1,
+            head_only: (word >> (at + 3)) & 1 == 1,
+            route,
+        }
+    }
+}
+
+impl DripCursor {
+    /// The response's length.
+    pub(super) fn len(&self, r: &Responses) -> usize {
+        let head = r.head_len(self.route as usize, self.variant);
+        if self.head_only {
+            head
+        } else {
+            head + r.body(self.route as usize).len()
+        }
+    }
+
+    /// When the next piece is due (µs).
+    fn next_due_us(&self) -> u64 {
+        self.from_us
+            .saturating_add(self.drip.piece_at_us(self.next))
+    }
+}
+
+impl WorkArea {
+    /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind
+    /// any output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied
+    /// but the pieces due.
+    pub(super) fn start_drip(&mut self, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
+        self.pacing.drip = Some(DripCursor {
+            drip,
+            route: p.route,
+            variant: p.variant(close),
+            head_only: p.head_request || env.settings.switches.raw,
+            from_us: if self.hold_until_us != 0 {
+                self.hold_until_us
+            } else {
+                env.now_us
+            },
+            next: 0,
+            released: 0,
+            copied: 0,
+        });
+        self.refill = Refill::Paced;
+        if let Some(c) = self.pacing.drip {
+            // Room for the most one copy adds (a short response whole, else a body chunk), so
+            // that however many pieces fall due at once, a warmed-up buffer does not grow.
+            let most = c
+                .len(env.responses)
+                .min(env.settings.conn_limits.body_chunk.max(1));
+            self.out.reserve(most);
+        }
+        if self.hold_until_us == 0 {
+            if self.pending_out() == 0 {
+                self.pace(env);
+            } else {
+                self.drip_more(env);
+            }
+        }
+    }
+
+    /// A paced response's output is all written (or was empty): copy more of a drip, or hold
+    /// until its next piece is due, or end the pacing (a latency's response, or the drip, is
+    /// out).
+    pub(super) fn pace(&mut self, env: &mut Env<'_>) {
+        if self.drip_more(env) {
+            self.out_since_us = env.now_us;
+            return;
+        }
+        match self.pacing.drip {
+            Some(c) if c.copied < c.len(env.responses) => self.hold_until_us = c.next_due_us(),
+            _ => {
+                // The response is out: later requests may be answered.
+                self.pacing.drip = None;
+                self.refill = Refill::None;
+            }
+        }
+    }
+
+    /// Release the drip pieces due by now, and copy up to a body chunk of the released bytes
+    /// into `out` (so that a large piece is never in memory whole). Returns whether it copied
+    /// any.
+    fn drip_more(&mut self, env: &mut Env<'_>) -> bool {
+        let Some(mut c) = self.pacing.drip else {
+            return false;
+        };
+        let total = c.len(env.responses);
+        // Piece 0 goes as soon as the response may (this is called once its hold, if any, has
+        // passed); a later piece once its time has passed.
+        while c.released < total && (c.next == 0 || env.now_us > c.next_due_us()) {
+            c.released = c.drip.piece_end(c.next, total);
+            c.next = c.next.saturating_add(1);
+        }
+        let more = c.copied < c.released;
+        if more {
+            let end = c.released.min(
+                c.copied
+                    .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
+            );
+            copy_drip(&mut self.out, &c, end, env);
+            c.copied = end;
+        }
+        self.pacing.drip = Some(c);
+        more
+    }
+}
+
+/// Copy the dripped response's bytes from `c.copied` to `end` into `out`. The head's `Date`
+/// value is patched in place once a second, so a piece that holds part of it gets the value for
+/// the time of the response's first piece instead: the client reads one date however the head
+/// is split.
+fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
+    let r = env.responses;
+    let route = c.route as usize;
+    let head_len = r.head_len(route, c.variant);
+    let (start, at) = (c.copied, out.len());
+    if start < head_len {
+        r.copy_head(route, c.variant, start, end.min(head_len), out);
+        if let Some(d) = r.date_offset(route) {
+            let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
+            if lo < hi {
+                let date = match env.features.faults.as_deref_mut() {
+                    Some(f) => f.date_at(c.from_us, env.now_us),
+                    None => *r.date(),
+                };
+                out[at + lo - start..at + hi - start].copy_from_slice(&date[lo - d..hi - d]);
+            }
+        }
+    }
+    if end > head_len {
+        let body = r.body(route);
+        out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
+    }
+}

@@ -1,0 +1,153 @@
+//! Applying a fault plan to the response it changes: a `--mutate` variant, a latency, an
+//! error status, and how the response is delivered (stalled, garbage, truncated, reset,
+//! dripped), each counted and named in the access log.
+
+use super::Conn;
+use super::log::{annotate_log, log_response};
+use super::state::{Env, Pending, Refill, WorkArea};
+use crate::fault::{Decision, Delivery, FaultKind};
+
+impl Conn {
+    /// Answer the pending request when faults are configured: with its route's fault (or a
+    /// `--mutate` variant) if it has one, else plainly. Out of line, so that the plain path
+    /// pays one test.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn respond_with_fault(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        let Some(p) = b.pending.take() else {
+            return;
+        };
+        let Some(d) = env
+            .features
+            .faults
+            .as_deref_mut()
+            .and_then(|f| f.decide(p.route as usize))
+        else {
+            // Not reached: `decide` answers for every route `applies` names.
+            self.respond_plain(b, p, env);
+            return;
+        };
+        self.served = self.served.saturating_add(1);
+        let close = self.closes_after(&p, env);
+        let (plan, route) = match d {
+            Decision::Mutate(i) => {
+                let m = &mut env.stats.mutated;
+                if m.len() <= i {
+                    m.resize(crate::mutate::COUNT, 0);
+                }
+                m[i] += 1;
+                // No status of its own: a variant may have none, or several.
+                let logged = p.logged && log_response(b, 0, env);
+                b.hold(0, env);
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.variant(i));
+                }
+                if logged {
+                    annotate_log(env, "mutate=", crate::mutate::id(i));
+                }
+                self.close_after_broken_response();
+                return;
+            }
+            Decision::Fault { plan, route } => (plan, route),
+        };
+        let logged = p.logged && {
+            let status = match plan.delivery {
+                // Nothing with a status is sent.
+                Delivery::Stall | Delivery::Garbage(_) => 0,
+                _ => env.responses.status(route as usize),
+            };
+            log_response(b, status, env)
+        };
+        if plan.delay_us > 0 {
+            env.stats.faults[FaultKind::Latency.index()] += 1;
+            if logged {
+                annotate_log(env, "fault=", FaultKind::Latency.name());
+            }
+        }
+        if plan.error {
+            env.stats.faults[FaultKind::Error.index()] += 1;
+            if logged {
+                annotate_log(env, "fault=", FaultKind::Error.name());
+            }
+        }
+        if let Some(k) = plan.delivery.kind() {
+            env.stats.faults[k.index()] += 1;
+            if logged {
+                annotate_log(env, "fault=", k.name());
+            }
+        }
+        match plan.delivery {
+            Delivery::Stall => {
+                self.stall();
+                return;
+            }
+            Delivery::Garbage(_) => {
+                b.hold(plan.delay_us, env);
+                if let Some(f) = env.features.faults.as_deref() {
+                    b.out.extend_from_slice(f.garbage(p.route as usize));
+                }
+                self.close_after_broken_response();
+                return;
+            }
+            _ => {}
+        }
+        env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        b.hold(plan.delay_us, env);
+        let p = Pending { route, ..p };
+        if let Delivery::Drip(drip) = plan.delivery {
+            b.start_drip(drip, &p, close, env);
+            // A response held before it is not the last: a drain that begins while the drip
+            // is held changes the drip's head instead (`Conn::release_hold`).
+            b.last_held = None;
+        } else {
+            let start = b.out.len();
+            b.append_response(&p, close, env);
+            if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
+                let sent_now = b.out.len() - start;
+                let (rest, body_at) = match b.refill {
+                    Refill::Body { route, at } => {
+                        (env.responses.body(route as usize).len() - at, Some(at))
+                    }
+                    _ => (0, None),
+                };
+                let keep = cut.keep(sent_now + rest);
+                if keep <= sent_now {
+                    b.out.truncate(start + keep);
+                    b.refill = Refill::None;
+                } else if let Some(at) = body_at {
+                    b.pacing.body_stop = Some(at + keep - sent_now);
+                }
+                match plan.delivery {
+                    Delivery::Reset(_) => self.reset_after_output(),
+                    _ => self.close_after_broken_response(),
+                }
+                return;
+            }
+            if b.hold_until_us != 0 {
+                // Whole: a drain that begins while it is held turns it into the closing
+                // response, as a `--delay` hold's (`Conn::release_hold`).
+                b.last_held = Some((start, p));
+            }
+            if plan.delay_us > 0 && matches!(b.refill, Refill::None) {
+                b.refill = Refill::Paced;
+            }
+        }
+        self.close_after_response(&p, close, env);
+    }
+}
+
+impl WorkArea {
+    /// Hold the response about to be appended for `--delay` (joining the hold of the batch it
+    /// belongs to, as a plain response does), then `latency_us` more: a latency fault adds to
+    /// the delay. A latency holds output queued before the response with it: responses stay
+    /// in order.
+    #[cold]
+    fn hold(&mut self, latency_us: u64, env: &Env<'_>) {
+        let delay = env.settings.switches.delay_us;
+        if latency_us > 0 {
+            self.hold_until_us = env.now_us + delay + latency_us;
+        } else if delay > 0 && self.pending_out() == 0 {
+            self.hold_until_us = env.now_us + delay;
+        }
+    }
+}

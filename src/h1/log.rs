@@ -1,0 +1,83 @@
+//! Access-log lines: `[DATE] METHOD TARGET VERSION STATUS`, kept from the request line until
+//! the response is decided, then appended to the loop turn's lines, with a fault's or a
+//! malformed variant's name when one changed the response.
+
+use super::state::{Env, WorkArea};
+use crate::conn::ACCESS_LOG_TURN_BYTES;
+use crate::parser::{Request, Version};
+
+/// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
+pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
+    line.clear();
+    line.extend_from_slice(req.method);
+    line.push(b' ');
+    line.extend_from_slice(req.target);
+    line.extend_from_slice(match req.version {
+        Version::Http10 => b" HTTP/1.0 ",
+        Version::Http11 => b" HTTP/1.1 ",
+    });
+}
+
+/// Append the access-log line `[DATE] METHOD TARGET VERSION STATUS` of the response being
+/// sent; `- - -` stands for a request line that was never parsed (an error or a timeout), and
+/// `-` for the date with `--no-date` (common log format's mark of a missing field). Returns
+/// whether the line was written: one that would take the turn's lines past
+/// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the
+/// [`LogSink`](crate::conn::LogSink), or with none, is dropped whole and counted.
+pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
+    let Some(log) = env.features.access_log.as_deref_mut() else {
+        // Not kept for a later response, whatever this caller passed.
+        b.log_line.clear();
+        return false;
+    };
+    let date = env.responses.date();
+    // Spaces with `--no-date`; an IMF-fixdate starts with the day's name.
+    let dated = date[0] != b' ';
+    let request = if b.log_line.is_empty() {
+        &b"- - - "[..]
+    } else {
+        &b.log_line[..]
+    };
+    let len = if dated { date.len() + 3 } else { 2 } + request.len() + 4;
+    if log.len() + len > ACCESS_LOG_TURN_BYTES {
+        match env.features.log_sink {
+            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+            None => {
+                env.stats.log_lines_dropped += 1;
+                b.log_line.clear();
+                return false;
+            }
+        }
+    }
+    if dated {
+        log.push(b'[');
+        log.extend_from_slice(date);
+        log.extend_from_slice(b"] ");
+    } else {
+        log.extend_from_slice(b"- ");
+    }
+    log.extend_from_slice(request);
+    b.log_line.clear();
+    log.extend_from_slice(&[
+        b'0' + (status / 100) as u8,
+        b'0' + (status / 10 % 10) as u8,
+        b'0' + (status % 10) as u8,
+        b'\n',
+    ]);
+    true
+}
+
+/// Add ` KEYVALUE` to the access-log line just written (the request's), if logging. Past
+/// [`ACCESS_LOG_TURN_BYTES`] by a few such words at most: the line's room was checked without
+/// them, and dropping it now would leave half a line.
+pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
+    if let Some(log) = env.features.access_log.as_deref_mut() {
+        if log.last() == Some(&b'\n') {
+            log.pop();
+            log.push(b' ');
+            log.extend_from_slice(key.as_bytes());
+            log.extend_from_slice(value.as_bytes());
+            log.push(b'\n');
+        }
+    }
+}

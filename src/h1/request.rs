@@ -1,0 +1,155 @@
+//! Reading requests: parse the heads in what arrived, skip their bodies (by length or
+//! chunked, within the body limit), and hand each complete request to its answer.
+
+use super::Conn;
+use super::log::request_line;
+use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
+use crate::chunked::ChunkedDecoder;
+use crate::conn::Settings;
+use crate::parser::{Framing, Status, Version};
+use crate::response::CONTINUE;
+
+impl Conn {
+    /// Process buffered input (after output drained or more input arrived).
+    pub(super) fn resume(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        let input = std::mem::take(&mut b.input);
+        let used = self.process(b, &input, env.settings, env);
+        let mut input = input;
+        if used >= input.len() {
+            input.clear();
+        } else {
+            input.drain(..used);
+        }
+        b.input = input;
+    }
+
+    /// Parse and answer what `buf` holds; returns the bytes used (all of them once a close is
+    /// decided: later requests are not answered). `settings` is `env.settings`, passed apart:
+    /// as an argument of its own the compiler knows nothing the loop writes can change it, and
+    /// leaves the parser's inner loop its registers (read through `env`, the body limit took
+    /// one from it: `benches/instructions.sh` measures the difference).
+    pub(super) fn process(
+        &mut self,
+        b: &mut WorkArea,
+        buf: &[u8],
+        settings: &Settings,
+        env: &mut Env<'_>,
+    ) -> usize {
+        let mut at = 0;
+        loop {
+            if !matches!(self.phase, Phase::Open) {
+                self.answer_no_more(at < buf.len());
+                return buf.len();
+            }
+            match &mut b.body {
+                Body::Length(left) => {
+                    let take = (*left).min((buf.len() - at) as u64);
+                    at += take as usize;
+                    *left -= take;
+                    if *left > 0 {
+                        return at;
+                    }
+                    b.body = Body::None;
+                    self.respond(b, env);
+                }
+                Body::Chunked(d) => match d.decode(&buf[at..]) {
+                    Ok(p) => {
+                        at += p.consumed;
+                        if !p.done {
+                            if d.over_limit() {
+                                // The chunks announced more data than the body limit: 413
+                                // and close, as for a Content-Length over it.
+                                let head_request = b.pending.is_some_and(|p| p.head_request);
+                                self.refuse(b, 413, head_request, env);
+                                return buf.len();
+                            }
+                            return at;
+                        }
+                        b.body = Body::None;
+                        self.respond(b, env);
+                    }
+                    Err(e) => {
+                        let head_request = b.pending.is_some_and(|p| p.head_request);
+                        self.fail(b, e, head_request, env);
+                        return buf.len();
+                    }
+                },
+                Body::None => {
+                    if at == buf.len() || !matches!(b.refill, Refill::None) || b.full() {
+                        return at;
+                    }
+                    match b.parser.parse(&buf[at..]) {
+                        Ok(Status::Partial) => {
+                            b.head_since_us.get_or_insert(env.now_us);
+                            return at;
+                        }
+                        Err(e) => {
+                            // Only the bytes the parser examined: the answer must not depend
+                            // on how much of the rest had arrived.
+                            let seen = (b.parser.position() + 1).min(buf.len() - at);
+                            let head_request = is_head_request(&buf[at..at + seen]);
+                            self.fail(b, e, head_request, env);
+                            return buf.len();
+                        }
+                        Ok(Status::Complete(req)) => {
+                            b.head_since_us = None;
+                            at += req.head_len;
+                            env.stats.requests += 1;
+                            let route = env.responses.route(req.method, req.path);
+                            let logged = env.features.access_log.is_some()
+                                && !env.responses.is_health(route);
+                            if logged {
+                                request_line(&mut b.log_line, &req);
+                            }
+                            b.pending = Some(Pending {
+                                route: route as u16,
+                                head_request: req.is_head,
+                                keep_alive: req.keep_alive,
+                                http10: req.version == Version::Http10,
+                                logged,
+                            });
+                            b.body = match req.framing {
+                                Framing::None => Body::None,
+                                Framing::Length(n) if n > settings.conn_limits.max_body => {
+                                    // Refused before any of it is read (RFC 9110 §15.5.14).
+                                    self.refuse(b, 413, req.is_head, env);
+                                    return buf.len();
+                                }
+                                Framing::Length(n) => Body::Length(n),
+                                Framing::Chunked => Body::Chunked(ChunkedDecoder::with_data_limit(
+                                    settings.conn_limits.max_body,
+                                )),
+                            };
+                            if req.expect_continue && !env.settings.switches.raw {
+                                b.out.extend_from_slice(CONTINUE);
+                            }
+                            if b.body == Body::None {
+                                self.respond(b, env);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl WorkArea {
+    /// The header timeout expired with a partial head in the input: answer 408 (with no body
+    /// when the head asks for HEAD).
+    pub(super) fn answer_late_head(&mut self, env: &mut Env<'_>) {
+        let head_request = is_head_request(&self.input);
+        self.input.clear();
+        self.emit_error(408, head_request, env);
+    }
+}
+
+/// Whether the request starting at `buf` (after any empty lines, RFC 9112 §2.2) asks for HEAD,
+/// read from the bytes themselves so that a request the parser rejected is known too.
+fn is_head_request(buf: &[u8]) -> bool {
+    let start = buf
+        .iter()
+        .position(|&c| c != b'\r' && c != b'\n')
+        .unwrap_or(buf.len());
+    buf[start..].starts_with(b"HEAD ")
+}

@@ -1,0 +1,232 @@
+//! The state of an HTTP/1 connection, as types: its phase ([`Phase`]), the request being
+//! answered ([`Pending`]), the body being skipped ([`Body`]), what refills the output
+//! ([`Refill`]), a fault's pacing ([`Pacing`], [`DripCursor`]), and the [`WorkArea`] that holds
+//! them while the connection has work.
+
+use crate::chunked::ChunkedDecoder;
+use crate::conn::{Pooled, Settings};
+use crate::fault::Drip;
+use crate::parser::Parser;
+use crate::response::KeepAliveForm;
+
+/// The environment of an HTTP/1 connection's calls: its pool lends [`WorkArea`]s.
+pub(super) type Env<'a> = crate::conn::Env<'a, WorkArea>;
+
+/// Where a connection is in its life. Every change of phase is made in `h1/mod.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    Open,
+    /// Answer nothing more; close once the output is written.
+    Closing {
+        linger: bool,
+    },
+    /// The write side is shut down; input is discarded until end of input,
+    /// [`LINGER_US`](crate::conn::LINGER_US) after lingering began or
+    /// [`LINGER_BYTES`](crate::conn::LINGER_BYTES) of it.
+    Lingering,
+    /// A `stall` fault: input is read and discarded, nothing more is answered, until the
+    /// client closes or the idle timeout ends it.
+    Stalled,
+    /// A `reset` fault: answer nothing more; reset once the output is written.
+    Resetting,
+    /// A `drip` fault's response waits for its next piece, and the connection has nothing
+    /// else to do: it holds no work area, and the drip is parked in the connection's own
+    /// fields (`ParkedDrip`). The next piece (or input) takes a work area again, with the
+    /// phase the response leads to (open, or closing).
+    Dripping,
+}
+
+/// The request body being skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Body {
+    None,
+    Length(u64),
+    Chunked(ChunkedDecoder),
+}
+
+/// A request whose head is complete, waiting for its body to be skipped before it is
+/// answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Pending {
+    pub(super) route: u16,
+    /// A HEAD request: its response is the head alone.
+    pub(super) head_request: bool,
+    pub(super) keep_alive: bool,
+    pub(super) http10: bool,
+    /// The access-log line's `METHOD TARGET VERSION ` is in [`WorkArea::log_line`].
+    pub(super) logged: bool,
+}
+
+impl Pending {
+    /// The head its response takes: the closing one when `close`, else the keep-alive one of
+    /// the request's version.
+    #[inline(always)]
+    pub(super) fn variant(&self, close: bool) -> KeepAliveForm {
+        match (close, self.http10) {
+            (true, _) => KeepAliveForm::Close,
+            (false, true) => KeepAliveForm::KeepAlive10,
+            (false, false) => KeepAliveForm::KeepAlive11,
+        }
+    }
+}
+
+/// What goes into the output once what it holds is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Refill {
+    /// Nothing: the response is out once the output is written.
+    None,
+    /// The rest of a large body, from byte `at` of route `route`'s body.
+    Body { route: u16, at: usize },
+    /// A latency or drip fault's response is not all out: its [`Pacing`] decides what comes
+    /// next. Every test the plain path makes of a refill (stop parsing, stop reading, keep the
+    /// work area, not flushed yet) then holds later requests back, and the plain path tests
+    /// nothing more.
+    Paced,
+}
+
+/// What a connection holds only while it has work: the parser's place in a partial head, the
+/// body being skipped, unprocessed input and unwritten output.
+#[derive(Debug)]
+pub struct WorkArea {
+    pub(super) parser: Parser,
+    pub(super) body: Body,
+    pub(super) pending: Option<Pending>,
+    /// Unprocessed input (a partial request, or requests held back by backpressure).
+    pub(super) input: Vec<u8>,
+    /// Pending output and how much of it is written.
+    pub(super) out: Vec<u8>,
+    pub(super) out_pos: usize,
+    /// What follows `out` once it is written.
+    pub(super) refill: Refill,
+    /// When the current head started (µs).
+    pub(super) head_since_us: Option<u64>,
+    /// When output last made progress, or became pending (µs): the write timeout counts from
+    /// here, so input cannot refresh it.
+    pub(super) out_since_us: u64,
+    /// `--delay`, a latency or a drip's pause: output is held until this time has passed (µs),
+    /// 0 when not held.
+    pub(super) hold_until_us: u64,
+    /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
+    /// answers, so that a drain that begins while it is held can turn it into the closing
+    /// response.
+    pub(super) last_held: Option<(usize, Pending)>,
+    /// [`ConnLimits::high_water`](crate::conn::ConnLimits::high_water), kept here for
+    /// `wants_read`.
+    pub(super) high_water: usize,
+    /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
+    /// out with its status when the response is decided.
+    pub(super) log_line: Vec<u8>,
+    /// A fault's pacing of the response being sent; all off on the plain path.
+    pub(super) pacing: Pacing,
+}
+
+/// How a fault paces the response it changed (see [`Refill::Paced`]).
+#[derive(Debug, Default)]
+pub(super) struct Pacing {
+    /// A drip in progress.
+    pub(super) drip: Option<DripCursor>,
+    /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
+    pub(super) body_stop: Option<usize>,
+}
+
+impl Pacing {
+    fn clear(&mut self) {
+        self.drip = None;
+        self.body_stop = None;
+    }
+}
+
+/// Where a dripped response stands. Its bytes are the route's preformatted head for
+/// `variant` and, unless `head_only`, its body: nothing is copied but the piece being written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct DripCursor {
+    pub(super) drip: Drip,
+    pub(super) route: u16,
+    pub(super) variant: KeepAliveForm,
+    pub(super) head_only: bool,
+    /// When piece 0 is due (µs): each piece's time counts from it, however late the loop
+    /// wakes, so that the whole response takes the time asked for.
+    pub(super) from_us: u64,
+    /// The next piece to release.
+    pub(super) next: u32,
+    /// The end of the pieces released so far (due, and so sent as fast as the client reads).
+    pub(super) released: usize,
+    /// The end of what was copied into the output (at most a body chunk ahead of the written).
+    pub(super) copied: usize,
+}
+
+impl Pooled for WorkArea {
+    fn new(settings: &Settings) -> WorkArea {
+        WorkArea {
+            parser: Parser::new(settings.limits),
+            body: Body::None,
+            pending: None,
+            input: Vec::new(),
+            out: Vec::new(),
+            out_pos: 0,
+            refill: Refill::None,
+            head_since_us: None,
+            out_since_us: 0,
+            hold_until_us: 0,
+            last_held: None,
+            high_water: settings.conn_limits.high_water,
+            log_line: Vec::new(),
+            pacing: Pacing::default(),
+        }
+    }
+
+    #[inline(always)]
+    fn renew(&mut self, settings: &Settings) {
+        self.parser = Parser::new(settings.limits);
+        self.high_water = settings.conn_limits.high_water;
+    }
+
+    fn reset(&mut self) {
+        self.parser.reset();
+        self.body = Body::None;
+        self.pending = None;
+        self.input.clear();
+        self.out.clear();
+        self.out_pos = 0;
+        self.refill = Refill::None;
+        self.head_since_us = None;
+        self.hold_until_us = 0;
+        self.last_held = None;
+        self.pacing.clear();
+        self.log_line.clear();
+    }
+
+    fn shed(&mut self) {
+        self.input = Vec::new();
+        self.out = Vec::new();
+        self.log_line = Vec::new();
+    }
+
+    fn capacity(&self) -> usize {
+        self.input.capacity() + self.out.capacity() + self.log_line.capacity()
+    }
+}
+
+impl WorkArea {
+    /// Nothing in progress: the work area can go back to the pool.
+    pub(super) fn is_done(&self) -> bool {
+        self.input.is_empty()
+            && self.out_pos == self.out.len()
+            && matches!(self.refill, Refill::None)
+            && self.body == Body::None
+            && self.pending.is_none()
+            && !self.parser.in_progress()
+    }
+
+    pub(super) fn pending_out(&self) -> usize {
+        self.out.len() - self.out_pos
+    }
+
+    /// The output buffer, its written part included, is at the high-water mark: parse no more
+    /// requests and read no more until it drains. Counting the written part bounds the buffer
+    /// itself, not only what is pending, to the mark plus one response.
+    #[inline(always)]
+    pub(super) fn full(&self) -> bool {
+        self.out.len() >= self.high_water
+    }
+}
