@@ -2,8 +2,8 @@
 //!
 //! - `listen`: binding TCP and unix sockets, socket activation, the fd limit;
 //! - `setup`: a worker's parts, built once from the `Config`;
-//! - `worker`: the poll loop that accepts, reads into and writes from each [`Conn`](crate::h1::Conn), and runs
-//!   its timers;
+//! - `worker`: the poll loop that accepts, reads into and writes from each connection, and runs
+//!   its timers, at `--max-conns` makes room, and drains;
 //! - `shared`: what the workers share: the stop flags and wake-up sockets, the connection slots
 //!   of `--max-conns` and the eviction asks, the accept failures already reported;
 //! - `signals`: the stop signals wake the workers for a graceful shutdown, a second one stops
@@ -57,9 +57,10 @@ use worker::Worker;
 /// # std::io::Result::Ok(())
 /// ```
 pub struct Server {
-    config: Arc<Config>,
+    /// Read here and in `setup` only: each worker is given its parts, built from it once.
+    config: Config,
     /// The responses, formatted once: each worker serves a clone, which shares their bytes.
-    canned: worker::Canned,
+    canned: setup::Canned,
     /// listeners[worker][address]
     listeners: Vec<Vec<Socket>>,
     addrs: Vec<Listen>,
@@ -93,9 +94,9 @@ impl Server {
             .access_log
             .then(|| log::AccessLog::new(config.shutdown_timeout));
         let shared = Shared::new(workers, catalogue, log)?;
-        let canned = worker::Canned::new(&config)?;
+        let canned = setup::Canned::new(&config)?;
         Ok(Server {
-            config: Arc::new(config),
+            config,
             canned,
             listeners: bound.listeners,
             addrs: bound.addrs,
@@ -147,13 +148,10 @@ impl Server {
     fn start(self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
-            workers.push(Worker::new(
-                id,
-                listeners,
-                self.config.clone(),
-                self.shared.clone(),
-                &self.canned,
-            )?);
+            let setup = self
+                .canned
+                .worker(&self.config, self.shared.catalogue.clone(), id);
+            workers.push(Worker::new(listeners, self.shared.clone(), setup)?);
         }
         let first = if inline_first {
             Some(workers.remove(0))

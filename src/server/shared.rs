@@ -30,10 +30,10 @@ pub(super) struct Shared {
     /// At `--max-conns`: idle keep-alive connections that a worker with none of its own asks
     /// the others to close. Each ask is withdrawn at the asker's next look at the limit
     /// (100 ms), so one that nobody can satisfy costs nothing after that.
-    pub(super) evictions_wanted: AtomicUsize,
+    evictions_wanted: AtomicUsize,
     /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
     /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
-    pub(super) room_asked: Vec<AtomicBool>,
+    room_asked: Vec<AtomicBool>,
     /// Connections that have sent nothing yet, over all workers (see `Worker::silent`).
     pub(super) silent: AtomicUsize,
     /// Errnos of accept failures already reported ([`Shared::first_report`]), a bit each.
@@ -91,6 +91,65 @@ impl Shared {
     /// Give back a slot of [`Shared::reserve_slot`]: an accept that failed, or a close.
     pub(super) fn release_slot(&self) {
         self.open.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// At the limit with nothing idle of its own: worker `id` asks the other workers to close
+    /// one of theirs (the limit is per process), and wakes them to look. One ask per worker at
+    /// a time.
+    pub(super) fn ask_for_room(&self, id: usize) {
+        if self.pollers.len() < 2 {
+            return;
+        }
+        // Counted before the flag is raised: a worker that takes the ask (clears the flag)
+        // and decrements never finds the count at zero.
+        self.evictions_wanted.fetch_add(1, Ordering::AcqRel);
+        if self.room_asked[id].swap(true, Ordering::AcqRel) {
+            // Already asked: one ask at a time.
+            self.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        for (other, poller) in self.pollers.iter().enumerate() {
+            if other != id {
+                let _ = poller.notify();
+            }
+        }
+    }
+
+    /// Worker `id`'s ask is settled (met, or it resumes or drains): take it back if nobody met
+    /// it, so that an ask nobody can meet does not stand. Only its own ask: one that another
+    /// worker met is already taken.
+    pub(super) fn withdraw_ask_for_room(&self, id: usize) {
+        if self.room_asked[id].swap(false, Ordering::AcqRel) {
+            self.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether some worker asks for room (read once per loop turn).
+    #[inline]
+    pub(super) fn room_wanted(&self) -> bool {
+        self.evictions_wanted.load(Ordering::Relaxed) != 0
+    }
+
+    /// Whether worker `id`'s own ask stands.
+    pub(super) fn asks_for_room(&self, id: usize) -> bool {
+        self.room_asked[id].load(Ordering::Acquire)
+    }
+
+    /// Take another worker's ask (clear its flag) for worker `id` to meet: true when one was
+    /// taken, and then `id` closes one connection for it. Taken before the close, so that two
+    /// workers never close two connections for one ask.
+    pub(super) fn take_ask_for_room(&self, id: usize) -> bool {
+        let asked = &self.room_asked;
+        let taken = (0..asked.len()).any(|other| {
+            other != id
+                && asked[other]
+                    .compare_exchange(true, false, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+        });
+        if taken {
+            self.evictions_wanted.fetch_sub(1, Ordering::AcqRel);
+        }
+        taken
     }
 
     /// Whether this is the first report of `errno` in this process (errno 0: any other

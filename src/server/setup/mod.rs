@@ -1,7 +1,10 @@
-//! A worker's parts, built once from `Config`.
+//! A worker's parts, built once from `Config`: the responses, the faults, and the settings a
+//! worker holds for the run ([`WorkerSetup`]).
 
 mod faults;
 mod responses;
+mod worker;
 
 pub use faults::{error_routes, faults, faults_with_error_routes};
 pub use responses::responses;
+pub(crate) use worker::{Canned, WorkerSetup};

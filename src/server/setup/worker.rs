@@ -1,0 +1,123 @@
+//! What a worker is built from, read once from `Config`: the canned bytes every worker clones
+//! ([`Canned`]), and one worker's parts and settings for the run ([`WorkerSetup`]). The worker
+//! holds these and never the `Config`.
+
+use crate::config::Config;
+use crate::conn::{ConnLimits, Settings, Switches};
+use crate::fault::WorkerFaults;
+use crate::mutate::Catalogue;
+use crate::response::{CounterRoutes, MAX_FORMATTED_BYTES, Responses};
+use crate::values::US_PER_MS;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The responses of a server, formatted once: each worker serves a clone of `responses`,
+/// which shares the formatted bytes (only the heads' starts, with the `Date` each worker
+/// patches, and the counter routes' bodies are a worker's own).
+pub(crate) struct Canned {
+    responses: Responses,
+    counter_routes: CounterRoutes,
+    /// By route: its error-rate response's index in `responses` (`--fault error`).
+    error_routes: Vec<u16>,
+}
+
+impl Canned {
+    /// Format `config`'s responses, with its error-rate ones.
+    pub(crate) fn new(config: &Config) -> io::Result<Canned> {
+        let (mut responses, counter_routes) = super::responses(config);
+        let error_routes = super::error_routes(config, &mut responses);
+        let bytes = responses.formatted_bytes();
+        if bytes > MAX_FORMATTED_BYTES {
+            // The command line measured its routes before (exit 2); this covers a
+            // configuration built in code.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                crate::config::formatted_too_large(bytes),
+            ));
+        }
+        Ok(Canned {
+            responses,
+            counter_routes,
+            error_routes,
+        })
+    }
+
+    /// Worker `id`'s parts: a clone of the responses, its faults (`catalogue`: the `--mutate`
+    /// catalogue the workers share) and what it reads of `config` for the run.
+    pub(crate) fn worker(
+        &self,
+        config: &Config,
+        catalogue: Option<Arc<Catalogue>>,
+        id: usize,
+    ) -> WorkerSetup {
+        let responses = self.responses.clone();
+        let faults = super::faults_with_error_routes(
+            config,
+            &responses,
+            self.error_routes.clone(),
+            catalogue,
+            id,
+        );
+        WorkerSetup {
+            id,
+            settings: settings(config),
+            responses,
+            counter_routes: self.counter_routes,
+            faults,
+            max_conns: config.max_conns,
+            patch_date: config.common.date,
+            access_log: config.access_log,
+            quiet: config.quiet,
+            shutdown_timeout: config.shutdown_timeout,
+        }
+    }
+}
+
+/// Everything one worker takes from the command line, built once before it starts: plain
+/// values, so that no loop turn, accept or shutdown reads the `Config`.
+pub(crate) struct WorkerSetup {
+    /// The worker's index: its poller in the shared state, its faults' random stream, its
+    /// published counters.
+    pub(crate) id: usize,
+    /// What its connections read that is fixed for the run.
+    pub(crate) settings: Settings,
+    /// Its clone of the canned responses.
+    pub(crate) responses: Responses,
+    /// `--stats`, `--metrics`: where the counters' bodies go in `responses`.
+    pub(crate) counter_routes: CounterRoutes,
+    /// `--fault` and `--mutate`, when configured.
+    pub(crate) faults: Option<WorkerFaults>,
+    /// `--max-conns`, over all workers.
+    pub(crate) max_conns: usize,
+    /// The `Date` field is on (no `--no-date`): patched into the heads once a second.
+    pub(crate) patch_date: bool,
+    /// `--access-log`.
+    pub(crate) access_log: bool,
+    /// `--quiet`: no diagnostics on stderr.
+    pub(crate) quiet: bool,
+    /// `--shutdown-timeout`.
+    pub(crate) shutdown_timeout: Duration,
+}
+
+/// What a worker's connections read that is fixed for the run, from the command line.
+fn settings(config: &Config) -> Settings {
+    Settings {
+        limits: config.limits,
+        conn_limits: ConnLimits {
+            // `--max-body-bytes 0`: unlimited.
+            max_body: match config.max_body_bytes {
+                0 => u64::MAX,
+                n => n,
+            },
+            ..ConnLimits::default()
+        },
+        timeouts: config.timeouts.in_us(),
+        max_requests: config.max_requests,
+        switches: Switches {
+            raw: config.raw.is_some(),
+            raw_close: config.raw_close,
+            delay_us: config.delay.saturating_mul(US_PER_MS),
+        },
+    }
+}

@@ -1,0 +1,124 @@
+//! Accepting: up to a batch of connections per listener wake-up, each within `--max-conns`
+//! (making room at the limit, see `evict`), and the pause after accept(2) fails for want of a
+//! resource.
+
+use super::slot::{Conn, Interest, Slot};
+use super::state::Worker;
+use crate::conn::Connection;
+use polling::{Event, PollMode};
+use socket2::Socket;
+use std::io;
+use std::sync::atomic::Ordering;
+
+/// Pause after accept fails for lack of file descriptors or memory, or is refused (µs).
+const ACCEPT_PAUSE_US: u64 = 100_000;
+/// Connections taken per listener wake-up at most: the listener, polled level-triggered,
+/// reports the rest on the next turn.
+const ACCEPTS_PER_WAKE: usize = 128;
+
+impl Worker {
+    pub(super) fn accept(&mut self, i: usize) {
+        if self.drain_deadline.is_some() {
+            return;
+        }
+        for round in 0..ACCEPTS_PER_WAKE {
+            // The slot is taken before the accept, so that two workers never admit more than
+            // `--max-conns` between them; an accept that fails gives it back.
+            if !self.shared.reserve_slot(self.max_conns) {
+                if round > 0 {
+                    // Whether another client waits is not known: the listener, polled
+                    // level-triggered, says so on the next turn.
+                    return;
+                }
+                if !self.close_longest_idle() || !self.shared.reserve_slot(self.max_conns) {
+                    self.stop_at_limit();
+                    return;
+                }
+            }
+            let Some(l) = self.listeners.get(i) else {
+                self.shared.release_slot();
+                return;
+            };
+            match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
+                Ok((sock, _)) => self.add(sock),
+                Err(e) => {
+                    self.shared.release_slot();
+                    match e.raw_os_error() {
+                        Some(libc::EAGAIN) => return,
+                        // The queued connection went away before it was taken (ECONNABORTED),
+                        // a protocol error on it (EPROTO), or a signal: the next one may be fine.
+                        Some(libc::ECONNABORTED | libc::EPROTO | libc::EINTR) => continue,
+                        errno => {
+                            self.accept_failed(&e, errno);
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// accept(2) failed for want of a resource (EMFILE, ENFILE, ENOBUFS, ENOMEM) or for a
+    /// reason that a retry does not change (EPERM from a firewall or LSM): the connection
+    /// stays queued and the listener, level-triggered, would wake the loop again at once. Stop
+    /// polling the listeners for [`ACCEPT_PAUSE_US`], count it, and say so once per process
+    /// for each errno.
+    #[cold]
+    fn accept_failed(&mut self, e: &io::Error, errno: Option<i32>) {
+        self.accept_errors += 1;
+        if self.shared.first_report(errno.unwrap_or(0)) && !self.quiet {
+            let what = if matches!(errno, Some(libc::EMFILE | libc::ENFILE)) {
+                "out of file descriptors"
+            } else {
+                "accept failed"
+            };
+            crate::server::log::diagnostic(format_args!(
+                "canned: {what} ({e}); pausing accept for 100 ms at a time while it lasts"
+            ));
+        }
+        self.paused_until = Some(self.now_us + ACCEPT_PAUSE_US);
+        self.update_own_deadline();
+        self.listen_interest(false);
+    }
+
+    /// Take a connection just accepted, whose slot in [`Shared::open`] is already reserved.
+    ///
+    /// [`Shared::open`]: crate::server::shared::Shared::open
+    fn add(&mut self, sock: Socket) {
+        // Nagle would hold back the second write of a pipelined batch.
+        let _ = sock.set_tcp_nodelay(true);
+        let k = match self.free.pop() {
+            Some(k) => k,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        // SAFETY: the socket is deleted from the poller in `close` before it is dropped.
+        if unsafe {
+            self.poller
+                .add_with_mode(&sock, Event::readable(k), PollMode::Level)
+        }
+        .is_err()
+        {
+            self.free.push(k);
+            self.shared.release_slot();
+            return;
+        }
+        self.slots[k] = Some(Slot {
+            sock,
+            conn: Conn::new(self.now_us),
+            interest: Interest::READ,
+            armed_us: u64::MAX,
+        });
+        self.conns += 1;
+        self.accepted += 1;
+        self.silent += 1;
+        self.shared.silent.fetch_add(1, Ordering::Relaxed);
+        if self.conns == 1 && self.publisher.any() {
+            // Publish counters while there are connections.
+            self.update_own_deadline();
+        }
+        self.rearm(k);
+    }
+}

@@ -1,0 +1,297 @@
+//! One worker's poll loop: each turn, one wait, then accept, one read and one write per ready
+//! connection, each connection's deadlines, the worker's own, shutdown. It moves bytes between
+//! sockets and connections, knows no HTTP grammar and reads no command line: what it needs of
+//! that was built once, before it started (`setup::WorkerSetup`).
+//!
+//! Sockets are registered level-triggered, so steady traffic needs no `epoll_ctl`: interest
+//! changes only when a connection starts or stops having output pending, or is paused by
+//! backpressure.
+//!
+//! Timers: each connection says when it wants to be woken ([`Connection::wake_at`]: its
+//! timeouts, a hold (`--delay`, a latency, a drip's pause), lingering), and the worker keeps
+//! one entry per connection in its [`Deadlines`](crate::server::timers::Deadlines), sleeping exactly until the earliest. An entry is
+//! moved only when the connection's wish comes earlier; when a later wish (a keep-alive
+//! connection's idle deadline after each request) is left alone, the entry fires early, the
+//! connection reports its real time and the entry is set to it: no heap work per request, none
+//! per tick, and a worker with nothing timed sleeps without a timeout.
+//!
+//! The files, bottom to top (each calls only into those before it):
+//!
+//! - `clock`: the microseconds of every deadline, and the `Date` field's second;
+//! - `slot`: one connection as the worker holds it, the poller's keys, the write and the
+//!   interest change of every event;
+//! - `publish`: `--stats` and `--metrics`, the counters shared between workers;
+//! - `state`: the [`Worker`] itself, built from its setup, and what every part does to it
+//!   (close a connection, keep its deadline, turn the listeners on and off);
+//! - `evict`: `--max-conns`: making room, the asks between workers;
+//! - `drain`: shutdown;
+//! - `accept`: accepting, and the pause when accept(2) fails;
+//! - this file: the loop, the dispatch of its events and the worker's own deadlines.
+//!
+//! # A second protocol
+//!
+//! The loop drives connections through [`Connection`] alone; the one name of a protocol is the
+//! alias `slot::Conn` (`crate::h1::Conn`). An HTTP/2 connection (`crate::h2`, beside `h1`)
+//! plugs in there: an enum in this module over the two connections, implementing
+//! [`Connection`] by a match per call and lending each protocol its own pool, which the alias
+//! then names. It starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the
+//! HTTP/2 connection preface; nothing else in the loop changes.
+
+mod accept;
+mod clock;
+mod drain;
+mod evict;
+mod publish;
+mod slot;
+mod state;
+
+pub(super) use state::Worker;
+
+use self::clock::us_rounded_up;
+use self::drain::DRAIN_CHECK_US;
+use self::publish::PUBLISH_US;
+use self::slot::{FORCE, Interest, LISTENER, WAKE, flush, set_interest};
+use crate::conn::{Connection, LogSink, Next};
+use crate::stats::Summary;
+use polling::Events;
+use std::io::{self, Read};
+use std::net::Shutdown;
+use std::num::NonZeroUsize;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Why the loop calls a connection.
+#[derive(Clone, Copy)]
+enum Cause {
+    /// Its socket is ready. `hangup`: the peer reset or hung up (EPOLLERR, EPOLLHUP), which
+    /// is reported whatever the interest.
+    Ready { readable: bool, hangup: bool },
+    /// The deadline it asked for came.
+    Deadline,
+}
+
+impl Worker {
+    pub(crate) fn run(mut self) -> Summary {
+        self.publish();
+        let mut events = Events::with_capacity(NonZeroUsize::new(1024).unwrap());
+        loop {
+            let deadline = self.poll_deadline();
+            events.clear();
+            let polled = match deadline {
+                Some(at) => self.poller.wait_deadline(&mut events, at),
+                None => self.poller.wait(&mut events, None),
+            };
+            if let Err(e) = polled {
+                crate::server::log::diagnostic(format_args!("canned: poll failed: {e}"));
+                // The other workers must stop too, or whoever joins them waits for ever.
+                crate::server::shared::wake(&self.shared);
+                break;
+            }
+            self.now_us = us_rounded_up(self.epoch.elapsed());
+            self.date.refresh(&mut self.parts.responses);
+            for ev in events.iter() {
+                match ev.key {
+                    WAKE => self.begin_drain(),
+                    FORCE => self.stop_now(),
+                    k if k >= LISTENER => self.accept(k - LISTENER),
+                    k => self.on_event(
+                        k,
+                        Cause::Ready {
+                            readable: ev.readable,
+                            hangup: ev.is_interrupt() || ev.is_err() == Some(true),
+                        },
+                    ),
+                }
+            }
+            while let Some(k) = self.deadlines.pop_due(self.now_us) {
+                if let Some(slot) = self.slots[k].as_mut() {
+                    slot.armed_us = u64::MAX;
+                }
+                self.on_event(k, Cause::Deadline);
+            }
+            if self.shared.room_wanted() {
+                self.make_room_for_another_worker();
+            }
+            if let Some(lines) = self.parts.log.as_mut().filter(|l| !l.is_empty()) {
+                // Once per loop turn, to the writer thread: never waits for stdout.
+                match &self.shared.log {
+                    Some(log) => self.parts.stats.log_lines_dropped += log.hand_off(lines),
+                    None => lines.clear(),
+                }
+            }
+            if self.shared.stop.load(Ordering::Relaxed) && self.drain_deadline.is_none() {
+                self.begin_drain();
+            }
+            if self.now_us > self.own_deadline {
+                self.worker_timers();
+            }
+            if let Some(deadline) = self.drain_deadline {
+                if self.conns == 0 || self.now_us > deadline {
+                    break;
+                }
+            }
+        }
+        // Whatever is still open at the shutdown deadline is closed.
+        for k in 0..self.slots.len() {
+            if self.slots[k].is_some() {
+                self.close(k);
+            }
+        }
+        self.summary()
+    }
+
+    /// How long to sleep: until the earliest deadline of any connection or of the worker
+    /// itself; without a timeout when nothing is timed.
+    fn poll_deadline(&mut self) -> Option<Instant> {
+        let next = self
+            .deadlines
+            .earliest()
+            .unwrap_or(u64::MAX)
+            .min(self.own_deadline);
+        if next == u64::MAX {
+            // Going idle: leave the final counters for the other workers' counter routes.
+            self.publish();
+            return None;
+        }
+        // An absolute instant that stays the same until the earliest deadline moves: the
+        // poller then leaves its timer armed as it is (no timerfd_settime per wake-up). Never
+        // early: the timer fires at or after `next`, when `now_us` (rounded up) is past it
+        // (or equal to it, if it fired on the nanosecond: the deadline stays in the heap and
+        // the next wait, its timer read, polls again until the clock moves on).
+        Some(self.epoch + Duration::from_micros(next))
+    }
+
+    /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
+    /// connection limit, looking at lingering connections while draining, publishing
+    /// `--stats`/`--metrics` counters.
+    #[cold]
+    fn worker_timers(&mut self) {
+        let accepting = self.drain_deadline.is_none();
+        if let Some(t) = self.paused_until {
+            if self.now_us > t && accepting {
+                self.paused_until = None;
+                if !self.at_limit {
+                    self.listen_interest(true);
+                }
+            }
+        }
+        if self.at_limit && self.now_us > self.limit_recheck_at && accepting {
+            // The shared count may have fallen (another worker's closes) or a connection of
+            // this worker gone idle: poll the listeners again; `accept` decides (and asks the
+            // other workers again if a client still waits).
+            self.leave_limit();
+        }
+        if self.now_us > self.drain_check_at {
+            self.drain_check_at = self.now_us + DRAIN_CHECK_US;
+            self.close_delivered();
+        }
+        if self.publisher.any() && self.now_us > self.publisher.next_at {
+            self.publisher.next_at = self.now_us + PUBLISH_US;
+            self.publish();
+        }
+        self.update_own_deadline();
+    }
+
+    /// Let a connection act on what happened: its socket is ready (read once if it is
+    /// readable and the connection wants input), or its deadline came. Then write its
+    /// output and decide what is next.
+    fn on_event(&mut self, k: usize, cause: Cause) {
+        // Writability needs no test of its own: pending output is flushed on every event.
+        let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
+            return;
+        };
+        let mut env = self.parts.env(
+            self.shared.log.as_ref(),
+            self.now_us,
+            self.drain_deadline.is_some(),
+        );
+        match cause {
+            Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
+                match (&slot.sock).read(&mut self.scratch) {
+                    Ok(0) if slot.conn.is_held() => {
+                        // Gone while its response is held: nothing held can reach it.
+                        self.close(k);
+                        return;
+                    }
+                    Ok(0) => slot.conn.on_eof(),
+                    Ok(n) => {
+                        let was_silent = slot.conn.is_silent();
+                        slot.conn.on_data(&self.scratch[..n], &mut env);
+                        if was_silent {
+                            self.silent -= 1;
+                            self.shared.silent.fetch_sub(1, Ordering::Relaxed);
+                        }
+                    }
+                    // Nothing after all (urgent data, a spurious wake-up): not an end.
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        self.close(k);
+                        return;
+                    }
+                }
+            }
+            Cause::Ready { hangup: true, .. } => {
+                // Not reading (a held response, a drip between pieces, output piled up): a
+                // reset, or the peer's FIN while a response is held (asked for then, see
+                // `close_or_rearm`). The report stays level-triggered until the socket closes,
+                // and would wake the loop on every turn until the hold ends. No response can
+                // reach the client (nginx counts the same as a client abort, 499).
+                self.close(k);
+                return;
+            }
+            Cause::Ready { .. } => {}
+            Cause::Deadline => {
+                if let Next::Close { .. } = slot.conn.on_wake(&mut env) {
+                    self.close(k);
+                    return;
+                }
+            }
+        }
+        if !flush(slot, &mut env) {
+            self.close(k);
+            return;
+        }
+        self.close_or_rearm(k);
+    }
+
+    /// After a connection made progress: close it, start lingering, or update its interest
+    /// and deadline.
+    fn close_or_rearm(&mut self, k: usize) {
+        let Some(slot) = self.slots[k].as_mut() else {
+            return;
+        };
+        match slot.conn.next() {
+            Next::Close { linger: false } => self.close(k),
+            Next::Reset => {
+                // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
+                let _ = slot.sock.set_linger(Some(Duration::ZERO));
+                self.close(k);
+            }
+            Next::Close { linger: true } => {
+                if slot.sock.shutdown(Shutdown::Write).is_err() {
+                    self.close(k);
+                    return;
+                }
+                slot.conn.start_lingering(self.now_us, &mut self.parts.pool);
+                set_interest(&self.poller, slot, k, Interest::READ);
+                self.rearm(k);
+            }
+            Next::Continue if self.drain_deadline.is_some() && slot.conn.is_idle() => {
+                // Its last response in flight is written: nothing left to wait for.
+                self.close(k);
+            }
+            Next::Continue => {
+                let read = slot.conn.wants_read();
+                let want = Interest {
+                    read,
+                    write: !slot.conn.output().is_empty(),
+                    // A connection that reads sees the FIN as a read of 0 bytes.
+                    hangup: !read && slot.conn.is_held(),
+                };
+                set_interest(&self.poller, slot, k, want);
+                self.rearm(k);
+            }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! What a worker holds ([`Worker`]: its listeners, connection slots, deadlines, the parts it
+//! lends its connections, its counters), how it is built from a [`WorkerSetup`], and what every
+//! other part of the loop does to it: close a connection, keep a connection's deadline entry,
+//! turn the listeners on and off, recompute its own deadline, publish its counters.
+
+use super::clock::DateClock;
+use super::publish::Publisher;
+use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
+use crate::conn::{Connection, Env, Features, LogSink, Pool, Settings};
+use crate::fault::WorkerFaults;
+use crate::response::Responses;
+use crate::server::log::AccessLog;
+use crate::server::setup::WorkerSetup;
+use crate::server::shared::Shared;
+use crate::server::timers::Deadlines;
+use crate::stats::{Stats, Summary};
+use polling::{Event, PollMode, Poller};
+use socket2::Socket;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Read buffer shared by a worker's connections.
+const SCRATCH: usize = 64 * 1024;
+
+/// What a worker lends its connections on each call: the settings, the canned bytes, the
+/// buffer pool, the counters and the access log. Kept apart from the connection slots so that
+/// both can be borrowed at once.
+pub(super) struct EnvParts {
+    /// What every connection reads that is fixed for the run, built once
+    /// ([`WorkerSetup::settings`]).
+    pub(super) settings: Settings,
+    pub(super) responses: Responses,
+    pub(super) pool: Pool<Work>,
+    pub(super) stats: Stats,
+    /// `--access-log`: the lines of this loop turn, at most
+    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`].
+    pub(super) log: Option<Vec<u8>>,
+    /// `--fault` and `--mutate`, when configured.
+    pub(super) faults: Option<WorkerFaults>,
+}
+
+impl EnvParts {
+    pub(super) fn env<'a>(
+        &'a mut self,
+        log_sink: Option<&'a AccessLog>,
+        now_us: u64,
+        draining: bool,
+    ) -> Env<'a, Work> {
+        Env {
+            settings: &self.settings,
+            responses: &self.responses,
+            pool: &mut self.pool,
+            stats: &mut self.stats,
+            now_us,
+            draining,
+            features: Features {
+                access_log: self.log.as_mut(),
+                log_sink: log_sink.map(|l| l as &dyn LogSink),
+                faults: self.faults.as_mut(),
+            },
+        }
+    }
+}
+
+/// One worker: the listeners it accepts on, the connections it drives, their deadlines and its
+/// own, and what it lends its connections.
+pub(crate) struct Worker {
+    /// Also in [`Shared`], for the other workers' `notify`.
+    pub(super) poller: Arc<Poller>,
+    pub(super) listeners: Vec<Socket>,
+    /// After running out of fds: when accepting may resume.
+    pub(super) paused_until: Option<u64>,
+    /// Listeners are off at `--max-conns` with no idle connection to close; look again at
+    /// `limit_recheck_at`.
+    pub(super) at_limit: bool,
+    pub(super) limit_recheck_at: u64,
+    pub(super) slots: Vec<Option<Slot>>,
+    pub(super) free: Vec<usize>,
+    pub(super) conns: usize,
+    pub(super) deadlines: Deadlines,
+    pub(super) scratch: Vec<u8>,
+    pub(super) parts: EnvParts,
+    pub(super) accepted: u64,
+    pub(super) idle_closed_at_limit: u64,
+    /// The millisecond (of the worker's clock) this worker last looked for an idle connection
+    /// for another worker: at most one scan of the slots per millisecond while an ask stands.
+    pub(super) looked_for_room_ms: u64,
+    /// `--max-conns`, over all workers.
+    pub(super) max_conns: usize,
+    /// `--quiet`.
+    pub(super) quiet: bool,
+    /// `--shutdown-timeout`.
+    pub(super) shutdown_timeout: Duration,
+    pub(super) shared: Arc<Shared>,
+    pub(super) epoch: Instant,
+    /// Microseconds since `epoch` when this loop turn began (one clock read per turn), rounded
+    /// up: the unit of every deadline. A deadline `now_us + d` is never before `d` has passed,
+    /// and a deadline `t` has passed once `now_us > t` (see
+    /// [`us_rounded_up`](super::clock::us_rounded_up)).
+    pub(super) now_us: u64,
+    pub(super) date: DateClock,
+    /// Draining: the time whatever is still open is closed.
+    pub(super) drain_deadline: Option<u64>,
+    /// Draining: the next look at lingering connections ([`Worker::close_delivered`]).
+    pub(super) drain_check_at: u64,
+    /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
+    /// `drain_deadline` and the next publishing (with `--stats` or `--metrics`, while
+    /// connections are open); `u64::MAX`: none. A loop turn checks this one number.
+    pub(super) own_deadline: u64,
+    /// accept(2) failures that paused accepting ([`Worker::accept_failed`]).
+    pub(super) accept_errors: u64,
+    /// This worker's connections that have sent nothing yet ([`Connection::is_silent`]), also
+    /// summed over the workers in [`Shared::silent`]: at the limit they are closed first.
+    pub(super) silent: usize,
+    /// This worker's index.
+    pub(super) id: usize,
+    /// `--stats`, `--metrics`.
+    pub(super) publisher: Publisher,
+}
+
+impl Worker {
+    pub(crate) fn new(
+        listeners: Vec<Socket>,
+        shared: Arc<Shared>,
+        setup: WorkerSetup,
+    ) -> io::Result<Worker> {
+        let id = setup.id;
+        let poller = shared.pollers[id].clone();
+        for (i, l) in listeners.iter().enumerate() {
+            // SAFETY: the listener is deleted from the poller before it is dropped
+            // (`begin_drain`, or `Worker::drop`).
+            unsafe { poller.add_with_mode(l, Event::readable(LISTENER + i), PollMode::Level)? };
+        }
+        // SAFETY: the poller is dropped before the wake and stop-now sockets: the worker drops
+        // its `poller` before its `shared`, and `Shared` its `pollers` before `wake_r` and
+        // `force_r`.
+        unsafe {
+            poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
+            poller.add_with_mode(&shared.force_r, Event::readable(FORCE), PollMode::Level)?;
+        }
+        Ok(Worker {
+            poller,
+            listeners,
+            paused_until: None,
+            at_limit: false,
+            limit_recheck_at: 0,
+            slots: Vec::new(),
+            free: Vec::new(),
+            conns: 0,
+            deadlines: Deadlines::default(),
+            scratch: vec![0; SCRATCH],
+            parts: EnvParts {
+                settings: setup.settings,
+                responses: setup.responses,
+                pool: Pool::default(),
+                stats: Stats::default(),
+                log: setup.access_log.then(Vec::new),
+                faults: setup.faults,
+            },
+            accepted: 0,
+            idle_closed_at_limit: 0,
+            looked_for_room_ms: u64::MAX,
+            max_conns: setup.max_conns,
+            quiet: setup.quiet,
+            shutdown_timeout: setup.shutdown_timeout,
+            shared,
+            epoch: Instant::now(),
+            now_us: 0,
+            date: DateClock::new(setup.patch_date),
+            drain_deadline: None,
+            drain_check_at: u64::MAX,
+            own_deadline: u64::MAX,
+            accept_errors: 0,
+            silent: 0,
+            id,
+            publisher: Publisher::new(id, setup.counter_routes),
+        })
+    }
+
+    pub(super) fn summary(&self) -> Summary {
+        Summary {
+            connections: self.accepted,
+            idle_closed_at_limit: self.idle_closed_at_limit,
+            accept_errors: self.accept_errors,
+            stats: self.parts.stats.clone(),
+        }
+    }
+
+    /// `--stats`, `--metrics`: publish this worker's counters and refresh the counter routes'
+    /// bodies from everyone's.
+    #[cold]
+    pub(super) fn publish(&mut self) {
+        if !self.publisher.any() {
+            return;
+        }
+        let mine = self.summary();
+        self.publisher
+            .publish(mine, &self.shared, &mut self.parts.responses);
+    }
+
+    /// Recompute [`Worker::own_deadline`] after one of its parts changed.
+    #[cold]
+    pub(super) fn update_own_deadline(&mut self) {
+        let recheck = if self.at_limit {
+            self.limit_recheck_at
+        } else {
+            u64::MAX
+        };
+        let publish = if self.publisher.any() && self.conns > 0 {
+            self.publisher.next_at
+        } else {
+            u64::MAX
+        };
+        self.own_deadline = self
+            .paused_until
+            .unwrap_or(u64::MAX)
+            .min(recheck)
+            .min(self.drain_deadline.unwrap_or(u64::MAX))
+            .min(self.drain_check_at)
+            .min(publish);
+    }
+
+    pub(super) fn listen_interest(&self, on: bool) {
+        for (i, l) in self.listeners.iter().enumerate() {
+            let ev = if on {
+                Event::readable(LISTENER + i)
+            } else {
+                Event::none(LISTENER + i)
+            };
+            let _ = self.poller.modify_with_mode(l, ev, PollMode::Level);
+        }
+    }
+
+    /// No longer at the limit (a connection closed, or time to look again): withdraw the ask
+    /// for room and poll the listeners again, unless accepting is paused.
+    pub(super) fn leave_limit(&mut self) {
+        self.at_limit = false;
+        self.shared.withdraw_ask_for_room(self.id);
+        self.update_own_deadline();
+        if self.paused_until.is_none() {
+            self.listen_interest(true);
+        }
+    }
+
+    /// Keep the connection's deadline entry no later than the time it wants to be woken. A
+    /// later wish leaves the entry alone (it fires early and is set again then).
+    #[inline(always)]
+    pub(super) fn rearm(&mut self, k: usize) {
+        let Some(slot) = self.slots[k].as_mut() else {
+            return;
+        };
+        if let Some(want) = slot.conn.wake_at(&self.parts.settings) {
+            if want < slot.armed_us {
+                // Never one that has passed: a connection woken now has acted on its deadline
+                // (and `pop_due` would hand it back at once).
+                slot.armed_us = want.max(self.now_us);
+                self.deadlines.set(k, slot.armed_us);
+            }
+        }
+    }
+
+    pub(super) fn close(&mut self, k: usize) {
+        if let Some(mut slot) = self.slots[k].take() {
+            let _ = self.poller.delete(&slot.sock);
+            if slot.conn.is_silent() {
+                self.silent -= 1;
+                self.shared.silent.fetch_sub(1, Ordering::Relaxed);
+            }
+            slot.conn.release(&mut self.parts.pool);
+            self.deadlines.remove(k);
+            self.free.push(k);
+            self.conns -= 1;
+            self.shared.release_slot();
+            if self.conns == 0 && self.publisher.any() {
+                // The last counts of this worker, for the others' counter routes: it publishes
+                // only while it has connections.
+                self.publish();
+                self.update_own_deadline();
+            }
+            if self.at_limit && self.drain_deadline.is_none() {
+                self.leave_limit();
+            }
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // The poller outlives the worker (it is shared): leave nothing registered in it that
+        // is about to close.
+        for l in &self.listeners {
+            let _ = self.poller.delete(l);
+        }
+        self.shared.withdraw_ask_for_room(self.id);
+    }
+}
+
+#[cfg(test)]
+impl Worker {
+    /// The poller's descriptor, for a test that makes polling fail.
+    pub(crate) fn poller_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.poller)
+    }
+}
