@@ -61,7 +61,7 @@ pub struct Server {
     config: Config,
     /// The responses, formatted once: each worker serves a clone, which shares their bytes.
     canned: setup::Canned,
-    /// listeners[worker][address]
+    /// `listeners[worker][address]`
     listeners: Vec<Vec<Socket>>,
     addrs: Vec<Listen>,
     ipv4_fallbacks: Vec<std::net::SocketAddr>,

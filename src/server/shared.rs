@@ -16,7 +16,7 @@ pub(super) struct Shared {
     /// `--stats`: each worker's counters, published every tick.
     pub(super) published: Mutex<Vec<Summary>>,
     pub(super) stop: AtomicBool,
-    /// pollers[worker], so that a worker asking for an eviction can wake the others. Declared
+    /// `pollers[worker]`, so that a worker asking for an eviction can wake the others. Declared
     /// before the wake and stop-now sockets, which every poller holds registered: dropped
     /// first.
     pub(super) pollers: Vec<Arc<polling::Poller>>,
@@ -31,7 +31,7 @@ pub(super) struct Shared {
     /// the others to close. Each ask is withdrawn at the asker's next look at the limit
     /// (100 ms), so one that nobody can satisfy costs nothing after that.
     evictions_wanted: AtomicUsize,
-    /// room_asked[worker]: that worker's ask of `evictions_wanted` stands (one at a time,
+    /// `room_asked[worker]`: that worker's ask of `evictions_wanted` stands (one at a time,
     /// withdrawn at its next look at the limit). Whoever clears a flag adjusts the count.
     room_asked: Vec<AtomicBool>,
     /// Connections that have sent nothing yet, over all workers (see `Worker::silent`).

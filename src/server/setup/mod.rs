@@ -1,5 +1,5 @@
 //! A worker's parts, built once from `Config`: the responses, the faults, and the settings a
-//! worker holds for the run ([`WorkerSetup`]).
+//! worker holds for the run (`WorkerSetup`).
 
 mod faults;
 mod responses;
