@@ -69,6 +69,27 @@ fn imports_point_down_the_layers_and_form_no_circle() {
     );
 }
 
+/// The README's Layout section shows the same layers as [`LAYERS`], in the same order.
+#[test]
+fn the_readme_shows_the_layers_of_this_table() {
+    let readme = include_str!("../README.md");
+    let layout = readme
+        .split("\n## Layout\n")
+        .nth(1)
+        .expect("a Layout section");
+    let shown: Vec<(String, u8)> = layout
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let layer = cells.get(1)?.parse().ok()?;
+            let module = cells.get(2)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((module.to_string(), layer))
+        })
+        .collect();
+    let table: Vec<(String, u8)> = LAYERS.iter().map(|&(m, l)| (m.to_string(), l)).collect();
+    assert_eq!(shown, table, "README, Layout: the table of layers");
+}
+
 /// Every `.rs` file under `dir`, as (path relative to the crate, text).
 fn read_tree(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -266,6 +287,15 @@ impl Tree {
                 } else if punct(i + 2, ';') && inline.is_empty() {
                     file.children.insert(name);
                 }
+            } else if ident(i) == Some("in")
+                && punct(i.wrapping_sub(1), '(')
+                && ident(i.wrapping_sub(2)) == Some("pub")
+            {
+                // `pub(in crate::server)` names where an item is visible, not what it uses.
+                i = (i..tokens.len())
+                    .find(|&k| punct(k, ')'))
+                    .unwrap_or(tokens.len());
+                continue;
             } else if ident(i) == Some("use") {
                 let public =
                     ident(i.wrapping_sub(1)) == Some("pub") || punct(i.wrapping_sub(1), ')');
@@ -756,6 +786,18 @@ fn comments_strings_own_files_and_re_exports_are_not_arrows_up_or_around() {
         ),
     ]));
     assert_eq!(problems, Vec::<String>::new());
+}
+
+#[test]
+fn a_visibility_path_is_no_arrow() {
+    let files = tree(&[
+        ("src/server/mod.rs", "mod worker;\nuse worker::Worker;\n"),
+        (
+            "src/server/worker.rs",
+            "pub(in crate::server) struct Worker;\npub(in super) fn f() {}\n",
+        ),
+    ]);
+    assert_eq!(check(&files), Vec::<String>::new());
 }
 
 #[test]
