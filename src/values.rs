@@ -50,8 +50,7 @@ fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
     v.bytes().position(|b| !class(b)).unwrap_or(v.len())
 }
 
-/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds. Parsed without
-/// floating point (which would add its tables to the binary).
+/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds.
 pub fn duration(v: &str) -> Result<u64, String> {
     let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
     let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
@@ -62,56 +61,43 @@ pub fn duration(v: &str) -> Result<u64, String> {
         "h" => 3_600_000,
         _ => return Err(bad()),
     };
+    scaled(num, mult)
+        .filter(|&ms| ms > 0 && ms < 1 << 48)
+        .ok_or_else(bad)
+}
+
+/// `0.1`, `1`, `0`, `.5` or `10%`, in millionths, so that the value is exact.
+pub fn fraction(v: &str) -> Result<u32, String> {
+    let bad = || format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%");
+    let (num, scale) = match v.strip_suffix('%') {
+        Some(p) => (p, 10_000),
+        None => (v, 1_000_000),
+    };
+    let total = scaled(num, scale)
+        .filter(|&t| t <= 1_000_000)
+        .ok_or_else(bad)?;
+    Ok(total as u32)
+}
+
+/// A decimal `12`, `1.5` or `.25` (at most six digits after the point) times `scale`, rounded
+/// down; `None` when it is not one or overflows. The one decimal grammar of durations and rates,
+/// without floating point (which would add its tables to the binary).
+fn scaled(num: &str, scale: u64) -> Option<u64> {
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 6 {
-        return Err(bad());
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
+        return None;
     }
-    let parse = |s: &str| {
+    let value = |s: &str| {
         if s.is_empty() {
             Some(0)
         } else {
             s.parse::<u64>().ok()
         }
     };
-    let (Some(i), Some(f)) = (parse(int), parse(frac)) else {
-        return Err(bad());
-    };
-    let scale = 10u64.pow(frac.len() as u32);
-    i.checked_mul(mult)
-        .and_then(|a| a.checked_add(f * mult / scale))
-        .filter(|&ms| ms > 0 && ms < 1 << 48)
-        .ok_or_else(bad)
-}
-
-/// `0.1`, `1`, `0`, `.5` or `10%`, in millionths; without floating point, so that the
-/// value is exact.
-pub fn fraction(v: &str) -> Result<u32, String> {
-    let bad = || format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%");
-    let (num, scale) = match v.strip_suffix('%') {
-        Some(p) => (p, 10_000u64),
-        None => (v, 1_000_000u64),
-    };
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
-        return Err(bad());
-    }
-    let int: u64 = if int.is_empty() {
-        0
-    } else {
-        int.parse().map_err(|_| bad())?
-    };
-    let frac_value: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().map_err(|_| bad())?
-    };
-    let total = int
-        .checked_mul(scale)
-        .and_then(|i| i.checked_add(frac_value * scale / 10u64.pow(frac.len() as u32)))
-        .filter(|&t| t <= 1_000_000)
-        .ok_or_else(bad)?;
-    Ok(total as u32)
+    let (i, f) = (value(int)?, value(frac)?);
+    i.checked_mul(scale)?
+        .checked_add(f * scale / 10u64.pow(frac.len() as u32))
 }
 
 /// `s` split at the first `byte` (which is dropped), or `s` whole and "": one out-of-line
