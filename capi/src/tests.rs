@@ -51,9 +51,9 @@ fn every_code_of_the_header_is_the_librarys() {
     }
     for (code, own) in OWN_CODES {
         let define = own.to_str().unwrap().to_ascii_uppercase();
-        let stated = defines("CANNED_").into_iter().find(|(n, _)| {
-            n == &define || n.strip_prefix("E_") == Some(define.as_str())
-        });
+        let stated = defines("CANNED_")
+            .into_iter()
+            .find(|(n, _)| n == &define || n.strip_prefix("E_") == Some(define.as_str()));
         assert_eq!(stated.map(|(_, v)| v), Some(i64::from(code)), "{define}");
     }
     assert_eq!(name(COMPLETE), "complete");
@@ -70,7 +70,13 @@ fn every_code_of_the_header_is_the_librarys() {
 
 #[test]
 fn state_sizes_are_the_headers() {
-    let words = |name: &str| defines("CANNED_").into_iter().find(|(n, _)| n == name).unwrap().1;
+    let words = |name: &str| {
+        defines("CANNED_")
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap()
+            .1
+    };
     assert_eq!(canned_parser_size() as i64, words("PARSER_WORDS") * 8);
     assert_eq!(canned_chunked_size() as i64, words("CHUNKED_WORDS") * 8);
     assert_eq!(align_of::<ParserStorage>(), align_of::<u64>());
@@ -105,10 +111,17 @@ fn forms_and_framings_are_the_headers() {
         // SAFETY: every pointer is to a live local of the right type and size.
         let r = unsafe {
             assert_eq!(canned_parser_init(&mut p, 8192, 100), COMPLETE);
-            assert_eq!(canned_parse(&mut p, head.as_ptr(), head.len(), r.as_mut_ptr()), 0);
+            assert_eq!(
+                canned_parse(&mut p, head.as_ptr(), head.len(), r.as_mut_ptr()),
+                0
+            );
             r.assume_init()
         };
         assert_eq!(i64::from(r.form), stated("FORM", form), "{form}");
-        assert_eq!(i64::from(r.framing), stated("FRAMING", framing), "{framing}");
+        assert_eq!(
+            i64::from(r.framing),
+            stated("FRAMING", framing),
+            "{framing}"
+        );
     }
 }
