@@ -310,12 +310,19 @@ unsafe fn head_of(r: &Request) -> Result<&[u8], c_int> {
 
 /// The field line starting at `at` in a head: its name, its value without OWS, and where the
 /// next line starts. `None` at the final empty line, or where the bytes are not a field line.
+///
+/// The head was validated by the parser, so a line is `name ":" OWS value OWS CRLF`: the colon
+/// is the first in the line and the value holds no LF, and two memchr calls find them.
 fn field_at(head: &[u8], at: usize) -> Option<(&[u8], &[u8], usize)> {
     let rest = head.get(at..)?;
-    let lf = rest.iter().position(|&c| c == b'\n')?;
-    let line = rest[..lf].strip_suffix(b"\r")?;
-    let colon = line.iter().position(|&c| c == b':')?;
-    let (name, value) = (&line[..colon], &line[colon + 1..]);
+    let colon = memchr::memchr(b':', rest)?;
+    let lf = colon + memchr::memchr(b'\n', &rest[colon..])?;
+    let name = &rest[..colon];
+    // The final empty line, or bytes canned_parse did not validate: no field here.
+    if name.is_empty() || memchr::memchr(b'\n', name).is_some() {
+        return None;
+    }
+    let value = rest[colon + 1..lf].strip_suffix(b"\r")?;
     // OWS = *( SP / HTAB )                                        (RFC 9110 §5.6.3)
     let ows = |c: &u8| *c == b' ' || *c == b'\t';
     let start = value.iter().position(|c| !ows(c)).unwrap_or(value.len());
@@ -327,7 +334,7 @@ fn field_at(head: &[u8], at: usize) -> Option<(&[u8], &[u8], usize)> {
 fn first_field(r: &Request, head: &[u8]) -> Option<usize> {
     let method_at = (r.method as usize).checked_sub(r.head as usize)?;
     let rest = head.get(method_at..)?;
-    Some(method_at + rest.iter().position(|&c| c == b'\n')? + 1)
+    Some(method_at + memchr::memchr(b'\n', rest)? + 1)
 }
 
 /// `int canned_request_field(const canned_request *, size_t *, canned_field *)`: see
