@@ -312,16 +312,16 @@ unsafe fn head_of(r: &Request) -> Result<&[u8], c_int> {
 /// next line starts. `None` at the final empty line, or where the bytes are not a field line.
 ///
 /// The head was validated by the parser, so a line is `name ":" OWS value OWS CRLF`: the colon
-/// is the first in the line and the value holds no LF, and two memchr calls find them.
+/// is the line's first, and two memchr calls find it and the LF.
 fn field_at(head: &[u8], at: usize) -> Option<(&[u8], &[u8], usize)> {
     let rest = head.get(at..)?;
-    let colon = memchr::memchr(b':', rest)?;
-    let lf = colon + memchr::memchr(b'\n', &rest[colon..])?;
-    let name = &rest[..colon];
-    // The final empty line, or bytes canned_parse did not validate: no field here.
-    if name.is_empty() || memchr::memchr(b'\n', name).is_some() {
+    let colon = memchr::memchr2(b':', b'\n', rest)?;
+    // A LF first: the final empty line (or bytes canned_parse did not validate).
+    if colon == 0 || rest[colon] != b':' {
         return None;
     }
+    let lf = colon + memchr::memchr(b'\n', &rest[colon..])?;
+    let name = &rest[..colon];
     let value = rest[colon + 1..lf].strip_suffix(b"\r")?;
     // OWS = *( SP / HTAB )                                        (RFC 9110 §5.6.3)
     let ows = |c: &u8| *c == b' ' || *c == b'\t';
