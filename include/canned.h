@@ -3,8 +3,9 @@
  * Link with libcanned_capi.a (built by `cargo build --release` in capi/; README, C library).
  * The library is the Rust parser canned's server uses, compiled without std: strict (RFC 9112
  * and RFC 9110, the README's Strictness table), incremental, zero-copy. It allocates nothing
- * and keeps no global state, so it runs on a microcontroller as on Linux, and any number of
- * parsers may run at once on as many threads.
+ * and keeps no global state (only memchr's choice of routine on x86_64, cached in an atomic),
+ * so it runs on a microcontroller as on Linux, and any number of parsers may run at once on as
+ * many threads.
  *
  * Conventions, for every function below:
  *   - A parser (canned_parser) or decoder (canned_chunked) lives in storage the caller owns, of

@@ -478,10 +478,14 @@ fn strictness() {
     println!("| README row | message | canned | picohttpparser | llhttp |");
     println!("|---|---|---|---|---|");
     let (mut rejected, mut pico_accepts, mut llhttp_accepts) = (0, 0, 0);
-    // SAFETY: peers.c's table: static, NUL-terminated strings, `len` bytes of input.
-    for i in 0..unsafe { strict_count() } {
+    // SAFETY: takes nothing, returns the length of a static table.
+    let count = unsafe { strict_count() };
+    for i in 0..count {
+        // SAFETY: `i` is below the count: a pointer into peers.c's static table.
         let c = unsafe { &*strict_at(i) };
+        // SAFETY: the table's strings are static and NUL-terminated.
         let text = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap();
+        // SAFETY: the table's inputs are static arrays of `len` bytes.
         let input = unsafe { std::slice::from_raw_parts(c.input, c.len) };
         let got = canned_message(input);
         assert_eq!(
@@ -494,11 +498,13 @@ fn strictness() {
         let canned_says = if got == 0 {
             "accepted".to_string()
         } else {
-            // SAFETY: static NUL-terminated names.
+            // SAFETY: canned_code_name returns a static NUL-terminated name for any code.
             let name = unsafe { CStr::from_ptr(canned_code_name(got)) }
                 .to_str()
                 .unwrap();
-            format!("rejected, {} {name}", unsafe { canned_code_status(got) })
+            // SAFETY: takes an int, reads nothing else.
+            let status = unsafe { canned_code_status(got) };
+            format!("rejected, {status} {name}")
         };
         let p = pico_message(input, c.chunked);
         // SAFETY: `input` is live for the call.

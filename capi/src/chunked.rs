@@ -1,6 +1,6 @@
 //! The chunked body decoder (`canned_chunked_*`) behind the C ABI.
 
-use crate::codes::{self, BAD_STATE, BODY_TOO_LARGE, COMPLETE, NULL_POINTER, PARTIAL};
+use crate::codes::{self, BAD_STATE, BODY_TOO_LARGE, COMPLETE, NULL_POINTER, OK, PARTIAL};
 use crate::{bytes, check, state};
 use canned::chunked::ChunkedDecoder;
 use core::ffi::c_int;
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn canned_chunked_init(d: *mut ChunkedStorage, max_data: u
     };
     // SAFETY: not null, aligned, and `canned_chunked` is large enough (asserted above).
     unsafe { d.cast::<ChunkedState>().write(state) };
-    COMPLETE
+    OK
 }
 
 /// `int canned_chunked_decode(canned_chunked *, const unsigned char *, size_t, size_t *)`: see
@@ -132,5 +132,5 @@ pub unsafe extern "C" fn canned_chunked_data_len(d: *const ChunkedStorage, len: 
     }
     // SAFETY: initialised by this library (checked above); `len` is not null and writable.
     unsafe { len.write((*d).decoder.data_len()) };
-    COMPLETE
+    OK
 }

@@ -11,6 +11,8 @@ use core::ffi::{CStr, c_char, c_int};
 
 /// The head is complete / the body has ended.
 pub const COMPLETE: c_int = 0;
+/// Success of init, reset and the queries (`CANNED_OK`, the same value).
+pub const OK: c_int = COMPLETE;
 /// More bytes are needed.
 pub const PARTIAL: c_int = 1;
 /// A chunked body announced more data than its decoder's limit (413, RFC 9110 §15.5.14).

@@ -15,7 +15,7 @@ mod chunked;
 mod codes;
 
 use canned::parser::{Form, Framing, Limits, Parser, Status, Version};
-use codes::{COMPLETE, INPUT_SHRANK, INVALID_ARGUMENT, NULL_POINTER, PARTIAL};
+use codes::{COMPLETE, INPUT_SHRANK, INVALID_ARGUMENT, NULL_POINTER, OK, PARTIAL};
 use core::ffi::c_int;
 use core::mem::{align_of, size_of};
 
@@ -170,7 +170,7 @@ pub unsafe extern "C" fn canned_parser_init(
     };
     // SAFETY: not null, aligned, and `canned_parser` is large enough (asserted above).
     unsafe { p.cast::<ParserState>().write(state) };
-    COMPLETE
+    OK
 }
 
 /// `int canned_parser_reset(canned_parser *)`: see include/canned.h.
@@ -186,7 +186,7 @@ pub unsafe extern "C" fn canned_parser_reset(p: *mut ParserStorage) -> c_int {
             s.parser.reset();
             s.fed = 0;
             s.failed = 0;
-            COMPLETE
+            OK
         }
         Err(code) => code,
     }
@@ -213,7 +213,7 @@ pub unsafe extern "C" fn canned_parser_position(
     // SAFETY: initialised by this library (checked above); `position` is not null and
     // writable (this function's contract).
     unsafe { position.write((*p).parser.position()) };
-    COMPLETE
+    OK
 }
 
 /// `int canned_parse(canned_parser *, const unsigned char *, size_t, canned_request *)`: see

@@ -438,7 +438,9 @@ static void misuse(void) {
     canned_field f;
     size_t n = 0, cursor = 0;
     uint64_t data = 0;
-    /* Storage one byte past an aligned address: misaligned for every state. */
+    /* Storage one byte past an aligned address: misaligned for every state. (ISO C leaves
+     * such a conversion undefined; the compilers here keep the address, which is what a
+     * program that got its pointer wrong would hand the library.) */
     static uint64_t raw[2 * CANNED_PARSER_WORDS + 1];
     canned_parser *odd = (canned_parser *)(void *)((unsigned char *)raw + 1);
     canned_chunked *odd_d = (canned_chunked *)(void *)((unsigned char *)raw + 1);
