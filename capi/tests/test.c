@@ -19,6 +19,10 @@
 #ifndef RANDOM_ROUNDS
 #define RANDOM_ROUNDS 20000
 #endif
+/* Its seed: the same inputs every run unless another is given (-DRANDOM_SEED=...). */
+#ifndef RANDOM_SEED
+#define RANDOM_SEED 0x9e3779b9u
+#endif
 
 static unsigned passed, failed;
 /* Whether the case being run has failed a check yet: a case counts once. */
@@ -106,6 +110,19 @@ static void check_fields(const char *name, const canned_request *r) {
     if (r->minor_version == 1) {
         CHECK(canned_request_find(r, "hOsT", 4, &f) == 1, "%s: Host not found", name);
     }
+}
+
+/* Walk the fields of a head whose bytes changed under the parser: whatever the walk finds
+ * lies inside the head, and it ends. */
+static void walk_changed(const canned_request *r) {
+    size_t cursor = 0, n = 0;
+    canned_field f;
+    const unsigned char *end = r->head + r->head_len;
+    while (canned_request_field(r, &cursor, &f) == 1 && n++ <= r->head_len) {
+        CHECK(f.name >= r->head && f.name + f.name_len <= end, "changed: field name outside the head");
+        CHECK(f.value >= r->head && f.value + f.value_len <= end, "changed: field value outside the head");
+    }
+    CHECK(n <= r->head_len, "changed: the walk does not end");
 }
 
 /* ---- the ported tables ----------------------------------------------------------------------- */
@@ -580,7 +597,7 @@ static void misuse(void) {
 
 /* ---- random input ------------------------------------------------------------------------------- */
 
-static uint32_t rng = 0x9e3779b9u;
+static uint32_t rng = RANDOM_SEED;
 static uint32_t next(void) {
     rng ^= rng << 13;
     rng ^= rng >> 17;
@@ -633,7 +650,7 @@ static void random_input(void) {
         canned_parser_init(&p, max_head, 1 + next() % 8);
         if (canned_parse(&p, copy, cut, &s) == CANNED_PARTIAL) {
             for (int k = 0; k < 4 && cut > 0; k++) copy[next() % cut] = (unsigned char)next();
-            if (canned_parse(&p, copy, len, &s) == CANNED_COMPLETE) check_fields("changed", &s);
+            if (canned_parse(&p, copy, len, &s) == CANNED_COMPLETE) walk_changed(&s);
         }
         /* The same bytes as a chunked body, one-shot and split. */
         size_t a, b, c2 = len ? next() % (len + 1) : 0;
