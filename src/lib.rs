@@ -86,6 +86,7 @@ pub mod config;
 pub mod conn;
 #[cfg(feature = "server")]
 pub mod fault;
+pub mod hpack;
 #[cfg(feature = "server")]
 pub mod metrics;
 #[cfg(feature = "server")]
