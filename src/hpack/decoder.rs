@@ -42,6 +42,7 @@ pub const DEFAULT_MAX_HEADER_LIST_SIZE: usize = 16 * 1024;
 /// assert_eq!(decoder.dynamic_table().count(), 2);
 /// # Ok::<(), canned::hpack::Error>(())
 /// ```
+#[derive(Clone)]
 pub struct Decoder {
     table: DynamicTable,
     /// The largest size an update may set: the SETTINGS_HEADER_TABLE_SIZE this side
@@ -281,7 +282,13 @@ impl Decoder {
     }
 
     /// Adds a field to the dynamic table (§6.2.1) and returns where it is to be read from.
-    fn insert(&mut self, block: &[u8], scratch: &[u8], name: Bytes, value: Bytes) -> (Bytes, Bytes) {
+    fn insert(
+        &mut self,
+        block: &[u8],
+        scratch: &[u8],
+        name: Bytes,
+        value: Bytes,
+    ) -> (Bytes, Bytes) {
         let new_name = match &name {
             Bytes::Table(r) => Name::Table(r.clone()),
             other => Name::Bytes(outside(other, block, scratch)),
@@ -313,7 +320,12 @@ fn outside<'a>(bytes: &Bytes, block: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
 
 /// The string literal at `pos` (§5.2): in the block as it is, or Huffman-decoded into the
 /// scratch buffer after the `used` bytes this field's name took.
-fn literal(block: &[u8], pos: &mut usize, scratch: &mut [u8], used: &mut usize) -> Result<Bytes, Error> {
+fn literal(
+    block: &[u8],
+    pos: &mut usize,
+    scratch: &mut [u8],
+    used: &mut usize,
+) -> Result<Bytes, Error> {
     let lit = primitive::string(block, pos)?;
     if !lit.huffman {
         return Ok(Bytes::Block(lit.start..lit.end));

@@ -47,6 +47,7 @@ pub(super) enum Name<'a> {
 }
 
 /// The dynamic table.
+#[derive(Clone)]
 pub(super) struct DynamicTable {
     bytes: [u8; CAPACITY],
     /// A ring of entries: the oldest at `oldest`, then `len - 1` newer ones.

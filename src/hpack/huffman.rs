@@ -21,52 +21,35 @@ const COUNTS: [u32; 31] = [
 /// (30 ones), is index 256 and has no byte.
 const SYMBOLS: [u8; 256] = [
     // 5 bits: 10 symbols
-    b'0', b'1', b'2', b'a', b'c', b'e', b'i', b'o', b's', b't',
-    // 6 bits: 26 symbols
-    b' ', b'%', b'-', b'.', b'/', b'3', b'4', b'5', b'6', b'7', b'8', b'9', b'=', b'A', b'_',
-    b'b', b'd', b'f', b'g', b'h', b'l', b'm', b'n', b'p', b'r', b'u',
-    // 7 bits: 32 symbols
-    b':', b'B', b'C', b'D', b'E', b'F', b'G', b'H', b'I', b'J', b'K', b'L', b'M', b'N', b'O',
-    b'P', b'Q', b'R', b'S', b'T', b'U', b'V', b'W', b'Y', b'j', b'k', b'q', b'v', b'w', b'x',
-    b'y', b'z',
+    b'0', b'1', b'2', b'a', b'c', b'e', b'i', b'o', b's', b't', // 6 bits: 26 symbols
+    b' ', b'%', b'-', b'.', b'/', b'3', b'4', b'5', b'6', b'7', b'8', b'9', b'=', b'A', b'_', b'b',
+    b'd', b'f', b'g', b'h', b'l', b'm', b'n', b'p', b'r', b'u', // 7 bits: 32 symbols
+    b':', b'B', b'C', b'D', b'E', b'F', b'G', b'H', b'I', b'J', b'K', b'L', b'M', b'N', b'O', b'P',
+    b'Q', b'R', b'S', b'T', b'U', b'V', b'W', b'Y', b'j', b'k', b'q', b'v', b'w', b'x', b'y', b'z',
     // 8 bits: 6 symbols
-    b'&', b'*', b',', b';', b'X', b'Z',
-    // 10 bits: 5 symbols
-    b'!', b'"', b'(', b')', b'?',
-    // 11 bits: 3 symbols
-    b'\'', b'+', b'|',
-    // 12 bits: 2 symbols
-    b'#', b'>',
-    // 13 bits: 6 symbols
-    0, b'$', b'@', b'[', b']', b'~',
-    // 14 bits: 2 symbols
-    b'^', b'}',
-    // 15 bits: 3 symbols
-    b'<', b'`', b'{',
-    // 19 bits: 3 symbols
-    b'\\', 195, 208,
-    // 20 bits: 8 symbols
-    128, 130, 131, 162, 184, 194, 224, 226,
-    // 21 bits: 13 symbols
+    b'&', b'*', b',', b';', b'X', b'Z', // 10 bits: 5 symbols
+    b'!', b'"', b'(', b')', b'?', // 11 bits: 3 symbols
+    b'\'', b'+', b'|', // 12 bits: 2 symbols
+    b'#', b'>', // 13 bits: 6 symbols
+    0, b'$', b'@', b'[', b']', b'~', // 14 bits: 2 symbols
+    b'^', b'}', // 15 bits: 3 symbols
+    b'<', b'`', b'{', // 19 bits: 3 symbols
+    b'\\', 195, 208, // 20 bits: 8 symbols
+    128, 130, 131, 162, 184, 194, 224, 226, // 21 bits: 13 symbols
     153, 161, 167, 172, 176, 177, 179, 209, 216, 217, 227, 229, 230,
     // 22 bits: 26 symbols
     129, 132, 133, 134, 136, 146, 154, 156, 160, 163, 164, 169, 170, 173, 178, 181, 185, 186, 187,
-    189, 190, 196, 198, 228, 232, 233,
-    // 23 bits: 29 symbols
+    189, 190, 196, 198, 228, 232, 233, // 23 bits: 29 symbols
     1, 135, 137, 138, 139, 140, 141, 143, 147, 149, 150, 151, 152, 155, 157, 158, 165, 166, 168,
-    174, 175, 180, 182, 183, 188, 191, 197, 231, 239,
-    // 24 bits: 12 symbols
-    9, 142, 144, 145, 148, 159, 171, 206, 215, 225, 236, 237,
-    // 25 bits: 4 symbols
-    199, 207, 234, 235,
-    // 26 bits: 15 symbols
+    174, 175, 180, 182, 183, 188, 191, 197, 231, 239, // 24 bits: 12 symbols
+    9, 142, 144, 145, 148, 159, 171, 206, 215, 225, 236, 237, // 25 bits: 4 symbols
+    199, 207, 234, 235, // 26 bits: 15 symbols
     192, 193, 200, 201, 202, 205, 210, 213, 218, 219, 238, 240, 242, 243, 255,
     // 27 bits: 19 symbols
     203, 204, 211, 212, 214, 221, 222, 223, 241, 244, 245, 246, 247, 248, 250, 251, 252, 253, 254,
     // 28 bits: 29 symbols
-    2, 3, 4, 5, 6, 7, 8, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30,
-    31, 127, 220, 249,
-    // 30 bits: 4 codes, the last of them EOS
+    2, 3, 4, 5, 6, 7, 8, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+    127, 220, 249, // 30 bits: 4 codes, the last of them EOS
     10, 13, 22,
 ];
 
@@ -196,7 +179,12 @@ mod tests {
     fn rfc_examples_and_padding() {
         let ok: &[(&[u8], &[u8])] = &[
             // C.4.1, C.4.2, C.6.1
-            (&[0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff], b"www.example.com"),
+            (
+                &[
+                    0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff,
+                ],
+                b"www.example.com",
+            ),
             (&[0xa8, 0xeb, 0x10, 0x64, 0x9c, 0xbf], b"no-cache"),
             (&[0x64, 0x02], b"302"),
             (&[0xae, 0xc3, 0x77, 0x1a, 0x4b], b"private"),
@@ -211,12 +199,12 @@ mod tests {
             assert_eq!(&out[..n], text);
         }
         let bad: &[(&[u8], Error)] = &[
-            (&[0xff], Error::HuffmanPaddingTooLong),           // 8 ones: a prefix of EOS, too long
-            (&[0x07, 0xff], Error::HuffmanPaddingTooLong),     // '0', then 8 ones
-            (&[0x00], Error::HuffmanPaddingNotOnes),           // '0', then 000
-            (&[0x06], Error::HuffmanPaddingNotOnes),           // '0', then 110
-            (&[0xff, 0xff, 0xff, 0xfc], Error::HuffmanEos),    // EOS and 2 zero bits
-            (&[0xff, 0xff, 0xff, 0xff], Error::HuffmanEos),    // EOS and 2 ones
+            (&[0xff], Error::HuffmanPaddingTooLong), // 8 ones: a prefix of EOS, too long
+            (&[0x07, 0xff], Error::HuffmanPaddingTooLong), // '0', then 8 ones
+            (&[0x00], Error::HuffmanPaddingNotOnes), // '0', then 000
+            (&[0x06], Error::HuffmanPaddingNotOnes), // '0', then 110
+            (&[0xff, 0xff, 0xff, 0xfc], Error::HuffmanEos), // EOS and 2 zero bits
+            (&[0xff, 0xff, 0xff, 0xff], Error::HuffmanEos), // EOS and 2 ones
         ];
         for &(src, error) in bad {
             assert_eq!(decoded(src).map(|(_, n)| n), Err(error), "{src:02x?}");
@@ -226,7 +214,10 @@ mod tests {
     #[test]
     fn output_bound() {
         let mut out = [0; 3];
-        assert_eq!(decode(&[0xa8, 0xeb, 0x10, 0x64, 0x9c, 0xbf], &mut out), Err(Error::StringTooLong));
+        assert_eq!(
+            decode(&[0xa8, 0xeb, 0x10, 0x64, 0x9c, 0xbf], &mut out),
+            Err(Error::StringTooLong)
+        );
         assert_eq!(decode(&[0x64, 0x02], &mut out), Ok(3));
     }
 
