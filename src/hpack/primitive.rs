@@ -66,45 +66,30 @@ pub(super) fn string(block: &[u8], pos: &mut usize) -> Result<Literal, Error> {
 mod tests {
     use super::*;
 
+    /// (input, prefix bits, value, bytes consumed)
+    type IntegerCase = (&'static [u8], u32, Result<usize, Error>, usize);
+
     /// RFC 7541 §5.1 and C.1, the limits around them, and what each error needs.
+    #[rustfmt::skip]
+    const INTEGERS: &[IntegerCase] = &[
+        (&[0x0a], 5, Ok(10), 1),                                           // C.1.1
+        (&[0x1f, 0x9a, 0x0a], 5, Ok(1337), 3),                             // C.1.2
+        (&[0x2a], 8, Ok(42), 1),                                           // C.1.3
+        (&[0xe0 | 0x1e], 5, Ok(30), 1),                                    // flag bits ignored
+        (&[0x1f, 0x00], 5, Ok(31), 2),                                     // 2^N-1: one zero group
+        (&[0x7f, 0x80, 0x01], 7, Ok(127 + 128), 3),                        // an inner zero group
+        (&[0x1f, 0xff, 0xff, 0xff, 0x7f], 5, Ok(31 + (1 << 28) - 1), 5),   // the largest
+        (&[0x1f, 0x80, 0x80, 0x80, 0x80], 5, Err(Error::IntegerOverflow), 5),
+        (&[0x1f, 0xff, 0xff, 0xff, 0xff, 0x01], 5, Err(Error::IntegerOverflow), 5),
+        (&[0x1f, 0x8a, 0x00], 5, Err(Error::IntegerNotMinimal), 3),
+        (&[0x1f, 0x80, 0x80, 0x00], 5, Err(Error::IntegerNotMinimal), 4),
+        (&[0x1f], 5, Err(Error::IntegerTruncated), 1),
+        (&[0x1f, 0x9a], 5, Err(Error::IntegerTruncated), 2),
+    ];
+
     #[test]
     fn integers() {
-        let cases: &[(&[u8], u32, Result<usize, Error>, usize)] = &[
-            (&[0x0a], 5, Ok(10), 1),                    // C.1.1
-            (&[0x1f, 0x9a, 0x0a], 5, Ok(1337), 3),      // C.1.2
-            (&[0x2a], 8, Ok(42), 1),                    // C.1.3
-            (&[0xe0 | 0x1e], 5, Ok(30), 1),             // flag bits above the prefix ignored
-            (&[0x1f, 0x00], 5, Ok(31), 2),              // 2^N-1 needs one zero group
-            (&[0x7f, 0x80, 0x01], 7, Ok(127 + 128), 3), // an inner zero group is fine
-            (
-                &[0x1f, 0xff, 0xff, 0xff, 0x7f],
-                5,
-                Ok(31 + (1 << 28) - 1),
-                5,
-            ), // the largest
-            (
-                &[0x1f, 0x80, 0x80, 0x80, 0x80],
-                5,
-                Err(Error::IntegerOverflow),
-                5,
-            ),
-            (
-                &[0x1f, 0xff, 0xff, 0xff, 0xff, 0x01],
-                5,
-                Err(Error::IntegerOverflow),
-                5,
-            ),
-            (&[0x1f, 0x8a, 0x00], 5, Err(Error::IntegerNotMinimal), 3),
-            (
-                &[0x1f, 0x80, 0x80, 0x00],
-                5,
-                Err(Error::IntegerNotMinimal),
-                4,
-            ),
-            (&[0x1f], 5, Err(Error::IntegerTruncated), 1),
-            (&[0x1f, 0x9a], 5, Err(Error::IntegerTruncated), 2),
-        ];
-        for &(input, prefix, expected, consumed) in cases {
+        for &(input, prefix, expected, consumed) in INTEGERS {
             let mut pos = 0;
             assert_eq!(integer(input, &mut pos, prefix), expected, "{input:02x?}");
             assert_eq!(pos, consumed, "{input:02x?}");
