@@ -227,7 +227,9 @@ impl Decoder {
                     (name, value, representation)
                 }
             };
-            list_size += name.len() + value.len() + ENTRY_OVERHEAD;
+            // Saturating: a block of one-byte references to a 4 KiB entry outgrows a 32-bit
+            // count long before it ends, when the bound is none.
+            list_size = list_size.saturating_add(name.len() + value.len() + ENTRY_OVERHEAD);
             if list_size > self.max_header_list_size {
                 return Err(Error::HeaderListTooLarge);
             }
@@ -308,7 +310,9 @@ impl Decoder {
     }
 }
 
-/// Bytes that are not the table's. A literal's value never is.
+/// Bytes that are not the table's: a literal's, or the static table's. The table's own are
+/// never asked for here (a literal's value is never the table's, and a table name is handed
+/// to the table as a range), so they have no answer but the empty slice.
 fn outside<'a>(bytes: &Bytes, block: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
     match bytes {
         Bytes::Static(b) => b,
