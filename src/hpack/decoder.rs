@@ -6,7 +6,6 @@ use super::error::Error;
 use super::huffman;
 use super::primitive;
 use super::table::STATIC;
-use core::ops::Range;
 
 /// The header-list bound of [`Decoder::new`], in the units of RFC 9113 §6.5.2
 /// (SETTINGS_MAX_HEADER_LIST_SIZE): names, values and 32 bytes per field.
@@ -86,24 +85,6 @@ pub enum Representation {
     /// A literal not added to the table, which an intermediary must re-encode the same way
     /// (§6.2.3).
     NeverIndexed,
-}
-
-/// Where a decoded string is, until it is handed out.
-#[derive(Clone, Debug)]
-enum Bytes {
-    Static(&'static [u8]),
-    Block(Range<usize>),
-    Scratch(Range<usize>),
-    Table(Range<usize>),
-}
-
-impl Bytes {
-    fn len(&self) -> usize {
-        match self {
-            Bytes::Static(b) => b.len(),
-            Bytes::Block(r) | Bytes::Scratch(r) | Bytes::Table(r) => r.len(),
-        }
-    }
 }
 
 impl Default for Decoder {
@@ -201,48 +182,90 @@ impl Decoder {
         mut on_field: impl FnMut(Field<'_>),
     ) -> Result<(), Error> {
         let mut pos = self.size_updates(block)?;
-        let mut list_size = 0usize;
-        while pos < block.len() {
-            let first = block[pos];
-            let mut used = 0;
-            let (name, value, representation) = match first >> 4 {
+        let mut list = ListSize {
+            size: 0,
+            bound: self.max_header_list_size,
+        };
+        while let Some(&first) = block.get(pos) {
+            match first >> 4 {
                 8..=15 => {
                     let index = primitive::integer(block, &mut pos, 7)?;
                     let (name, value) = self.entry(index)?;
-                    (name, value, Representation::Indexed)
+                    list.add(name, value)?;
+                    on_field(Field {
+                        name,
+                        value,
+                        representation: Representation::Indexed,
+                    });
                 }
                 2 | 3 => return Err(Error::SizeUpdateNotAtStart),
+                4..=7 => self.incremental(block, &mut pos, scratch, &mut list, &mut on_field)?,
                 high => {
-                    let (prefix_bits, representation) = match high {
-                        4..=7 => (6, Representation::Incremental),
-                        1 => (4, Representation::NeverIndexed),
-                        _ => (4, Representation::WithoutIndexing),
+                    let representation = match high {
+                        1 => Representation::NeverIndexed,
+                        _ => Representation::WithoutIndexing,
                     };
-                    let index = primitive::integer(block, &mut pos, prefix_bits)?;
-                    let name = match index {
-                        0 => literal(block, &mut pos, scratch, &mut used)?,
-                        _ => self.entry(index)?.0,
+                    let index = primitive::integer(block, &mut pos, 4)?;
+                    let (name, rest) = match index {
+                        0 => literal(block, &mut pos, scratch)?,
+                        _ => (self.entry(index)?.0, &mut *scratch),
                     };
-                    let value = literal(block, &mut pos, scratch, &mut used)?;
-                    (name, value, representation)
+                    let (value, _) = literal(block, &mut pos, rest)?;
+                    list.add(name, value)?;
+                    on_field(Field {
+                        name,
+                        value,
+                        representation,
+                    });
                 }
-            };
-            // Saturating: a block of one-byte references to a 4 KiB entry outgrows a 32-bit
-            // count long before it ends, when the bound is none.
-            list_size = list_size.saturating_add(name.len() + value.len() + ENTRY_OVERHEAD);
-            if list_size > self.max_header_list_size {
-                return Err(Error::HeaderListTooLarge);
             }
-            let (name, value) = match representation {
-                Representation::Incremental => self.insert(block, scratch, name, value),
-                _ => (name, value),
-            };
-            on_field(Field {
-                name: self.resolve(&name, block, scratch),
-                value: self.resolve(&value, block, scratch),
-                representation,
-            });
         }
+        Ok(())
+    }
+
+    /// A literal with incremental indexing (§6.2.1): added to the dynamic table, then
+    /// reported from it.
+    fn incremental(
+        &mut self,
+        block: &[u8],
+        pos: &mut usize,
+        scratch: &mut [u8],
+        list: &mut ListSize,
+        on_field: &mut impl FnMut(Field<'_>),
+    ) -> Result<(), Error> {
+        let index = primitive::integer(block, pos, 6)?;
+        // A name from the dynamic table stays a range: the insertion may move it.
+        let (name, rest) = match index {
+            0 => {
+                let (name, rest) = literal(block, pos, scratch)?;
+                (Name::Bytes(name), rest)
+            }
+            1..=61 => (Name::Bytes(STATIC[index - 1].0), scratch),
+            _ => match self.table.get(index - 62) {
+                Some((name, _)) => (Name::Table(name), scratch),
+                None => return Err(Error::IndexOutOfRange),
+            },
+        };
+        let (value, _) = literal(block, pos, rest)?;
+        let name_len = match &name {
+            Name::Bytes(b) => b.len(),
+            Name::Table(r) => r.len(),
+        };
+        list.add_lengths(name_len, value.len())?;
+        let (name, value) = match self.table.insert(name.clone(), value) {
+            Some((n, v)) => (self.table.bytes(n), self.table.bytes(v)),
+            // Too large for the table, which is now empty but unwritten (§4.4): a name taken
+            // from it is still where it was.
+            None => match name {
+                Name::Bytes(b) => (b, value),
+                Name::Table(r) => (self.table.bytes(r), value),
+            },
+        };
+        on_field(Field {
+            name,
+            value,
+            representation: Representation::Incremental,
+        });
         Ok(())
     }
 
@@ -269,73 +292,52 @@ impl Decoder {
     }
 
     /// The name and value at `index` of §2.3.3's index space.
-    fn entry(&self, index: usize) -> Result<(Bytes, Bytes), Error> {
+    fn entry(&self, index: usize) -> Result<(&[u8], &[u8]), Error> {
         match index {
             0 => Err(Error::IndexZero),
-            1..=61 => {
-                let (name, value) = STATIC[index - 1];
-                Ok((Bytes::Static(name), Bytes::Static(value)))
-            }
+            1..=61 => Ok(STATIC[index - 1]),
             _ => match self.table.get(index - 62) {
-                Some((name, value)) => Ok((Bytes::Table(name), Bytes::Table(value))),
+                Some((name, value)) => Ok((self.table.bytes(name), self.table.bytes(value))),
                 None => Err(Error::IndexOutOfRange),
             },
         }
     }
+}
 
-    /// Adds a field to the dynamic table (§6.2.1) and returns where it is to be read from.
-    fn insert(
-        &mut self,
-        block: &[u8],
-        scratch: &[u8],
-        name: Bytes,
-        value: Bytes,
-    ) -> (Bytes, Bytes) {
-        let new_name = match &name {
-            Bytes::Table(r) => Name::Table(r.clone()),
-            other => Name::Bytes(outside(other, block, scratch)),
-        };
-        match self.table.insert(new_name, outside(&value, block, scratch)) {
-            Some((n, v)) => (Bytes::Table(n), Bytes::Table(v)),
-            // Too large for the table, which is now empty but unwritten (§4.4).
-            None => (name, value),
-        }
+/// The header list's size so far, against its bound (RFC 9113 §6.5.2).
+struct ListSize {
+    size: usize,
+    bound: usize,
+}
+
+impl ListSize {
+    fn add(&mut self, name: &[u8], value: &[u8]) -> Result<(), Error> {
+        self.add_lengths(name.len(), value.len())
     }
 
-    fn resolve<'a>(&'a self, bytes: &Bytes, block: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
-        match bytes {
-            Bytes::Table(r) => self.table.bytes(r.clone()),
-            other => outside(other, block, scratch),
+    fn add_lengths(&mut self, name: usize, value: usize) -> Result<(), Error> {
+        // Saturating: a block of one-byte references to a 4 KiB entry outgrows a 32-bit
+        // count long before it ends, when the bound is none.
+        self.size = self.size.saturating_add(name + value + ENTRY_OVERHEAD);
+        match self.size > self.bound {
+            true => Err(Error::HeaderListTooLarge),
+            false => Ok(()),
         }
     }
 }
 
-/// Bytes that are not the table's: a literal's, or the static table's. The table's own are
-/// never asked for here (a literal's value is never the table's, and a table name is handed
-/// to the table as a range), so they have no answer but the empty slice.
-fn outside<'a>(bytes: &Bytes, block: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
-    match bytes {
-        Bytes::Static(b) => b,
-        Bytes::Block(r) => &block[r.clone()],
-        Bytes::Scratch(r) => &scratch[r.clone()],
-        Bytes::Table(_) => &[],
-    }
-}
-
-/// The string literal at `pos` (§5.2): in the block as it is, or Huffman-decoded into the
-/// scratch buffer after the `used` bytes this field's name took.
-fn literal(
-    block: &[u8],
+/// The string literal at `pos` (§5.2), and what is left of the scratch buffer after it: in
+/// the block as it is, or Huffman-decoded into the front of `scratch`.
+fn literal<'a>(
+    block: &'a [u8],
     pos: &mut usize,
-    scratch: &mut [u8],
-    used: &mut usize,
-) -> Result<Bytes, Error> {
+    scratch: &'a mut [u8],
+) -> Result<(&'a [u8], &'a mut [u8]), Error> {
     let lit = primitive::string(block, pos)?;
     if !lit.huffman {
-        return Ok(Bytes::Block(lit.start..lit.end));
+        return Ok((&block[lit.start..lit.end], scratch));
     }
-    let n = huffman::decode(&block[lit.start..lit.end], &mut scratch[*used..])?;
-    let range = *used..*used + n;
-    *used += n;
-    Ok(Bytes::Scratch(range))
+    let n = huffman::decode(&block[lit.start..lit.end], scratch)?;
+    let (decoded, rest) = scratch.split_at_mut(n);
+    Ok((decoded, rest))
 }

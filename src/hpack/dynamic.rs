@@ -39,6 +39,7 @@ impl Entry {
 }
 
 /// Where a new entry's name comes from.
+#[derive(Clone, Debug)]
 pub(super) enum Name<'a> {
     /// Bytes outside the table: the block or the scratch buffer.
     Bytes(&'a [u8]),
