@@ -52,6 +52,7 @@
 //! |---|---|---|---|
 //! | 0 | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
 //! | 0 | [`chunked`] | the chunked body decoder | always (`no_std`) |
+//! | 0 | [`hpack`] | the HPACK decoder of HTTP/2 header blocks (RFC 7541) | always (`no_std`) |
 //! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
 //! | 1 | `mutate` | the malformed-response catalogue | `server` |
 //! | 2 | `response` | the response bytes, formatted once: specs, routes, the Date header | `server` |
@@ -71,7 +72,8 @@
 //! - `check`: the invariant checks of the tests and the fuzz targets (the connection's, with
 //!   `server`); not for the binary.
 //! - Without default features (`default-features = false`) the crate is `no_std` and
-//!   allocation-free: the parser and the chunked decoder only, depending on `memchr` alone.
+//!   allocation-free: the parser, the chunked decoder and the HPACK decoder only, depending on
+//!   `memchr` alone.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 
@@ -88,6 +90,7 @@ pub mod conn;
 pub mod fault;
 #[cfg(feature = "server")]
 pub mod h1;
+pub mod hpack;
 #[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;

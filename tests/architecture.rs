@@ -19,6 +19,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("parser", 0),
     // The chunked body decoder, beside the parser (`no_std`).
     ("chunked", 0),
+    // The HPACK decoder for HTTP/2 header blocks, beside the parser (`no_std`, no allocation).
+    ("hpack", 0),
     // Value grammars shared by the command line and the fault specs: sizes, durations, counts.
     ("values", 1),
     // The malformed-response catalogue.
