@@ -6,7 +6,8 @@
 //! `Keep-Alive`, so that `ab` without `-k` can use it. Never shipped; a reference to measure
 //! against.
 //!
-//! Usage: `floor PORT` (listens on 127.0.0.1:PORT).
+//! Usage: `floor PORT` (listens on 127.0.0.1:PORT; with 0, on a free port). It names the port
+//! on stderr as canned does, `floor listening on 127.0.0.1:PORT`.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -46,6 +47,7 @@ fn main() {
             std::process::exit(0)
         });
     let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    eprintln!("floor listening on {}", l.local_addr().unwrap());
     l.set_nonblocking(true).unwrap();
     // SAFETY: plain syscall.
     let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
