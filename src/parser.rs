@@ -40,7 +40,7 @@ use memchr::memchr;
 
 mod classes;
 
-use classes::{HostCommon, REG_NAME, RegName, Target, Token, Value, skip};
+use classes::{HostCommon, REG_NAME, RegName, Target, Token, Value, run_within, skip};
 pub(crate) use classes::{TCHAR, VALUE};
 
 /// Limits the caller imposes on one request head.
@@ -799,7 +799,7 @@ impl Parser {
         }
         // Host = uri-host [ ":" port ]                  (RFC 9112 §3.2, RFC 9110 §7.2)
         if self.flags & F_HOST != 0
-            && !valid_authority(&buf[self.host.0 as usize..self.host.1 as usize])
+            && !valid_authority_in(buf, self.host.0 as usize, self.host.1 as usize)
         {
             return Err(Error::InvalidHost);
         }
@@ -863,6 +863,8 @@ impl Parser {
 
 const KNOWN_CODINGS: [&[u8]; 5] = [b"gzip", b"x-gzip", b"deflate", b"compress", b"x-compress"];
 
+/// The form of the target and its path (offsets into it), or why it does not fit the method.
+#[inline(always)]
 fn target_form(
     method: &[u8],
     target: &[u8],
@@ -883,6 +885,16 @@ fn target_form(
         };
         return Ok((Form::Origin, Some((0, end.unwrap_or(target.len())))));
     }
+    other_target_form(method, target, brackets)
+}
+
+/// [`target_form`] of a target that does not start with `/`.
+#[inline(never)]
+fn other_target_form(
+    method: &[u8],
+    target: &[u8],
+    brackets: bool,
+) -> Result<(Form, Option<(usize, usize)>), Error> {
     if method == b"CONNECT" {
         // authority-form = uri-host ":" port           (RFC 9112 §3.2.3)
         let colon = target.iter().rposition(|&c| c == b':');
@@ -942,23 +954,26 @@ fn target_form(
 }
 
 /// authority without userinfo: uri-host [ ":" port ], port = *DIGIT    (RFC 3986 §3.2.2-3)
-///
-/// Every request's Host comes here, so the common shape (letters, digits, `-` and `.`, then
-/// an optional `:` and digits) is checked in one short pass; anything else takes
-/// [`valid_authority_exact`].
-#[inline]
 fn valid_authority(s: &[u8]) -> bool {
-    let mut k = 0;
-    skip::<HostCommon>(s, &mut k);
+    valid_authority_in(s, 0, s.len())
+}
+
+/// [`valid_authority`] of `w[from..to]`. Every request's Host comes here, so the common shape
+/// (letters, digits, `-` and `.`, then an optional `:` and digits) is checked in one short
+/// pass, which may read the bytes after `to` (the rest of the head) to take a short host in
+/// one step; anything else takes [`valid_authority_exact`].
+#[inline(always)]
+fn valid_authority_in(w: &[u8], from: usize, to: usize) -> bool {
+    let k = from + run_within::<HostCommon>(w, from, to);
     // An empty uri-host (`Host:`, `Host: :80`) is not one: RFC 9110 §4.2.1, a recipient MUST
     // reject an http URI with an empty host as invalid (here and in the exact grammar).
-    if k == s.len() {
-        return k != 0;
+    if k == to {
+        return k != from;
     }
-    if k != 0 && s[k] == b':' && s[k + 1..].iter().all(u8::is_ascii_digit) {
+    if k != from && w[k] == b':' && w[k + 1..to].iter().all(u8::is_ascii_digit) {
         return true;
     }
-    valid_authority_exact(s)
+    valid_authority_exact(&w[from..to])
 }
 
 /// uri-host = IP-literal / IPv4address / reg-name. An IPv4address is also a reg-name, so

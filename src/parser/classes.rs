@@ -311,6 +311,30 @@ pub(super) fn skip<C: Class>(w: &[u8], i: &mut usize) {
     }
 }
 
+/// The length of the run of class `C` bytes that starts `w[from..to]`. Bytes of `w` after
+/// `to` may be read, to test a short run in one step, but never counted.
+#[inline(always)]
+pub(super) fn run_within<C: Class>(w: &[u8], from: usize, to: usize) -> usize {
+    let len = to - from;
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if len < 16 {
+        if let Some(b) = w.get(from..).and_then(|r| r.first_chunk::<16>()) {
+            // Byte `len` stands for the end of the run.
+            let mut bad = C::block_bad(b) | 1 << len;
+            loop {
+                let k = bad.trailing_zeros() as usize;
+                if k == len || !C::TABLE[b[k] as usize] {
+                    return k;
+                }
+                bad &= bad - 1;
+            }
+        }
+    }
+    let mut k = from;
+    skip::<C>(&w[..to], &mut k);
+    k - from
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
