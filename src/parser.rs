@@ -467,6 +467,9 @@ impl Parser {
             *phase = Phase::LineStart;
         }
         loop {
+            // The field the name names, when the scan has seen which; otherwise it is looked
+            // up from the name at the end of the line.
+            let mut field = None;
             if *phase == Phase::LineStart {
                 let Some(&c) = w.get(*i) else {
                     return Ok(None);
@@ -503,6 +506,7 @@ impl Parser {
                 {
                     self.colon = *i as u32 + 4;
                     *i += 5;
+                    field = Some(Field::Host);
                 } else {
                     // field-name = token, no whitespace before ":"  (RFC 9112 §5.1)
                     skip::<Token>(w, i);
@@ -527,9 +531,10 @@ impl Parser {
                     if !crlf_at(w, *i)? {
                         return Ok(None);
                     }
-                    let name = &w[self.line as usize..self.colon as usize];
-                    let value = &w[self.colon as usize + 1..*i];
-                    self.header(name, value)?;
+                    let field = field.unwrap_or_else(|| {
+                        Field::named(&w[self.line as usize..self.colon as usize])
+                    });
+                    self.header(field, &w[self.colon as usize + 1..*i])?;
                     *i += 2;
                     *phase = Phase::LineStart;
                 }
@@ -719,14 +724,23 @@ impl Parser {
     }
 
     /// A complete field line: count it and take what the connection needs from it.
-    fn header(&mut self, name: &[u8], raw: &[u8]) -> Result<(), Error> {
+    #[inline(always)]
+    fn header(&mut self, field: Field, raw: &[u8]) -> Result<(), Error> {
         self.headers += 1;
         if self.headers as usize > self.limits.max_headers {
             return Err(Error::TooManyHeaders);
         }
+        if field == Field::Other {
+            return Ok(());
+        }
+        self.known_header(field, raw)
+    }
+
+    /// A field line the parser acts on.
+    fn known_header(&mut self, field: Field, raw: &[u8]) -> Result<(), Error> {
         let value = trim_ows(raw);
-        match name.len() {
-            4 if name.eq_ignore_ascii_case(b"host") => {
+        match field {
+            Field::Host => {
                 if self.flags & F_HOST != 0 {
                     return Err(Error::DuplicateHost);
                 }
@@ -737,13 +751,13 @@ impl Parser {
                 self.host = (at as u32, (at + value.len()) as u32);
                 self.flags |= F_HOST;
             }
-            6 if name.eq_ignore_ascii_case(b"expect") => {
+            Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
                 }
                 self.flags |= F_EXPECT;
             }
-            10 if name.eq_ignore_ascii_case(b"connection") => {
+            Field::Connection => {
                 for token in value.split(|&c| c == b',').map(trim_ows) {
                     if token.eq_ignore_ascii_case(b"close") {
                         self.flags |= F_CLOSE;
@@ -752,7 +766,7 @@ impl Parser {
                     }
                 }
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
+            Field::ContentLength => {
                 for member in value.split(|&c| c == b',').map(trim_ows) {
                     let n = parse_decimal(member).ok_or(Error::InvalidContentLength)?;
                     if self.flags & F_CONTENT_LENGTH != 0 && n != self.content_length {
@@ -762,7 +776,7 @@ impl Parser {
                     self.content_length = n;
                 }
             }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            Field::TransferEncoding => {
                 // Decided at the end of the head: a misplaced chunked (400) outranks an
                 // unknown coding (501), in one field or across several (RFC 9112 §6.3 (4)).
                 self.flags |= F_TE;
@@ -787,7 +801,7 @@ impl Parser {
                     }
                 }
             }
-            _ => {}
+            Field::Other => {}
         }
         Ok(())
     }
@@ -858,6 +872,32 @@ impl Parser {
             headers: self.headers as usize,
             head_len,
         })
+    }
+}
+
+/// The header fields the parser acts on; the others it only counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Host,
+    Expect,
+    Connection,
+    ContentLength,
+    TransferEncoding,
+    Other,
+}
+
+impl Field {
+    /// The field a name names (field names are case-insensitive, RFC 9110 §5.1).
+    #[inline(always)]
+    fn named(name: &[u8]) -> Field {
+        match name.len() {
+            4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
+            6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
+            10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
+            14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => Field::TransferEncoding,
+            _ => Field::Other,
+        }
     }
 }
 

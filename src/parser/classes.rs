@@ -357,6 +357,29 @@ mod tests {
         }
     }
 
+    /// A bounded run counts the class bytes before `to` only, whatever follows, however much
+    /// of the buffer is left after it.
+    fn bounded_run_agrees_with_the_table<C: Class>() {
+        for len in 0..20 {
+            for tail in [0, 3, 20] {
+                for c in 0..=255u8 {
+                    for at in 0..len {
+                        let mut w = [b'a'; 3 + 20 + 20];
+                        w[3 + at] = c;
+                        let end = 3 + len;
+                        w[end..].fill(b'\0');
+                        let want = if C::TABLE[c as usize] { len } else { at };
+                        let got = run_within::<C>(&w[..end + tail], 3, end);
+                        assert_eq!(got, want, "byte {c:#04x} at {at} of {len}, {tail} after");
+                    }
+                }
+                let w = [b'a'; 3 + 20 + 20];
+                let end = 3 + len;
+                assert_eq!(run_within::<C>(&w[..end + tail], 3, end), len);
+            }
+        }
+    }
+
     #[test]
     fn quick_tests_never_decide_the_grammar() {
         scan_agrees_with_the_table::<Value>();
@@ -364,5 +387,7 @@ mod tests {
         scan_agrees_with_the_table::<Token>();
         scan_agrees_with_the_table::<HostCommon>();
         scan_agrees_with_the_table::<RegName>();
+        bounded_run_agrees_with_the_table::<Value>();
+        bounded_run_agrees_with_the_table::<HostCommon>();
     }
 }
