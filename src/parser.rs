@@ -364,11 +364,17 @@ const F_TE_UNKNOWN: u16 = 1 << 13;
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
     pub fn new(limits: Limits) -> Self {
+        Parser::fresh(Limits {
+            max_head: limits.max_head.min(u32::MAX as usize),
+            max_headers: limits.max_headers.min(u16::MAX as usize - 1),
+        })
+    }
+
+    /// A parser at the start of a request, with limits already capped.
+    #[inline(always)]
+    fn fresh(limits: Limits) -> Self {
         Parser {
-            limits: Limits {
-                max_head: limits.max_head.min(u32::MAX as usize),
-                max_headers: limits.max_headers.min(u16::MAX as usize - 1),
-            },
+            limits,
             pos: 0,
             phase: Phase::LineStart,
             start: 0,
@@ -387,7 +393,7 @@ impl Parser {
 
     /// Forget any partial request.
     pub fn reset(&mut self) {
-        *self = Parser::new(self.limits);
+        *self = Parser::fresh(self.limits);
     }
 
     /// The limits this parser enforces.
@@ -1137,16 +1143,15 @@ fn crlf_at(w: &[u8], cr: usize) -> Result<bool, Error> {
 }
 
 /// OWS = *( SP / HTAB )                                             (RFC 9110 §5.6.3)
-fn trim_ows(s: &[u8]) -> &[u8] {
-    let start = s
-        .iter()
-        .position(|&c| c != b' ' && c != b'\t')
-        .unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|&c| c != b' ' && c != b'\t')
-        .map_or(start, |e| e + 1);
-    &s[start..end]
+#[inline(always)]
+fn trim_ows(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
 }
 
 /// Content-Length = 1*DIGIT, overflow-checked                       (RFC 9110 §8.6)
