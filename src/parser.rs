@@ -823,6 +823,10 @@ impl Parser {
         {
             return Err(Error::InvalidHost);
         }
+        // Most heads carry none of the fields that change the framing or the connection.
+        if self.flags & (F_TE | F_CONTENT_LENGTH | F_CLOSE | F_KEEP_ALIVE | F_EXPECT) == 0 {
+            return Ok(self.request(buf, head_len, http11, http11, Framing::None));
+        }
         let framing = if self.flags & F_TE != 0 {
             if !http11 {
                 return Err(Error::TransferEncodingHttp10);
@@ -852,6 +856,19 @@ impl Parser {
         } else {
             http11 || self.flags & F_KEEP_ALIVE != 0
         };
+        Ok(self.request(buf, head_len, http11, keep_alive, framing))
+    }
+
+    /// The request the checked head describes.
+    #[inline(always)]
+    fn request<'b>(
+        &self,
+        buf: &'b [u8],
+        head_len: usize,
+        http11: bool,
+        keep_alive: bool,
+        framing: Framing,
+    ) -> Request<'b> {
         let target_end = self.target_end as usize;
         let rl = self.start as usize;
         let method = &buf[rl..rl + self.method_end as usize];
@@ -861,7 +878,7 @@ impl Parser {
         } else {
             &buf[self.path.0 as usize..self.path.1 as usize]
         };
-        Ok(Request {
+        Request {
             method,
             target,
             path,
@@ -877,7 +894,7 @@ impl Parser {
             is_head: self.flags & F_HEAD != 0,
             headers: self.headers as usize,
             head_len,
-        })
+        }
     }
 }
 
