@@ -330,6 +330,18 @@ pub(super) fn run_within<C: Class>(w: &[u8], from: usize, to: usize) -> usize {
             }
         }
     }
+    if len < 8 {
+        if let Some(b) = w.get(from..).and_then(|r| r.first_chunk::<8>()) {
+            let mut bad = C::word_bad(u64::from_le_bytes(*b)) | 0x80 << (8 * len);
+            loop {
+                let k = bad.trailing_zeros() as usize / 8;
+                if k == len || !C::TABLE[b[k] as usize] {
+                    return k;
+                }
+                bad &= bad - 1;
+            }
+        }
+    }
     let mut k = from;
     skip::<C>(&w[..to], &mut k);
     k - from
