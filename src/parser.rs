@@ -463,6 +463,7 @@ impl Parser {
         scanned
     }
 
+    /// [`Parser::scan`] with the phase in a local.
     #[inline(always)]
     fn scan_from(
         &mut self,

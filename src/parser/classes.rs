@@ -105,7 +105,7 @@ pub(super) static HOST_COMMON: [bool; 256] = {
 
 /// A byte class as [`skip`] uses it.
 pub(super) trait Class {
-    /// The exact class: the only word on which bytes belong to it.
+    /// The exact class: what alone decides which bytes belong to it.
     const TABLE: &'static [bool; 256];
     /// Eight bytes (a little-endian word): the high bit set in every byte the test cannot
     /// vouch for. It may flag a byte of the class (the table then takes it), never miss one
