@@ -1,12 +1,14 @@
 //! The floor: the physical limit of canned's design on this machine, for `benches/load.sh`.
 //!
-//! A minimal single-threaded, level-triggered epoll loop with std and libc only. It does no
-//! parsing at all: one canned response per CRLFCRLF, one read and one write per batch. The
-//! only concession to HTTP is closing after answering an HTTP/1.0 request without
-//! `Keep-Alive`, so that `ab` without `-k` can use it. Never shipped; a reference to measure
-//! against.
+//! A minimal single-threaded, level-triggered epoll loop with std, libc and memchr only. It
+//! does no parsing at all: one canned response per CRLFCRLF, one read and one write per batch.
+//! The only concession to HTTP is closing after answering an HTTP/1.0 request without
+//! `Keep-Alive`, so that `ab` without `-k` can use it; for an HTTP/1.1 request that look is one
+//! `memmem` search, so that the floor's instructions are those of the loop itself. Never
+//! shipped; a reference to measure against.
 //!
-//! Usage: `floor PORT` (listens on 127.0.0.1:PORT).
+//! Usage: `floor PORT` (listens on 127.0.0.1:PORT; with 0, on a free port). It names the port
+//! on stderr as canned does, `floor listening on 127.0.0.1:PORT`.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -46,6 +48,7 @@ fn main() {
             std::process::exit(0)
         });
     let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    eprintln!("floor listening on {}", l.local_addr().unwrap());
     l.set_nonblocking(true).unwrap();
     // SAFETY: plain syscall.
     let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
@@ -54,6 +57,7 @@ fn main() {
     let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 1024];
     let mut buf = vec![0u8; 65536];
     let mut out = Vec::with_capacity(1 << 20);
+    let http10_finder = memchr::memmem::Finder::new(b"HTTP/1.0");
     loop {
         // SAFETY: the buffer holds 1024 events.
         let n = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), 1024, -1) };
@@ -86,10 +90,11 @@ fn main() {
                     Ok(0) => dead = true,
                     Ok(k) => {
                         let data = &buf[..k];
-                        let http10 = data.windows(8).any(|w| w == b"HTTP/1.0");
-                        let ka = data
-                            .windows(10)
-                            .any(|w| w.eq_ignore_ascii_case(b"keep-alive"));
+                        let http10 = http10_finder.find(data).is_some();
+                        let ka = http10
+                            && data
+                                .windows(10)
+                                .any(|w| w.eq_ignore_ascii_case(b"keep-alive"));
                         c.close = http10 && !ka;
                         let resp = if http10 && ka { RESP_KA10 } else { RESP };
                         // Count CRLFCRLF, carrying a partial match across reads.

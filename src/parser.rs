@@ -1,11 +1,12 @@
 //! The HTTP/1.x request-head parser: strict, incremental, zero-copy, `core` only.
 //!
 //! The parser is a resumable scanner: it keeps its place (which part of which line) between
-//! calls, so each byte is examined once however the head arrives, and runs of field-value and
-//! target bytes are checked eight at a time. Every decision depends only on the bytes before
-//! it, so the result for a given byte string never depends on how it was split into calls: an
-//! error found in a prefix is the error of every extension of it, and a complete head is
-//! complete whatever follows it.
+//! calls, so each byte is examined once however the head arrives, and runs of method, target,
+//! field-name and field-value bytes are checked sixteen at a time with SSE2, eight elsewhere
+//! (the byte classes and those tests are in `classes`). Every decision depends only on the
+//! bytes before it, so the result for a given byte string never depends on how it was split
+//! into calls: an error found in a prefix is the error of every extension of it, and a
+//! complete head is complete whatever follows it.
 //!
 //! Strictness choices (RFC 9112 unless noted):
 //!
@@ -37,6 +38,11 @@
 //! | `Expect` other than `100-continue` | rejected, 417 | RFC 9110 §10.1.1 |
 
 use memchr::memchr;
+
+mod classes;
+
+use classes::{HostCommon, REG_NAME, RegName, Target, Token, Value, run_within, skip};
+pub(crate) use classes::{TCHAR, VALUE};
 
 /// Limits the caller imposes on one request head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,90 +291,6 @@ impl core::fmt::Display for Error {
     }
 }
 
-/// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|"
-///       / "~" / DIGIT / ALPHA                                     (RFC 9110 §5.6.2)
-pub(crate) static TCHAR: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let c = i as u8;
-        t[i] = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'!' | b'#'
-                    | b'$'
-                    | b'%'
-                    | b'&'
-                    | b'\''
-                    | b'*'
-                    | b'+'
-                    | b'-'
-                    | b'.'
-                    | b'^'
-                    | b'_'
-                    | b'`'
-                    | b'|'
-                    | b'~'
-            );
-        i += 1;
-    }
-    t
-};
-
-/// field-vchar = VCHAR / obs-text, plus SP and HTAB inside a value  (RFC 9110 §5.5)
-pub(crate) static VALUE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = i == 0x09 || (i >= 0x20 && i != 0x7f);
-        i += 1;
-    }
-    t
-};
-
-/// unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"                  (RFC 3986 §2.3)
-const fn unreserved(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~')
-}
-
-/// sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
-///                                                                      (RFC 3986 §2.2)
-const fn sub_delim(c: u8) -> bool {
-    matches!(
-        c,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
-}
-
-/// request-target bytes that need no context (RFC 9112 §3.2, RFC 3986 §3.3, §3.4):
-/// pchar = unreserved / pct-encoded / sub-delims / ":" / "@", plus "/" and "?" (path
-/// separators and query). "%" (it needs two hex digits after it) and "[" "]" (allowed only in
-/// the IP-literal of an authority) are handled by the scanner; every other byte, `#`, `\`,
-/// `"`, `<`, `>`, `^`, `` ` ``, `{`, `|`, `}`, SP, CTL and non-ASCII among them, ends or
-/// rejects the target. With a leading "/" this is exactly origin-form.
-static TARGET: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let c = i as u8;
-        t[i] = unreserved(c) || sub_delim(c) || matches!(c, b':' | b'@' | b'/' | b'?');
-        i += 1;
-    }
-    t
-};
-
-/// reg-name = *( unreserved / pct-encoded / sub-delims ), "%" handled apart (RFC 3986 §3.2.2)
-static REG_NAME: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let c = i as u8;
-        t[i] = unreserved(c) || sub_delim(c);
-        i += 1;
-    }
-    t
-};
-
 /// An incremental request-head parser.
 ///
 /// Feed it the bytes received so far, from the first byte of the request; after
@@ -443,11 +365,17 @@ const F_TE_UNKNOWN: u16 = 1 << 13;
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
     pub fn new(limits: Limits) -> Self {
+        Parser::fresh(Limits {
+            max_head: limits.max_head.min(u32::MAX as usize),
+            max_headers: limits.max_headers.min(u16::MAX as usize - 1),
+        })
+    }
+
+    /// A parser at the start of a request, with limits already capped.
+    #[inline(always)]
+    fn fresh(limits: Limits) -> Self {
         Parser {
-            limits: Limits {
-                max_head: limits.max_head.min(u32::MAX as usize),
-                max_headers: limits.max_headers.min(u16::MAX as usize - 1),
-            },
+            limits,
             pos: 0,
             phase: Phase::LineStart,
             start: 0,
@@ -466,7 +394,7 @@ impl Parser {
 
     /// Forget any partial request.
     pub fn reset(&mut self) {
-        *self = Parser::new(self.limits);
+        *self = Parser::fresh(self.limits);
     }
 
     /// The limits this parser enforces.
@@ -494,6 +422,9 @@ impl Parser {
     /// any split of the input gives the one-shot result.
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Status<'b>, Error> {
         let window = &buf[..buf.len().min(self.limits.max_head)];
+        if self.pos == 0 && window.first_chunk::<16>() == Some(b"GET / HTTP/1.1\r\n") {
+            self.root_request_line();
+        }
         let mut i = self.pos as usize;
         let scanned = self.scan(window, &mut i);
         self.pos = i as u32;
@@ -521,162 +452,75 @@ impl Parser {
 
     /// Advance `*i` through `w`; `Some(head_len)` at the end of the head, `None` when `w`
     /// runs out first.
+    ///
+    /// The phases run in the order of the bytes, each falling straight into the next, and the
+    /// field lines loop without going back through a dispatch: the phase is looked at once, to
+    /// resume where the last call stopped, and stored once, on the way out.
     fn scan(&mut self, w: &[u8], i: &mut usize) -> Result<Option<usize>, Error> {
-        loop {
-            let Some(&c) = w.get(*i) else {
+        let mut phase = self.phase;
+        let scanned = self.scan_from(w, i, &mut phase);
+        self.phase = phase;
+        scanned
+    }
+
+    /// [`Parser::scan`] with the phase in a local.
+    #[inline(always)]
+    fn scan_from(
+        &mut self,
+        w: &[u8],
+        i: &mut usize,
+        phase: &mut Phase,
+    ) -> Result<Option<usize>, Error> {
+        if self.flags & F_REQUEST_LINE == 0 {
+            if !self.scan_request_line(w, i, phase)? {
                 return Ok(None);
-            };
-            match self.phase {
-                Phase::LineStart if self.flags & F_REQUEST_LINE == 0 => match c {
-                    // RFC 9112 §2.2: empty lines before the request line are ignored.
+            }
+            *phase = Phase::LineStart;
+        }
+        loop {
+            // The field the name names, when the scan has seen which; otherwise it is looked
+            // up from the name at the end of the line.
+            let mut field = None;
+            if *phase == Phase::LineStart {
+                let Some(&c) = w.get(*i) else {
+                    return Ok(None);
+                };
+                match c {
                     b'\r' => {
                         *i += 1;
-                        self.phase = Phase::LeadingLf;
-                    }
-                    b'\n' => return Err(Error::BareLf),
-                    _ => {
-                        self.start = *i as u32;
-                        self.phase = Phase::Method;
-                    }
-                },
-                Phase::LineStart => match c {
-                    b'\r' => {
-                        *i += 1;
-                        self.phase = Phase::EndLf;
+                        *phase = Phase::EndLf;
                     }
                     b' ' | b'\t' => return Err(Error::ObsFold),
                     b'\n' => return Err(Error::BareLf),
                     _ => {
                         self.line = *i as u32;
-                        self.phase = Phase::Name;
-                    }
-                },
-                Phase::LeadingLf | Phase::EndLf => {
-                    if c != b'\n' {
-                        return Err(Error::BareCr);
-                    }
-                    *i += 1;
-                    if self.phase == Phase::EndLf {
-                        return Ok(Some(*i));
-                    }
-                    self.phase = Phase::LineStart;
-                }
-                Phase::Method => {
-                    // Almost every request: one comparison, the same outcome as the scan below.
-                    if *i == self.start as usize && w.get(*i..*i + 4) == Some(b"GET ") {
-                        self.method_end = 3;
-                        *i += 4;
-                        self.phase = Phase::Target;
-                        continue;
-                    }
-                    // method = token                              (RFC 9110 §9.1)
-                    while *i < w.len() && TCHAR[w[*i] as usize] {
-                        *i += 1;
-                    }
-                    let Some(&c) = w.get(*i) else {
-                        return Ok(None);
-                    };
-                    if c != b' ' || *i == self.start as usize {
-                        return Err(if c == b'\r' || c == b'\n' {
-                            Error::InvalidRequestLine
-                        } else {
-                            Error::InvalidMethod
-                        });
-                    }
-                    self.method_end = *i as u32 - self.start;
-                    *i += 1;
-                    self.phase = Phase::Target;
-                }
-                Phase::Target => {
-                    // request-target characters  (RFC 9112 §3.2, RFC 3986 §3.3, §3.4)
-                    skip_class(w, i, &TARGET, target_word_bad);
-                    let Some(&c) = w.get(*i) else {
-                        return Ok(None);
-                    };
-                    let t0 = (self.start + self.method_end + 1) as usize;
-                    match c {
-                        // pct-encoded = "%" HEXDIG HEXDIG           (RFC 3986 §2.1)
-                        b'%' => match (w.get(*i + 1), w.get(*i + 2)) {
-                            (Some(h), _) if !h.is_ascii_hexdigit() => {
-                                return Err(Error::InvalidTarget);
-                            }
-                            (Some(_), Some(l)) if !l.is_ascii_hexdigit() => {
-                                return Err(Error::InvalidTarget);
-                            }
-                            (Some(_), Some(_)) => *i += 3,
-                            _ => return Ok(None),
-                        },
-                        b'[' | b']' => {
-                            self.flags |= F_TARGET_BRACKET;
-                            *i += 1;
-                        }
-                        b' ' if *i > t0 => {
-                            self.target_end = *i as u32;
-                            *i += 1;
-                            self.phase = Phase::Version;
-                        }
-                        b'\r' => {
-                            let Some(&n) = w.get(*i + 1) else {
-                                return Ok(None);
-                            };
-                            return Err(if n == b'\n' {
-                                Error::InvalidRequestLine
-                            } else {
-                                Error::BareCr
-                            });
-                        }
-                        b'\n' => return Err(Error::BareLf),
-                        _ => return Err(Error::InvalidTarget),
+                        *phase = Phase::Name;
                     }
                 }
-                Phase::Version => {
-                    // Almost every request: one comparison, the same outcome as the scan below.
-                    // Only at the version's start: a scan resumed inside a longer version
-                    // (split input) must still see all of it.
-                    if *i == self.target_end as usize + 1
-                        && w.get(*i..*i + 10) == Some(b"HTTP/1.1\r\n")
-                    {
-                        self.flags |= F_HTTP11;
-                        self.request_line_checked(w)?;
-                        *i += 10;
-                        self.phase = Phase::LineStart;
-                        continue;
-                    }
-                    while *i < w.len() && w[*i] > b' ' && w[*i] < 0x7f {
-                        *i += 1;
-                    }
-                    let Some(&c) = w.get(*i) else {
-                        return Ok(None);
-                    };
-                    match c {
-                        b'\r' => {
-                            if !crlf_at(w, *i)? {
-                                return Ok(None);
-                            }
-                            self.request_line(w, *i)?;
-                            *i += 2;
-                            self.phase = Phase::LineStart;
-                        }
-                        b'\n' => return Err(Error::BareLf),
-                        _ => return Err(Error::InvalidVersion),
-                    }
+            }
+            if *phase == Phase::EndLf {
+                let Some(&c) = w.get(*i) else {
+                    return Ok(None);
+                };
+                if c != b'\n' {
+                    return Err(Error::BareCr);
                 }
-                Phase::Name => {
-                    // Most requests have it first (every client the benchmarks measure): one
-                    // comparison, the scan's outcome.
-                    if self.headers == 0
-                        && *i == self.line as usize
-                        && w.get(*i..*i + 5) == Some(b"Host:")
-                    {
-                        self.colon = *i as u32 + 4;
-                        *i += 5;
-                        self.phase = Phase::Value;
-                        continue;
-                    }
+                *i += 1;
+                return Ok(Some(*i));
+            }
+            if *phase == Phase::Name {
+                // Most requests have it first (every client the benchmarks measure): one
+                // comparison, the scan's outcome.
+                if self.headers == 0
+                    && *i == self.line as usize
+                    && w.get(*i..*i + 5) == Some(b"Host:")
+                {
+                    self.colon = *i as u32 + 4;
+                    *i += 5;
+                    field = Some(Field::Host);
+                } else {
                     // field-name = token, no whitespace before ":"  (RFC 9112 §5.1)
-                    while *i < w.len() && TCHAR[w[*i] as usize] {
-                        *i += 1;
-                    }
+                    skip::<Token>(w, i);
                     let Some(&c) = w.get(*i) else {
                         return Ok(None);
                     };
@@ -685,31 +529,183 @@ impl Parser {
                     }
                     self.colon = *i as u32;
                     *i += 1;
-                    self.phase = Phase::Value;
                 }
-                Phase::Value => {
-                    // field-value bytes: VCHAR / obs-text / SP / HTAB  (RFC 9110 §5.5)
-                    skip_class(w, i, &VALUE, value_word_bad);
-                    let Some(&c) = w.get(*i) else {
+                *phase = Phase::Value;
+            }
+            // field-value bytes: VCHAR / obs-text / SP / HTAB  (RFC 9110 §5.5)
+            skip::<Value>(w, i);
+            let Some(&c) = w.get(*i) else {
+                return Ok(None);
+            };
+            match c {
+                b'\r' => {
+                    if !crlf_at(w, *i)? {
                         return Ok(None);
+                    }
+                    let field = field.unwrap_or_else(|| {
+                        Field::named(&w[self.line as usize..self.colon as usize])
+                    });
+                    self.header(field, &w[self.colon as usize + 1..*i])?;
+                    *i += 2;
+                    *phase = Phase::LineStart;
+                }
+                b'\n' => return Err(Error::BareLf),
+                _ => return Err(Error::InvalidHeaderValue),
+            }
+        }
+    }
+
+    /// The request line, from wherever the last call stopped in it: `true` once its CRLF is
+    /// passed and it is checked.
+    #[inline(always)]
+    fn scan_request_line(
+        &mut self,
+        w: &[u8],
+        i: &mut usize,
+        phase: &mut Phase,
+    ) -> Result<bool, Error> {
+        // RFC 9112 §2.2: empty lines before the request line are ignored.
+        loop {
+            match *phase {
+                Phase::LineStart => {
+                    let Some(&c) = w.get(*i) else {
+                        return Ok(false);
                     };
                     match c {
                         b'\r' => {
-                            if !crlf_at(w, *i)? {
-                                return Ok(None);
-                            }
-                            let name = &w[self.line as usize..self.colon as usize];
-                            let value = &w[self.colon as usize + 1..*i];
-                            self.header(name, value)?;
-                            *i += 2;
-                            self.phase = Phase::LineStart;
+                            *i += 1;
+                            *phase = Phase::LeadingLf;
                         }
                         b'\n' => return Err(Error::BareLf),
-                        _ => return Err(Error::InvalidHeaderValue),
+                        _ => {
+                            self.start = *i as u32;
+                            *phase = Phase::Method;
+                            break;
+                        }
                     }
                 }
+                Phase::LeadingLf => {
+                    let Some(&c) = w.get(*i) else {
+                        return Ok(false);
+                    };
+                    if c != b'\n' {
+                        return Err(Error::BareCr);
+                    }
+                    *i += 1;
+                    *phase = Phase::LineStart;
+                }
+                _ => break,
             }
         }
+        if *phase == Phase::Method {
+            // Almost every request: one comparison, the same outcome as the scan below.
+            if *i == self.start as usize && w.get(*i..*i + 4) == Some(b"GET ") {
+                self.method_end = 3;
+                *i += 4;
+            } else {
+                // method = token                              (RFC 9110 §9.1)
+                skip::<Token>(w, i);
+                let Some(&c) = w.get(*i) else {
+                    return Ok(false);
+                };
+                if c != b' ' || *i == self.start as usize {
+                    return Err(if c == b'\r' || c == b'\n' {
+                        Error::InvalidRequestLine
+                    } else {
+                        Error::InvalidMethod
+                    });
+                }
+                self.method_end = *i as u32 - self.start;
+                *i += 1;
+            }
+            *phase = Phase::Target;
+        }
+        if *phase == Phase::Target {
+            let t0 = (self.start + self.method_end + 1) as usize;
+            loop {
+                // request-target characters  (RFC 9112 §3.2, RFC 3986 §3.3, §3.4)
+                skip::<Target>(w, i);
+                let Some(&c) = w.get(*i) else {
+                    return Ok(false);
+                };
+                match c {
+                    // pct-encoded = "%" HEXDIG HEXDIG           (RFC 3986 §2.1)
+                    b'%' => match (w.get(*i + 1), w.get(*i + 2)) {
+                        (Some(h), _) if !h.is_ascii_hexdigit() => {
+                            return Err(Error::InvalidTarget);
+                        }
+                        (Some(_), Some(l)) if !l.is_ascii_hexdigit() => {
+                            return Err(Error::InvalidTarget);
+                        }
+                        (Some(_), Some(_)) => *i += 3,
+                        _ => return Ok(false),
+                    },
+                    b'[' | b']' => {
+                        self.flags |= F_TARGET_BRACKET;
+                        *i += 1;
+                    }
+                    b' ' if *i > t0 => {
+                        self.target_end = *i as u32;
+                        *i += 1;
+                        break;
+                    }
+                    b'\r' => {
+                        let Some(&n) = w.get(*i + 1) else {
+                            return Ok(false);
+                        };
+                        return Err(if n == b'\n' {
+                            Error::InvalidRequestLine
+                        } else {
+                            Error::BareCr
+                        });
+                    }
+                    b'\n' => return Err(Error::BareLf),
+                    _ => return Err(Error::InvalidTarget),
+                }
+            }
+            *phase = Phase::Version;
+        }
+        // Almost every request: one comparison, the same outcome as the scan below. Only at
+        // the version's start: a scan resumed inside a longer version (split input) must
+        // still see all of it.
+        if *i == self.target_end as usize + 1 && w.get(*i..*i + 10) == Some(b"HTTP/1.1\r\n") {
+            self.flags |= F_HTTP11;
+            self.request_line_checked(w)?;
+            *i += 10;
+            return Ok(true);
+        }
+        while *i < w.len() && w[*i] > b' ' && w[*i] < 0x7f {
+            *i += 1;
+        }
+        let Some(&c) = w.get(*i) else {
+            return Ok(false);
+        };
+        match c {
+            b'\r' => {
+                if !crlf_at(w, *i)? {
+                    return Ok(false);
+                }
+                self.request_line(w, *i)?;
+                *i += 2;
+                Ok(true)
+            }
+            b'\n' => Err(Error::BareLf),
+            _ => Err(Error::InvalidVersion),
+        }
+    }
+
+    /// `GET / HTTP/1.1` and its CRLF start the head: the request line of every load
+    /// generator pointed at a server's root, taken in one comparison with the outcome the
+    /// scan and [`Parser::request_line_checked`] would reach.
+    #[inline(always)]
+    fn root_request_line(&mut self) {
+        self.start = 0;
+        self.method_end = 3;
+        self.target_end = 5;
+        self.flags |= F_HTTP11 | F_REQUEST_LINE;
+        self.form = Form::Origin;
+        self.path = (4, 5);
+        self.pos = 16;
     }
 
     /// The request line is complete (its CR is at `cr`): check the version and the form of
@@ -753,14 +749,23 @@ impl Parser {
     }
 
     /// A complete field line: count it and take what the connection needs from it.
-    fn header(&mut self, name: &[u8], raw: &[u8]) -> Result<(), Error> {
+    #[inline(always)]
+    fn header(&mut self, field: Field, raw: &[u8]) -> Result<(), Error> {
         self.headers += 1;
         if self.headers as usize > self.limits.max_headers {
             return Err(Error::TooManyHeaders);
         }
+        if field == Field::Other {
+            return Ok(());
+        }
+        self.known_header(field, raw)
+    }
+
+    /// A field line the parser acts on.
+    fn known_header(&mut self, field: Field, raw: &[u8]) -> Result<(), Error> {
         let value = trim_ows(raw);
-        match name.len() {
-            4 if name.eq_ignore_ascii_case(b"host") => {
+        match field {
+            Field::Host => {
                 if self.flags & F_HOST != 0 {
                     return Err(Error::DuplicateHost);
                 }
@@ -771,13 +776,13 @@ impl Parser {
                 self.host = (at as u32, (at + value.len()) as u32);
                 self.flags |= F_HOST;
             }
-            6 if name.eq_ignore_ascii_case(b"expect") => {
+            Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
                 }
                 self.flags |= F_EXPECT;
             }
-            10 if name.eq_ignore_ascii_case(b"connection") => {
+            Field::Connection => {
                 for token in value.split(|&c| c == b',').map(trim_ows) {
                     if token.eq_ignore_ascii_case(b"close") {
                         self.flags |= F_CLOSE;
@@ -786,7 +791,7 @@ impl Parser {
                     }
                 }
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
+            Field::ContentLength => {
                 for member in value.split(|&c| c == b',').map(trim_ows) {
                     let n = parse_decimal(member).ok_or(Error::InvalidContentLength)?;
                     if self.flags & F_CONTENT_LENGTH != 0 && n != self.content_length {
@@ -796,7 +801,7 @@ impl Parser {
                     self.content_length = n;
                 }
             }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            Field::TransferEncoding => {
                 // Decided at the end of the head: a misplaced chunked (400) outranks an
                 // unknown coding (501), in one field or across several (RFC 9112 §6.3 (4)).
                 self.flags |= F_TE;
@@ -821,7 +826,7 @@ impl Parser {
                     }
                 }
             }
-            _ => {}
+            Field::Other => {}
         }
         Ok(())
     }
@@ -833,9 +838,13 @@ impl Parser {
         }
         // Host = uri-host [ ":" port ]                  (RFC 9112 §3.2, RFC 9110 §7.2)
         if self.flags & F_HOST != 0
-            && !valid_authority(&buf[self.host.0 as usize..self.host.1 as usize])
+            && !valid_authority_in(buf, self.host.0 as usize, self.host.1 as usize)
         {
             return Err(Error::InvalidHost);
+        }
+        // Most heads carry none of the fields that change the framing or the connection.
+        if self.flags & (F_TE | F_CONTENT_LENGTH | F_CLOSE | F_KEEP_ALIVE | F_EXPECT) == 0 {
+            return Ok(self.request(buf, head_len, http11, http11, Framing::None));
         }
         let framing = if self.flags & F_TE != 0 {
             if !http11 {
@@ -866,6 +875,19 @@ impl Parser {
         } else {
             http11 || self.flags & F_KEEP_ALIVE != 0
         };
+        Ok(self.request(buf, head_len, http11, keep_alive, framing))
+    }
+
+    /// The request the checked head describes.
+    #[inline(always)]
+    fn request<'b>(
+        &self,
+        buf: &'b [u8],
+        head_len: usize,
+        http11: bool,
+        keep_alive: bool,
+        framing: Framing,
+    ) -> Request<'b> {
         let target_end = self.target_end as usize;
         let rl = self.start as usize;
         let method = &buf[rl..rl + self.method_end as usize];
@@ -875,7 +897,7 @@ impl Parser {
         } else {
             &buf[self.path.0 as usize..self.path.1 as usize]
         };
-        Ok(Request {
+        Request {
             method,
             target,
             path,
@@ -891,12 +913,40 @@ impl Parser {
             is_head: self.flags & F_HEAD != 0,
             headers: self.headers as usize,
             head_len,
-        })
+        }
+    }
+}
+
+/// The header fields the parser acts on; the others it only counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Host,
+    Expect,
+    Connection,
+    ContentLength,
+    TransferEncoding,
+    Other,
+}
+
+impl Field {
+    /// The field a name names (field names are case-insensitive, RFC 9110 §5.1).
+    #[inline(always)]
+    fn named(name: &[u8]) -> Field {
+        match name.len() {
+            4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
+            6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
+            10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
+            14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => Field::TransferEncoding,
+            _ => Field::Other,
+        }
     }
 }
 
 const KNOWN_CODINGS: [&[u8]; 5] = [b"gzip", b"x-gzip", b"deflate", b"compress", b"x-compress"];
 
+/// The form of the target and its path (offsets into it), or why it does not fit the method.
+#[inline(always)]
 fn target_form(
     method: &[u8],
     target: &[u8],
@@ -917,6 +967,16 @@ fn target_form(
         };
         return Ok((Form::Origin, Some((0, end.unwrap_or(target.len())))));
     }
+    other_target_form(method, target, brackets)
+}
+
+/// [`target_form`] of a target that does not start with `/`.
+#[inline(never)]
+fn other_target_form(
+    method: &[u8],
+    target: &[u8],
+    brackets: bool,
+) -> Result<(Form, Option<(usize, usize)>), Error> {
     if method == b"CONNECT" {
         // authority-form = uri-host ":" port           (RFC 9112 §3.2.3)
         let colon = target.iter().rposition(|&c| c == b':');
@@ -976,58 +1036,27 @@ fn target_form(
 }
 
 /// authority without userinfo: uri-host [ ":" port ], port = *DIGIT    (RFC 3986 §3.2.2-3)
-///
-/// Every request's Host comes here, so the common shape (letters, digits, `-` and `.`, then
-/// an optional `:` and digits) is checked in one short pass, eight bytes at a time; anything
-/// else takes [`valid_authority_exact`].
-#[inline]
 fn valid_authority(s: &[u8]) -> bool {
-    if s.len() < 8 {
-        // One word, padded with a letter: most hosts are short (`localhost` is not).
-        let mut b = [b'a'; 8];
-        b[..s.len()].copy_from_slice(s);
-        if host_word_bad(u64::from_le_bytes(b)) == 0 {
-            return !s.is_empty();
-        }
-    }
-    let mut k = 0;
-    while k + 8 <= s.len() && host_word_bad(load_word(s, k)) == 0 {
-        k += 8;
-    }
-    while k < s.len() && HOST_COMMON[s[k] as usize] {
-        k += 1;
-    }
+    valid_authority_in(s, 0, s.len())
+}
+
+/// [`valid_authority`] of `w[from..to]`. Every request's Host comes here, so the common shape
+/// (letters, digits, `-` and `.`, then an optional `:` and digits) is checked in one short
+/// pass, which may read the bytes after `to` (the rest of the head) to take a short host in
+/// one step; anything else takes [`valid_authority_exact`].
+#[inline(always)]
+fn valid_authority_in(w: &[u8], from: usize, to: usize) -> bool {
+    let k = from + run_within::<HostCommon>(w, from, to);
     // An empty uri-host (`Host:`, `Host: :80`) is not one: RFC 9110 §4.2.1, a recipient MUST
     // reject an http URI with an empty host as invalid (here and in the exact grammar).
-    if k == s.len() {
-        return k != 0;
+    if k == to {
+        return k != from;
     }
-    if k != 0 && s[k] == b':' && s[k + 1..].iter().all(u8::is_ascii_digit) {
+    if k != from && w[k] == b':' && w[k + 1..to].iter().all(u8::is_ascii_digit) {
         return true;
     }
-    valid_authority_exact(s)
+    valid_authority_exact(&w[from..to])
 }
-
-/// The eight bytes of `s` at `k` as a little-endian word.
-#[inline(always)]
-fn load_word(s: &[u8], k: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&s[k..k + 8]);
-    u64::from_le_bytes(b)
-}
-
-/// Letters, digits, `-` and `.`: the bytes of almost every host name and IPv4 address (a
-/// subset of [`REG_NAME`], the same set as [`host_word_bad`]).
-static HOST_COMMON: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let c = i as u8;
-        t[i] = c.is_ascii_alphanumeric() || c == b'-' || c == b'.';
-        i += 1;
-    }
-    t
-};
 
 /// uri-host = IP-literal / IPv4address / reg-name. An IPv4address is also a reg-name, so
 /// outside brackets only the reg-name characters need checking.
@@ -1041,7 +1070,7 @@ fn valid_authority_exact(s: &[u8]) -> bool {
         }
     } else {
         loop {
-            skip_class(s, &mut k, &REG_NAME, host_word_bad);
+            skip::<RegName>(s, &mut k);
             // pct-encoded = "%" HEXDIG HEXDIG              (RFC 3986 §2.1)
             if s.get(k) != Some(&b'%') {
                 break;
@@ -1149,82 +1178,16 @@ fn crlf_at(w: &[u8], cr: usize) -> Result<bool, Error> {
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// Eight field-value bytes at once: the high bit of each byte below 0x20 or equal to 0x7f
-/// (bytes >= 0x80 are obs-text). HTAB is allowed but flagged, and the byte-wise check then
-/// takes it. The bit trick ("any byte < n", n <= 128) can flag a byte above a flagged one by a
-/// borrow, but never one below: the lowest flag is exact, which is all [`skip_class`] uses.
-#[inline(always)]
-fn value_word_bad(x: u64) -> u64 {
-    let below_space = x.wrapping_sub(ONES * 0x20) & !x;
-    let y = x ^ (ONES * 0x7f);
-    let del = y.wrapping_sub(ONES) & !y;
-    (below_space | del) & HIGH
-}
-
-/// Eight request-target bytes at once, conservatively: flags every byte outside
-/// `&'()*+,-./0-9:;`, `?@A-Z` and `a-z` (all in [`TARGET`]); the rarer target bytes (`=`, `_`,
-/// `!`, `$`, `~`, `%`, brackets) and every invalid one are flagged for the byte-wise check.
-/// Three ranges, not five: measured faster on every input of `benches/parse.rs`. For a byte
-/// below 0x80, adding 0x80 - a sets its high bit exactly when it is at least a, and never
-/// carries into the next byte, so every flag is exact.
-#[inline(always)]
-fn target_word_bad(x: u64) -> u64 {
-    let low = x & !HIGH;
-    let at_least = |a: u64| low + ONES * (0x80 - a);
-    let within = |a: u64, b: u64| at_least(a) & !at_least(b + 1);
-    let ok = within(0x26, 0x3b) | within(0x3f, 0x5a) | within(0x61, 0x7a);
-    (!ok | x) & HIGH
-}
-
-/// Eight host bytes at once, conservatively: flags every byte that is not `-`, `.`, a digit or
-/// a letter (all in [`REG_NAME`]). Same exact range test as [`target_word_bad`].
-#[inline(always)]
-fn host_word_bad(x: u64) -> u64 {
-    let low = x & !HIGH;
-    let at_least = |a: u64| low + ONES * (0x80 - a);
-    let within = |a: u64, b: u64| at_least(a) & !at_least(b + 1);
-    let ok = within(0x2d, 0x2e) | within(0x30, 0x39) | within(0x41, 0x5a) | within(0x61, 0x7a);
-    (!ok | x) & HIGH
-}
-
-/// Advance `*i` over bytes of `class`, eight at a time: `word_bad` flags the bytes of a word
-/// it cannot vouch for (its lowest flag exact), the scan jumps straight to the first flagged
-/// byte, and only that byte is looked up in `class`. Fewer than eight bytes left: byte by
-/// byte. Measured: about 2x a byte-wise table loop on browser headers, 3x on a 4 KiB cookie;
-/// the jump saves the byte-wise steps before the end of most short values.
-#[inline(always)]
-fn skip_class(w: &[u8], i: &mut usize, class: &[bool; 256], word_bad: fn(u64) -> u64) {
-    while *i + 8 <= w.len() {
-        let bad = word_bad(load_word(w, *i));
-        if bad == 0 {
-            *i += 8;
-            continue;
-        }
-        *i += bad.trailing_zeros() as usize / 8;
-        if !class[w[*i] as usize] {
-            return;
-        }
-        *i += 1;
-    }
-    while *i < w.len() && class[w[*i] as usize] {
-        *i += 1;
-    }
-}
-
 /// OWS = *( SP / HTAB )                                             (RFC 9110 §5.6.3)
-fn trim_ows(s: &[u8]) -> &[u8] {
-    let start = s
-        .iter()
-        .position(|&c| c != b' ' && c != b'\t')
-        .unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|&c| c != b' ' && c != b'\t')
-        .map_or(start, |e| e + 1);
-    &s[start..end]
+#[inline(always)]
+fn trim_ows(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
 }
 
 /// Content-Length = 1*DIGIT, overflow-checked                       (RFC 9110 §8.6)
@@ -1245,4 +1208,40 @@ fn parse_decimal(s: &[u8]) -> Option<u64> {
 /// Parse one complete head from `buf` with a fresh parser.
 pub fn parse_request(buf: &[u8], limits: Limits) -> Result<Status<'_>, Error> {
     Parser::new(limits).parse(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::parser_invariants;
+
+    /// Heads that start with the root request line, which `parse` takes in one comparison:
+    /// cut anywhere, the scan reaches the same outcome, under limits around its length.
+    #[test]
+    fn root_request_line_is_what_the_scan_decides() {
+        let rests: &[&[u8]] = &[
+            b"Host: a\r\n\r\n",
+            b"\r\n",
+            b"Host: a\r\nHost: b\r\n\r\n",
+            b"Host: [::1]:8080\r\n\r\n",
+            b"Host: a b\r\n\r\n",
+            b" Host: a\r\n\r\n",
+            b"\nHost: a\r\n\r\n",
+            b"Connection: close\r\nHost: a\r\n\r\n",
+            b"Content-Length: 5\r\nHost: a\r\n\r\nhello",
+            b"Transfer-Encoding: chunked\r\nHost: a\r\n\r\n",
+        ];
+        let limits = [16, 17, 24, 8192].map(|max_head| Limits {
+            max_head,
+            max_headers: 1,
+        });
+        for rest in rests {
+            let head = [&b"GET / HTTP/1.1\r\n"[..], rest].concat();
+            for limits in limits.iter().copied().chain([Limits::default()]) {
+                for cut in 0..=head.len() {
+                    parser_invariants(&head, &[cut], limits);
+                }
+            }
+        }
+    }
 }
