@@ -455,3 +455,33 @@ fn a_partial_line_is_not_rescanned_wrongly() {
     assert!(matches!(p.parse(input), Result::Ok(Status::Complete(r)) if r.head_len == input.len()));
     assert!(!p.in_progress());
 }
+
+/// Heads that start with the root request line, which `parse` takes in one comparison:
+/// cut anywhere, the scan reaches the same outcome, under limits around its length.
+#[test]
+fn root_request_line_is_what_the_scan_decides() {
+    let rests: &[&[u8]] = &[
+        b"Host: a\r\n\r\n",
+        b"\r\n",
+        b"Host: a\r\nHost: b\r\n\r\n",
+        b"Host: [::1]:8080\r\n\r\n",
+        b"Host: a b\r\n\r\n",
+        b" Host: a\r\n\r\n",
+        b"\nHost: a\r\n\r\n",
+        b"Connection: close\r\nHost: a\r\n\r\n",
+        b"Content-Length: 5\r\nHost: a\r\n\r\nhello",
+        b"Transfer-Encoding: chunked\r\nHost: a\r\n\r\n",
+    ];
+    let limits = [16, 17, 24, 8192].map(|max_head| Limits {
+        max_head,
+        max_headers: 1,
+    });
+    for rest in rests {
+        let head = [&b"GET / HTTP/1.1\r\n"[..], rest].concat();
+        for limits in limits.iter().copied().chain([Limits::default()]) {
+            for cut in 0..=head.len() {
+                parser_invariants(&head, &[cut], limits);
+            }
+        }
+    }
+}
