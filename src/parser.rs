@@ -41,7 +41,7 @@ use memchr::memchr;
 
 mod classes;
 
-use classes::{HostCommon, REG_NAME, RegName, Target, Token, Value, run_within, skip};
+use classes::{HostCommon, NotQuery, REG_NAME, RegName, Target, Token, Value, run_within, skip};
 pub(crate) use classes::{TCHAR, VALUE};
 
 /// Limits the caller imposes on one request head.
@@ -733,8 +733,8 @@ impl Parser {
         let start = self.start as usize;
         let method = &w[start..start + self.method_end as usize];
         let t0 = start + self.method_end as usize + 1;
-        let target = &w[t0..self.target_end as usize];
-        let (form, path) = target_form(method, target, self.flags & F_TARGET_BRACKET != 0)?;
+        let brackets = self.flags & F_TARGET_BRACKET != 0;
+        let (form, path) = target_form(method, w, t0, self.target_end as usize, brackets)?;
         if method == b"HEAD" {
             self.flags |= F_HEAD;
         }
@@ -945,13 +945,17 @@ impl Field {
 
 const KNOWN_CODINGS: [&[u8]; 5] = [b"gzip", b"x-gzip", b"deflate", b"compress", b"x-compress"];
 
-/// The form of the target and its path (offsets into it), or why it does not fit the method.
+/// The form of the target `w[t0..end]` and its path (offsets into the target), or why it
+/// does not fit the method.
 #[inline(always)]
 fn target_form(
     method: &[u8],
-    target: &[u8],
+    w: &[u8],
+    t0: usize,
+    end: usize,
     brackets: bool,
 ) -> Result<(Form, Option<(usize, usize)>), Error> {
+    let target = &w[t0..end];
     if target[0] == b'/' {
         // origin-form = absolute-path [ "?" query ]      (RFC 9112 §3.2.1): the scan has
         // checked that every byte is pchar, "/" or "?" and every "%" escape; brackets alone
@@ -959,13 +963,9 @@ fn target_form(
         if brackets {
             return Err(Error::InvalidTarget);
         }
-        // A short target (most are) is cheaper to look through than a call.
-        let end = if target.len() <= 16 {
-            target.iter().position(|&c| c == b'?')
-        } else {
-            memchr(b'?', target)
-        };
-        return Ok((Form::Origin, Some((0, end.unwrap_or(target.len())))));
+        // The path ends at the first "?": a short target is looked through in one step, with
+        // the rest of the request line read after it.
+        return Ok((Form::Origin, Some((0, run_within::<NotQuery>(w, t0, end)))));
     }
     other_target_form(method, target, brackets)
 }

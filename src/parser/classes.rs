@@ -129,6 +129,16 @@ pub(super) struct HostCommon;
 /// reg-name ([`REG_NAME`]), with the quick tests of [`HostCommon`].
 pub(super) struct RegName;
 
+/// Every byte but `?`: run over a target already checked, to find where its query starts.
+pub(super) struct NotQuery;
+
+/// [`NotQuery`]'s table.
+static NOT_QUERY: [bool; 256] = {
+    let mut t = [true; 256];
+    t[b'?' as usize] = false;
+    t
+};
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
@@ -164,6 +174,27 @@ impl Class for Value {
             let at_least_space = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x20)), x);
             let del = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f));
             !_mm_movemask_epi8(_mm_andnot_si128(del, at_least_space)) as u32 & 0xffff
+        }
+    }
+}
+
+impl Class for NotQuery {
+    const TABLE: &'static [bool; 256] = &NOT_QUERY;
+    /// The bytes equal to `?` ("any byte zero" of the word with `?` taken away, which can
+    /// flag a byte above a flagged one by a borrow, never miss one).
+    #[inline(always)]
+    fn word_bad(x: u64) -> u64 {
+        let y = x ^ (ONES * b'?' as u64);
+        y.wrapping_sub(ONES) & !y & HIGH
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn block_bad(b: &[u8; 16]) -> u32 {
+        use core::arch::x86_64::*;
+        // SAFETY: as for `Value::block_bad`.
+        unsafe {
+            let x = _mm_loadu_si128(b.as_ptr().cast());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b'?' as i8))) as u32
         }
     }
 }
@@ -399,7 +430,9 @@ mod tests {
         scan_agrees_with_the_table::<Token>();
         scan_agrees_with_the_table::<HostCommon>();
         scan_agrees_with_the_table::<RegName>();
+        scan_agrees_with_the_table::<NotQuery>();
         bounded_run_agrees_with_the_table::<Value>();
         bounded_run_agrees_with_the_table::<HostCommon>();
+        bounded_run_agrees_with_the_table::<NotQuery>();
     }
 }
