@@ -168,29 +168,25 @@ pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>
         },
         None => (v, EchoFormat::Json),
     };
-    let spec = Spec {
-        status: 200,
-        body: Arc::from(&[][..]),
-        content_type: format.content_type().into(),
-        headers: c.routes[0].spec.headers.clone(),
-    };
-    if path == "*" {
-        if c.routes[0].echo.is_some() {
-            return Err("path * is given twice".into());
+    let i = match path {
+        "*" if c.routes[0].echo.is_some() => return Err("path * is given twice".into()),
+        "*" => 0,
+        _ => {
+            check_path(path)?;
+            let mut r = c.routes[0].clone();
+            r.path = path.into();
+            r.faults = RouteFaults::default();
+            c.routes.push(r);
+            c.routes.len() - 1
         }
-        c.routes[0].spec = spec;
-        c.routes[0].echo = Some(format);
-        return Ok(None);
-    }
-    check_path(path)?;
-    c.routes.push(Route {
-        path: path.into(),
-        spec,
-        get_only: false,
-        faults: RouteFaults::default(),
-        echo: Some(format),
-    });
-    Ok(Some(path))
+    };
+    // The default response's fields, with the echo's status and content type, and no body.
+    let r = &mut c.routes[i];
+    r.spec.status = 200;
+    r.spec.body = Arc::from(&[][..]);
+    r.spec.content_type = format.content_type().into();
+    r.echo = Some(format);
+    Ok((i > 0).then_some(path))
 }
 
 /// The `--health` route: GET and HEAD only, 200 `ok`.

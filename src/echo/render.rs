@@ -1,8 +1,41 @@
 //! The three formats of an echo, each written once for two sinks: a counter, for the
 //! `Content-Length` that goes before the body, and the output buffer. Through `dyn`, so that
-//! the formats are in the binary once.
+//! the formats are in the binary once, and each piece out of line: inlined, the escaping and
+//! base64 loops were copied into every field (35 KB of code).
 
-use super::{EchoFormat, Echoed, path_and_query};
+use super::captured::{Echoed, path_and_query};
+
+/// How an echo is written (see the `echo` module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EchoFormat {
+    /// JSON, strings as text where the bytes are UTF-8 and base64 where not.
+    Json,
+    /// http-garden's JSON, every string base64.
+    Garden,
+    /// `Name: value` lines, the header fields only.
+    Text,
+}
+
+impl EchoFormat {
+    /// The format named `name` (`json`, `garden`, `text`).
+    pub fn parse(name: &str) -> Option<EchoFormat> {
+        match name {
+            "json" => Some(EchoFormat::Json),
+            "garden" => Some(EchoFormat::Garden),
+            "text" => Some(EchoFormat::Text),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Type` of the echo. The text is the bytes received, in whatever charset
+    /// the client wrote them, so none is claimed.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            EchoFormat::Json | EchoFormat::Garden => "application/json",
+            EchoFormat::Text => "text/plain",
+        }
+    }
+}
 
 /// Where a format's bytes go.
 trait Sink {
@@ -54,50 +87,42 @@ fn write(format: EchoFormat, e: &Echoed<'_>, out: &mut dyn Sink) {
 
 /// `{"method":…,"target":…,"path":…,"query":…,"version":…,"headers":[…],"body":…,
 /// "trailers":[…],"request_index":N}` and a newline.
+#[inline(never)]
 fn json(e: &Echoed<'_>, out: &mut dyn Sink) {
     let (method, target, version) = e.request_line();
     let (path, query) = path_and_query(target);
-    out.put(b"{");
-    field(out, "method", method);
-    out.put(b",");
-    field(out, "target", target);
-    out.put(b",");
-    field(out, "path", path);
-    out.put(b",");
+    field(out, "{\"method", method);
+    field(out, ",\"target", target);
+    field(out, ",\"path", path);
     match query {
-        Some(q) => field(out, "query", q),
-        None => out.put(b"\"query\":null"),
+        Some(q) => field(out, ",\"query", q),
+        None => out.put(b",\"query\":null"),
     }
-    out.put(b",");
-    field(out, "version", version);
-    out.put(b",\"headers\":");
-    fields(out, e.headers());
-    out.put(b",");
-    field(out, "body", e.body());
-    out.put(b",\"trailers\":");
-    fields(out, e.trailers());
-    out.put(b",\"request_index\":");
-    let mut digits = [0u8; 10];
-    out.put(decimal(e.index(), &mut digits));
+    field(out, ",\"version", version);
+    fields(out, ",\"headers\":[", e.headers());
+    field(out, "],\"body", e.body());
+    fields(out, ",\"trailers\":[", e.trailers());
+    out.put(b"],\"request_index\":");
+    let mut digits = [0u8; 20];
+    out.put(decimal(e.index().into(), &mut digits));
     out.put(b"}\n");
 }
 
-/// `[{"name":…,"value":…},…]`
-fn fields<'a>(out: &mut dyn Sink, list: impl Iterator<Item = (&'a [u8], &'a [u8])>) {
-    out.put(b"[");
+/// `open`, then `{"name":…,"value":…}` for each field, comma-separated (the caller closes).
+#[inline(never)]
+fn fields<'a>(out: &mut dyn Sink, open: &str, list: impl Iterator<Item = (&'a [u8], &'a [u8])>) {
+    out.put(open.as_bytes());
     for (i, (name, value)) in list.enumerate() {
-        out.put(if i == 0 { b"{" } else { b",{" });
-        field(out, "name", name);
-        out.put(b",");
-        field(out, "value", value);
+        field(out, if i == 0 { "{\"name" } else { ",{\"name" }, name);
+        field(out, ",\"value", value);
         out.put(b"}");
     }
-    out.put(b"]");
 }
 
-/// `"key":"text"` when `bytes` are UTF-8, else `"key_b64":"base64"`: lossless either way.
+/// `key":"text"` when `bytes` are UTF-8, else `key_b64":"base64"`: lossless either way. `key`
+/// starts with what comes before the name and its opening quote (`,"body`).
+#[inline(never)]
 fn field(out: &mut dyn Sink, key: &str, bytes: &[u8]) {
-    out.put(b"\"");
     out.put(key.as_bytes());
     if std::str::from_utf8(bytes).is_ok() {
         out.put(b"\":\"");
@@ -111,6 +136,7 @@ fn field(out: &mut dyn Sink, key: &str, bytes: &[u8]) {
 
 /// http-garden's echo: `{"method","version","uri","headers":[[name,value]…],"body"}`, each
 /// string base64, as its servers answer (its hyper server's `main.rs`, byte for byte).
+#[inline(never)]
 fn garden(e: &Echoed<'_>, out: &mut dyn Sink) {
     let (method, target, version) = e.request_line();
     out.put(b"{\"method\":\"");
@@ -134,6 +160,7 @@ fn garden(e: &Echoed<'_>, out: &mut dyn Sink) {
 
 /// A JSON string's contents (RFC 8259 §7): `"` and `\` escaped, control characters as
 /// `\n`, `\r`, `\t` or `\u00XX`; the rest, UTF-8 already, as it is.
+#[inline(never)]
 fn escaped(out: &mut dyn Sink, text: &[u8]) {
     let mut from = 0;
     for (i, &c) in text.iter().enumerate() {
@@ -166,6 +193,7 @@ fn escaped(out: &mut dyn Sink, text: &[u8]) {
 }
 
 /// Base64 with padding (RFC 4648 §4), a stack buffer at a time.
+#[inline(never)]
 fn base64(out: &mut dyn Sink, bytes: &[u8]) {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut buf = [0u8; 1024];
@@ -192,17 +220,19 @@ fn base64(out: &mut dyn Sink, bytes: &[u8]) {
     out.put(&buf[..n]);
 }
 
-/// `n` in decimal, in `digits`.
-fn decimal(mut n: u32, digits: &mut [u8; 10]) -> &[u8] {
+/// `n` in decimal, at the end of `digits` (20 bytes hold any `u64`).
+#[inline(never)]
+pub fn decimal(mut n: u64, digits: &mut [u8]) -> &[u8] {
     let mut at = digits.len();
-    loop {
+    while at > 0 {
         at -= 1;
         digits[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            return &digits[at..];
+            break;
         }
     }
+    &digits[at..]
 }
 
 /// [`base64`] into a buffer, for the tests.

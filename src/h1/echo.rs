@@ -10,7 +10,7 @@ use super::log::log_response;
 use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
-use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, render, rendered_len};
+use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::response::Responses;
 
 impl Conn {
@@ -104,9 +104,10 @@ impl Conn {
         let captured = &b.log_line[c.at..];
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
-        let len = rendered_len(format, &echoed);
+        let mut digits = [0u8; 20];
+        let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
         env.responses
-            .append_sized_head(route, p.variant(close), len, &mut b.out);
+            .append_sized_head(route, p.variant(close), length, &mut b.out);
         if !p.head_request {
             render(format, &echoed, &mut b.out);
         }

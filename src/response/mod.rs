@@ -326,15 +326,16 @@ impl Responses {
         }
     }
 
-    /// Append the head of route `route` in `form` to `out` with `Content-Length: len`
-    /// instead of its own body's length: the head of a body made when it is sent (an echo).
+    /// Append the head of route `route` in `form` to `out` with `Content-Length: LENGTH`
+    /// (`length` its digits) instead of its own body's length: the head of a body made when it
+    /// is sent (an echo).
     /// The field is found in the head's lines then, not recorded: a route that never echoes
     /// pays nothing for it.
     pub fn append_sized_head(
         &self,
         route: usize,
         form: KeepAliveForm,
-        len: usize,
+        length: &[u8],
         out: &mut Vec<u8>,
     ) {
         const FIELD: &[u8] = b"Content-Length: ";
@@ -351,18 +352,7 @@ impl Responses {
         let at = (line + FIELD.len()).min(rest.len());
         out.extend_from_slice(&rest[..at]);
         if at < rest.len() {
-            let mut digits = [0u8; 20];
-            let mut i = digits.len();
-            let mut n = len;
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            out.extend_from_slice(&digits[i..]);
+            out.extend_from_slice(length);
         }
         let end = rest[at..]
             .iter()
