@@ -175,3 +175,40 @@ fn formats_by_name() {
     assert_eq!(EchoFormat::parse("JSON"), None);
     assert_eq!(EchoFormat::Text.content_type(), "text/plain");
 }
+
+/// The eight-at-a-time pass over plain text misses no byte that needs escaping: every byte
+/// value, at every position of a run longer than two words, in a JSON echo's body.
+#[test]
+fn json_escapes_every_byte_wherever_it_is() {
+    let head = b"GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+    for c in (0u8..0x80).chain([0xc3]) {
+        for at in 0..19 {
+            let mut capture = head.to_vec();
+            let mut body = vec![b'a'; 19];
+            body[at] = c;
+            if c == 0xc3 {
+                body.insert(at + 1, 0xa9);
+            }
+            capture.extend_from_slice(&body);
+            let e = Echoed::new(&capture, head.len(), capture.len(), 1);
+            let json = rendered(EchoFormat::Json, &e);
+            let text = String::from_utf8(body).unwrap();
+            let want: String = text
+                .chars()
+                .map(|ch| match ch {
+                    '"' => "\\\"".to_string(),
+                    '\\' => "\\\\".to_string(),
+                    '\n' => "\\n".to_string(),
+                    '\r' => "\\r".to_string(),
+                    '\t' => "\\t".to_string(),
+                    c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32),
+                    c => c.to_string(),
+                })
+                .collect();
+            assert!(
+                json.contains(&format!(",\"body\":\"{want}\",")),
+                "{c:#x} at {at}: {json}"
+            );
+        }
+    }
+}

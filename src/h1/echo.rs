@@ -48,7 +48,9 @@ impl Conn {
         match b.body {
             Body::None => self.respond_echo(b, env),
             Body::Length(n) if n > limit => self.refuse(b, 413, p.head_request, env),
-            Body::Length(_) => {}
+            // Room for the body at once rather than by doubling, within the default bound:
+            // a client announcing a large body gets no more memory than it sends.
+            Body::Length(n) => b.log_line.reserve(n.min(DEFAULT_MAX_BODY) as usize),
             Body::Chunked(_) => {
                 // Nothing of the body is decoded yet.
                 b.body = Body::Chunked(ChunkedDecoder::with_data_limit(limit));
@@ -104,8 +106,10 @@ impl Conn {
         let captured = &b.log_line[c.at..];
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
+        let len = rendered_len(format, &echoed);
+        b.out.reserve(len + 512);
         let mut digits = [0u8; 20];
-        let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
+        let length = decimal(len as u64, &mut digits);
         env.responses
             .append_sized_head(route, p.variant(close), length, &mut b.out);
         if !p.head_request {
