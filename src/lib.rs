@@ -55,6 +55,7 @@
 //! | 0 | [`hpack`] | the HPACK decoder of HTTP/2 header blocks (RFC 7541) | always (`no_std`) |
 //! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
 //! | 1 | `mutate` | the malformed-response catalogue | `server` |
+//! | 1 | [`echo`] | a request as parsed, written back: JSON, http-garden's base64 JSON, `Name: value` lines | `server` |
 //! | 2 | `response` | the response bytes, formatted once: specs, routes, the Date header | `server` |
 //! | 3 | `fault` | faults a route can be given: the `--fault` grammar, the seeded generator, sampling | `server` |
 //! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
@@ -86,6 +87,8 @@ pub mod chunked;
 pub mod config;
 #[cfg(feature = "server")]
 pub mod conn;
+#[cfg(feature = "server")]
+pub mod echo;
 #[cfg(feature = "server")]
 pub mod fault;
 #[cfg(feature = "server")]

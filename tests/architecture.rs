@@ -25,6 +25,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("values", 1),
     // The malformed-response catalogue.
     ("mutate", 1),
+    // The echo: a request as parsed, written back in one of its formats; bytes in, bytes out.
+    ("echo", 1),
     // The canned bytes: specs, formatting, routes, Date, `Responses`, built from plain inputs.
     ("response", 2),
     // Faults: the seeded generator, sampling, spec types, the `--fault` grammar, worker state.

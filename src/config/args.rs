@@ -6,11 +6,11 @@
 use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
 use super::file::read_file;
 use super::grammar::{
-    add_fault, check_path, every_interface, field_value, no_body_status, parse_header,
+    add_echo, add_fault, check_path, every_interface, field_value, no_body_status, parse_header,
     parse_listen, parse_methods, parse_route,
 };
 use super::model::{Config, Listen};
-use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
+use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
 use std::ffi::OsString;
@@ -295,6 +295,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         }
         ValueKind::Methods => c.methods = parse_methods(v)?,
         ValueKind::Fault => return add_fault(c, v),
+        ValueKind::Echo => return add_echo(c, v),
         ValueKind::MutateId => {
             let Some(i) = crate::mutate::find(v) else {
                 return Err(format!(
@@ -366,6 +367,19 @@ impl Config {
                 let both = format!("{status} and {} cannot be combined: {why}", body.from);
                 return Err(ArgError(both));
             }
+        }
+        // `--mutate` answers the paths without a route, as `--echo *` does.
+        if let (Some(echo), Some(mutate)) = (
+            given.iter().find(|g| {
+                matches!(OPTIONS[g.opt].kind, ValueKind::Echo) && g.value.starts_with('*')
+            }),
+            kind_given(|k| matches!(k, ValueKind::Switch(Toggle::Mutate) | ValueKind::MutateId)),
+        ) {
+            let both = format!(
+                "{} * and {} cannot be combined: both answer every path without a route",
+                echo.from, mutate.from
+            );
+            return Err(ArgError(both));
         }
         // systemd socket activation (sd_listen_fds(3)): inherited sockets start at fd 3 and
         // are the only listeners, so an address given too is an error rather than ignored.

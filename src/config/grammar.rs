@@ -1,9 +1,10 @@
 //! The grammars of the command line's own values: listen addresses, header lines and values,
-//! request paths, routes (`PATH=STATUS[:BODY]`), faults' paths and method lists. The shared
+//! request paths, routes (`PATH=STATUS[:BODY]`), faults' and echoes' paths, and method lists. The shared
 //! ones (sizes, durations, counts) are in [`crate::values`].
 
 use super::file::read_file;
 use super::model::{Config, Listen, Route};
+use crate::echo::EchoFormat;
 use crate::fault::{RouteFaults, parse_fault};
 use crate::parser::{TCHAR, VALUE};
 use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
@@ -121,6 +122,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         },
         get_only: false,
         faults: RouteFaults::default(),
+        echo: None,
     })
 }
 
@@ -141,8 +143,50 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
             (c.routes.len() - 1, true)
         }
     };
+    if c.routes[i].echo.is_some() {
+        return Err(format!(
+            "{path} is an --echo path: faults change canned's own responses, not an echo"
+        ));
+    }
     c.routes[i].faults.add(fault)?;
     Ok(new.then_some(path))
+}
+
+/// `PATH[=FORMAT]`: answer PATH (`*`: every path without a route, instead of the default
+/// response) with the request, in FORMAT (`json` when not given), with status 200, the
+/// format's content type and the `--header`s. Returns the path when it made a route, for the
+/// check that no path is answered twice.
+pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
+    let (path, format) = match v.split_once('=') {
+        Some((path, name)) => match EchoFormat::parse(name) {
+            Some(f) => (path, f),
+            None => {
+                return Err(format!(
+                    "{name:?} is not an echo format (json, garden or text)"
+                ));
+            }
+        },
+        None => (v, EchoFormat::Json),
+    };
+    let i = match path {
+        "*" if c.routes[0].echo.is_some() => return Err("path * is given twice".into()),
+        "*" => 0,
+        _ => {
+            check_path(path)?;
+            let mut r = c.routes[0].clone();
+            r.path = path.into();
+            r.faults = RouteFaults::default();
+            c.routes.push(r);
+            c.routes.len() - 1
+        }
+    };
+    // The default response's fields, with the echo's status and content type, and no body.
+    let r = &mut c.routes[i];
+    r.spec.status = 200;
+    r.spec.body = Arc::from(&[][..]);
+    r.spec.content_type = format.content_type().into();
+    r.echo = Some(format);
+    Ok((i > 0).then_some(path))
 }
 
 /// The `--health` route: GET and HEAD only, 200 `ok`.
@@ -157,6 +201,7 @@ pub(super) fn health_route(path: String) -> Route {
         },
         get_only: true,
         faults: RouteFaults::default(),
+        echo: None,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::cpus::default_workers;
 use crate::conn::Timeouts;
+use crate::echo::EchoFormat;
 use crate::fault::{DEFAULT_SEED, Mutate, RouteFaults};
 use crate::parser::Limits;
 use crate::response::{Common, DEFAULT_CONTENT_TYPE, MAX_FORMATTED_BYTES, Spec, formatted_bytes};
@@ -67,6 +68,9 @@ pub struct Route {
     pub get_only: bool,
     /// `--fault`: how this route misbehaves (none by default).
     pub faults: RouteFaults,
+    /// `--echo`: answer with the request, in this format, instead of `spec`'s body (`spec`
+    /// gives the status, content type and fields).
+    pub echo: Option<EchoFormat>,
 }
 
 /// Everything a server is configured with. Build one with [`Config::default`] and its
@@ -155,6 +159,7 @@ impl Default for Config {
                 },
                 get_only: false,
                 faults: RouteFaults::default(),
+                echo: None,
             }],
             common: Common {
                 server: "canned".into(),

@@ -45,6 +45,8 @@ pub(super) enum ValueKind {
     Methods,
     /// `PATH=KIND[:ARGS]`: a fault on a route.
     Fault,
+    /// `PATH[=FORMAT]`: a path answered with the request.
+    Echo,
     /// An id of the malformed-response catalogue.
     MutateId,
 }
@@ -497,6 +499,17 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Path(Text::Metrics),
         "Answer PATH with the same counters in Prometheus text format"
     ),
+    opt!(
+        "--echo PATH[=FORMAT]",
+        "CANNED_ECHO",
+        ValueKind::Echo,
+        "Answer PATH with the request as parsed (* for every path without\n\
+         a route), in FORMAT: json (default), garden (http-garden's base64\n\
+         JSON) or text (Name: value lines); bodies up to --max-body-bytes,\n\
+         else 1 MiB (413 beyond); repeatable"
+    )
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--fault PATH=KIND[:ARGS]",
         "CANNED_FAULT",

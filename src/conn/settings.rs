@@ -32,4 +32,6 @@ pub struct Switches {
     pub raw_close: bool,
     /// Hold each batch of responses this long (µs; 0: none; `--delay`).
     pub delay_us: u64,
+    /// Some route echoes the request (`--echo`).
+    pub echo: bool,
 }

@@ -17,12 +17,13 @@
 //!
 //! By concern: `state` (the types), `request` (parsing, skipping bodies), `answer` (the
 //! response to a request, error responses), `faults` (applying a fault plan), `drip` (pieces
-//! of a dripped response), `deadline` (the timeouts), `log` (access-log lines). Every change
-//! of phase is made in this file.
+//! of a dripped response), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
+//! request kept and written back, `--echo`). Every change of phase is made in this file.
 
 mod answer;
 mod deadline;
 mod drip;
+mod echo;
 mod faults;
 mod log;
 mod request;

@@ -1,7 +1,9 @@
 //! Reading requests: parse the heads in what arrived, skip their bodies (by length or
-//! chunked, within the body limit), and hand each complete request to its answer.
+//! chunked, within the body limit; an echo keeps them, see `echo`), and hand each complete
+//! request to its answer.
 
 use super::Conn;
+use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
 use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
@@ -44,16 +46,30 @@ impl Conn {
             match &mut b.body {
                 Body::Length(left) => {
                     let take = (*left).min((buf.len() - at) as u64);
+                    if settings.switches.echo {
+                        let kept = &buf[at..at + take as usize];
+                        keep_echo_body(&mut b.log_line, b.pending, kept, env.responses);
+                    }
                     at += take as usize;
                     *left -= take;
                     if *left > 0 {
                         return at;
                     }
                     b.body = Body::None;
-                    self.respond(b, env);
+                    self.respond_after_body(b, env);
                 }
                 Body::Chunked(d) => match d.decode(&buf[at..]) {
                     Ok(p) => {
+                        if settings.switches.echo {
+                            let kept = &buf[at..at + p.consumed];
+                            keep_echo_chunks(
+                                &mut b.log_line,
+                                &mut b.echo,
+                                b.pending,
+                                kept,
+                                env.responses,
+                            );
+                        }
                         at += p.consumed;
                         if !p.done {
                             if d.over_limit() {
@@ -66,7 +82,7 @@ impl Conn {
                             return at;
                         }
                         b.body = Body::None;
-                        self.respond(b, env);
+                        self.respond_after_body(b, env);
                     }
                     Err(e) => {
                         let head_request = b.pending.is_some_and(|p| p.head_request);
@@ -123,7 +139,10 @@ impl Conn {
                             if req.expect_continue && !env.settings.switches.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
-                            if b.body == Body::None {
+                            if settings.switches.echo {
+                                let head = &buf[at - req.head_len..at];
+                                self.start_echo_or_respond(b, head, settings, env);
+                            } else if b.body == Body::None {
                                 self.respond(b, env);
                             }
                         }

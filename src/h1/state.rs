@@ -5,6 +5,7 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::conn::{Pooled, Settings};
+use crate::echo::ChunkWalk;
 use crate::fault::Drip;
 use crate::parser::Parser;
 use crate::response::KeepAliveForm;
@@ -114,10 +115,25 @@ pub struct WorkArea {
     /// `wants_read`.
     pub(super) high_water: usize,
     /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
-    /// out with its status when the response is decided.
+    /// out with its status when the response is decided. With `--echo`, the request being
+    /// echoed follows it ([`EchoCapture`]) until the echo is written.
     pub(super) log_line: Vec<u8>,
     /// A fault's pacing of the response being sent; all off on the plain path.
     pub(super) pacing: Pacing,
+    /// `--echo`: where the request being echoed is kept in `log_line`.
+    pub(super) echo: EchoCapture,
+}
+
+/// Where a request being echoed is kept, until its response is written: from byte `at` of
+/// [`WorkArea::log_line`], its head, then its body's data, then its trailer lines. Set up
+/// whole when the head of a request to an echo route is complete, so nothing of an earlier
+/// one is read.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct EchoCapture {
+    pub(super) at: usize,
+    pub(super) head_len: usize,
+    /// A chunked body's walk: its data, then its trailers (`None`: a body by length, or none).
+    pub(super) chunks: Option<ChunkWalk>,
 }
 
 /// How a fault paces the response it changed (see [`Refill::Paced`]).
@@ -172,6 +188,7 @@ impl Pooled for WorkArea {
             high_water: settings.conn_limits.high_water,
             log_line: Vec::new(),
             pacing: Pacing::default(),
+            echo: EchoCapture::default(),
         }
     }
 

@@ -34,6 +34,7 @@ pub use route::{CounterPaths, CounterRoutes, DEFAULT_ALLOW, METRICS_CONTENT_TYPE
 pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
 pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
 
+use crate::echo::EchoFormat;
 use format::{Formatted, Whole, format, formatted_len};
 use route::{MethodRules, counter_spec, method_not_allowed};
 use std::sync::Arc;
@@ -54,6 +55,9 @@ pub struct Responses {
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
     methods: Option<MethodRules>,
+    /// The routes that echo the request (`--echo`), with their formats. Looked up only when
+    /// a connection's settings say some route echoes.
+    echo: Vec<(u16, EchoFormat)>,
 }
 
 impl Responses {
@@ -93,6 +97,7 @@ impl Responses {
             errors,
             date,
             methods: None,
+            echo: Vec::new(),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -233,6 +238,26 @@ impl Responses {
         0
     }
 
+    /// Make the routes given a format echo the request in it (`--echo`), by route index; a
+    /// route's response gives the echo its status, content type and fields.
+    pub fn set_echo(&mut self, formats: impl Iterator<Item = Option<EchoFormat>>) {
+        self.echo = (0..)
+            .zip(formats)
+            .filter_map(|(route, f)| Some((route, f?)))
+            .collect();
+    }
+
+    /// Whether route `route` echoes the request.
+    pub fn echoes(&self, route: usize) -> bool {
+        self.echo_format(route).is_some()
+    }
+
+    /// The format route `route` echoes in, if it echoes.
+    pub fn echo_format(&self, route: usize) -> Option<EchoFormat> {
+        let (_, f) = self.echo.iter().find(|(r, _)| usize::from(*r) == route)?;
+        Some(*f)
+    }
+
     /// Replace the body of route `route` (a counter route of [`Responses::with_counters`],
     /// refreshed by its worker), keeping its status and headers; no other route changes.
     pub fn set_body(&mut self, route: usize, body: Arc<[u8]>) {
@@ -299,6 +324,41 @@ impl Responses {
             out.extend_from_slice(&f.body[..chunk]);
             Some(chunk)
         }
+    }
+
+    /// Append the head of route `route` in `form` to `out` with `Content-Length: LENGTH`
+    /// (`length` its digits) instead of its own body's length: the head of a body made when it
+    /// is sent (an echo).
+    /// The field is found in the head's lines then, not recorded: a route that never echoes
+    /// pays nothing for it.
+    pub fn append_sized_head(
+        &self,
+        route: usize,
+        form: KeepAliveForm,
+        length: &[u8],
+        out: &mut Vec<u8>,
+    ) {
+        const FIELD: &[u8] = b"Content-Length: ";
+        let f = &self.routes[route];
+        out.extend_from_slice(&f.start);
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        let mut line = 0;
+        while line < rest.len() && !rest[line..].starts_with(FIELD) {
+            line += rest[line..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+        }
+        let at = (line + FIELD.len()).min(rest.len());
+        out.extend_from_slice(&rest[..at]);
+        if at < rest.len() {
+            out.extend_from_slice(length);
+        }
+        let end = rest[at..]
+            .iter()
+            .position(|&c| c == b'\r')
+            .map_or(rest.len(), |i| at + i);
+        out.extend_from_slice(&rest[end..]);
     }
 
     /// The head of route `route` in `form`, in one piece (a copy: the response path

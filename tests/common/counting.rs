@@ -1,7 +1,7 @@
 //! A counting global allocator for the tests that prove steady-state requests allocate
 //! nothing: it watches the whole process (server workers and the test's client). Included by
-//! `tests/alloc.rs`, `tests/fault_alloc.rs` and `tests/counter_alloc.rs`, each its own process
-//! with one test: a second test running beside it would be counted too.
+//! `tests/alloc.rs`, `tests/fault_alloc.rs`, `tests/counter_alloc.rs` and `tests/echo_alloc.rs`,
+//! each its own process with one test: a second test running beside it would be counted too.
 #![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};

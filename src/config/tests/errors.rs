@@ -391,3 +391,62 @@ fn non_utf8_values_are_an_error_naming_the_flag_others_are_ignored() {
     ];
     assert!(Config::from_args(["--body", "x"], &env).is_ok());
 }
+
+/// `--echo`'s values and the combinations it refuses.
+#[test]
+fn echo_errors_name_the_path_and_what_is_wrong() {
+    let none: &[(&str, &str)] = &[];
+    let cases: &[ErrorCase] = &[
+        (
+            &["--echo", "/e=yaml"][..],
+            none,
+            "--echo: \"yaml\" is not an echo format (json, garden or text)",
+        ),
+        (
+            &["--echo", "e"],
+            none,
+            "--echo: \"e\" is not a path like /health",
+        ),
+        (
+            &["--echo", "*", "--echo", "*=text"],
+            none,
+            "--echo: path * is given twice",
+        ),
+        (
+            &["--echo", "/e", "--echo", "/e=text"],
+            none,
+            "--echo: path /e is given twice",
+        ),
+        (
+            &["--echo", "/e", "--route", "/e=200"],
+            none,
+            "--route and --echo both answer /e",
+        ),
+        (
+            &["--echo", "/e", "--fault", "/e=stall"],
+            none,
+            "--fault: /e is an --echo path: faults change canned's own responses, not an echo",
+        ),
+        (
+            &["--echo", "*=garden", "--fault", "*=latency:1ms"],
+            none,
+            "--fault: * is an --echo path",
+        ),
+        (
+            &["--echo", "*", "--mutate"],
+            none,
+            "--echo * and --mutate cannot be combined: both answer every path without a route",
+        ),
+        (
+            &[],
+            &[("CANNED_ECHO", "*=text"), ("CANNED_MUTATE_ID", "cl-hex")],
+            "CANNED_ECHO * and CANNED_MUTATE_ID cannot be combined",
+        ),
+        (
+            &["--echo", "/e", "--raw-response", "/dev/null"],
+            none,
+            "--raw-response and --echo cannot be combined",
+        ),
+    ];
+    assert_errors(cases);
+}

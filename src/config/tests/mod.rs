@@ -278,6 +278,29 @@ fn routes_take_the_content_type_and_headers_whatever_the_order() {
     assert_eq!(c.routes[1].spec.headers, ["X-A: 1"]);
 }
 
+/// `--echo PATH[=FORMAT]`: a route of its own (or the default one for `*`), status 200, the
+/// format's content type and the `--header`s, whatever the order.
+#[test]
+fn echo_paths_are_routes_with_their_format() {
+    use crate::echo::EchoFormat;
+    let c = run(&[
+        "--echo", "/e", "--echo", "*=garden", "--header", "X-A: 1", "--body", "ignored", "--echo",
+        "/t=text",
+    ])
+    .unwrap();
+    let echo = |i: usize| (c.routes[i].path.as_str(), c.routes[i].echo);
+    assert_eq!(echo(0), ("", Some(EchoFormat::Garden)));
+    assert_eq!(echo(1), ("/e", Some(EchoFormat::Json)));
+    assert_eq!(echo(2), ("/t", Some(EchoFormat::Text)));
+    assert_eq!(c.routes[2].spec.content_type, "text/plain");
+    assert_eq!(c.routes[0].spec.content_type, "application/json");
+    assert_eq!(c.routes[0].spec.status, 200);
+    assert_eq!(c.routes[1].spec.headers, ["X-A: 1"]);
+    let c = run_env(&[], &[("CANNED_ECHO", "/a\n/b=text")]).unwrap();
+    assert_eq!(c.routes.len(), 3);
+    assert_eq!(c.routes[0].echo, None);
+}
+
 #[test]
 fn environment_cases() {
     let c = run_env(&[], &[("PORT", "9000"), ("CANNED_BODY", "env")]).unwrap();

@@ -21,6 +21,7 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Header => format!("X-{i}: v"),
                 ValueKind::Route => format!("/{i}=200"),
                 ValueKind::Fault => format!("/{i}=stall"),
+                ValueKind::Echo => format!("/{i}=text"),
                 _ => panic!("{}: no sample values", o.flag()),
             })
             .collect();
@@ -59,6 +60,7 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::Methods => pair("GET", "POST,PUT"),
         ValueKind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
+        ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
     }
 }
 

@@ -26,6 +26,7 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
     let specs = config.routes.iter().map(|r| &r.spec);
     let (mut responses, counter_routes) =
         Responses::with_counters(specs, paths, counters, &config.common);
+    responses.set_echo(config.routes.iter().map(|r| r.echo));
     if !config.methods.is_empty() {
         let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
         responses.accept_only(&methods);

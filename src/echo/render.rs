@@ -1,0 +1,260 @@
+//! The three formats of an echo, each written once for two sinks: a counter, for the
+//! `Content-Length` that goes before the body, and the output buffer. Through `dyn`, so that
+//! the formats are in the binary once, and each piece out of line: inlined, the escaping and
+//! base64 loops were copied into every field (35 KB of code).
+
+use super::captured::{Echoed, path_and_query};
+
+/// How an echo is written (see the `echo` module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EchoFormat {
+    /// JSON, strings as text where the bytes are UTF-8 and base64 where not.
+    Json,
+    /// http-garden's JSON, every string base64.
+    Garden,
+    /// `Name: value` lines, the header fields only.
+    Text,
+}
+
+impl EchoFormat {
+    /// The format named `name` (`json`, `garden`, `text`).
+    pub fn parse(name: &str) -> Option<EchoFormat> {
+        match name {
+            "json" => Some(EchoFormat::Json),
+            "garden" => Some(EchoFormat::Garden),
+            "text" => Some(EchoFormat::Text),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Type` of the echo. The text is the bytes received, in whatever charset
+    /// the client wrote them, so none is claimed.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            EchoFormat::Json | EchoFormat::Garden => "application/json",
+            EchoFormat::Text => "text/plain",
+        }
+    }
+}
+
+/// Where a format's bytes go.
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+/// Counts the bytes instead of keeping them.
+struct Count(usize);
+
+impl Sink for Count {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// The length of `e` written in `format`.
+pub fn rendered_len(format: EchoFormat, e: &Echoed<'_>) -> usize {
+    let mut n = Count(0);
+    write(format, e, &mut n);
+    n.0
+}
+
+/// Append `e` written in `format` to `out`: [`rendered_len`] bytes.
+pub fn render(format: EchoFormat, e: &Echoed<'_>, out: &mut Vec<u8>) {
+    write(format, e, out);
+}
+
+#[inline(never)]
+fn write(format: EchoFormat, e: &Echoed<'_>, out: &mut dyn Sink) {
+    match format {
+        EchoFormat::Json => json(e, out),
+        EchoFormat::Garden => garden(e, out),
+        EchoFormat::Text => {
+            for (name, value) in e.headers() {
+                out.put(name);
+                out.put(b": ");
+                out.put(value);
+                out.put(b"\n");
+            }
+        }
+    }
+}
+
+/// `{"method":…,"target":…,"path":…,"query":…,"version":…,"headers":[…],"body":…,
+/// "trailers":[…],"request_index":N}` and a newline.
+#[inline(never)]
+fn json(e: &Echoed<'_>, out: &mut dyn Sink) {
+    let (method, target, version) = e.request_line();
+    let (path, query) = path_and_query(target);
+    field(out, "{\"method", method);
+    field(out, ",\"target", target);
+    field(out, ",\"path", path);
+    match query {
+        Some(q) => field(out, ",\"query", q),
+        None => out.put(b",\"query\":null"),
+    }
+    field(out, ",\"version", version);
+    fields(out, ",\"headers\":[", e.headers());
+    field(out, "],\"body", e.body());
+    fields(out, ",\"trailers\":[", e.trailers());
+    out.put(b"],\"request_index\":");
+    let mut digits = [0u8; 20];
+    out.put(decimal(e.index().into(), &mut digits));
+    out.put(b"}\n");
+}
+
+/// `open`, then `{"name":…,"value":…}` for each field, comma-separated (the caller closes).
+#[inline(never)]
+fn fields<'a>(out: &mut dyn Sink, open: &str, list: impl Iterator<Item = (&'a [u8], &'a [u8])>) {
+    out.put(open.as_bytes());
+    for (i, (name, value)) in list.enumerate() {
+        field(out, if i == 0 { "{\"name" } else { ",{\"name" }, name);
+        field(out, ",\"value", value);
+        out.put(b"}");
+    }
+}
+
+/// `key":"text"` when `bytes` are UTF-8, else `key_b64":"base64"`: lossless either way. `key`
+/// starts with what comes before the name and its opening quote (`,"body`).
+#[inline(never)]
+fn field(out: &mut dyn Sink, key: &str, bytes: &[u8]) {
+    out.put(key.as_bytes());
+    if std::str::from_utf8(bytes).is_ok() {
+        out.put(b"\":\"");
+        escaped(out, bytes);
+    } else {
+        out.put(b"_b64\":\"");
+        base64(out, bytes);
+    }
+    out.put(b"\"");
+}
+
+/// http-garden's echo: `{"method","version","uri","headers":[[name,value]…],"body"}`, each
+/// string base64, as its servers answer (its hyper server's `main.rs`, byte for byte).
+#[inline(never)]
+fn garden(e: &Echoed<'_>, out: &mut dyn Sink) {
+    let (method, target, version) = e.request_line();
+    out.put(b"{\"method\":\"");
+    base64(out, method);
+    out.put(b"\",\"version\":\"");
+    base64(out, version.strip_prefix(b"HTTP/").unwrap_or(version));
+    out.put(b"\",\"uri\":\"");
+    base64(out, target);
+    out.put(b"\",\"headers\":[");
+    for (i, (name, value)) in e.headers().enumerate() {
+        out.put(if i == 0 { b"[\"" } else { b",[\"" });
+        base64(out, name);
+        out.put(b"\",\"");
+        base64(out, value);
+        out.put(b"\"]");
+    }
+    out.put(b"],\"body\":\"");
+    base64(out, e.body());
+    out.put(b"\"}");
+}
+
+/// A JSON string's contents (RFC 8259 §7): `"` and `\` escaped, control characters as
+/// `\n`, `\r`, `\t` or `\u00XX`; the rest, UTF-8 already, as it is. Runs of plain text, the
+/// common case of a body, are passed over eight bytes at a time.
+#[inline(never)]
+fn escaped(out: &mut dyn Sink, text: &[u8]) {
+    let (mut from, mut i) = (0, 0);
+    while i < text.len() {
+        if let Some(word) = text.get(i..i + 8) {
+            if !needs_escape(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+                i += 8;
+                continue;
+            }
+        }
+        let c = text[i];
+        i += 1;
+        let short: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..0x20 => b"",
+            _ => continue,
+        };
+        out.put(&text[from..i - 1]);
+        from = i;
+        if short.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 15)],
+            ]);
+        } else {
+            out.put(short);
+        }
+    }
+    out.put(&text[from..]);
+}
+
+/// Whether any byte of `x` is one JSON escapes: below 0x20, `"` or `\` (the exact tests for
+/// a byte below n and for a zero byte, eight lanes at once).
+fn needs_escape(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH != 0;
+    below(x, 0x20) || below(x ^ (ONES * 0x22), 1) || below(x ^ (ONES * 0x5c), 1)
+}
+
+/// Base64 with padding (RFC 4648 §4), a stack buffer at a time.
+#[inline(never)]
+fn base64(out: &mut dyn Sink, bytes: &[u8]) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut buf = [0u8; 1024];
+    let mut n = 0;
+    for group in bytes.chunks(3) {
+        let b = [
+            group[0],
+            *group.get(1).unwrap_or(&0),
+            *group.get(2).unwrap_or(&0),
+        ];
+        let v = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        let quad = [18, 12, 6, 0].map(|s| ALPHABET[(v >> s & 63) as usize]);
+        buf[n..n + 4].copy_from_slice(&quad);
+        // One byte: two characters and `==`; two bytes: three and `=`.
+        for pad in &mut buf[n + 1 + group.len()..n + 4] {
+            *pad = b'=';
+        }
+        n += 4;
+        if n == buf.len() {
+            out.put(&buf);
+            n = 0;
+        }
+    }
+    out.put(&buf[..n]);
+}
+
+/// `n` in decimal, at the end of `digits` (20 bytes hold any `u64`).
+#[inline(never)]
+pub fn decimal(mut n: u64, digits: &mut [u8]) -> &[u8] {
+    let mut at = digits.len();
+    while at > 0 {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &digits[at..]
+}
+
+/// [`base64`] into a buffer, for the tests.
+#[cfg(test)]
+pub(super) fn base64_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    base64(out, bytes);
+}

@@ -1,0 +1,174 @@
+//! Echoing a request (`--echo`): its head copied when the parser completes it, its body kept
+//! as it is read (within the echo's bound), and the answer written from that capture into the
+//! output. The capture lives in the work area's request buffer ([`WorkArea::log_line`], after
+//! the access-log line's start, if any), whose capacity the pool keeps: a steady stream of
+//! echoes allocates nothing. Out of line: the plain path tests one switch when a head is
+//! complete and one as a body is read.
+
+use super::Conn;
+use super::log::log_response;
+use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
+use crate::chunked::ChunkedDecoder;
+use crate::conn::Settings;
+use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
+use crate::response::Responses;
+
+impl Conn {
+    /// A request's head is complete (`head` its bytes), and read as on any path: its route,
+    /// its body's framing, its interim response. If its route echoes, keep the head and answer
+    /// now or once the body is in ([`keep_echo_body`], [`keep_echo_chunks`] keep it as it is
+    /// read); else answer as on any path. The echo's body bound (`--max-body-bytes`, else
+    /// [`DEFAULT_MAX_BODY`]) is checked here: a body over it is refused with 413 before any of
+    /// it is read, as the plain path refuses one over `--max-body-bytes`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn start_echo_or_respond(
+        &mut self,
+        b: &mut WorkArea,
+        head: &[u8],
+        settings: &Settings,
+        env: &mut Env<'_>,
+    ) {
+        let Some(p) = b.pending.filter(|p| env.responses.echoes(p.route as usize)) else {
+            if b.body == Body::None {
+                self.respond(b, env);
+            }
+            return;
+        };
+        let limit = match settings.conn_limits.max_body {
+            u64::MAX => DEFAULT_MAX_BODY,
+            n => n,
+        };
+        b.echo = EchoCapture {
+            at: b.log_line.len(),
+            head_len: head.len(),
+            chunks: None,
+        };
+        b.log_line.extend_from_slice(head);
+        match b.body {
+            Body::None => self.respond_echo(b, env),
+            Body::Length(n) if n > limit => self.refuse(b, 413, p.head_request, env),
+            // Room for the body at once rather than by doubling, within the default bound:
+            // a client announcing a large body gets no more memory than it sends.
+            Body::Length(n) => b.log_line.reserve(n.min(DEFAULT_MAX_BODY) as usize),
+            Body::Chunked(_) => {
+                // Nothing of the body is decoded yet.
+                b.body = Body::Chunked(ChunkedDecoder::with_data_limit(limit));
+                b.echo.chunks = Some(ChunkWalk::default());
+            }
+        }
+    }
+
+    /// A request's body is complete: answer it, with its echo if its route echoes. The plain
+    /// path tests one switch.
+    #[inline(always)]
+    pub(super) fn respond_after_body(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        if env.settings.switches.echo {
+            self.respond_echo_or_not(b, env);
+        } else {
+            self.respond(b, env);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn respond_echo_or_not(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        if b.pending
+            .is_some_and(|p| env.responses.echoes(p.route as usize))
+        {
+            self.respond_echo(b, env);
+        } else {
+            self.respond(b, env);
+        }
+    }
+
+    /// Answer the pending request with its echo: the route's head with the echo's length,
+    /// then (unless it asked for HEAD) the echo itself, written from the capture, which is
+    /// then dropped (the access-log line's start before it stays, for the log).
+    fn respond_echo(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
+        let Some(p) = b.pending.take() else {
+            return;
+        };
+        let route = p.route as usize;
+        let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
+        self.served = self.served.saturating_add(1);
+        let close = self.closes_after(&p, env);
+        let delay_us = env.settings.switches.delay_us;
+        if delay_us > 0 {
+            if b.pending_out() == 0 {
+                b.hold_until_us = env.now_us + delay_us;
+            }
+            // Written from a capture the next request reuses: a drain that begins while it is
+            // held cannot write it again with the closing head, so it goes as it is.
+            b.last_held = None;
+        }
+        let c = b.echo;
+        let captured = &b.log_line[c.at..];
+        let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
+        let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
+        let len = rendered_len(format, &echoed);
+        b.out.reserve(len + 512);
+        let mut digits = [0u8; 20];
+        let length = decimal(len as u64, &mut digits);
+        env.responses
+            .append_sized_head(route, p.variant(close), length, &mut b.out);
+        if !p.head_request {
+            render(format, &echoed, &mut b.out);
+        }
+        b.log_line.truncate(c.at);
+        let status = env.responses.status(route);
+        env.stats.by_status[status as usize] += 1;
+        if p.logged {
+            log_response(b, status, env);
+        }
+        self.close_after_response(&p, close, env);
+    }
+}
+
+impl WorkArea {
+    /// The request `emit_error` refuses may be an echo's: drop its capture, so that the
+    /// access log reads only its line's start.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn drop_echo(&mut self, responses: &Responses) {
+        if self
+            .pending
+            .is_some_and(|p| responses.echoes(p.route as usize))
+        {
+            self.log_line.truncate(self.echo.at);
+        }
+    }
+}
+
+/// `bytes` of a body by length were read: keep them in `kept` if the request, `pending`, is
+/// echoed.
+#[cold]
+#[inline(never)]
+pub(super) fn keep_echo_body(
+    kept: &mut Vec<u8>,
+    pending: Option<Pending>,
+    bytes: &[u8],
+    responses: &Responses,
+) {
+    if pending.is_some_and(|p| responses.echoes(p.route as usize)) {
+        kept.extend_from_slice(bytes);
+    }
+}
+
+/// `bytes` of a chunked body were accepted by its decoder: keep their data and trailers in
+/// `kept`, walked by `c`, if the request, `pending`, is echoed.
+#[cold]
+#[inline(never)]
+pub(super) fn keep_echo_chunks(
+    kept: &mut Vec<u8>,
+    c: &mut EchoCapture,
+    pending: Option<Pending>,
+    bytes: &[u8],
+    responses: &Responses,
+) {
+    if pending.is_some_and(|p| responses.echoes(p.route as usize)) {
+        if let Some(walk) = &mut c.chunks {
+            walk.walk(bytes, kept);
+        }
+    }
+}

@@ -1,0 +1,555 @@
+//! `--echo`: the request as canned parsed it, written back. http-garden's contract for a table
+//! of requests, the JSON and text formats read by real clients (curl, Python's http.client and
+//! urllib) with one and two workers, bodies by length and chunked (split across reads), the
+//! body bound, and rejections that are the same as on any path.
+
+mod common;
+use common::*;
+use std::io::{Read, Write};
+use std::process::Command;
+use std::time::Duration;
+
+/// Base64 with padding (RFC 4648 §4), written here apart from canned's.
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for g in bytes.chunks(3) {
+        let n = g
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            s.push(if i <= g.len() {
+                A[(n >> (18 - 6 * i) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    s
+}
+
+/// What http-garden's hyper server (`images/hyper/garden/src/main.rs`) answers for a request it
+/// parsed as `method`, `version` (`1.1`), `uri`, `headers` and `body`: its body, built the way
+/// that server builds it.
+fn garden(
+    method: &str,
+    version: &str,
+    uri: &str,
+    headers: &[(&str, &[u8])],
+    body: &[u8],
+) -> String {
+    let mut result = format!(
+        "{{\"method\":\"{}\",\"version\":\"{}\",\"uri\":\"{}\",\"headers\":[",
+        b64(method.as_bytes()),
+        b64(version.as_bytes()),
+        b64(uri.as_bytes())
+    );
+    for (i, (k, v)) in headers.iter().enumerate() {
+        if i > 0 {
+            result += ",";
+        }
+        result += &format!("[\"{}\",\"{}\"]", b64(k.as_bytes()), b64(v));
+    }
+    result + &format!("],\"body\":\"{}\"}}", b64(body))
+}
+
+/// One garden case: the request's bytes, and how it was parsed.
+struct GardenCase {
+    request: &'static [u8],
+    method: &'static str,
+    version: &'static str,
+    uri: &'static str,
+    headers: &'static [(&'static str, &'static [u8])],
+    body: &'static [u8],
+}
+
+const GARDEN: &[GardenCase] = &[
+    GardenCase {
+        request: b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        method: "GET",
+        version: "1.1",
+        uri: "/",
+        headers: &[("Host", b"a")],
+        body: b"",
+    },
+    GardenCase {
+        request: b"\r\nGET /p/q?x=1&y=%20 HTTP/1.1\r\nHost: a\r\nX-Pad:  \t v \t\r\nEmpty:\r\n\r\n",
+        method: "GET",
+        version: "1.1",
+        uri: "/p/q?x=1&y=%20",
+        headers: &[("Host", b"a"), ("X-Pad", b"v"), ("Empty", b"")],
+        body: b"",
+    },
+    GardenCase {
+        request: b"OPTIONS http://a:80/abs?q HTTP/1.1\r\nHost: a:80\r\n\r\n",
+        method: "OPTIONS",
+        version: "1.1",
+        uri: "http://a:80/abs?q",
+        headers: &[("Host", b"a:80")],
+        body: b"",
+    },
+    GardenCase {
+        request: b"GET / HTTP/1.0\r\n\r\n",
+        method: "GET",
+        version: "1.0",
+        uri: "/",
+        headers: &[],
+        body: b"",
+    },
+    GardenCase {
+        request: b"PURGE /c HTTP/1.1\r\nhost: a\r\nA: 1\r\nB: 2\r\na: 3\r\nX-Obs: caf\xe9\xff\r\n\r\n",
+        method: "PURGE",
+        version: "1.1",
+        uri: "/c",
+        headers: &[("host", b"a"), ("A", b"1"), ("B", b"2"), ("a", b"3"), ("X-Obs", b"caf\xe9\xff")],
+        body: b"",
+    },
+    GardenCase {
+        request: b"POST /l HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhe\x00lo",
+        method: "POST",
+        version: "1.1",
+        uri: "/l",
+        headers: &[("Host", b"a"), ("Content-Length", b"5")],
+        body: b"he\x00lo",
+    },
+    GardenCase {
+        request: b"POST /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3;x=\"y\"\r\nabc\r\nA\r\n0123456789\r\n0\r\nT: 1\r\n\r\n",
+        method: "POST",
+        version: "1.1",
+        uri: "/c",
+        headers: &[("Host", b"a"), ("Transfer-Encoding", b"chunked")],
+        body: b"abc0123456789",
+    },
+    GardenCase {
+        request: b"PUT /z HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n",
+        method: "PUT",
+        version: "1.1",
+        uri: "/z",
+        headers: &[("Host", b"a"), ("Content-Length", b"0")],
+        body: b"",
+    },
+];
+
+/// The table through `--echo '*=garden'`, each request on its own connection and all of them
+/// pipelined on one: canned's echo is, byte for byte, the body the garden's hyper server
+/// builds.
+#[test]
+fn garden_echo_is_the_gardens_contract() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers, "--echo", "*=garden"]);
+        let mut wire = Vec::new();
+        for c in GARDEN {
+            let want = garden(c.method, c.version, c.uri, c.headers, c.body);
+            let mut s = connect(addr);
+            s.write_all(c.request).unwrap();
+            let r = &read_responses(&mut s, 1)[0];
+            assert_eq!(r.status, 200, "{}", want);
+            assert_eq!(r.header("Content-Type"), Some("application/json"));
+            assert_eq!(String::from_utf8_lossy(&r.body), want, "{:?}", c.uri);
+            if !c.request.starts_with(b"GET / HTTP/1.0") {
+                wire.extend_from_slice(c.request);
+            }
+        }
+        let mut s = connect(addr);
+        s.write_all(&wire).unwrap();
+        let got = read_responses(&mut s, GARDEN.len() - 1);
+        let want = GARDEN
+            .iter()
+            .filter(|c| !c.request.starts_with(b"GET / HTTP/1.0"));
+        for (r, c) in got.iter().zip(want) {
+            let want = garden(c.method, c.version, c.uri, c.headers, c.body);
+            assert_eq!(String::from_utf8_lossy(&r.body), want);
+        }
+        drop(s);
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// The garden's own reading of an echo (`parse_response_json` in its `tools/http1.py`): the
+/// five keys, strings and a list of pairs, each base64; run by Python on canned's answers.
+#[test]
+fn garden_echo_reads_as_the_garden_reads_it() {
+    if !have("python3") {
+        return;
+    }
+    let p = Proc::start(&["--workers", "2", "--echo", "*=garden", "--no-date"]);
+    let script = format!(
+        r#"
+import base64, json, socket
+def roundtrip(data):
+    s = socket.create_connection(("127.0.0.1", {port}))
+    s.sendall(data)
+    out = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            return out
+        out += d
+raw = roundtrip(b"POST /g?a=b HTTP/1.1\r\nHost: h\r\nX: \xe9\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nhi\r\n0\r\n\r\n")
+head, body = raw.split(b"\r\n\r\n", 1)
+assert head.startswith(b"HTTP/1.1 200 "), head
+m = json.loads(body, parse_float=lambda s: s, parse_int=lambda s: s, parse_constant=lambda s: s)
+assert isinstance(m, dict) and all(k in m for k in ("headers", "uri", "body", "method", "version"))
+assert all(isinstance(m[k], str) for k in ("uri", "body", "method", "version"))
+headers = []
+for pair in m["headers"]:
+    assert isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+    headers.append((base64.b64decode(pair[0]).lower(), base64.b64decode(pair[1])))
+version = base64.b64decode(m["version"])
+assert (base64.b64decode(m["method"]), base64.b64decode(m["uri"]), version) == (b"POST", b"/g?a=b", b"1.1")
+assert base64.b64decode(m["body"]) == b"hi"
+assert headers == [(b"host", b"h"), (b"x", b"\xe9"), (b"transfer-encoding", b"chunked"), (b"connection", b"close")], headers
+print("ok")
+"#,
+        port = p.addr.port()
+    );
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Python's http.client and urllib read the JSON echo, with one and two workers: every field,
+/// `_b64` for bytes that are not UTF-8, the request index on a keep-alive connection, HEAD,
+/// `Connection: close`, and a body too large for the bound refused with 413.
+#[test]
+fn python_clients_read_the_json_echo() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--echo",
+            "/anything",
+            "--echo",
+            "/small",
+            "--max-body-bytes",
+            "64K",
+            "--no-date",
+        ]);
+        let script = format!(
+            r#"
+import base64, http.client, json, urllib.request
+c = http.client.HTTPConnection("127.0.0.1", {port})
+for i in range(1, 21):
+    c.request("GET", "/anything?i=%d" % i, headers={{"X-Case": "café", "X-Raw": "\udcff".encode("utf-8", "surrogateescape").decode("latin-1")}})
+    r = c.getresponse()
+    assert r.status == 200 and r.getheader("Content-Type") == "application/json"
+    m = json.loads(r.read())
+    assert m["method"] == "GET" and m["target"] == "/anything?i=%d" % i, m
+    assert m["path"] == "/anything" and m["query"] == "i=%d" % i and m["version"] == "HTTP/1.1"
+    assert m["request_index"] == i, m
+    h = {{x["name"]: x for x in m["headers"]}}
+    assert h["Host"]["value"] == "127.0.0.1:{port}"
+    assert h["X-Case"]["value_b64"] == base64.b64encode("café".encode("latin-1")).decode(), h
+    assert base64.b64decode(h["X-Raw"]["value_b64"]) == b"\xff"
+    assert m["body"] == "" and m["trailers"] == []
+body = bytes(range(256)) * 100
+c.request("POST", "/anything", body=body)
+m = json.loads(c.getresponse().read())
+assert base64.b64decode(m["body_b64"]) == body and "body" not in m
+c.request("POST", "/anything", body="line\n\"quoted\"\t\\ é".encode())
+m = json.loads(c.getresponse().read())
+assert m["body"] == "line\n\"quoted\"\t\\ é", m
+c.request("HEAD", "/anything")
+r = c.getresponse()
+assert r.status == 200 and int(r.getheader("Content-Length")) > 100 and r.read() == b""
+c.request("POST", "/small", body=b"x" * (64 * 1024 + 1))
+r = c.getresponse()
+assert r.status == 413 and r.getheader("Connection") == "close", r.status
+r.read()
+req = urllib.request.Request("http://127.0.0.1:{port}/anything?u", data=b"hello", headers={{"Content-Type": "text/x"}})
+m = json.loads(urllib.request.urlopen(req).read())
+assert m["body"] == "hello" and m["query"] == "u" and m["request_index"] == 1, m
+print("ok")
+"#,
+            port = p.addr.port()
+        );
+        let o = Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "{workers} workers: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// curl's requests echoed: HTTP/1.1 and 1.0, a chunked upload, a query, a header of its own.
+#[test]
+fn curl_requests_are_echoed() {
+    if !have("curl") || !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--echo", "/e", "--no-date"]);
+        for extra in [
+            &[][..],
+            &["--http1.0"],
+            &["-H", "Transfer-Encoding: chunked"],
+        ] {
+            let o = Command::new("curl")
+                .args(["-s", "-H", "X-Test: a b", "--data-binary", "payload"])
+                .args(extra)
+                .arg(p.url("/e?k=v"))
+                .output()
+                .unwrap();
+            assert!(o.status.success());
+            let check = r#"
+import json, sys
+m = json.loads(sys.stdin.buffer.read())
+want_version = sys.argv[1]
+assert m["method"] == "POST" and m["target"] == "/e?k=v" and m["query"] == "k=v", m
+assert m["version"] == want_version and m["body"] == "payload", m
+h = [(x["name"], x["value"]) for x in m["headers"]]
+assert ("X-Test", "a b") in h and h[0][0] == "Host", h
+print("ok")
+"#;
+            let version = if extra == ["--http1.0"] {
+                "HTTP/1.0"
+            } else {
+                "HTTP/1.1"
+            };
+            let mut py = Command::new("python3")
+                .args(["-c", check, version])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            py.stdin.take().unwrap().write_all(&o.stdout).unwrap();
+            let r = py.wait_with_output().unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&r.stdout),
+                "ok\n",
+                "{extra:?}: {} {}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&r.stderr)
+            );
+        }
+    }
+}
+
+/// Http11Probe's tests that read `/echo` (`CookieSuite`, `NormalizationSuite`): the text
+/// echo has each field as `Name: value`; a malformed name canned accepts is echoed as sent, and
+/// a field line it rejects gets 400 (both verdicts the probe passes or warns on, never fails).
+#[test]
+fn text_echo_is_what_http11probe_reads() {
+    let (h, addr) = start(&["--echo", "/echo=text"]);
+    let ask = |req: &[u8]| {
+        let mut s = connect(addr);
+        s.write_all(req).unwrap();
+        let r = read_responses(&mut s, 1).remove(0);
+        (r.status, String::from_utf8_lossy(&r.body).into_owned())
+    };
+    let (status, body) = ask(b"GET /echo HTTP/1.1\r\nHost: p\r\nCookie: foo=bar\r\n\r\n");
+    assert_eq!((status, body.as_str()), (200, "Host: p\nCookie: foo=bar\n"));
+    let (status, body) =
+        ask(b"GET /echo HTTP/1.1\r\nHost: p\r\nCookie: a=1\r\nCookie: b=2\r\n\r\n");
+    assert_eq!(
+        (status, body.as_str()),
+        (200, "Host: p\nCookie: a=1\nCookie: b=2\n")
+    );
+    let (status, body) = ask(b"GET /echo HTTP/1.1\r\nHost: p\r\nCookie: \r\n\r\n");
+    assert_eq!((status, body.as_str()), (200, "Host: p\nCookie: \n"));
+    // NORM-UNDERSCORE-CL: preserved, not normalized into Content-Length.
+    let (status, body) = ask(
+        b"POST /echo HTTP/1.1\r\nHost: p\r\nContent-Length: 11\r\nContent_Length: 99\r\n\r\nhello world",
+    );
+    assert_eq!(status, 200);
+    assert_eq!(body, "Host: p\nContent-Length: 11\nContent_Length: 99\n");
+    for rejected in [
+        &b"POST /echo HTTP/1.1\r\nHost: p\r\nContent-Length: 11\r\nContent-Length : 5\r\n\r\nhello world"[..],
+        b"POST /echo HTTP/1.1\r\nHost: p\r\nContent-Length: 11\r\nContent\tLength: 99\r\n\r\nhello world",
+        b"GET /echo HTTP/1.1\r\nHost: p\r\nCookie: foo=\x00bar\r\n\r\n",
+        b"GET /echo HTTP/1.1\r\nHost: p\r\nCookie: foo=\x01\x02\x03\r\n\r\n",
+    ] {
+        assert_eq!(ask(rejected).0, 400, "{:?}", String::from_utf8_lossy(rejected));
+    }
+    // A HEAD request: the head alone, with the length the echo has.
+    let mut s = connect(addr);
+    s.write_all(b"HEAD /echo HTTP/1.1\r\nHost: p\r\nX: 12\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let r = parse_responses(&read_to_eof(&mut s), &[true]).remove(0);
+    let echo = "Host: p\nX: 12\nConnection: close\n";
+    assert_eq!(
+        r.header("Content-Length"),
+        Some(echo.len().to_string().as_str())
+    );
+    assert!(r.body.is_empty());
+    h.shutdown();
+    h.join();
+}
+
+/// A request canned rejects gets, on an echo path, exactly the bytes it gets on any other.
+#[test]
+fn rejections_are_the_same_on_an_echo_path() {
+    let (plain, plain_addr) = start(&[]);
+    let (echo, echo_addr) = start(&["--echo", "*", "--echo", "/e=garden"]);
+    for bad in [
+        &b"GET / HTTP/1.1\r\n\r\n"[..],
+        b"GET /e HTTP/1.1\nHost: a\n\n",
+        b"GET /e HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        b"GET /e HTTP/2.0\r\nHost: a\r\n\r\n",
+        b"GET /e#f HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n",
+        b"POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nz\r\n",
+        b"POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+        b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer\r\n\r\n",
+        b"GET /e HTTP/1.1\r\nHost: a\r\nExpect: nothing\r\n\r\n",
+        b"HEAD /e HTTP/1.1\r\nHost: a\r\n X: folded\r\n\r\n",
+        b"CONNECT a:80 HTTP/1.1\r\nHost: a:80\r\nConnection: close\r\n\r\n",
+    ] {
+        let want = exchange(plain_addr, bad);
+        assert!(
+            !want.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&exchange(echo_addr, bad)),
+            String::from_utf8_lossy(&want),
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    for h in [plain, echo] {
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// The bound on a kept body: 1 MiB without `--max-body-bytes` (a body of exactly that is
+/// echoed, one byte more is refused with 413 before it is read, by length or by chunk size), and
+/// `--max-body-bytes` when given. Routes that do not echo keep no bound of their own.
+#[test]
+fn bodies_are_kept_up_to_the_bound() {
+    let (h, addr) = start(&["--echo", "/e=text", "--echo", "/g=garden"]);
+    let mib = 1 << 20;
+    // The body is sent unless it is to be refused before it is read.
+    let post = |path: &str, len: usize, send: bool| {
+        let mut s = connect(addr);
+        let head = format!("POST {path} HTTP/1.1\r\nHost: a\r\nContent-Length: {len}\r\n\r\n");
+        s.write_all(head.as_bytes()).unwrap();
+        if send {
+            s.write_all(&vec![b'a'; len]).unwrap();
+        }
+        read_responses(&mut s, 1).remove(0)
+    };
+    let r = post("/g", mib, true);
+    assert_eq!(r.status, 200);
+    let body = format!("\"body\":\"{}\"}}", b64(&vec![b'a'; mib]));
+    assert!(String::from_utf8_lossy(&r.body).ends_with(&body));
+    assert_eq!(post("/e", mib + 1, false).status, 413);
+    let other = post("/other", 3 * mib, true);
+    assert_eq!(other.status, 200, "not an echo: skipped, unbounded");
+    let mut s = connect(addr);
+    let big = format!(
+        "POST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        mib + 1
+    );
+    s.write_all(big.as_bytes()).unwrap();
+    let got = read_to_eof(&mut s);
+    assert!(
+        got.starts_with(b"HTTP/1.1 413 "),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    h.shutdown();
+    h.join();
+    let (h, addr) = start(&["--echo", "/e", "--max-body-bytes", "10"]);
+    let got = exchange(
+        addr,
+        b"POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n01234567890",
+    );
+    assert!(got.starts_with(b"HTTP/1.1 413 "));
+    let got = exchange(
+        addr,
+        b"POST /e HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Length: 10\r\n\r\n0123456789",
+    );
+    assert!(
+        got.starts_with(b"HTTP/1.1 200 ")
+            && got.ends_with(b"\"body\":\"0123456789\",\"trailers\":[],\"request_index\":1}\n")
+    );
+    h.shutdown();
+    h.join();
+}
+
+/// A chunked body sent a few bytes at a time, then a pipelined request after it: the echo's
+/// data and trailers whatever the reads, `100 Continue` first when asked for, the next request
+/// in sync, and the request index counting the connection's requests, echoed or not.
+#[test]
+fn a_body_split_across_reads_is_kept_whole() {
+    let (h, addr) = start(&["--workers", "1", "--echo", "/e"]);
+    let mut s = connect(addr);
+    let body: &[u8] =
+        b"5;ext=1\r\nhello\r\n1\r\n \r\n6\r\nworld!\r\n0\r\nX-Sum: 12\r\nX-T:\tv \r\n\r\n";
+    s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+    s.write_all(b"POST /e HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .unwrap();
+    for piece in body.chunks(3) {
+        s.write_all(piece).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    s.write_all(b"GET /e?after HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    let r = read_responses(&mut s, 4);
+    assert_eq!(
+        r.iter().map(|r| r.status).collect::<Vec<_>>(),
+        [200, 100, 200, 200]
+    );
+    assert_eq!(r[0].body, b"Hello World\n");
+    let echo = String::from_utf8(r[2].body.clone()).unwrap();
+    assert!(echo.contains("\"body\":\"hello world!\",\"trailers\":[{\"name\":\"X-Sum\",\"value\":\"12\"},{\"name\":\"X-T\",\"value\":\"v\"}],\"request_index\":2}"), "{echo}");
+    let after = String::from_utf8(r[3].body.clone()).unwrap();
+    assert!(
+        after.contains("\"query\":\"after\"") && after.ends_with("\"request_index\":3}\n"),
+        "{after}"
+    );
+    drop(s);
+    h.shutdown();
+    let stats = h.join().stats;
+    assert_eq!(stats.requests, 3);
+    assert_eq!(stats.by_status[200], 3);
+}
+
+/// The access log names an echoed request like any other, without the echo's bytes.
+#[test]
+fn the_access_log_names_echoes() {
+    let mut p = Proc::start(&[
+        "--echo",
+        "/e",
+        "--access-log",
+        "--no-date",
+        "--workers",
+        "1",
+    ]);
+    let mut s = connect(p.addr);
+    s.write_all(b"POST /e?q HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhiPOST /e HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        .unwrap();
+    let got = read_to_eof(&mut s);
+    assert!(got.starts_with(b"HTTP/1.1 200 "));
+    drop(s);
+    let stdout = p.child.stdout.take().unwrap();
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut log = String::new();
+    std::io::BufReader::new(stdout)
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(log, "- POST /e?q HTTP/1.1 200\n- POST /e HTTP/1.1 400\n");
+}
