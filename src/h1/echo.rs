@@ -121,8 +121,13 @@ impl Conn {
             let head_at = b.out.len();
             env.responses
                 .append_sized_head(route, form, length, &mut b.out);
-            let head_len = b.out.len() - head_at;
-            b.out[start..].rotate_right(head_len);
+            // [body][head] to [head][body] in three moves, with the head copied once more
+            // at the end (a rotation by std takes more code for the same moves).
+            let (body_len, head_len) = (head_at - start, b.out.len() - head_at);
+            b.out.extend_from_within(head_at..);
+            b.out.copy_within(start..head_at, start + head_len);
+            b.out.copy_within(head_at + head_len.., start);
+            b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);
         let status = env.responses.status(route);
