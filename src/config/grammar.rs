@@ -1,6 +1,6 @@
 //! The grammars of the command line's own values: listen addresses, header lines and values,
-//! request paths, routes (`PATH=STATUS[:BODY]`), faults' and echoes' paths, and method lists. The shared
-//! ones (sizes, durations, counts) are in [`crate::values`].
+//! request paths, routes (`PATH=STATUS[:BODY]`), faults' and echoes' paths, and method lists.
+//! The shared ones (sizes, durations, counts) are in [`crate::values`].
 
 use super::file::read_file;
 use super::model::{Config, Listen, Route};

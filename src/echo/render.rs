@@ -1,5 +1,5 @@
-//! The three formats of an echo, each written once for two sinks: a counter, for the
-//! `Content-Length` that goes before the body, and the output buffer. Through `dyn`, so that
+//! The three formats of an echo, each written once for two sinks: the output buffer, and a
+//! counter for the `Content-Length` of a HEAD request's answer. Through `dyn`, so that
 //! the formats are in the binary once, and each piece out of line: inlined, the escaping and
 //! base64 loops were copied into every field (35 KB of code).
 
@@ -165,13 +165,10 @@ fn garden(e: &Echoed<'_>, out: &mut dyn Sink) {
 fn escaped(out: &mut dyn Sink, text: &[u8]) {
     let (mut from, mut i) = (0, 0);
     while i < text.len() {
-        if let Some(word) = text.get(i..i + 8) {
-            if !needs_escape(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
-                i += 8;
-                continue;
-            }
-        }
-        let c = text[i];
+        i += plain_words(&text[i..]);
+        let Some(&c) = text.get(i) else {
+            break;
+        };
         i += 1;
         let short: &[u8] = match c {
             b'"' => b"\\\"",
@@ -201,13 +198,28 @@ fn escaped(out: &mut dyn Sink, text: &[u8]) {
     out.put(&text[from..]);
 }
 
-/// Whether any byte of `x` is one JSON escapes: below 0x20, `"` or `\` (the exact tests for
-/// a byte below n and for a zero byte, eight lanes at once).
+/// The bytes at the start of `text` in whole words of eight that need no escape.
+fn plain_words(text: &[u8]) -> usize {
+    let mut n = 0;
+    for word in text.chunks_exact(8) {
+        if needs_escape(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+            break;
+        }
+        n += 8;
+    }
+    n
+}
+
+/// Whether any byte of `x` is one JSON escapes: below 0x20, `"` or `\`. The exact test for
+/// a byte below n, eight lanes at once, for each (`"` and `\` as a zero byte of `x` xor them);
+/// the three share their `!x & HIGH`, since `"` and `\` leave the high bit as it is.
 fn needs_escape(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES * 0x80;
-    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH != 0;
-    below(x, 0x20) || below(x ^ (ONES * 0x22), 1) || below(x ^ (ONES * 0x5c), 1)
+    let below_space = x.wrapping_sub(ONES * 0x20);
+    let quote = (x ^ (ONES * 0x22)).wrapping_sub(ONES);
+    let backslash = (x ^ (ONES * 0x5c)).wrapping_sub(ONES);
+    (below_space | quote | backslash) & !x & HIGH != 0
 }
 
 /// Base64 with padding (RFC 4648 §4), a stack buffer at a time.

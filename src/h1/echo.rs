@@ -106,14 +106,28 @@ impl Conn {
         let captured = &b.log_line[c.at..];
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
-        let len = rendered_len(format, &echoed);
-        b.out.reserve(len + 512);
         let mut digits = [0u8; 20];
-        let length = decimal(len as u64, &mut digits);
-        env.responses
-            .append_sized_head(route, p.variant(close), length, &mut b.out);
-        if !p.head_request {
+        let form = p.variant(close);
+        if p.head_request {
+            let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
+            env.responses
+                .append_sized_head(route, form, length, &mut b.out);
+        } else {
+            // Written once, then its head after it, turned to the front: a move of the bytes
+            // costs less than the measuring pass that would put the head first.
+            let start = b.out.len();
             render(format, &echoed, &mut b.out);
+            let length = decimal((b.out.len() - start) as u64, &mut digits);
+            let head_at = b.out.len();
+            env.responses
+                .append_sized_head(route, form, length, &mut b.out);
+            // [body][head] to [head][body] in three moves, with the head copied once more
+            // at the end (a rotation by std takes more code for the same moves).
+            let (body_len, head_len) = (head_at - start, b.out.len() - head_at);
+            b.out.extend_from_within(head_at..);
+            b.out.copy_within(start..head_at, start + head_len);
+            b.out.copy_within(head_at + head_len.., start);
+            b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);
         let status = env.responses.status(route);
