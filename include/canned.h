@@ -203,9 +203,11 @@ typedef struct canned_field {
  *
  * *cursor is 0 for the first field, then what the last call left in it. Returns 1 when *field
  * holds the next field (and *cursor moved past it), 0 when there are no more fields, or a
- * misuse code: CANNED_E_NULL_POINTER, CANNED_E_INVALID_ARGUMENT (a cursor no call returned, or
- * a request whose pointers canned_parse did not write). The request and its buffer must be as
- * canned_parse left them. Each call reads one field line, so a walk costs one pass. */
+ * misuse code: CANNED_E_NULL_POINTER, CANNED_E_INVALID_ARGUMENT (a cursor that is not at the
+ * start of a field line of this head). The request and its buffer must be as canned_parse left
+ * them: a request canned_parse did not fill in (after CANNED_PARTIAL or an error), or one whose
+ * buffer was changed or freed, is not detected and must not be passed. Each call reads one
+ * field line, so a walk costs one pass. */
 int canned_request_field(const canned_request *request, size_t *cursor, canned_field *field);
 
 /* The first header field named name[0 .. name_len), compared case-insensitively ("host" finds

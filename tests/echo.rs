@@ -553,3 +553,37 @@ fn the_access_log_names_echoes() {
         .unwrap();
     assert_eq!(log, "- POST /e?q HTTP/1.1 200\n- POST /e HTTP/1.1 400\n");
 }
+
+/// A request to an echo path refused for its announced length, after an echo on the same
+/// connection, is logged whole: its line is not cut where the earlier echo's capture began.
+#[test]
+fn a_refused_echo_after_an_echo_is_logged_whole() {
+    let mut p = Proc::start(&[
+        "--echo",
+        "/e",
+        "--access-log",
+        "--no-date",
+        "--workers",
+        "1",
+        "--max-body-bytes",
+        "10",
+    ]);
+    let mut s = connect(p.addr);
+    s.write_all(b"POST /e HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhiPOST /e?a-longer-query HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n")
+        .unwrap();
+    let got = read_to_eof(&mut s);
+    assert!(got.starts_with(b"HTTP/1.1 200 "));
+    assert!(String::from_utf8_lossy(&got).contains("HTTP/1.1 413 "));
+    drop(s);
+    let stdout = p.child.stdout.take().unwrap();
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut log = String::new();
+    std::io::BufReader::new(stdout)
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(
+        log,
+        "- POST /e HTTP/1.1 200\n- POST /e?a-longer-query HTTP/1.1 413\n"
+    );
+}

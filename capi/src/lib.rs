@@ -2,9 +2,10 @@
 //!
 //! The library is `no_std` and allocates nothing: a parser or a decoder lives in storage the
 //! caller owns (on its stack, in a static, inside its connection struct), of a size the header
-//! states. Every function checks what it is handed before it touches it: a null pointer,
+//! states. Every function checks the state it is handed before it touches it: a null pointer,
 //! storage that is misaligned or was never initialised, input shorter than the call before, a
-//! call after an error: each is a return code, never undefined behaviour. The state is marked
+//! call after an error: each is a return code, never undefined behaviour. A `canned_request`
+//! is trusted as `canned_parse` filled it in (the header says so). The state is marked
 //! initialised by a magic word, so zeroed storage is always recognised as not initialised.
 //!
 //! The unsafe code is the dereferencing of the caller's pointers, after those checks, in this

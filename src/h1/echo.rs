@@ -13,6 +13,9 @@ use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::response::Responses;
 
+/// The most room taken for an echoed body by length before its bytes arrive.
+const ECHO_RESERVE_BYTES: u64 = 64 * 1024;
+
 impl Conn {
     /// A request's head is complete (`head` its bytes), and read as on any path: its route,
     /// its body's framing, its interim response. If its route echoes, keep the head and answer
@@ -48,9 +51,9 @@ impl Conn {
         match b.body {
             Body::None => self.respond_echo(b, env),
             Body::Length(n) if n > limit => self.refuse(b, 413, p.head_request, env),
-            // Room for the body at once rather than by doubling, within the default bound:
-            // a client announcing a large body gets no more memory than it sends.
-            Body::Length(n) => b.log_line.reserve(n.min(DEFAULT_MAX_BODY) as usize),
+            // Room for a small body at once rather than by doubling; a larger one grows as it
+            // arrives, so that a client announcing a large body gets no more memory than it sends.
+            Body::Length(n) => b.log_line.reserve(n.min(ECHO_RESERVE_BYTES) as usize),
             Body::Chunked(_) => {
                 // Nothing of the body is decoded yet.
                 b.body = Body::Chunked(ChunkedDecoder::with_data_limit(limit));
@@ -130,6 +133,7 @@ impl Conn {
             b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);
+        b.echo = EchoCapture::default();
         let status = env.responses.status(route);
         env.stats.by_status[status as usize] += 1;
         if p.logged {
@@ -150,6 +154,7 @@ impl WorkArea {
             .is_some_and(|p| responses.echoes(p.route as usize))
         {
             self.log_line.truncate(self.echo.at);
+            self.echo = EchoCapture::default();
         }
     }
 }

@@ -128,12 +128,23 @@ pub struct WorkArea {
 /// [`WorkArea::log_line`], its head, then its body's data, then its trailer lines. Set up
 /// whole when the head of a request to an echo route is complete, so nothing of an earlier
 /// one is read.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct EchoCapture {
+    /// `usize::MAX` while no request is being echoed (then truncating at it keeps the line).
     pub(super) at: usize,
     pub(super) head_len: usize,
     /// A chunked body's walk: its data, then its trailers (`None`: a body by length, or none).
     pub(super) chunks: Option<ChunkWalk>,
+}
+
+impl Default for EchoCapture {
+    fn default() -> Self {
+        EchoCapture {
+            at: usize::MAX,
+            head_len: 0,
+            chunks: None,
+        }
+    }
 }
 
 /// How a fault paces the response it changed (see [`Refill::Paced`]).
@@ -211,6 +222,7 @@ impl Pooled for WorkArea {
         self.last_held = None;
         self.pacing.clear();
         self.log_line.clear();
+        self.echo = EchoCapture::default();
     }
 
     fn shed(&mut self) {
