@@ -423,6 +423,9 @@ impl Parser {
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Status<'b>, Error> {
         let window = &buf[..buf.len().min(self.limits.max_head)];
         if self.pos == 0 && window.first_chunk::<16>() == Some(b"GET / HTTP/1.1\r\n") {
+            if let Some(head_len) = self.root_head(window) {
+                return Ok(Status::Complete(root_request(buf, head_len)));
+            }
             self.root_request_line();
         }
         let mut i = self.pos as usize;
@@ -708,6 +711,31 @@ impl Parser {
         self.pos = 16;
     }
 
+    /// `GET / HTTP/1.1`, a `Host` field of the common shape (letters, digits, `-` and `.`, then
+    /// an optional `:` and digits, with no whitespace around it) and the end of the head: the
+    /// whole head of a load generator such as wrk, taken in one pass with the outcome the scan
+    /// and [`Parser::finish`] would reach (one field, a valid Host, no framing). Anything else,
+    /// a prefix of it included, takes the scan. `w` starts with the request line.
+    #[inline(always)]
+    fn root_head(&self, w: &[u8]) -> Option<usize> {
+        const HOST: usize = 22;
+        if w.get(16..HOST) != Some(b"Host: ") || self.limits.max_headers == 0 {
+            return None;
+        }
+        let mut k = HOST;
+        skip::<HostCommon>(w, &mut k);
+        if k == HOST {
+            return None;
+        }
+        if w.get(k) == Some(&b':') {
+            k += 1;
+            while w.get(k).is_some_and(u8::is_ascii_digit) {
+                k += 1;
+            }
+        }
+        (w.get(k..k + 4) == Some(b"\r\n\r\n")).then_some(k + 4)
+    }
+
     /// The request line is complete (its CR is at `cr`): check the version and the form of
     /// the target.
     fn request_line(&mut self, w: &[u8], cr: usize) -> Result<(), Error> {
@@ -914,6 +942,24 @@ impl Parser {
             headers: self.headers as usize,
             head_len,
         }
+    }
+}
+
+/// The request [`Parser::root_head`] found: `GET /`, HTTP/1.1, one field (Host), no body.
+#[inline(always)]
+fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
+    Request {
+        method: &buf[..3],
+        target: &buf[4..5],
+        path: &buf[4..5],
+        form: Form::Origin,
+        version: Version::Http11,
+        keep_alive: true,
+        framing: Framing::None,
+        expect_continue: false,
+        is_head: false,
+        headers: 1,
+        head_len,
     }
 }
 

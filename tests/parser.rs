@@ -138,6 +138,21 @@ const CASES: &[(&str, &[u8], Want)] = &[
     ("a method ending in GET", b"XGET / HTTP/1.1\r\nHost: a\r\n\r\n", Ok(true, NONE, "/")),
     ("a version ending in HTTP/1.1", b"GET / xHTTP/1.1\r\nHost: a\r\n\r\n", Err(Error::InvalidVersion)),
     ("a first field ending in Host", b"GET / HTTP/1.1\r\nX-Host: a\r\n\r\n", Err(Error::MissingHost)),
+    // --- the whole-head fast path (GET / HTTP/1.1, a common Host, the end): its edges ---
+    ("root head, host and port", b"GET / HTTP/1.1\r\nHost: 127.0.0.1:18101\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, empty port", b"GET / HTTP/1.1\r\nHost: a:\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, host of - and .", b"GET / HTTP/1.1\r\nHost: -.\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, long host", b"GET / HTTP/1.1\r\nHost: a-very-long-host-name.example.org:65535\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, space after the host", b"GET / HTTP/1.1\r\nHost: a \r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, two spaces before the host", b"GET / HTTP/1.1\r\nHost:  a\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, a second field", b"GET / HTTP/1.1\r\nHost: a\r\nX: b\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, a second port", b"GET / HTTP/1.1\r\nHost: a:80:1\r\n\r\n", Err(Error::InvalidHost)),
+    ("root head, a port with a letter", b"GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n", Err(Error::InvalidHost)),
+    ("root head, only a port", b"GET / HTTP/1.1\r\nHost: :1\r\n\r\n", Err(Error::InvalidHost)),
+    ("root head, bare LF at the end", b"GET / HTTP/1.1\r\nHost: a\r\n\n", Err(Error::BareLf)),
+    ("root head, CR without LF at the end", b"GET / HTTP/1.1\r\nHost: a\r\n\rx", Err(Error::BareCr)),
+    ("root head, host with _", b"GET / HTTP/1.1\r\nHost: a_b\r\n\r\n", Ok(true, NONE, "/")),
+    ("root head, lowercase name", b"GET / HTTP/1.1\r\nhost: a\r\n\r\n", Ok(true, NONE, "/")),
     // --- Host = uri-host [ ":" port ], RFC 9112 §3.2, RFC 3986 §3.2.2, §3.2.3 ---
     ("Host reg-name, every allowed byte", b"GET / HTTP/1.1\r\nHost: a-Z.0_~!$&'()*+,;=%41\r\n\r\n", Ok(true, NONE, "/")),
     ("Host IPv4 and port", b"GET / HTTP/1.1\r\nHost:  127.0.0.1:8080 \r\n\r\n", Ok(true, NONE, "/")),
@@ -471,11 +486,24 @@ fn root_request_line_is_what_the_scan_decides() {
         b"Connection: close\r\nHost: a\r\n\r\n",
         b"Content-Length: 5\r\nHost: a\r\n\r\nhello",
         b"Transfer-Encoding: chunked\r\nHost: a\r\n\r\n",
+        // The whole-head fast path's shapes, and bytes after the head (pipelining).
+        b"Host: 127.0.0.1:8080\r\n\r\n",
+        b"Host: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"Host: a:\r\n\r\n",
+        b"Host: a:1:\r\n\r\n",
+        b"Host: a\r\n\r",
+        b"Host: a \r\n\r\n",
+        b"Host: \r\n\r\n",
     ];
-    let limits = [16, 17, 24, 8192].map(|max_head| Limits {
-        max_head,
-        max_headers: 1,
-    });
+    let limits = [16, 17, 24, 26, 27, 8192]
+        .into_iter()
+        .flat_map(|max_head| {
+            [0, 1].map(|max_headers| Limits {
+                max_head,
+                max_headers,
+            })
+        })
+        .collect::<Vec<_>>();
     for rest in rests {
         let head = [&b"GET / HTTP/1.1\r\n"[..], rest].concat();
         for limits in limits.iter().copied().chain([Limits::default()]) {
