@@ -7,7 +7,8 @@
 #   benches/load.sh                  # full run (about 15 minutes)
 #   ROUNDS=1 DUR=3 benches/load.sh   # quick look
 #   UNPATCHED=0 MUSL=0 benches/load.sh   # without the extra canned builds
-#   PEERS=nginx benches/load.sh      # the floor, hyper and nginx only (about 6 minutes with the above)
+#   PEERS=nginx benches/load.sh      # the floor, hyper and nginx only (about 7 minutes with the above)
+#   SAME=0 benches/load.sh           # without canned_same (canned sending the floor's bytes)
 #   CANNED_EXTRA="canned_x=/path/to/canned" benches/load.sh   # more canned binaries as peers
 #
 # One worker each, server pinned to CPU 0 and the load generator to CPU 1 (taskset), then a
@@ -34,6 +35,14 @@ cargo build --release --bin canned --example floor >&2
 # canned builds to measure, by name.
 declare -A bin=([canned]=target/release/canned)
 canned_builds=(canned)
+# The same binary sending the floor's bytes exactly (no Server, no Date, the floor's content
+# type): wrk parses every response, and pipelined it is the load generator's parsing of the
+# longer default head, not the server, that sets the rate (78 bytes against 135).
+SAME="${SAME:-1}"
+if [ "$SAME" = 1 ]; then
+    bin[canned_same]=target/release/canned
+    canned_builds+=(canned_same)
+fi
 
 musl_target=x86_64-unknown-linux-musl
 if [ "$MUSL" = 1 ] && [ "$(uname -m)" = x86_64 ]; then
@@ -123,6 +132,8 @@ EOF
 start() {
     local name="$1" port="$2" workers="$3" pin="$4" log="$work/$1-$2.log"
     case "$name" in
+        canned_same) $pin "${bin[$name]}" --listen "127.0.0.1:$port" --workers "$workers" --quiet \
+            --server '' --no-date --content-type text/plain >"$log" 2>&1 & ;;
         canned*) $pin "${bin[$name]}" --listen "127.0.0.1:$port" --workers "$workers" --quiet >"$log" 2>&1 & ;;
         floor) $pin target/release/examples/floor "$port" >"$log" 2>&1 & ;;
         hyper) $pin benches/hyper-peer/target/release/hyper-peer "$port" >"$log" 2>&1 & ;;
