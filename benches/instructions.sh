@@ -7,10 +7,15 @@
 #
 #   benches/instructions.sh
 #   CANNED_BIN=PATH benches/instructions.sh   # another build (the small one, a musl one)
+#   PEERS="hyper nginx" benches/instructions.sh  # also hyper 1.x (benches/hyper-peer) and nginx
+#
+# hyper and nginx are counted on a fixed port (PEER_PORT, default 18399) and only when asked
+# for: nginx runs with `master_process off` so that callgrind sees its one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install valgrind)"; exit 1; }
 bin="${CANNED_BIN:-target/release/canned}"
+peer_port="${PEER_PORT:-18399}"
 [ -n "${CANNED_BIN:-}" ] || cargo build --release --bin canned >&2
 cargo build --release --example floor >&2
 floor=target/release/examples/floor
@@ -48,13 +53,26 @@ run() { # server mode -> "instructions requests"
             "$bin" --listen 127.0.0.1:0 --workers 1 --no-date >/dev/null 2>"$work/vg.log" & ;;
         floor) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
             "$floor" 0 >/dev/null 2>"$work/vg.log" & ;;
+        hyper) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+            benches/hyper-peer/target/release/hyper-peer "$peer_port" >/dev/null 2>"$work/vg.log" & ;;
+        nginx) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+            nginx -c "$work/nginx.conf" -p "$work" >/dev/null 2>"$work/vg.log" & ;;
     esac
     local pid=$! port=""
-    for _ in $(seq 100); do
-        port="$(sed -n 's/^[a-z]* listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/vg.log" 2>/dev/null)"
-        [ -n "$port" ] && break
-        sleep 0.2
-    done
+    case "$1" in
+        hyper | nginx)
+            # No port on stderr: wait until the fixed one answers.
+            for _ in $(seq 150); do
+                curl -s -o /dev/null "http://127.0.0.1:$peer_port/" && { port=$peer_port; break; }
+                sleep 0.2
+            done ;;
+        *)
+            for _ in $(seq 100); do
+                port="$(sed -n 's/^[a-z]* listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/vg.log" 2>/dev/null)"
+                [ -n "$port" ] && break
+                sleep 0.2
+            done ;;
+    esac
     [ -n "$port" ] || { echo "$1 did not start:" >&2; cat "$work/vg.log" >&2; exit 1; }
     curl -s -o /dev/null "http://127.0.0.1:$port/"
     local n
@@ -84,3 +102,32 @@ read -r canned n load base < <(per_request canned)
 echo "user-space instructions per request: $canned ($n requests; callgrind Ir $load - $base at idle)"
 read -r fl _ < <(per_request floor)
 echo "canned $(grouped "$canned")  floor $(grouped "$fl")  ratio $(awk -v a="$canned" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
+for peer in ${PEERS:-}; do
+    case "$peer" in
+        hyper) cargo build --release --manifest-path benches/hyper-peer/Cargo.toml >&2 ;;
+        nginx)
+            command -v nginx >/dev/null || { echo "nginx is not installed"; exit 1; }
+            cat >"$work/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log stderr error;
+pid $work/nginx.pid;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work;
+    uwsgi_temp_path $work; scgi_temp_path $work;
+    server {
+        listen 127.0.0.1:$peer_port;
+        location / { default_type text/plain; return 200 "Hello World\n"; }
+    }
+}
+EOF
+            ;;
+        *) echo "unknown peer $peer (hyper, nginx)"; exit 1 ;;
+    esac
+    read -r v _ < <(per_request "$peer")
+    echo "$peer $(grouped "$v")  ratio to the floor $(awk -v a="$v" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
+done
