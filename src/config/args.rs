@@ -6,8 +6,8 @@
 use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
 use super::file::read_file;
 use super::grammar::{
-    add_echo, add_fault, check_path, every_interface, field_value, no_body_status, parse_header,
-    parse_listen, parse_methods, parse_route,
+    add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
+    no_body_status, parse_header, parse_listen, parse_methods, parse_route,
 };
 use super::model::{Config, Listen};
 use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
@@ -290,7 +290,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         }
         ValueKind::Route => {
             let r = parse_route(v, &c.routes[0].spec)?;
-            c.routes.push(r);
+            add_route(c, r);
             return Ok(v.split_once('=').map(|(path, _)| path));
         }
         ValueKind::Methods => c.methods = parse_methods(v)?,
@@ -344,6 +344,9 @@ impl Config {
                 }
                 None => paths.push((g.from, path)),
             }
+        }
+        if let Some(clash) = method_route_clash(&c) {
+            return Err(ArgError(clash));
         }
         let kind_given = |is: fn(ValueKind) -> bool| given.iter().find(|g| is(OPTIONS[g.opt].kind));
         // A 204 or 304 has no body to send the one given (a route's is checked with its own).

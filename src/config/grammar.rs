@@ -96,11 +96,74 @@ pub(super) fn no_body_status(status: u64) -> Result<(), String> {
     }
 }
 
-/// `PATH=STATUS[:BODY]`, with the content type and headers of `default`.
+/// `[METHOD ]PATH`: a route's or a fault's path, with the method it is for, if any. A method
+/// is a token (case-sensitive); HEAD is answered by the GET route, and CONNECT by no route.
+pub(super) fn split_method(v: &str) -> Result<(Option<&str>, &str), String> {
+    let Some((method, path)) = v.split_once(' ') else {
+        return Ok((None, v));
+    };
+    if !is_token(method) {
+        return Err(format!(
+            "{method:?} is not a method name (a token such as POST)"
+        ));
+    }
+    match method {
+        "HEAD" => Err(format!(
+            "HEAD {path}: a HEAD request is answered by the GET route; give GET {path}"
+        )),
+        "CONNECT" => Err(format!(
+            "CONNECT {path}: CONNECT is always 405 (canned is not a proxy)"
+        )),
+        _ => Ok((Some(method), path)),
+    }
+}
+
+/// Add route `r` to `c`: a route by method before every route without one (so that a path's
+/// own method is found first), any other at the end.
+pub(super) fn add_route(c: &mut Config, r: Route) {
+    if r.method.is_some() {
+        let at = 1 + c.routes[1..]
+            .iter()
+            .take_while(|r| r.method.is_some())
+            .count();
+        c.routes.insert(at, r);
+    } else {
+        c.routes.push(r);
+    }
+}
+
+/// A path with routes by method that another option answers too (`--health`, `--echo`,
+/// `--stats`, `--metrics`), as a one-line error: such a path takes only `--route` and
+/// `--fault`, so that which answer a method gets is the routes' rule alone.
+pub(super) fn method_route_clash(c: &Config) -> Option<String> {
+    for r in c.routes.iter().filter(|r| r.method.is_some()) {
+        let p = r.path.as_str();
+        let other = if c.routes.iter().any(|o| o.path == p && o.get_only) {
+            "--health"
+        } else if c.routes.iter().any(|o| o.path == p && o.echo.is_some()) {
+            "--echo"
+        } else if c.stats.as_deref() == Some(p) {
+            "--stats"
+        } else if c.metrics.as_deref() == Some(p) {
+            "--metrics"
+        } else {
+            continue;
+        };
+        let m = r.method.as_deref().unwrap_or_default();
+        return Some(format!(
+            "--route {m} {p} and {other} both answer {p} (a path with routes by method takes \
+             only --route and --fault)"
+        ));
+    }
+    None
+}
+
+/// `[METHOD ]PATH=STATUS[:BODY]`, with the content type and headers of `default`.
 pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     let Some((path, rest)) = v.split_once('=') else {
-        return Err(format!("{v:?} is not PATH=STATUS[:BODY]"));
+        return Err(format!("{v:?} is not [METHOD ]PATH=STATUS[:BODY]"));
     };
+    let (method, path) = split_method(path)?;
     check_path(path)?;
     let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
     let status = count(code, 200, 599).map_err(|what| format!("status {what}"))?;
@@ -121,6 +184,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
             headers: default.headers.clone(),
         },
         get_only: false,
+        method: method.map(str::to_string),
         faults: RouteFaults::default(),
         echo: None,
     })
@@ -130,17 +194,30 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
 pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
-    let (path, fault) = parse_fault(v)?;
-    let (i, new) = match c.routes.iter().position(|r| r.path == path) {
-        _ if path == "*" => (0, false),
-        Some(i) if i > 0 => (i, false),
-        _ => {
+    let (key, fault) = parse_fault(v)?;
+    let (method, path) = split_method(key)?;
+    let found = c.routes[1..]
+        .iter()
+        .position(|r| r.path == path && r.method.as_deref() == method);
+    let (i, new) = match found {
+        _ if key == "*" => (0, false),
+        Some(i) => (i + 1, false),
+        None => {
             check_path(path)?;
+            if method.is_none() && c.routes.iter().any(|r| r.path == path) {
+                return Err(format!(
+                    "{path} has routes by method only: name the method, as in 'POST {path}=…'"
+                ));
+            }
             let mut r = c.routes[0].clone();
             r.path = path.into();
+            r.method = method.map(str::to_string);
             r.faults = RouteFaults::default();
-            c.routes.push(r);
-            (c.routes.len() - 1, true)
+            add_route(c, r);
+            let at = c.routes[1..]
+                .iter()
+                .position(|r| r.path == path && r.method.as_deref() == method);
+            (at.map_or(0, |i| i + 1), true)
         }
     };
     if c.routes[i].echo.is_some() {
@@ -149,7 +226,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
         ));
     }
     c.routes[i].faults.add(fault)?;
-    Ok(new.then_some(path))
+    Ok(new.then_some(key))
 }
 
 /// `PATH[=FORMAT]`: answer PATH (`*`: every path without a route, instead of the default
@@ -200,6 +277,7 @@ pub(super) fn health_route(path: String) -> Route {
             headers: Vec::new(),
         },
         get_only: true,
+        method: None,
         faults: RouteFaults::default(),
         echo: None,
     }

@@ -45,7 +45,7 @@ pub use self::help::help;
 pub use self::model::{Config, Listen, Route, formatted_too_large};
 
 use self::args::fail;
-use self::grammar::{parse_listen, parse_route};
+use self::grammar::{add_route, parse_listen, parse_route};
 use std::sync::Arc;
 
 /// The builder API: a configuration in code, with the command line's checks and messages.
@@ -63,11 +63,12 @@ impl Config {
         self
     }
 
-    /// Add a route (`PATH=STATUS[:BODY]`) with the default response's content type and headers.
+    /// Add a route (`[METHOD ]PATH=STATUS[:BODY]`) with the default response's content type
+    /// and headers.
     #[inline(never)]
     pub fn route(mut self, r: &str) -> Result<Self, ArgError> {
         let r = parse_route(r, &self.routes[0].spec).or_else(|what| fail("--route", what))?;
-        self.routes.push(r);
+        add_route(&mut self, r);
         Ok(self)
     }
 }

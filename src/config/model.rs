@@ -66,6 +66,10 @@ pub struct Route {
     pub spec: Spec,
     /// Only GET and HEAD match (the health route).
     pub get_only: bool,
+    /// `--route 'METHOD PATH=…'`: only this method matches (and HEAD, for `GET`). The routes
+    /// by method come before the others in [`Config::routes`], so that a path's own method
+    /// wins over its route for every method.
+    pub method: Option<String>,
     /// `--fault`: how this route misbehaves (none by default).
     pub faults: RouteFaults,
     /// `--echo`: answer with the request, in this format, instead of `spec`'s body (`spec`
@@ -158,6 +162,7 @@ impl Default for Config {
                     headers: Vec::new(),
                 },
                 get_only: false,
+                method: None,
                 faults: RouteFaults::default(),
                 echo: None,
             }],

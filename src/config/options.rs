@@ -345,12 +345,14 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', 100),
     opt!(
-        "--route PATH=STATUS[:BODY]",
+        "--route [METHOD ]PATH=STATUS[:BODY]",
         "CANNED_ROUTE",
         ValueKind::Route,
         "Answer the exact PATH (query ignored) with STATUS and BODY (@FILE\n\
          reads a file; default empty), the content type and the headers;\n\
-         repeatable, at most 1000"
+         with METHOD, only that method (HEAD too for GET; others: the path's\n\
+         other routes, else 405 with Allow; --fault 'METHOD PATH=...' faults\n\
+         it); repeatable, at most 1000"
     )
     .repeatable('\n', MAX_ROUTES),
     opt!(

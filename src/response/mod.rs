@@ -49,8 +49,8 @@ pub struct Responses {
     /// routes), by route.
     replaceable: Vec<(usize, Spec)>,
     common: Common,
-    /// Exact paths of routes 1.., with whether only GET and HEAD match.
-    paths: Vec<(Vec<u8>, bool)>,
+    /// Exact paths of routes 1.., with the methods they answer.
+    paths: Vec<(Vec<u8>, Methods)>,
     errors: Vec<(u16, Whole)>,
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
@@ -58,6 +58,20 @@ pub struct Responses {
     /// The routes that echo the request (`--echo`), with their formats. Looked up only when
     /// a connection's settings say some route echoes.
     echo: Vec<(u16, EchoFormat)>,
+}
+
+/// The methods a route answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Methods {
+    Any,
+    /// GET and HEAD (the health route); any other method goes on to the other routes.
+    GetHead,
+    /// `method` (and HEAD, for GET); any other goes on to the path's other routes, and after
+    /// them to route `not_allowed` (405 with `Allow`).
+    One {
+        method: Box<[u8]>,
+        not_allowed: u16,
+    },
 }
 
 impl Responses {
@@ -80,6 +94,19 @@ impl Responses {
             [b' '; 29]
         };
         let routes: Vec<Formatted> = routes.map(|s| format(s, common, &date)).collect();
+        let paths: Vec<(Vec<u8>, Methods)> = paths
+            .into_iter()
+            .map(|(p, get_only)| {
+                (
+                    p,
+                    if get_only {
+                        Methods::GetHead
+                    } else {
+                        Methods::Any
+                    },
+                )
+            })
+            .collect();
         assert_eq!(
             routes.len(),
             paths.len() + 1,
@@ -225,17 +252,74 @@ impl Responses {
         r
     }
 
-    /// The route answering `path` (0, the default, when no route matches).
+    /// The route answering `method` on `path`: the first route of the path whose methods take
+    /// it; else, when the path has routes by method, its 405; else 0, the default.
     pub fn route(&self, method: &[u8], path: &[u8]) -> usize {
         if let Some(route) = self.methods.as_ref().and_then(|m| m.answer(method)) {
             return route;
         }
-        for (i, (p, get_only)) in self.paths.iter().enumerate() {
-            if p.as_slice() == path && (!get_only || method == b"GET" || method == b"HEAD") {
-                return i + 1;
+        let mut not_allowed = 0;
+        for (i, (p, only)) in self.paths.iter().enumerate() {
+            if p.as_slice() == path {
+                match only {
+                    Methods::Any => return i + 1,
+                    Methods::GetHead if method == b"GET" || method == b"HEAD" => return i + 1,
+                    Methods::GetHead => {}
+                    Methods::One {
+                        method: m,
+                        not_allowed: n,
+                    } => {
+                        if m.as_ref() == method || (m.as_ref() == b"GET" && method == b"HEAD") {
+                            return i + 1;
+                        }
+                        not_allowed = usize::from(*n);
+                    }
+                }
             }
         }
-        0
+        not_allowed
+    }
+
+    /// Make routes 1.. answer only the method given for them (`--route 'POST /orders=…'`), by
+    /// route index (the default's, first, is ignored): HEAD with the GET route, any other
+    /// method of the path with the path's other routes, or with a 405 whose `Allow` lists the
+    /// methods of its routes (HEAD after GET). The routes by method must come before the
+    /// others of their path; a server without any pays nothing for them in [`Responses::route`]
+    /// but the test of one more register.
+    pub fn set_route_methods<'a>(&mut self, methods: impl Iterator<Item = Option<&'a str>>) {
+        let methods: Vec<Option<&str>> = methods.skip(1).collect();
+        let mut done: Vec<Vec<u8>> = Vec::new();
+        for i in 0..methods.len().min(self.paths.len()) {
+            if methods[i].is_none() || done.contains(&self.paths[i].0) {
+                continue;
+            }
+            let path = self.paths[i].0.clone();
+            let mut allow = String::new();
+            for (j, m) in methods.iter().enumerate() {
+                let Some(m) = m.filter(|_| self.paths[j].0 == path) else {
+                    continue;
+                };
+                if !allow.split(", ").any(|a| a == m) {
+                    if !allow.is_empty() {
+                        allow.push_str(", ");
+                    }
+                    allow.push_str(m);
+                    if m == "GET" {
+                        allow.push_str(", HEAD");
+                    }
+                }
+            }
+            let n = self.push_route(method_not_allowed(&allow)) as u16;
+            for (j, m) in methods.iter().enumerate() {
+                if let Some(m) = m.filter(|_| self.paths[j].0 == path) {
+                    self.paths[j].1 = Methods::One {
+                        method: m.as_bytes().into(),
+                        not_allowed: n,
+                    };
+                }
+            }
+            done.push(path);
+        }
     }
 
     /// Make the routes given a format echo the request in it (`--echo`), by route index; a
@@ -277,7 +361,11 @@ impl Responses {
     /// Whether route `route` answers only GET and HEAD (the health route, kept out of the
     /// access log).
     pub fn is_health(&self, route: usize) -> bool {
-        route > 0 && self.paths.get(route - 1).is_some_and(|p| p.1)
+        route > 0
+            && self
+                .paths
+                .get(route - 1)
+                .is_some_and(|p| p.1 == Methods::GetHead)
     }
 
     /// The status code of route `route` (200 for a raw response).

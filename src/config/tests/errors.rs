@@ -106,7 +106,7 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
         (
             &["--route", "/a"],
             none,
-            "--route: \"/a\" is not PATH=STATUS[:BODY]",
+            "--route: \"/a\" is not [METHOD ]PATH=STATUS[:BODY]",
         ),
         (&["--route", "a=200"], none, "--route: \"a\" is not a path"),
         (
