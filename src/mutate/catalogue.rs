@@ -1,6 +1,8 @@
 //! The catalogue's table: every malformed response with its id, the clause it breaks and its
 //! bytes, in `--mutate` order.
 
+use super::encoding::{Spoil, deflate_stored, gzip, zlib};
+
 /// What a variant breaks, in [`ABOUT`]: kept apart from the bytes because the server never
 /// prints it (the README's table does), so that it is not linked into the binary.
 pub struct About {
@@ -278,6 +280,42 @@ catalogue! {
     "two-responses", "RFC 9112 §9.3",
         "two complete responses to one request",
         ok "Content-Length: 6\r\n\r\nhello\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nagain\n";
+    "ce-gzip-valid", "RFC 9110 §8.4.1.3, RFC 1952",
+        "Content-Encoding: gzip and a well-formed gzip member holding hello (legal; stored deflate blocks)",
+        built ce_gzip_valid;
+    "ce-deflate-valid", "RFC 9110 §8.4.1.2, RFC 1950",
+        "Content-Encoding: deflate and a well-formed zlib stream holding hello (legal; stored deflate blocks)",
+        built ce_deflate_valid;
+    "ce-gzip-not-gzip", "RFC 9110 §8.4, RFC 1952 §2.3.1",
+        "Content-Encoding: gzip on the plain body hello: no gzip magic (ID1 ID2)",
+        built ce_gzip_not_gzip;
+    "ce-deflate-not-deflate", "RFC 9110 §8.4, RFC 1950 §2.2",
+        "Content-Encoding: deflate on the plain body hello: no zlib header (its FCHECK fails)",
+        built ce_deflate_not_deflate;
+    "ce-deflate-raw", "RFC 9110 §8.4.1.2, RFC 1950 §2.2",
+        "Content-Encoding: deflate on raw DEFLATE data without the zlib wrapper (a known misuse)",
+        built ce_deflate_raw;
+    "ce-gzip-truncated", "RFC 1952 §2.2, RFC 1951 §3.2.4",
+        "a gzip member cut 3 bytes into its stored block: no end of stream, no trailer (Content-Length matches)",
+        built ce_gzip_truncated;
+    "ce-deflate-truncated", "RFC 1950 §2.2, RFC 1951 §3.2.4",
+        "a zlib stream cut 3 bytes into its stored block: no end of stream, no ADLER32 (Content-Length matches)",
+        built ce_deflate_truncated;
+    "ce-gzip-bad-crc", "RFC 1952 §2.3.1",
+        "a gzip member whose CRC32 is wrong (its lowest bit flipped)",
+        built ce_gzip_bad_crc;
+    "ce-gzip-bad-isize", "RFC 1952 §2.3.1",
+        "a gzip member whose ISIZE says 7 bytes for 6",
+        built ce_gzip_bad_isize;
+    "ce-deflate-bad-adler", "RFC 1950 §2.2",
+        "a zlib stream whose ADLER32 is wrong (its lowest bit flipped)",
+        built ce_deflate_bad_adler;
+    "ce-gzip-twice", "RFC 9110 §8.4",
+        "hello gzip-encoded twice while Content-Encoding says gzip once: decoded once, a gzip member",
+        built ce_gzip_twice;
+    "ce-deflate-twice", "RFC 9110 §8.4",
+        "hello deflate-encoded twice while Content-Encoding says deflate once: decoded once, a zlib stream",
+        built ce_deflate_twice;
 }
 
 fn chunk_ext_64kib() -> Vec<u8> {
@@ -307,4 +345,76 @@ fn interim_1000() -> Vec<u8> {
     let mut b = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(1000);
     b.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n");
     b
+}
+
+/// A 200 whose body `body` is declared as Content-Encoding `coding`, with its exact length.
+fn encoded(coding: &str, body: &[u8]) -> Vec<u8> {
+    let mut b = OK_HEAD.to_vec();
+    let head = format!(
+        "Content-Encoding: {coding}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    b.extend_from_slice(head.as_bytes());
+    b.extend_from_slice(body);
+    b
+}
+
+/// The body the Content-Encoding variants encode.
+const PLAIN: &[u8] = b"hello\n";
+
+/// How far into a stream the truncated variants cut: its header, the stored block's 5-byte
+/// header and 3 of the 6 data bytes.
+fn cut(stream: Vec<u8>, header: usize) -> Vec<u8> {
+    stream[..header + 5 + 3].to_vec()
+}
+
+fn ce_gzip_valid() -> Vec<u8> {
+    encoded("gzip", &gzip(PLAIN, Spoil::Nothing))
+}
+
+fn ce_deflate_valid() -> Vec<u8> {
+    encoded("deflate", &zlib(PLAIN, Spoil::Nothing))
+}
+
+fn ce_gzip_not_gzip() -> Vec<u8> {
+    encoded("gzip", PLAIN)
+}
+
+fn ce_deflate_not_deflate() -> Vec<u8> {
+    encoded("deflate", PLAIN)
+}
+
+fn ce_deflate_raw() -> Vec<u8> {
+    encoded("deflate", &deflate_stored(PLAIN))
+}
+
+fn ce_gzip_truncated() -> Vec<u8> {
+    encoded("gzip", &cut(gzip(PLAIN, Spoil::Nothing), 10))
+}
+
+fn ce_deflate_truncated() -> Vec<u8> {
+    encoded("deflate", &cut(zlib(PLAIN, Spoil::Nothing), 2))
+}
+
+fn ce_gzip_bad_crc() -> Vec<u8> {
+    encoded("gzip", &gzip(PLAIN, Spoil::Check))
+}
+
+fn ce_gzip_bad_isize() -> Vec<u8> {
+    encoded("gzip", &gzip(PLAIN, Spoil::Size))
+}
+
+fn ce_deflate_bad_adler() -> Vec<u8> {
+    encoded("deflate", &zlib(PLAIN, Spoil::Check))
+}
+
+fn ce_gzip_twice() -> Vec<u8> {
+    encoded("gzip", &gzip(&gzip(PLAIN, Spoil::Nothing), Spoil::Nothing))
+}
+
+fn ce_deflate_twice() -> Vec<u8> {
+    encoded(
+        "deflate",
+        &zlib(&zlib(PLAIN, Spoil::Nothing), Spoil::Nothing),
+    )
 }

@@ -7,6 +7,8 @@
 //! since the client cannot know where a broken response ends.
 
 mod catalogue;
+mod checksum;
+mod encoding;
 #[cfg(test)]
 mod tests;
 

@@ -1,5 +1,6 @@
 //! The catalogue's tests: each variant breaks what its description says, and only that.
 
+use super::checksum::{adler32, crc32};
 use super::*;
 
 /// The head's lines (split at CRLF) up to the first empty one, and what follows it.
@@ -314,7 +315,140 @@ const CHECKS: &[(&str, Check)] = &[
     ("two-responses", |b| {
         responses(b).len() == 2 && fields(b, "content-length") == ["6"] && body(b).len() == 6 + 44
     }),
+    ("ce-gzip-valid", |b| {
+        coded(b, "gzip") && gunzip(body(b)).is_some_and(|m| m.sound() && m.data == b"hello\n")
+    }),
+    ("ce-deflate-valid", |b| {
+        coded(b, "deflate") && unzlib(body(b)).is_some_and(|m| m.sound() && m.data == b"hello\n")
+    }),
+    ("ce-gzip-not-gzip", |b| {
+        coded(b, "gzip") && body(b) == b"hello\n"
+    }),
+    ("ce-deflate-not-deflate", |b| {
+        coded(b, "deflate") && body(b) == b"hello\n" && unzlib(body(b)).is_none()
+    }),
+    ("ce-deflate-raw", |b| {
+        coded(b, "deflate")
+            && unzlib(body(b)).is_none()
+            && stored(body(b)) == Some((b"hello\n".to_vec(), body(b).len()))
+    }),
+    ("ce-gzip-truncated", |b| {
+        let whole = super::encoding::gzip(b"hello\n", super::encoding::Spoil::Nothing);
+        coded(b, "gzip")
+            && body(b).len() == 18
+            && whole.starts_with(body(b))
+            && gunzip(body(b)).is_none()
+    }),
+    ("ce-deflate-truncated", |b| {
+        let whole = super::encoding::zlib(b"hello\n", super::encoding::Spoil::Nothing);
+        coded(b, "deflate")
+            && body(b).len() == 10
+            && whole.starts_with(body(b))
+            && unzlib(body(b)).is_none()
+    }),
+    ("ce-gzip-bad-crc", |b| {
+        coded(b, "gzip")
+            && gunzip(body(b))
+                .is_some_and(|m| m.data == b"hello\n" && m.check != crc32(&m.data) && m.size == 6)
+    }),
+    ("ce-gzip-bad-isize", |b| {
+        coded(b, "gzip")
+            && gunzip(body(b))
+                .is_some_and(|m| m.data == b"hello\n" && m.check == crc32(&m.data) && m.size == 7)
+    }),
+    ("ce-deflate-bad-adler", |b| {
+        coded(b, "deflate")
+            && unzlib(body(b)).is_some_and(|m| m.data == b"hello\n" && m.check != adler32(&m.data))
+    }),
+    ("ce-gzip-twice", |b| {
+        let once = gunzip(body(b)).filter(Member::sound);
+        coded(b, "gzip")
+            && once
+                .is_some_and(|m| gunzip(&m.data).is_some_and(|m| m.sound() && m.data == b"hello\n"))
+    }),
+    ("ce-deflate-twice", |b| {
+        let once = unzlib(body(b)).filter(Member::sound);
+        coded(b, "deflate")
+            && once
+                .is_some_and(|m| unzlib(&m.data).is_some_and(|m| m.sound() && m.data == b"hello\n"))
+    }),
 ];
+
+/// A 200 declaring the one content coding `coding`, its Content-Length the body's.
+fn coded(b: &[u8], coding: &str) -> bool {
+    status_line(b) == b"HTTP/1.1 200 OK"
+        && fields(b, "content-encoding") == [coding]
+        && fields(b, "content-length") == [body(b).len().to_string()]
+}
+
+/// The data of a DEFLATE stream of stored blocks ending in a final one, and how many bytes it
+/// took; `None` for another block type or a stream cut short.
+fn stored(d: &[u8]) -> Option<(Vec<u8>, usize)> {
+    let mut data = Vec::new();
+    let mut at = 0;
+    loop {
+        let head = d.get(at..at + 5)?;
+        let len = usize::from(u16::from_le_bytes([head[1], head[2]]));
+        if head[0] & !1 != 0 || u16::from_le_bytes([head[3], head[4]]) != !(len as u16) {
+            return None;
+        }
+        data.extend_from_slice(d.get(at + 5..at + 5 + len)?);
+        at += 5 + len;
+        if head[0] == 1 {
+            return Some((data, at));
+        }
+    }
+}
+
+/// A decoded gzip member or zlib stream: its data and the trailer's fields.
+struct Member {
+    data: Vec<u8>,
+    check: u32,
+    size: u32,
+    crc: bool,
+}
+
+impl Member {
+    /// Whether the trailer matches the data.
+    fn sound(&self) -> bool {
+        if self.crc {
+            self.check == crc32(&self.data) && self.size as usize == self.data.len()
+        } else {
+            self.check == adler32(&self.data)
+        }
+    }
+}
+
+/// One gzip member with no optional fields and nothing after it.
+fn gunzip(b: &[u8]) -> Option<Member> {
+    if b.get(..4)? != [0x1F, 0x8B, 8, 0] {
+        return None;
+    }
+    let (data, n) = stored(&b[10..])?;
+    let t: [u8; 8] = b[10 + n..].try_into().ok()?;
+    Some(Member {
+        data,
+        check: u32::from_le_bytes(t[..4].try_into().unwrap()),
+        size: u32::from_le_bytes(t[4..].try_into().unwrap()),
+        crc: true,
+    })
+}
+
+/// One zlib stream (deflate, no dictionary, a valid FCHECK) and nothing after it.
+fn unzlib(b: &[u8]) -> Option<Member> {
+    let (cmf, flg) = (*b.first()?, *b.get(1)?);
+    if cmf & 0x0F != 8 || (u16::from(cmf) * 256 + u16::from(flg)) % 31 != 0 || flg & 0x20 != 0 {
+        return None;
+    }
+    let (data, n) = stored(&b[2..])?;
+    let t: [u8; 4] = b[2 + n..].try_into().ok()?;
+    Some(Member {
+        data,
+        check: u32::from_be_bytes(t),
+        size: 0,
+        crc: false,
+    })
+}
 
 fn chunked(b: &[u8]) -> bool {
     fields(b, "transfer-encoding") == ["chunked"]
