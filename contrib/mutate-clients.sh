@@ -5,7 +5,10 @@
 # net/http from contrib/mutate-client.go), each with a 5-second timeout. Prints a Markdown
 # table: per client, "accept" (with the status and body length it reported), "reject" (with its
 # error), or "hang" (the timeout fired). `head-with-body` is requested with HEAD, every other id
-# with GET. .ci/mutate-clients compares the table with the README's.
+# with GET. curl is run with --compressed for the Content-Encoding ids (ce-*), and its cell then
+# gives the decoded length; the other clients decode as they do by default (Python's
+# http.client never, Go's net/http gzip only, node's fetch gzip and deflate).
+# .ci/mutate-clients compares the table with the README's.
 #
 #   contrib/mutate-clients.sh                 # all ids, every installed client
 #   contrib/mutate-clients.sh cl-hex te-and-cl
@@ -99,13 +102,20 @@ bounded() { # command...
     esac
 }
 
-run_client() { # client port method -> one cell
+run_client() { # client port method id -> one cell
     local url="http://127.0.0.1:$2/"
     case "$1" in
         curl)
             local flag=() code=0 out
             [ "$3" = HEAD ] && flag=(-I)
-            out="$(curl -sS "${flag[@]}" -m "$timeout_s" -o /dev/null -w '%{http_code}, %{size_download} B' "$url" 2>/dev/null)" || code=$?
+            if [[ "$4" == ce-* ]]; then
+                # Decoded (curl decodes only when asked to): the length is what it wrote.
+                rm -f "$work/curl.body"
+                out="$(curl -sS --compressed -m "$timeout_s" -o "$work/curl.body" -w '%{http_code}' "$url" 2>/dev/null)" || code=$?
+                out="$out, $(cat "$work/curl.body" 2>/dev/null | wc -c) B"
+            else
+                out="$(curl -sS "${flag[@]}" -m "$timeout_s" -o /dev/null -w '%{http_code}, %{size_download} B' "$url" 2>/dev/null)" || code=$?
+            fi
             case $code in
                 0) echo "accept $out" ;;
                 28) echo "hang" ;;
@@ -134,7 +144,7 @@ for id in "${ids[@]}"; do
     [ "$id" = head-with-body ] && method=HEAD
     row="| \`$id\` |"
     for c in "${clients[@]}"; do
-        row+=" $(run_client "$c" "$port" "$method") |"
+        row+=" $(run_client "$c" "$port" "$method" "$id") |"
     done
     # canned must still be running: a cell that says "refused" is about canned, not the client.
     kill "$pid" 2>/dev/null || { echo "canned exited during $id:" >&2; cat "$work/err" >&2; exit 1; }

@@ -1,5 +1,5 @@
-//! The malformed-response catalogue: responses that break one rule of HTTP/1.1 framing or
-//! syntax each, for testing how a client copes (`--mutate`, `--mutate-id`).
+//! The malformed-response catalogue: responses that break one rule of HTTP/1.1 framing, syntax
+//! or content coding each, for testing how a client copes (`--mutate`, `--mutate-id`).
 //!
 //! Every variant has a stable id, a one-line description and the RFC clause it breaks (or
 //! stretches: a few are legal but rarely met, and named as such). The bytes are built once at
