@@ -56,8 +56,8 @@ impl Pool<()> {
     /// those buffers would keep that burst's memory for good. This is enough for steady
     /// keep-alive traffic (a few KiB per connection) and for one large body in flight.
     pub const KEEP_BYTES: usize = 256 * 1024;
-    /// Once this many buffer bytes were freed and no connection holds a work area, ask the
-    /// allocator to return its free memory to the system.
+    /// Once this many buffer bytes were freed, [`Pool::trim_due`]: the worker asks the
+    /// allocator to return its free memory to the system at its next quiet moment.
     const TRIM_AFTER: usize = 1024 * 1024;
 }
 
@@ -77,8 +77,11 @@ impl<W: Pooled> Pool<W> {
         }
     }
 
-    /// Take a work area back: keep it (emptied) while the pool is within [`Pool::KEEP_BYTES`],
-    /// and once no connection holds one after a burst, return free memory to the system.
+    /// Take a work area back: keep it (emptied) while the pool is within [`Pool::KEEP_BYTES`].
+    /// What it gives back is counted for [`Pool::trim_due`]; trimming is the worker's, on a
+    /// timer: here it would run whenever no connection holds a work area, which steady
+    /// traffic of large bodies reaches between two requests (a heap walk and fresh pages for
+    /// the next request's buffers, every time).
     pub fn put(&mut self, mut b: Box<W>) {
         self.lent = self.lent.saturating_sub(1);
         if self.free.len() >= Pool::KEEP || self.held + b.capacity() > Pool::KEEP_BYTES {
@@ -90,10 +93,24 @@ impl<W: Pooled> Pool<W> {
             self.held += b.capacity();
             self.free.push(b);
         }
-        if self.lent == 0 && self.freed >= Pool::TRIM_AFTER {
+    }
+
+    /// Enough buffer memory was given back since the last [`Pool::trim`] to be worth returning
+    /// to the system.
+    #[inline(always)]
+    pub fn trim_due(&self) -> bool {
+        self.freed >= Pool::TRIM_AFTER
+    }
+
+    /// Return free memory to the system if it is due and no connection holds a work area (so
+    /// that nothing in flight is about to reuse it); whether it did.
+    pub fn trim(&mut self) -> bool {
+        if self.lent == 0 && self.trim_due() {
             self.freed = 0;
             return_free_memory();
+            return true;
         }
+        false
     }
 
     /// Buffer bytes held by the kept work areas (at most [`Pool::KEEP_BYTES`]).

@@ -50,6 +50,10 @@ pub(super) use state::Worker;
 use self::clock::us_rounded_up;
 use self::drain::DRAIN_CHECK_US;
 use self::publish::PUBLISH_US;
+
+/// How long after a burst gave memory back the worker returns it to the system (and how often
+/// it looks again while connections still hold work areas): at most one heap walk a second.
+const TRIM_DELAY_US: u64 = 1_000_000;
 use self::slot::{FORCE, Interest, LISTENER, WAKE, flush, set_interest};
 use crate::conn::{Connection, LogSink, Next};
 use crate::stats::Summary;
@@ -109,6 +113,10 @@ impl Worker {
                 }
                 self.on_event(k, Cause::Deadline);
             }
+            if self.trim_at == u64::MAX && self.parts.pool.trim_due() {
+                self.trim_at = self.now_us + TRIM_DELAY_US;
+                self.update_own_deadline();
+            }
             if self.shared.room_wanted() {
                 self.make_room_for_another_worker();
             }
@@ -163,7 +171,7 @@ impl Worker {
 
     /// The worker's own deadlines: resuming after fd exhaustion, looking again at the
     /// connection limit, looking at lingering connections while draining, publishing
-    /// `--stats`/`--metrics` counters.
+    /// `--stats`/`--metrics` counters, returning freed buffer memory to the system.
     #[cold]
     fn worker_timers(&mut self) {
         let accepting = self.drain_deadline.is_none();
@@ -184,6 +192,14 @@ impl Worker {
         if self.now_us > self.drain_check_at {
             self.drain_check_at = self.now_us + DRAIN_CHECK_US;
             self.close_delivered();
+        }
+        if self.now_us > self.trim_at {
+            // Connections still holding work areas: not quiet yet, look again later.
+            self.trim_at = if self.parts.pool.trim() {
+                u64::MAX
+            } else {
+                self.now_us + TRIM_DELAY_US
+            };
         }
         if self.publisher.any() && self.now_us > self.publisher.next_at {
             self.publisher.next_at = self.now_us + PUBLISH_US;

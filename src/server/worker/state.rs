@@ -105,6 +105,8 @@ pub(crate) struct Worker {
     pub(super) drain_deadline: Option<u64>,
     /// Draining: the next look at lingering connections ([`Worker::close_delivered`]).
     pub(super) drain_check_at: u64,
+    /// When to return the pool's freed memory to the system (`u64::MAX`: not due).
+    pub(super) trim_at: u64,
     /// The earliest of `paused_until`, `limit_recheck_at` (when at the limit),
     /// `drain_deadline` and the next publishing (with `--stats` or `--metrics`, while
     /// connections are open); `u64::MAX`: none. A loop turn checks this one number.
@@ -171,6 +173,7 @@ impl Worker {
             date: DateClock::new(setup.patch_date),
             drain_deadline: None,
             drain_check_at: u64::MAX,
+            trim_at: u64::MAX,
             own_deadline: u64::MAX,
             accept_errors: 0,
             silent: 0,
@@ -219,6 +222,7 @@ impl Worker {
             .min(recheck)
             .min(self.drain_deadline.unwrap_or(u64::MAX))
             .min(self.drain_check_at)
+            .min(self.trim_at)
             .min(publish);
     }
 
