@@ -131,13 +131,18 @@ const GARDEN: &[GardenCase] = &[
     },
 ];
 
-/// The table through `--echo '*=garden'`, each request on its own connection and all of them
-/// pipelined on one: canned's echo is, byte for byte, the body the garden's hyper server
-/// builds.
+/// The table through canned run with the flags of the garden's image
+/// (`contrib/http-garden/canned/Dockerfile`: `--echo '*=garden'`), each request on its own
+/// connection and all of them pipelined on one: canned's echo is, byte for byte, the body the
+/// garden's hyper server builds.
 #[test]
 fn garden_echo_is_the_gardens_contract() {
+    let adapter = adapter_flags("contrib/http-garden/canned/Dockerfile");
+    assert_eq!(adapter, ["--echo", "*=garden"]);
     for workers in ["1", "2"] {
-        let (h, addr) = start(&["--workers", workers, "--echo", "*=garden"]);
+        let mut flags = vec!["--workers", workers];
+        flags.extend(adapter.iter().map(String::as_str));
+        let (h, addr) = start(&flags);
         let mut wire = Vec::new();
         for c in GARDEN {
             let want = garden(c.method, c.version, c.uri, c.headers, c.body);

@@ -239,7 +239,7 @@ pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>
             Some(f) => (path, f),
             None => {
                 return Err(format!(
-                    "{name:?} is not an echo format (json, garden or text)"
+                    "{name:?} is not an echo format (json, garden, text, body or cookie)"
                 ));
             }
         },

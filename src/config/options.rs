@@ -507,8 +507,9 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Echo,
         "Answer PATH with the request as parsed (* for every path without\n\
          a route), in FORMAT: json (default), garden (http-garden's base64\n\
-         JSON) or text (Name: value lines); bodies up to --max-body-bytes,\n\
-         else 1 MiB (413 beyond); repeatable"
+         JSON), text (Name: value lines), body (the body alone) or cookie\n\
+         (name=value lines); bodies up to --max-body-bytes, else 1 MiB\n\
+         (413 beyond); repeatable"
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),

@@ -12,7 +12,7 @@
 //! are walked again only when the response is written, so the parser stays as it is; a chunked
 //! body is decoded by [`ChunkWalk`] from bytes the decoder already accepted.
 //!
-//! The three formats ([`EchoFormat`]):
+//! The five formats ([`EchoFormat`]):
 //!
 //! - `json` (the default): `{"method":…,"target":…,"path":…,"query":…,"version":…,
 //!   "headers":[{"name":…,"value":…}…],"body":…,"trailers":[…],"request_index":N}`. JSON
@@ -23,12 +23,14 @@
 //!   "headers":[[name,value]…],"body"}`, the version without `HTTP/` (`1.1`).
 //! - `text`: one `Name: value` line per header field and nothing else, what Http11Probe's
 //!   `/echo` reads.
+//! - `body`: the body alone, decoded; `cookie`: a `name=value` line per cookie of the `Cookie`
+//!   fields (Http11Probe's `POST /` and `/cookie`).
 //!
 //! | file | holds |
 //! |---|---|
 //! | `captured` | a captured request read back: request line, fields, body, trailers |
 //! | `chunks` | the decoder of a chunked body already validated |
-//! | `render` | the three formats, measured and written |
+//! | `render` | the five formats, measured and written |
 
 mod captured;
 mod chunks;

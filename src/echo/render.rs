@@ -1,4 +1,4 @@
-//! The three formats of an echo, each written once for two sinks: the output buffer, and a
+//! The five formats of an echo, each written once for two sinks: the output buffer, and a
 //! counter for the `Content-Length` of a HEAD request's answer. Through `dyn`, so that
 //! the formats are in the binary once, and each piece out of line: inlined, the escaping and
 //! base64 loops were copied into every field (35 KB of code).
@@ -14,15 +14,21 @@ pub enum EchoFormat {
     Garden,
     /// `Name: value` lines, the header fields only.
     Text,
+    /// The body alone, as decoded.
+    Body,
+    /// `name=value` lines, one per cookie of the `Cookie` fields.
+    Cookie,
 }
 
 impl EchoFormat {
-    /// The format named `name` (`json`, `garden`, `text`).
+    /// The format named `name` (`json`, `garden`, `text`, `body`, `cookie`).
     pub fn parse(name: &str) -> Option<EchoFormat> {
         match name {
             "json" => Some(EchoFormat::Json),
             "garden" => Some(EchoFormat::Garden),
             "text" => Some(EchoFormat::Text),
+            "body" => Some(EchoFormat::Body),
+            "cookie" => Some(EchoFormat::Cookie),
             _ => None,
         }
     }
@@ -32,7 +38,8 @@ impl EchoFormat {
     pub fn content_type(self) -> &'static str {
         match self {
             EchoFormat::Json | EchoFormat::Garden => "application/json",
-            EchoFormat::Text => "text/plain",
+            EchoFormat::Text | EchoFormat::Cookie => "text/plain",
+            EchoFormat::Body => "application/octet-stream",
         }
     }
 }
@@ -79,6 +86,28 @@ fn write(format: EchoFormat, e: &Echoed<'_>, out: &mut dyn Sink) {
                 out.put(name);
                 out.put(b": ");
                 out.put(value);
+                out.put(b"\n");
+            }
+        }
+        EchoFormat::Body => out.put(e.body()),
+        EchoFormat::Cookie => cookies(e, out),
+    }
+}
+
+/// Each `name=value` pair of every `Cookie` field (RFC 6265 §4.2.1: pairs separated by `;`
+/// and a space), one a line, whitespace before a pair left out; a piece without a name
+/// before its `=` is no pair and is skipped.
+#[inline(never)]
+fn cookies(e: &Echoed<'_>, out: &mut dyn Sink) {
+    for (name, value) in e.headers() {
+        if !name.eq_ignore_ascii_case(b"cookie") {
+            continue;
+        }
+        for piece in value.split(|&b| b == b';') {
+            let start = piece.iter().position(|&b| b != b' ' && b != b'\t');
+            let pair = &piece[start.unwrap_or(piece.len())..];
+            if pair.iter().position(|&b| b == b'=').is_some_and(|i| i > 0) {
+                out.put(pair);
                 out.put(b"\n");
             }
         }

@@ -164,11 +164,34 @@ fn text_is_the_header_lines_alone() {
 }
 
 #[test]
+fn body_is_the_decoded_body_alone() {
+    let head = b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 6\r\n\r\n";
+    let mut capture = head.to_vec();
+    capture.extend_from_slice(b"a\x00\xffb\r\n");
+    let e = Echoed::new(&capture, head.len(), capture.len(), 1);
+    let mut out = Vec::new();
+    render(EchoFormat::Body, &e, &mut out);
+    assert_eq!(out, b"a\x00\xffb\r\n");
+    assert_eq!(rendered_len(EchoFormat::Body, &e), 6);
+}
+
+#[test]
+fn cookie_is_each_pair_of_every_cookie_field() {
+    let head = b"GET /c HTTP/1.1\r\nHost: h\r\nCookie: a=1; b=2;c=\r\nX: y=1\r\n\
+        cookie: ===;;; d=x=y\r\nCookie: \r\n\r\n";
+    let e = Echoed::new(head, head.len(), head.len(), 1);
+    assert_eq!(rendered(EchoFormat::Cookie, &e), "a=1\nb=2\nc=\nd=x=y\n");
+    assert_eq!(rendered_len(EchoFormat::Cookie, &e), 17);
+}
+
+#[test]
 fn formats_by_name() {
     for (name, f) in [
         ("json", EchoFormat::Json),
         ("garden", EchoFormat::Garden),
         ("text", EchoFormat::Text),
+        ("body", EchoFormat::Body),
+        ("cookie", EchoFormat::Cookie),
     ] {
         assert_eq!(EchoFormat::parse(name), Some(f));
     }

@@ -341,3 +341,41 @@ pub fn limit_fds(cmd: &mut Command, limit: libc::rlim_t, taken: usize) {
         });
     }
 }
+
+/// The flags a contrib adapter's Dockerfile runs canned with: the exec-form array of its
+/// `ENTRYPOINT` or `CMD` line, after the program, without `--listen ADDR` and `--quiet` (the
+/// tests choose those).
+pub fn adapter_flags(dockerfile: &str) -> Vec<String> {
+    let path = format!("{}/{dockerfile}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("ENTRYPOINT [") || l.starts_with("CMD ["))
+        .unwrap_or_else(|| panic!("{path}: no exec-form ENTRYPOINT or CMD"));
+    let array = &line[line.find('[').unwrap() + 1..line.rfind(']').unwrap()];
+    let words: Vec<String> = array
+        .split(", ")
+        .map(|w| {
+            let w = w.trim();
+            assert!(
+                w.len() >= 2 && w.starts_with('"') && w.ends_with('"'),
+                "{path}: {w}"
+            );
+            assert!(!w[1..w.len() - 1].contains(['"', '\\']), "{path}: {w}");
+            w[1..w.len() - 1].to_string()
+        })
+        .collect();
+    assert!(words[0].ends_with("canned"), "{path}: runs {}", words[0]);
+    let mut flags = Vec::new();
+    let mut rest = words[1..].iter();
+    while let Some(w) = rest.next() {
+        match w.as_str() {
+            "--listen" => {
+                rest.next();
+            }
+            "--quiet" => {}
+            _ => flags.push(w.clone()),
+        }
+    }
+    flags
+}

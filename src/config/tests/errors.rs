@@ -400,7 +400,7 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
         (
             &["--echo", "/e=yaml"][..],
             none,
-            "--echo: \"yaml\" is not an echo format (json, garden or text)",
+            "--echo: \"yaml\" is not an echo format (json, garden, text, body or cookie)",
         ),
         (
             &["--echo", "e"],
