@@ -592,3 +592,35 @@ fn a_refused_echo_after_an_echo_is_logged_whole() {
         "- POST /e HTTP/1.1 200\n- POST /e?a-longer-query HTTP/1.1 413\n"
     );
 }
+
+/// The garden's quirks canned needs none of (`contrib/http-garden/canned`): with the image's
+/// flags, HTTP/0.9 and an HTTP/1.1 request without `Host` are refused, and duplicate fields
+/// come back apart, in order, with their names as sent.
+#[test]
+fn garden_adapter_needs_no_quirks() {
+    let adapter = adapter_flags("contrib/http-garden/canned/Dockerfile");
+    let flags: Vec<&str> = adapter.iter().map(String::as_str).collect();
+    let (h, addr) = start(&flags);
+    for req in [&b"GET /\r\n"[..], b"GET / HTTP/1.1\r\nX: y\r\n\r\n"] {
+        let got = exchange(addr, req);
+        assert!(
+            got.starts_with(b"HTTP/1.1 400 "),
+            "{:?}",
+            String::from_utf8_lossy(&got)
+        );
+    }
+    let mut s = connect(addr);
+    s.write_all(b"GET / HTTP/1.1\r\nHost: h\r\nx-A: 1\r\nX-a: 2\r\n\r\n")
+        .unwrap();
+    let r = &read_responses(&mut s, 1)[0];
+    let want = garden(
+        "GET",
+        "1.1",
+        "/",
+        &[("Host", b"h"), ("x-A", b"1"), ("X-a", b"2")],
+        b"",
+    );
+    assert_eq!(String::from_utf8_lossy(&r.body), want);
+    h.shutdown();
+    h.join();
+}
