@@ -34,4 +34,6 @@ pub struct Switches {
     pub delay_us: u64,
     /// Some route echoes the request (`--echo`).
     pub echo: bool,
+    /// A request may choose its answer (`--control`).
+    pub control: bool,
 }
