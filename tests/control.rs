@@ -12,7 +12,13 @@ use std::time::{Duration, Instant};
 /// curl's `-w` of `%{http_code} %{size_download}` for `url` with `args`.
 fn curl(url: &str, args: &[&str]) -> String {
     let o = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}"])
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{size_download}",
+        ])
         .args(args)
         .arg(url)
         .output()
@@ -36,8 +42,16 @@ fn curl_chooses_status_bytes_and_faults() {
             ("/?bytes=3MiB", &[], "200 3145728"),
             ("/?bytes=0", &[], "200 0"),
             ("/?status=204", &[], "204 0"),
-            ("/", &["-H", "X-Canned-Control: status=502;bytes=100"], "502 100"),
-            ("/?status=500", &["-H", "x-canned-control: status=201"], "201 12"),
+            (
+                "/",
+                &["-H", "X-Canned-Control: status=502;bytes=100"],
+                "502 100",
+            ),
+            (
+                "/?status=500",
+                &["-H", "x-canned-control: status=201"],
+                "201 12",
+            ),
             ("/?status=9999", &[], "400 47"),
             ("/?bytes=2GiB", &[], "400 28"),
             ("/", &["-H", "X-Canned-Control: colour=red"], "400 59"),
@@ -45,12 +59,20 @@ fn curl_chooses_status_bytes_and_faults() {
             ("/?fault=reset:0", &[], "000 0"),
         ];
         for (path, args, want) in cases {
-            assert_eq!(&curl(&p.url(path), args), want, "{path} {args:?}, {workers} workers");
+            assert_eq!(
+                &curl(&p.url(path), args),
+                want,
+                "{path} {args:?}, {workers} workers"
+            );
         }
         // A cut counts the head's bytes: the body is what is left of 1000.
         let head = "HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3145728\r\n\r\n";
         let got = curl(&p.url("/?bytes=3MiB&fault=truncate:1000"), &[]);
-        assert_eq!(got, format!("200 {}", 1000 - head.len()), "{workers} workers");
+        assert_eq!(
+            got,
+            format!("200 {}", 1000 - head.len()),
+            "{workers} workers"
+        );
         let start = Instant::now();
         assert_eq!(curl(&p.url("/?delay=300ms&bytes=5"), &[]), "200 5");
         let took = start.elapsed();
@@ -66,11 +88,26 @@ fn curl_chooses_status_bytes_and_faults() {
 fn bad_values_get_one_line() {
     let (h, addr) = start(&["--control", "--workers", "1"]);
     for (target, first) in [
-        ("/?status=99", "control: status must be a code from 200 to 599\n"),
-        ("/?delay=61m", "control: delay must be a duration like 250ms, 2s or 1m, at most 1h\n"),
-        ("/?delay=abc", "control: delay must be a duration like 250ms, 2s or 1m, at most 1h\n"),
-        ("/?bytes=1T", "control: bytes must be a size like 512, 64K or 1MiB\n"),
-        ("/?fault=drip:1KiB/100ms", "control: fault drip, garbage and error are not available per request\n"),
+        (
+            "/?status=99",
+            "control: status must be a code from 200 to 599\n",
+        ),
+        (
+            "/?delay=61m",
+            "control: delay must be a duration like 250ms, 2s or 1m, at most 1h\n",
+        ),
+        (
+            "/?delay=abc",
+            "control: delay must be a duration like 250ms, 2s or 1m, at most 1h\n",
+        ),
+        (
+            "/?bytes=1T",
+            "control: bytes must be a size like 512, 64K or 1MiB\n",
+        ),
+        (
+            "/?fault=drip:1KiB/100ms",
+            "control: fault drip, garbage and error are not available per request\n",
+        ),
     ] {
         let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         let r = parse_responses(&exchange(addr, req.as_bytes()), &[false]);
@@ -79,8 +116,10 @@ fn bad_values_get_one_line() {
     }
     // A bad control is a well-formed request: the connection stays open.
     let mut s = connect(addr);
-    s.write_all(b"GET /?status=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /?status=201 HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
+    s.write_all(
+        b"GET /?status=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /?status=201 HTTP/1.1\r\nHost: x\r\n\r\n",
+    )
+    .unwrap();
     let r = read_responses(&mut s, 2);
     assert_eq!((r[0].status, r[1].status), (400, 201));
     h.shutdown();
@@ -153,7 +192,10 @@ print("ok")
             host = p.addr.ip(),
             port = p.addr.port()
         );
-        let o = Command::new("python3").args(["-c", &script]).output().unwrap();
+        let o = Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
         assert_eq!(
             String::from_utf8_lossy(&o.stdout).trim(),
             "ok",

@@ -195,9 +195,9 @@ fn fault(c: &mut Control, v: &str) -> Result<(), &'static str> {
     };
     match (kind, args) {
         ("latency", Some(a)) => {
-            c.delay_ms = c
-                .delay_ms
-                .saturating_add(millis(a).ok_or("control: fault=latency takes one duration, like latency:250ms, at most 1h")?);
+            c.delay_ms = c.delay_ms.saturating_add(millis(a).ok_or(
+                "control: fault=latency takes one duration, like latency:250ms, at most 1h",
+            )?);
             c.latency = true;
         }
         ("stall", None) => c.delivery = Some(Delivery::Stall),

@@ -27,17 +27,49 @@ fn table() {
         ("/?x=1&y", None, Ok(None)),
         ("/?status=503", None, c(Some(503), 0, None, None)),
         ("/a?x=1&delay=250ms", None, c(None, 250, None, None)),
-        ("/?bytes=1MiB&status=201", None, c(Some(201), 0, Some(1 << 20), None)),
+        (
+            "/?bytes=1MiB&status=201",
+            None,
+            c(Some(201), 0, Some(1 << 20), None),
+        ),
         ("/?bytes=0", None, c(None, 0, Some(0), None)),
         ("/?delay=0", None, c(None, 0, None, None)),
-        ("/?fault=stall", None, c(None, 0, None, Some(Delivery::Stall))),
-        ("/?fault=reset:100", None, c(None, 0, None, Some(Delivery::Reset(Cut::Bytes(100))))),
-        ("/?fault=truncate:50%25", None, c(None, 0, None, Some(Delivery::Truncate(Cut::Percent(50))))),
-        ("/?fault=reset%3A1K", None, c(None, 0, None, Some(Delivery::Reset(Cut::Bytes(1024))))),
-        ("/", Some("status=503;delay=1s"), c(Some(503), 1000, None, None)),
-        ("/", Some(" status=404 ; bytes=10 "), c(Some(404), 0, Some(10), None)),
+        (
+            "/?fault=stall",
+            None,
+            c(None, 0, None, Some(Delivery::Stall)),
+        ),
+        (
+            "/?fault=reset:100",
+            None,
+            c(None, 0, None, Some(Delivery::Reset(Cut::Bytes(100)))),
+        ),
+        (
+            "/?fault=truncate:50%25",
+            None,
+            c(None, 0, None, Some(Delivery::Truncate(Cut::Percent(50)))),
+        ),
+        (
+            "/?fault=reset%3A1K",
+            None,
+            c(None, 0, None, Some(Delivery::Reset(Cut::Bytes(1024)))),
+        ),
+        (
+            "/",
+            Some("status=503;delay=1s"),
+            c(Some(503), 1000, None, None),
+        ),
+        (
+            "/",
+            Some(" status=404 ; bytes=10 "),
+            c(Some(404), 0, Some(10), None),
+        ),
         ("/", Some(""), c(None, 0, None, None)),
-        ("/?status=500", Some("status=502"), c(Some(502), 0, None, None)),
+        (
+            "/?status=500",
+            Some("status=502"),
+            c(Some(502), 0, None, None),
+        ),
         ("/?status=99", None, Err("control: status")),
         ("/?status=0200", None, Err("control: status")),
         ("/?status=600", None, Err("control: status")),
@@ -60,13 +92,21 @@ fn table() {
             (w, g) => assert_eq!(*w, g, "{target} {field:?}"),
         }
     }
-    let latency = from_head(&head("/?delay=10ms&fault=latency:5ms", None)).unwrap().unwrap();
+    let latency = from_head(&head("/?delay=10ms&fault=latency:5ms", None))
+        .unwrap()
+        .unwrap();
     assert_eq!((latency.delay_ms, latency.latency), (15, true));
 }
 
 #[test]
 fn errors_are_one_line() {
-    for target in ["/?status=1", "/?delay=x", "/?bytes=x", "/?fault=x", "/?fault=drip"] {
+    for target in [
+        "/?status=1",
+        "/?delay=x",
+        "/?bytes=x",
+        "/?fault=x",
+        "/?fault=drip",
+    ] {
         let e = from_head(&head(target, None)).unwrap_err();
         assert!(!e.contains('\n') && e.starts_with("control: "), "{e}");
     }

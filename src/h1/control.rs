@@ -15,7 +15,12 @@ impl Conn {
     /// Returns whether it did.
     #[cold]
     #[inline(never)]
-    pub(super) fn start_control(&mut self, b: &mut WorkArea, head: &[u8], env: &mut Env<'_>) -> bool {
+    pub(super) fn start_control(
+        &mut self,
+        b: &mut WorkArea,
+        head: &[u8],
+        env: &mut Env<'_>,
+    ) -> bool {
         let Some(p) = b.pending else {
             return false;
         };
@@ -119,7 +124,9 @@ impl Conn {
             let sent_now = (b.out.len() - start) as u64;
             let rest = match b.refill {
                 Refill::Filler { left } => left,
-                Refill::Body { route, at } => (env.responses.body(route as usize).len() - at) as u64,
+                Refill::Body { route, at } => {
+                    (env.responses.body(route as usize).len() - at) as u64
+                }
                 _ => 0,
             };
             let keep = cut.keep(sent_now + rest);

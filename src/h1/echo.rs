@@ -81,7 +81,8 @@ impl Conn {
     fn respond_echo_or_not(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         if let Some(c) = b.control.take() {
             self.respond_control(b, c, env);
-        } else if b.pending
+        } else if b
+            .pending
             .is_some_and(|p| env.responses.echoes(p.route as usize))
         {
             self.respond_echo(b, env);
