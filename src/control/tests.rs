@@ -11,6 +11,9 @@ fn head(target: &str, field: Option<&str>) -> Vec<u8> {
     h.into_bytes()
 }
 
+/// A case: the target, the control field, what it asks for (or the error text's start).
+type Case<'a> = (&'a str, Option<&'a str>, Result<Option<Control>, &'a str>);
+
 #[test]
 fn table() {
     let c = |status, delay_ms, bytes, delivery| {
@@ -22,7 +25,7 @@ fn table() {
             latency: false,
         }))
     };
-    let cases: &[(&str, Option<&str>, Result<Option<Control>, &str>)] = &[
+    let cases: &[Case] = &[
         ("/", None, Ok(None)),
         ("/?x=1&y", None, Ok(None)),
         ("/?status=503", None, c(Some(503), 0, None, None)),
