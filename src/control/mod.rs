@@ -64,9 +64,10 @@ impl Cut {
 }
 
 /// The control of the request whose head is `head` (its bytes, as the parser accepted them):
-/// `Ok(None)` when it names none (no known query parameter, no control field), else what it
-/// asks for, or the one-line text of what is wrong.
-pub fn from_head(head: &[u8]) -> Result<Option<Control>, &'static str> {
+/// `Ok(None)` when it names none (no known query parameter, no control field and, with
+/// `paths`, no httpbin path), else what it asks for, or the one-line text of what is wrong.
+/// `draw` is a random number, for a weighted list of statuses.
+pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>, &'static str> {
     let mut c = Control::default();
     let mut any = false;
     let mut lines = head.split(|&b| b == b'\n');
@@ -78,6 +79,11 @@ pub fn from_head(head: &[u8]) -> Result<Option<Control>, &'static str> {
             None => return Ok(None),
         }
     };
+    if paths {
+        if let Some(path) = path_of(request_line) {
+            any = httpbin_path(&mut c, path, draw)?;
+        }
+    }
     if let Some(query) = query_of(request_line) {
         for pair in query.split(|&b| b == b'&') {
             let (name, value) = split_once(pair, b'=');
@@ -117,6 +123,116 @@ fn query_of(line: &[u8]) -> Option<&[u8]> {
     let target = &rest[..rest.iter().position(|&b| b == b' ').unwrap_or(rest.len())];
     let q = target.iter().position(|&b| b == b'?')?;
     Some(&target[q + 1..])
+}
+
+/// The path of the request line's target (before any `?`), for an origin-form target.
+fn path_of(line: &[u8]) -> Option<&[u8]> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let sp = line.iter().position(|&b| b == b' ')?;
+    let rest = &line[sp + 1..];
+    let target = &rest[..rest.iter().position(|&b| b == b' ').unwrap_or(rest.len())];
+    let path = &target[..target.iter().position(|&b| b == b'?').unwrap_or(target.len())];
+    path.starts_with(b"/").then_some(path)
+}
+
+/// The largest body an httpbin path may ask for: go-httpbin's default `MaxBodySize`, 1 MiB.
+pub const HTTPBIN_MAX_BYTES: u64 = 1 << 20;
+
+/// The longest delay an httpbin path may ask for: go-httpbin's default `MaxDuration`, 10 s.
+pub const HTTPBIN_MAX_DELAY_MS: u64 = 10_000;
+
+/// The most choices in a weighted `/status/` list.
+const MAX_CHOICES: usize = 16;
+
+/// go-httpbin's paths (`httpbin/handlers.go` in mccutchen/go-httpbin): `/status/CODE` or a
+/// weighted list `/status/200:0.7,500:0.3`, `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`.
+/// Returns whether `path` is one of them.
+fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'static str> {
+    let Some((name, arg)) = path[1..]
+        .iter()
+        .position(|&b| b == b'/')
+        .map(|i| (&path[1..i + 1], &path[i + 2..]))
+    else {
+        return Ok(false);
+    };
+    let mut buf = [0u8; MAX_VALUE];
+    let arg = percent_decode(arg, &mut buf)
+        .and_then(|v| core::str::from_utf8(v).ok())
+        .ok_or("httpbin: the path's value is too long or not text")?;
+    match name {
+        b"status" => {
+            c.status = Some(weighted_status(arg, draw)?);
+            c.bytes = Some(0);
+        }
+        b"delay" => {
+            c.delay_ms = seconds(arg)
+                .filter(|&ms| ms <= HTTPBIN_MAX_DELAY_MS)
+                .ok_or("httpbin: delay must be seconds (like 1.5) or a duration (like 250ms), at most 10s")?;
+        }
+        b"bytes" | b"stream-bytes" => {
+            let n = match arg.parse::<u64>() {
+                Ok(n) if n <= HTTPBIN_MAX_BYTES && !arg.starts_with('+') => n,
+                _ => return Err("httpbin: the byte count must be from 0 to 1048576"),
+            };
+            c.bytes = Some(n);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `503`, or `200:0.7,500:0.3` (a weight defaults to 1; weights need not sum to 1), chosen by
+/// `draw` in proportion to the weights, as go-httpbin's `weightedRandomChoice`.
+fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
+    const BAD: &str = "httpbin: status must be a code from 200 to 599, or a list like 200:0.7,500:0.3";
+    let mut choices = [(0u16, 0u64); MAX_CHOICES];
+    let mut n = 0;
+    let mut total = 0u64;
+    for pair in arg.split(',') {
+        let (code, weight) = match pair.split_once(':') {
+            Some((c, w)) => (c, decimal_millionths(w).ok_or(BAD)?),
+            None => (pair, 1_000_000),
+        };
+        let code = match code.parse::<u16>() {
+            Ok(s) if (200..=599).contains(&s) && code.len() == 3 => s,
+            _ => return Err(BAD),
+        };
+        *choices.get_mut(n).ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
+        n += 1;
+        total = total.saturating_add(weight);
+    }
+    if total == 0 {
+        return Err(BAD);
+    }
+    let mut at = draw % total;
+    for &(code, weight) in &choices[..n] {
+        if at < weight {
+            return Ok(code);
+        }
+        at -= weight;
+    }
+    Err(BAD)
+}
+
+/// A decimal `0.7`, `2` or `.25` (at most six places) in millionths.
+fn decimal_millionths(v: &str) -> Option<u64> {
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
+        return None;
+    }
+    let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let f: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    i.checked_mul(1_000_000)?
+        .checked_add(f * 10u64.pow(6 - frac.len() as u32))
+}
+
+/// go-httpbin's duration: a Go duration (`250ms`, `1.5s`, `2m`), or seconds (`1.5`), in ms.
+fn seconds(v: &str) -> Option<u64> {
+    if let Some(ms) = decimal_millionths(v) {
+        return Some(ms / 1_000);
+    }
+    millis(v)
 }
 
 fn split_once(s: &[u8], byte: u8) -> (&[u8], &[u8]) {

@@ -89,13 +89,13 @@ fn table() {
         ("/", Some("colour=red"), Err("control: unknown")),
     ];
     for (target, field, want) in cases {
-        let got = from_head(&head(target, *field));
+        let got = from_head(&head(target, *field), false, 0);
         match (want, got) {
             (Err(w), Err(g)) => assert!(g.starts_with(w), "{target} {field:?}: {g}"),
             (w, g) => assert_eq!(*w, g, "{target} {field:?}"),
         }
     }
-    let latency = from_head(&head("/?delay=10ms&fault=latency:5ms", None))
+    let latency = from_head(&head("/?delay=10ms&fault=latency:5ms", None), false, 0)
         .unwrap()
         .unwrap();
     assert_eq!((latency.delay_ms, latency.latency), (15, true));
@@ -110,7 +110,48 @@ fn errors_are_one_line() {
         "/?fault=x",
         "/?fault=drip",
     ] {
-        let e = from_head(&head(target, None)).unwrap_err();
+        let e = from_head(&head(target, None), false, 0).unwrap_err();
         assert!(!e.contains('\n') && e.starts_with("control: "), "{e}");
     }
+}
+
+#[test]
+fn httpbin_paths() {
+    let get = |target: &str, draw| from_head(&head(target, None), true, draw);
+    let status = |target: &str, draw| get(target, draw).unwrap().unwrap().status;
+    assert_eq!(status("/status/503", 0), Some(503));
+    assert_eq!(get("/status/503", 0).unwrap().unwrap().bytes, Some(0));
+    // 200:0.7,500:0.3 is 700,000 then 300,000 millionths.
+    assert_eq!(status("/status/200:0.7,500:0.3", 0), Some(200));
+    assert_eq!(status("/status/200:0.7,500:0.3", 699_999), Some(200));
+    assert_eq!(status("/status/200:0.7,500:0.3", 700_000), Some(500));
+    assert_eq!(status("/status/200:0.7,500:0.3", 999_999), Some(500));
+    assert_eq!(status("/status/200,500", 1_500_000), Some(500));
+    assert_eq!(status("/status/200%2C500", 0), Some(200));
+    assert_eq!(status("/status/503?status=201", 0), Some(201));
+    assert_eq!(get("/delay/1.5", 0).unwrap().unwrap().delay_ms, 1_500);
+    assert_eq!(get("/delay/250ms", 0).unwrap().unwrap().delay_ms, 250);
+    assert_eq!(get("/delay/10", 0).unwrap().unwrap().delay_ms, 10_000);
+    assert_eq!(get("/bytes/100", 0).unwrap().unwrap().bytes, Some(100));
+    assert_eq!(get("/stream-bytes/0", 0).unwrap().unwrap().bytes, Some(0));
+    assert_eq!(get("/bytes/1048576", 0).unwrap().unwrap().bytes, Some(1 << 20));
+    for bad in [
+        "/status/abc",
+        "/status/99",
+        "/status/200:x",
+        "/status/200:0",
+        "/delay/11",
+        "/delay/x",
+        "/bytes/1048577",
+        "/bytes/-1",
+        "/bytes/1K",
+    ] {
+        let e = get(bad, 0).unwrap_err();
+        assert!(e.starts_with("httpbin: ") && !e.contains('\n'), "{bad}: {e}");
+    }
+    for other in ["/", "/status", "/anything/x", "/statusx/1"] {
+        assert_eq!(get(other, 0), Ok(None), "{other}");
+    }
+    // Without `paths`, the same targets name no control.
+    assert_eq!(from_head(&head("/status/503", None), false, 0), Ok(None));
 }

@@ -69,7 +69,7 @@ impl Conn {
     /// path tests one switch.
     #[inline(always)]
     pub(super) fn respond_after_body(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if env.settings.switches.echo || env.settings.switches.control {
+        if env.settings.switches.by_request {
             self.respond_echo_or_not(b, env);
         } else {
             self.respond(b, env);
