@@ -135,6 +135,10 @@ fn path_of(line: &[u8]) -> Option<&[u8]> {
     path.starts_with(b"/").then_some(path)
 }
 
+/// go-httpbin's paths that echo the request, answered with `--echo`'s JSON where no route of
+/// their own answers.
+pub const HTTPBIN_ECHO_PATHS: [&str; 5] = ["/anything", "/get", "/post", "/headers", "/ip"];
+
 /// The largest body an httpbin path may ask for: go-httpbin's default `MaxBodySize`, 1 MiB.
 pub const HTTPBIN_MAX_BYTES: u64 = 1 << 20;
 
