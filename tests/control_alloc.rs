@@ -20,13 +20,22 @@ fn controlled_requests_allocate_nothing() {
     ];
     let requests: [(&[u8], &[u8]); 5] = [
         (b"GET / HTTP/1.1\r\nHost: t\r\n\r\n", b"Hello World\n"),
-        (b"GET /?status=503 HTTP/1.1\r\nHost: t\r\n\r\n", b"Hello World\n"),
-        (b"GET /?bytes=100000 HTTP/1.1\r\nHost: t\r\n\r\n", b"abcdefghij"),
+        (
+            b"GET /?status=503 HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"Hello World\n",
+        ),
+        (
+            b"GET /?bytes=100000 HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"abcdefghij",
+        ),
         (
             b"GET / HTTP/1.1\r\nHost: t\r\nX-Canned-Control: status=201;bytes=5\r\n\r\n",
             b"abcde",
         ),
-        (b"GET /?delay=9h HTTP/1.1\r\nHost: t\r\n\r\n", b"control: delay"),
+        (
+            b"GET /?delay=9h HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"control: delay",
+        ),
     ];
     let r = counting::count_allocations_per_round(&args, &requests, 700, 30_000);
     eprintln!(

@@ -131,7 +131,10 @@ fn path_of(line: &[u8]) -> Option<&[u8]> {
     let sp = line.iter().position(|&b| b == b' ')?;
     let rest = &line[sp + 1..];
     let target = &rest[..rest.iter().position(|&b| b == b' ').unwrap_or(rest.len())];
-    let path = &target[..target.iter().position(|&b| b == b'?').unwrap_or(target.len())];
+    let path = &target[..target
+        .iter()
+        .position(|&b| b == b'?')
+        .unwrap_or(target.len())];
     path.starts_with(b"/").then_some(path)
 }
 
@@ -188,7 +191,8 @@ fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'stati
 /// `503`, or `200:0.7,500:0.3` (a weight defaults to 1; weights need not sum to 1), chosen by
 /// `draw` in proportion to the weights, as go-httpbin's `weightedRandomChoice`.
 fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
-    const BAD: &str = "httpbin: status must be a code from 200 to 599, or a list like 200:0.7,500:0.3";
+    const BAD: &str =
+        "httpbin: status must be a code from 200 to 599, or a list like 200:0.7,500:0.3";
     let mut choices = [(0u16, 0u64); MAX_CHOICES];
     let mut n = 0;
     let mut total = 0u64;
@@ -201,7 +205,9 @@ fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
             Ok(s) if (200..=599).contains(&s) && code.len() == 3 => s,
             _ => return Err(BAD),
         };
-        *choices.get_mut(n).ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
+        *choices
+            .get_mut(n)
+            .ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
         n += 1;
         total = total.saturating_add(weight);
     }
@@ -226,7 +232,11 @@ fn decimal_millionths(v: &str) -> Option<u64> {
         return None;
     }
     let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let f: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     i.checked_mul(1_000_000)?
         .checked_add(f * 10u64.pow(6 - frac.len() as u32))
 }

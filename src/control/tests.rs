@@ -134,7 +134,10 @@ fn httpbin_paths() {
     assert_eq!(get("/delay/10", 0).unwrap().unwrap().delay_ms, 10_000);
     assert_eq!(get("/bytes/100", 0).unwrap().unwrap().bytes, Some(100));
     assert_eq!(get("/stream-bytes/0", 0).unwrap().unwrap().bytes, Some(0));
-    assert_eq!(get("/bytes/1048576", 0).unwrap().unwrap().bytes, Some(1 << 20));
+    assert_eq!(
+        get("/bytes/1048576", 0).unwrap().unwrap().bytes,
+        Some(1 << 20)
+    );
     for bad in [
         "/status/abc",
         "/status/99",
@@ -147,7 +150,10 @@ fn httpbin_paths() {
         "/bytes/1K",
     ] {
         let e = get(bad, 0).unwrap_err();
-        assert!(e.starts_with("httpbin: ") && !e.contains('\n'), "{bad}: {e}");
+        assert!(
+            e.starts_with("httpbin: ") && !e.contains('\n'),
+            "{bad}: {e}"
+        );
     }
     for other in ["/", "/status", "/anything/x", "/statusx/1"] {
         assert_eq!(get(other, 0), Ok(None), "{other}");
