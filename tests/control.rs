@@ -204,3 +204,97 @@ print("ok")
         );
     }
 }
+
+/// The access log names the status sent and the faults a control asked for; `--stats` counts
+/// them; the echo paths and `--health` take no control, and `--delay` adds to a control's.
+#[test]
+fn access_log_stats_and_paths_without_control() {
+    use std::io::Read;
+    let p = Proc::start(&[
+        "--workers",
+        "1",
+        "--no-date",
+        "--control",
+        "--access-log",
+        "--stats",
+        "/stats",
+        "--health",
+        "/h",
+        "--echo",
+        "/e=text",
+        "--delay",
+        "100ms",
+    ]);
+    let get = |target: &str| {
+        let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        exchange(p.addr, req.as_bytes())
+    };
+    let r = parse_responses(&get("/h?status=503"), &[false]);
+    assert_eq!((r[0].status, &r[0].body[..]), (200, &b"ok"[..]));
+    let r = parse_responses(&get("/e?status=503"), &[false]);
+    assert_eq!(
+        (r[0].status, &r[0].body[..]),
+        (200, &b"Host: x\nConnection: close\n"[..])
+    );
+    let start = Instant::now();
+    let r = parse_responses(&get("/?status=503&delay=200ms"), &[false]);
+    assert_eq!(r[0].status, 503);
+    assert!(
+        start.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+    get("/?fault=truncate:5");
+    get("/?fault=latency:1ms&status=201");
+    let mut s = connect(p.addr);
+    s.write_all(b"GET /?fault=stall HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let stats = String::from_utf8_lossy(&get("/stats")).into_owned();
+    let want = "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":1,\"truncate\":1,\"reset\":0,\"garbage\":0,\"error\":0}";
+    assert!(stats.contains(want), "{want} not in {stats}");
+    drop(s);
+    let mut child = p.child;
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    child.wait().unwrap();
+    let mut log = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    let want = [
+        "GET /e?status=503 HTTP/1.1 200",
+        "GET /?status=503&delay=200ms HTTP/1.1 503",
+        "GET /?fault=truncate:5 HTTP/1.1 200 fault=truncate",
+        "GET /?fault=latency:1ms&status=201 HTTP/1.1 201 fault=latency",
+        "GET /?fault=stall HTTP/1.1 000 fault=stall",
+        "GET /stats HTTP/1.1 200",
+    ];
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), want.len(), "{log}");
+    for (line, want) in lines.iter().zip(want) {
+        assert!(line.ends_with(want), "{want} in {log}");
+    }
+}
+
+/// A request that names no control gets its path's faults; one that does, none of them.
+#[test]
+fn a_control_replaces_the_paths_faults() {
+    let (h, addr) = start(&["--control", "--fault", "/f=error:1:500"]);
+    for (target, status) in [
+        ("/f", 500),
+        ("/f?x=1", 500),
+        ("/f?status=201", 201),
+        ("/f?delay=0", 200),
+    ] {
+        let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let r = parse_responses(&exchange(addr, req.as_bytes()), &[false]);
+        assert_eq!(r[0].status, status, "{target}");
+    }
+    h.shutdown();
+}
