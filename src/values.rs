@@ -96,7 +96,7 @@ pub fn fraction(v: &str) -> Result<u32, String> {
 /// A decimal `12`, `1.5` or `.25` (at most six digits after the point) times `scale`, rounded
 /// down; `None` when it is not one or overflows. The one decimal grammar of durations and rates,
 /// without floating point (which would add its tables to the binary).
-fn scaled(num: &str, scale: u64) -> Option<u64> {
+pub fn scaled(num: &str, scale: u64) -> Option<u64> {
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {

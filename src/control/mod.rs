@@ -4,7 +4,7 @@
 //! bytes as the parser validated them, without allocating: an error is a static text naming
 //! what is wrong, for the 400 it answers.
 
-use crate::values::{duration_ms, size_bytes};
+use crate::values::{duration_ms, scaled, size_bytes};
 
 /// The request header field that carries a control (matched without regard to case).
 pub const HEADER: &[u8] = b"x-canned-control";
@@ -177,8 +177,8 @@ fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'stati
                 .ok_or("httpbin: delay must be seconds (like 1.5) or a duration (like 250ms), at most 10s")?;
         }
         b"bytes" | b"stream-bytes" => {
-            let n = match arg.parse::<u64>() {
-                Ok(n) if n <= HTTPBIN_MAX_BYTES && !arg.starts_with('+') => n,
+            let n = match whole(arg) {
+                Some(n) if n <= HTTPBIN_MAX_BYTES => n,
                 _ => return Err("httpbin: the byte count must be from 0 to 1048576"),
             };
             c.bytes = Some(n);
@@ -201,10 +201,7 @@ fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
             Some((c, w)) => (c, decimal_millionths(w).ok_or(BAD)?),
             None => (pair, 1_000_000),
         };
-        let code = match code.parse::<u16>() {
-            Ok(s) if (200..=599).contains(&s) && code.len() == 3 => s,
-            _ => return Err(BAD),
-        };
+        let code = status_code(code).ok_or(BAD)?;
         *choices
             .get_mut(n)
             .ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
@@ -224,21 +221,10 @@ fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
     Err(BAD)
 }
 
-/// A decimal `0.7`, `2` or `.25` (at most six places) in millionths.
+/// A decimal `0.7`, `2` or `.25` (at most six places) in millionths: the flags' grammar of
+/// rates and durations.
 fn decimal_millionths(v: &str) -> Option<u64> {
-    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
-        return None;
-    }
-    let i: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: u64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
-    };
-    i.checked_mul(1_000_000)?
-        .checked_add(f * 10u64.pow(6 - frac.len() as u32))
+    scaled(v, 1_000_000)
 }
 
 /// go-httpbin's duration: a Go duration (`250ms`, `1.5s`, `2m`), or seconds (`1.5`), in ms.
@@ -247,6 +233,26 @@ fn seconds(v: &str) -> Option<u64> {
         return Some(ms / 1_000);
     }
     millis(v)
+}
+
+/// A whole number of decimal digits only (no sign), `None` when it is not one or overflows: one
+/// copy for every number a control reads.
+#[inline(never)]
+fn whole(v: &str) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.bytes().try_fold(0u64, |n, b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?
+    })
+}
+
+/// A status code of three digits, from 200 to 599.
+fn status_code(v: &str) -> Option<u16> {
+    whole(v)
+        .filter(|s| (200..=599).contains(s) && v.len() == 3)
+        .map(|s| s as u16)
 }
 
 fn split_once(s: &[u8], byte: u8) -> (&[u8], &[u8]) {
@@ -289,10 +295,7 @@ fn set(c: &mut Control, name: Name, raw: &[u8], query: bool) -> Result<(), &'sta
         .ok_or("control: a value is too long or not text")?;
     match name {
         Name::Status => {
-            c.status = Some(match v.parse::<u16>() {
-                Ok(s) if (200..=599).contains(&s) && v.len() == 3 => s,
-                _ => return Err("control: status must be a code from 200 to 599"),
-            })
+            c.status = Some(status_code(v).ok_or("control: status must be a code from 200 to 599")?)
         }
         Name::Delay => c.delay_ms = millis(v).ok_or(BAD_DELAY)?,
         Name::Bytes => {
@@ -348,8 +351,8 @@ fn fault(c: &mut Control, v: &str) -> Result<(), &'static str> {
 /// `100` (bytes, the size grammar) or `50%`.
 fn cut(a: &str) -> Result<Cut, &'static str> {
     if let Some(p) = a.strip_suffix('%') {
-        return match p.parse::<u8>() {
-            Ok(p) if p <= 100 => Ok(Cut::Percent(p)),
+        return match whole(p) {
+            Some(p) if p <= 100 => Ok(Cut::Percent(p as u8)),
             _ => Err("control: a cut must be a size or a percentage from 0% to 100%"),
         };
     }
