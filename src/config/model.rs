@@ -134,6 +134,8 @@ pub struct Config {
     /// `--mutate` or `--mutate-id`: answer paths without a route of their own with the
     /// malformed-response catalogue.
     pub mutate: Option<Mutate>,
+    /// `--control`: a request may choose its answer.
+    pub control: bool,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
 }
@@ -179,6 +181,7 @@ impl Default for Config {
             metrics: None,
             seed: DEFAULT_SEED,
             mutate: None,
+            control: false,
         }
     }
 }

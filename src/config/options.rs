@@ -60,6 +60,7 @@ pub(super) enum Toggle {
     AccessLog,
     Quiet,
     Mutate,
+    Control,
 }
 
 impl Toggle {
@@ -71,6 +72,7 @@ impl Toggle {
             Toggle::AccessLog => c.access_log = true,
             Toggle::Quiet => c.quiet = true,
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
+            Toggle::Control => c.control = true,
         }
     }
 }
@@ -512,6 +514,15 @@ pub(super) static OPTIONS: &[Opt] = &[
          (413 beyond); repeatable"
     )
     .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--control",
+        "CANNED_CONTROL",
+        ValueKind::Switch(Toggle::Control),
+        "Let a request choose its answer (for test networks): query\n\
+         parameters or X-Canned-Control: status=503;delay=250ms;bytes=1MiB;\n\
+         fault=latency:D, stall, truncate:N or reset:N"
+    )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--fault PATH=KIND[:ARGS]",

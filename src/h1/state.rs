@@ -5,6 +5,7 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::conn::{Pooled, Settings};
+use crate::control::Control;
 use crate::echo::ChunkWalk;
 use crate::fault::Drip;
 use crate::parser::Parser;
@@ -83,6 +84,8 @@ pub(super) enum Refill {
     /// work area, not flushed yet) then holds later requests back, and the plain path tests
     /// nothing more.
     Paced,
+    /// `--control`'s `bytes=N`: `left` more bytes of the filler block, repeated.
+    Filler { left: u64 },
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -122,6 +125,9 @@ pub struct WorkArea {
     pub(super) pacing: Pacing,
     /// `--echo`: where the request being echoed is kept in `log_line`.
     pub(super) echo: EchoCapture,
+    /// `--control`: what the pending request asked for (or what is wrong with it), until it
+    /// is answered.
+    pub(super) control: Option<Result<Control, &'static str>>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -200,6 +206,7 @@ impl Pooled for WorkArea {
             log_line: Vec::new(),
             pacing: Pacing::default(),
             echo: EchoCapture::default(),
+            control: None,
         }
     }
 
@@ -223,6 +230,7 @@ impl Pooled for WorkArea {
         self.pacing.clear();
         self.log_line.clear();
         self.echo = EchoCapture::default();
+        self.control = None;
     }
 
     fn shed(&mut self) {
