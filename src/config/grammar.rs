@@ -194,7 +194,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
 pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
-    let (key, fault) = parse_fault(v)?;
+    let (key, fault, share) = parse_fault(v)?;
     let (method, path) = split_method(key)?;
     let found = c.routes[1..]
         .iter()
@@ -225,7 +225,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
             "{path} is an --echo path: faults change canned's own responses, not an echo"
         ));
     }
-    c.routes[i].faults.add(fault)?;
+    c.routes[i].faults.add_share(fault, share)?;
     Ok(new.then_some(key))
 }
 

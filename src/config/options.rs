@@ -532,8 +532,9 @@ pub(super) static OPTIONS: &[Opt] = &[
          response; * for every path without a route): latency:100ms,\n\
          latency:10ms..50ms, latency:median=50ms:p99=500ms, drip:1KiB/100ms,\n\
          drip:10pieces/2s, stall, truncate:N or N%, reset:N or N%,\n\
-         garbage:N, error:RATE:STATUS[:BODY]; repeatable, one of each group\n\
-         (latency; drip/stall/truncate/reset/garbage; error) per path"
+         garbage:N, error:[RATE:]STATUS[:BODY]; any ending @SHARE (10% or\n\
+         0.1) applies to that share of responses; repeatable, one of each\n\
+         group (latency; drip/stall/truncate/reset/garbage; error) per path"
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),

@@ -35,9 +35,10 @@ mod tests;
 mod worker;
 
 pub use mutator::{Mutate, Mutator};
-pub use parse::{parse_fault, parse_fault_spec};
+pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use rng::{DEFAULT_SEED, Rng};
 pub use spec::{
-    Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, Plan, RouteFaults,
+    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, Plan,
+    RouteFaults,
 };
 pub use worker::{Decision, WorkerFaults, add_error_responses};

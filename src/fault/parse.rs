@@ -1,16 +1,29 @@
 //! The `--fault` grammar: `PATH=KIND[:ARGS]`, each kind named for what the client sees, with
 //! its numbers in its name. Errors say what is wrong, for the caller to prefix with the flag.
 
-use super::spec::{Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS};
+use super::spec::{ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS};
 use crate::values::{duration, fraction, size};
 
-/// `PATH=KIND[:ARGS]`: the path (or `*`) and its fault. Errors say what is wrong, for the
-/// caller to prefix with the flag.
-pub fn parse_fault(v: &str) -> Result<(&str, Fault), String> {
+/// `PATH=KIND[:ARGS][@SHARE]`: the path (or `*`), its fault and the share of responses it
+/// applies to (millionths). Errors say what is wrong, for the caller to prefix with the flag.
+pub fn parse_fault(v: &str) -> Result<(&str, Fault, u32), String> {
     let Some((path, spec)) = v.split_once('=') else {
         return Err(format!("{v:?} is not PATH=KIND[:ARGS]"));
     };
-    Ok((path, parse_fault_spec(spec)?))
+    let (spec, share) = split_share(spec)?;
+    Ok((path, parse_fault_spec(spec)?, share))
+}
+
+/// `KIND[:ARGS]@SHARE`: the fault and its share (`0.1` or `10%`, in millionths); without
+/// `@`, every response ([`ALWAYS`]). The last `@` counts, so an error body may hold one.
+pub fn split_share(spec: &str) -> Result<(&str, u32), String> {
+    match spec.rsplit_once('@') {
+        Some((fault, share)) => {
+            let share = fraction(share).map_err(|e| format!("share {e}"))?;
+            Ok((fault, share))
+        }
+        None => Ok((spec, ALWAYS)),
+    }
 }
 
 /// Every kind, for an error that found none of them.
@@ -140,12 +153,17 @@ fn parse_cut(a: &str) -> Result<Cut, String> {
     parse_size(a).map(Cut::Bytes)
 }
 
-/// `0.1:503`, `10%:503`, `0.25:500:BODY`.
+/// `0.1:503`, `10%:503`, `0.25:500:BODY`; or without a rate, `503` and `500:BODY` (every
+/// response, or the share after `@`).
 fn parse_error_rate(a: &str) -> Result<ErrorRate, String> {
+    let first = a.split(':').next().unwrap_or("");
+    if first.len() == 3 && first.bytes().all(|b| b.is_ascii_digit()) && first >= "200" {
+        return parse_error_rate(&format!("1:{a}"));
+    }
     let mut parts = a.splitn(3, ':');
     let rate = parts.next().unwrap_or("");
     let Some(status) = parts.next() else {
-        return Err(format!("{a:?} is not RATE:STATUS[:BODY] like 0.1:503"));
+        return Err(format!("{a:?} is not [RATE:]STATUS[:BODY] like 0.1:503"));
     };
     let body = parts.next().map(String::from);
     let per_million = fraction(rate)?;

@@ -155,15 +155,40 @@ pub struct ErrorRate {
     pub body: Option<String>,
 }
 
+/// A share of every response (millionths): the fault applies to this many in a million.
+pub const ALWAYS: u32 = 1_000_000;
+
 /// Every fault of one route. [`RouteFaults::default`] is none.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteFaults {
     /// A delay before the response.
     pub latency: Option<Latency>,
+    /// The share of responses the latency applies to (millionths; [`ALWAYS`] draws nothing).
+    pub latency_share: u32,
     /// How the response is delivered.
     pub delivery: Delivery,
+    /// The share of responses delivered so (millionths; [`ALWAYS`] draws nothing).
+    pub delivery_share: u32,
     /// A share answered with another status.
     pub error: Option<ErrorRate>,
+}
+
+impl Default for RouteFaults {
+    fn default() -> Self {
+        RouteFaults {
+            latency: None,
+            latency_share: ALWAYS,
+            delivery: Delivery::Whole,
+            delivery_share: ALWAYS,
+            error: None,
+        }
+    }
+}
+
+/// Whether a fault with share `share` applies to this response: a draw only when the share
+/// is less than every response, so that faults without one draw nothing.
+fn applies(share: u32, rng: &mut Rng) -> bool {
+    share >= ALWAYS || rng.below(u64::from(ALWAYS)) < u64::from(share)
 }
 
 /// One `--fault` value's fault.
@@ -259,29 +284,55 @@ impl RouteFaults {
         self.latency.is_none() && self.delivery == Delivery::Whole && self.error.is_none()
     }
 
-    /// Draw this response's plan. Draws are made in a fixed order (error, then latency) so
-    /// that a seed reproduces a run.
+    /// Draw this response's plan. Draws are made in a fixed order so that a seed reproduces
+    /// a run: the error rate, the latency's share (only when it has one), the latency, the
+    /// delivery's share (only when it has one).
     pub fn plan(&self, rng: &mut Rng) -> Plan {
         let error = self
             .error
             .as_ref()
-            .is_some_and(|e| rng.below(1_000_000) < u64::from(e.per_million));
-        let delay_us = self
-            .latency
-            .map_or(0, |l| l.sample_ms(rng).saturating_mul(US_PER_MS));
+            .is_some_and(|e| rng.below(u64::from(ALWAYS)) < u64::from(e.per_million));
+        let delay_us = match self.latency {
+            Some(l) if applies(self.latency_share, rng) => {
+                l.sample_ms(rng).saturating_mul(US_PER_MS)
+            }
+            _ => 0,
+        };
+        let delivery = match self.delivery {
+            Delivery::Whole => Delivery::Whole,
+            d if applies(self.delivery_share, rng) => d,
+            _ => Delivery::Whole,
+        };
         Plan {
             delay_us,
             error,
-            delivery: self.delivery,
+            delivery,
         }
     }
 
-    /// Add one `--fault`'s fault; a second of the same group is an error.
+    /// Add one `--fault`'s fault, applied to every response; a second of the same group is
+    /// an error.
     pub fn add(&mut self, f: Fault) -> Result<(), String> {
+        self.add_share(f, ALWAYS)
+    }
+
+    /// Add one `--fault`'s fault, applied to a share of the responses (millionths): an error
+    /// rate's share is multiplied by it.
+    pub fn add_share(&mut self, f: Fault, share: u32) -> Result<(), String> {
         match f {
-            Fault::Latency(l) if self.latency.is_none() => self.latency = Some(l),
-            Fault::Delivery(d) if self.delivery == Delivery::Whole => self.delivery = d,
-            Fault::Error(e) if self.error.is_none() => self.error = Some(e),
+            Fault::Latency(l) if self.latency.is_none() => {
+                self.latency = Some(l);
+                self.latency_share = share;
+            }
+            Fault::Delivery(d) if self.delivery == Delivery::Whole => {
+                self.delivery = d;
+                self.delivery_share = share;
+            }
+            Fault::Error(mut e) if self.error.is_none() => {
+                e.per_million =
+                    (u64::from(e.per_million) * u64::from(share) / u64::from(ALWAYS)) as u32;
+                self.error = Some(e);
+            }
             Fault::Latency(_) => return Err("a second latency for the same path".into()),
             Fault::Delivery(_) => {
                 return Err(

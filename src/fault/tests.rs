@@ -116,7 +116,7 @@ fn bad_specs_say_what_is_wrong() {
         ("reset:-1", "\"-1\" is not a size"),
         ("garbage:0", "garbage 0 is out of range (1 to 1MiB)"),
         ("garbage:2M", "garbage 2M is out of range (1 to 1MiB)"),
-        ("error:0.1", "\"0.1\" is not RATE:STATUS[:BODY]"),
+        ("error:0.1", "\"0.1\" is not [RATE:]STATUS[:BODY]"),
         ("error:1.5:503", "\"1.5\" is not a rate from 0 to 1"),
         ("error:0.1:99", "status \"99\" is out of range (200 to 599)"),
         ("error:0.1:0503", "status \"0503\" is out of range"),
@@ -329,4 +329,73 @@ fn streams_differ_and_repeat() {
     assert_ne!(take(0, 0), take(1, 0));
     let mut r = Rng::new(9, 0);
     assert!((0..1000).all(|_| r.below(7) < 7));
+}
+
+#[test]
+fn a_share_parses_on_every_kind() {
+    for (v, want_spec, want_share) in [
+        ("/a=reset:0@10%", "reset:0", 100_000),
+        ("/a=latency:1s@0.25", "latency:1s", 250_000),
+        ("/a=stall@1%", "stall", 10_000),
+        ("/a=error:503@50%", "error:503", 500_000),
+        ("/a=error:1:500:a@b@0.5", "error:1:500:a@b", 500_000),
+        ("/a=truncate:12", "truncate:12", ALWAYS),
+    ] {
+        let (path, f, share) = parse_fault(v).unwrap();
+        assert_eq!(path, "/a");
+        assert_eq!(f, parse_fault_spec(want_spec).unwrap(), "{v}");
+        assert_eq!(share, want_share, "{v}");
+    }
+    for (v, want) in [
+        ("/a=reset:0@", "share \"\" is not a rate"),
+        ("/a=reset:0@150%", "share \"150%\" is not a rate"),
+        ("/a=stall@x", "share \"x\" is not a rate"),
+    ] {
+        let e = parse_fault(v).unwrap_err();
+        assert!(e.starts_with(want), "{v}: {e}");
+    }
+    // Without a rate, an error answers every response; a share multiplies a rate.
+    let mut r = RouteFaults::default();
+    r.add_share(parse_fault_spec("error:0.5:503").unwrap(), 500_000)
+        .unwrap();
+    assert_eq!(r.error.as_ref().map(|e| e.per_million), Some(250_000));
+    assert_eq!(
+        parse_fault_spec("error:429:slow down"),
+        Ok(Fault::Error(ErrorRate {
+            per_million: ALWAYS,
+            status: 429,
+            body: Some("slow down".into()),
+        }))
+    );
+}
+
+#[test]
+fn a_share_draws_only_when_it_is_less_than_every_response() {
+    let mut shared = RouteFaults::default();
+    shared
+        .add_share(parse_fault_spec("reset:0").unwrap(), 200_000)
+        .unwrap();
+    shared
+        .add_share(parse_fault_spec("latency:5ms").unwrap(), 500_000)
+        .unwrap();
+    let draw = |seed| {
+        let mut rng = Rng::new(seed, 0);
+        (0..10_000)
+            .map(|_| shared.plan(&mut rng))
+            .map(|p| (p.delivery != Delivery::Whole, p.delay_us > 0))
+            .collect::<Vec<_>>()
+    };
+    let got = draw(3);
+    let resets = got.iter().filter(|p| p.0).count();
+    let delayed = got.iter().filter(|p| p.1).count();
+    // Binomial(10000, 0.2): sd 40; (10000, 0.5): sd 50; the bounds are 5 sd.
+    assert!((1800..=2200).contains(&resets), "{resets}");
+    assert!((4750..=5250).contains(&delayed), "{delayed}");
+    assert_eq!(draw(3), got, "the same seed draws the same plans");
+    // A fault on every response draws nothing: the generator is left as it was.
+    let mut always = RouteFaults::default();
+    always.add(parse_fault_spec("reset:0").unwrap()).unwrap();
+    let mut rng = Rng::new(3, 0);
+    let _ = always.plan(&mut rng);
+    assert_eq!(rng.next_u64(), Rng::new(3, 0).next_u64());
 }
