@@ -94,6 +94,7 @@ pub(super) enum Number {
     ShutdownTimeout,
     Delay,
     Seed,
+    Journal,
 }
 
 impl Number {
@@ -114,6 +115,7 @@ impl Number {
             Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
             Number::Delay => c.delay = n,
             Number::Seed => c.seed = n,
+            Number::Journal => c.journal = n,
         }
     }
 }
@@ -127,6 +129,7 @@ pub(super) enum Text {
     Health,
     Stats,
     Metrics,
+    JournalPath,
 }
 
 impl Text {
@@ -138,6 +141,11 @@ impl Text {
             Text::Health => c.routes.push(health_route(v.into())),
             Text::Stats => c.stats = Some(v.into()),
             Text::Metrics => c.metrics = Some(v.into()),
+            Text::JournalPath => {
+                // An echo route, in JSON, that answers the journal instead of the request.
+                let _ = super::grammar::add_echo(c, v);
+                c.journal_path = Some(v.into());
+            }
         }
     }
 }
@@ -513,6 +521,32 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--journal N",
+        "CANNED_JOURNAL",
+        ValueKind::Count {
+            min: 1,
+            max: crate::journal::MAX_ENTRIES,
+            set: Number::Journal,
+        },
+        "Keep the last N requests (1 to 100000) for --journal-path: time,\n\
+         client, method, target, headers, body length, status, faults"
+    )
+    .related(&[
+        Relation::Needs("--journal-path"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
+    opt!(
+        "--journal-path PATH",
+        "CANNED_JOURNAL_PATH",
+        ValueKind::Path(Text::JournalPath),
+        "Answer PATH with the --journal as JSON, oldest first; DELETE on\n\
+         PATH clears it"
+    )
+    .related(&[
+        Relation::Needs("--journal"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
     opt!(
         "--fault PATH=KIND[:ARGS]",
         "CANNED_FAULT",

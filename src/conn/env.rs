@@ -4,6 +4,8 @@
 use super::pool::Pool;
 use super::settings::Settings;
 use crate::fault::WorkerFaults;
+use crate::journal::Journal;
+use std::net::SocketAddr;
 use crate::response::Responses;
 use crate::stats::Stats;
 
@@ -42,6 +44,12 @@ pub struct Features<'a> {
     pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Option<&'a mut WorkerFaults>,
+    /// `--journal`: the ring every worker records into, `None` without it.
+    pub journal: Option<&'a Journal>,
+    /// `--journal`: the client's address (`None`: a unix-socket client, or no journal).
+    pub peer: Option<SocketAddr>,
+    /// `--journal`: the number of the entry last recorded in this call, for its faults.
+    pub journal_seq: u64,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
@@ -52,6 +60,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("access_log", &self.access_log)
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
+            .field("journal", &self.journal.is_some())
             .finish()
     }
 }

@@ -111,7 +111,8 @@ impl Conn {
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
         let mut digits = [0u8; 20];
         let form = p.variant(close);
-        if p.head_request {
+        // A HEAD to the journal path: the journal formatted, then dropped after its head.
+        if p.head_request && !env.responses.is_journal(route) {
             let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
             env.responses
                 .append_sized_head(route, form, length, &mut b.out);
@@ -119,7 +120,15 @@ impl Conn {
             // Written once, then its head after it, turned to the front: a move of the bytes
             // costs less than the measuring pass that would put the head first.
             let start = b.out.len();
-            render(format, &echoed, &mut b.out);
+            match env.features.journal.filter(|_| env.responses.is_journal(route)) {
+                Some(j) => {
+                    if echoed.request_line().0 == b"DELETE" {
+                        j.clear();
+                    }
+                    j.render(&mut b.out);
+                }
+                None => render(format, &echoed, &mut b.out),
+            }
             let length = decimal((b.out.len() - start) as u64, &mut digits);
             let head_at = b.out.len();
             env.responses
@@ -130,6 +139,7 @@ impl Conn {
             b.out.extend_from_within(head_at..);
             b.out.copy_within(start..head_at, start + head_len);
             b.out.copy_within(head_at + head_len.., start);
+            let body_len = if p.head_request { 0 } else { body_len };
             b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);

@@ -4,7 +4,9 @@
 
 use super::state::{Env, WorkArea};
 use crate::conn::ACCESS_LOG_TURN_BYTES;
-use crate::parser::{Request, Version};
+use crate::fault::FaultKind;
+use crate::journal::Record;
+use crate::parser::{Framing, Request, Version};
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
@@ -25,6 +27,9 @@ pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
 /// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the
 /// [`LogSink`](crate::conn::LogSink), or with none, is dropped whole and counted.
 pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
+    if b.journaled {
+        record_journal(b, status, env);
+    }
     let Some(log) = env.features.access_log.as_deref_mut() else {
         // Not kept for a later response, whatever this caller passed.
         b.log_line.clear();
@@ -79,5 +84,59 @@ pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
             log.extend_from_slice(value.as_bytes());
             log.push(b'\n');
         }
+    }
+}
+
+/// `--journal`: keep the head of a request just parsed (`head`, to `route`) until its
+/// response is decided, unless it asks for the journal itself. Copied into a buffer whose
+/// capacity the pool keeps: nothing is allocated in steady state.
+#[cold]
+#[inline(never)]
+pub(super) fn keep_journal_head(
+    b: &mut WorkArea,
+    head: &[u8],
+    req: &Request<'_>,
+    route: usize,
+    env: &Env<'_>,
+) {
+    b.journaled = !env.responses.is_journal(route);
+    b.journal_head.clear();
+    if b.journaled {
+        b.journal_head.extend_from_slice(head);
+    }
+    b.journal_body = match req.framing {
+        Framing::Length(n) => n,
+        _ => 0,
+    };
+}
+
+/// `--journal`: record the request being answered, with the status sent (0: none).
+#[cold]
+#[inline(never)]
+fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
+    b.journaled = false;
+    if let Some(j) = env.features.journal {
+        env.features.journal_seq = j.record(&Record {
+            head: &b.journal_head,
+            peer: env.features.peer,
+            body_len: b.journal_body,
+            status,
+        });
+    }
+    b.journal_head.clear();
+    b.journal_body = 0;
+}
+
+/// `--journal`: note the fault `kind` on the entry just recorded.
+pub(super) fn journal_fault(env: &Env<'_>, kind: FaultKind) {
+    if let (Some(j), seq @ 1..) = (env.features.journal, env.features.journal_seq) {
+        j.add_fault(seq, kind);
+    }
+}
+
+/// `--journal`: note the malformed variant `i` on the entry just recorded.
+pub(super) fn journal_mutate(env: &Env<'_>, i: usize) {
+    if let (Some(j), seq @ 1..) = (env.features.journal, env.features.journal_seq) {
+        j.set_mutate(seq, i);
     }
 }

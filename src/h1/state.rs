@@ -122,6 +122,12 @@ pub struct WorkArea {
     pub(super) pacing: Pacing,
     /// `--echo`: where the request being echoed is kept in `log_line`.
     pub(super) echo: EchoCapture,
+    /// `--journal`: the head of the request being answered, recorded with its status.
+    pub(super) journal_head: Vec<u8>,
+    /// `--journal`: its body's length.
+    pub(super) journal_body: u64,
+    /// `--journal`: the request being answered is to be recorded.
+    pub(super) journaled: bool,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -200,6 +206,9 @@ impl Pooled for WorkArea {
             log_line: Vec::new(),
             pacing: Pacing::default(),
             echo: EchoCapture::default(),
+            journal_head: Vec::new(),
+            journal_body: 0,
+            journaled: false,
         }
     }
 
@@ -223,6 +232,8 @@ impl Pooled for WorkArea {
         self.pacing.clear();
         self.log_line.clear();
         self.echo = EchoCapture::default();
+        self.journal_head.clear();
+        self.journaled = false;
     }
 
     fn shed(&mut self) {

@@ -40,7 +40,10 @@ impl Worker {
                 return;
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
-                Ok((sock, _)) => self.add(sock),
+                Ok((sock, addr)) => {
+                    let peer = self.parts.journal.as_ref().and_then(|_| addr.as_socket());
+                    self.add(sock, peer);
+                }
                 Err(e) => {
                     self.shared.release_slot();
                     match e.raw_os_error() {
@@ -84,7 +87,7 @@ impl Worker {
     /// Take a connection just accepted, whose slot in [`Shared::open`] is already reserved.
     ///
     /// [`Shared::open`]: crate::server::shared::Shared::open
-    fn add(&mut self, sock: Socket) {
+    fn add(&mut self, sock: Socket, peer: Option<std::net::SocketAddr>) {
         // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
@@ -110,6 +113,7 @@ impl Worker {
             conn: Conn::new(self.now_us),
             interest: Interest::READ,
             armed_us: u64::MAX,
+            peer,
         });
         self.conns += 1;
         self.accepted += 1;

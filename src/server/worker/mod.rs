@@ -221,6 +221,9 @@ impl Worker {
             self.now_us,
             self.drain_deadline.is_some(),
         );
+        if env.features.journal.is_some() {
+            env.features.peer = slot.peer;
+        }
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {

@@ -8,6 +8,7 @@ use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
 use crate::conn::{Connection, Env, Features, LogSink, Pool, Settings};
 use crate::fault::WorkerFaults;
+use crate::journal::Journal;
 use crate::response::Responses;
 use crate::server::log::AccessLog;
 use crate::server::setup::WorkerSetup;
@@ -39,6 +40,8 @@ pub(super) struct EnvParts {
     pub(super) log: Option<Vec<u8>>,
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
+    /// `--journal`: the ring the workers share.
+    pub(super) journal: Option<Arc<Journal>>,
 }
 
 impl EnvParts {
@@ -59,6 +62,9 @@ impl EnvParts {
                 access_log: self.log.as_mut(),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
+                journal: self.journal.as_deref(),
+                peer: None,
+                journal_seq: 0,
             },
         }
     }
@@ -160,6 +166,7 @@ impl Worker {
                 stats: Stats::default(),
                 log: setup.access_log.then(Vec::new),
                 faults: setup.faults,
+                journal: setup.journal,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
