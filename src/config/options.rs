@@ -145,6 +145,9 @@ impl Text {
                 // An echo route, in JSON, that answers the journal instead of the request.
                 let _ = super::grammar::add_echo(c, v);
                 c.journal_path = Some(v.into());
+                if c.journal == 0 {
+                    c.journal = crate::journal::DEFAULT_ENTRIES;
+                }
             }
         }
     }
@@ -540,13 +543,10 @@ pub(super) static OPTIONS: &[Opt] = &[
         "--journal-path PATH",
         "CANNED_JOURNAL_PATH",
         ValueKind::Path(Text::JournalPath),
-        "Answer PATH with the --journal as JSON, oldest first; DELETE on\n\
-         PATH clears it"
+        "Answer PATH with the --journal (default 1000 requests) as JSON,\n\
+         oldest first; DELETE on PATH clears it"
     )
-    .related(&[
-        Relation::Needs("--journal"),
-        Relation::ConflictsWith("--raw-response"),
-    ]),
+    .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--fault PATH=KIND[:ARGS]",
         "CANNED_FAULT",

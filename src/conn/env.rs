@@ -4,8 +4,7 @@
 use super::pool::Pool;
 use super::settings::Settings;
 use crate::fault::WorkerFaults;
-use crate::journal::Journal;
-use std::net::SocketAddr;
+use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::stats::Stats;
 
@@ -44,12 +43,8 @@ pub struct Features<'a> {
     pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Option<&'a mut WorkerFaults>,
-    /// `--journal`: the ring every worker records into, `None` without it.
-    pub journal: Option<&'a Journal>,
-    /// `--journal`: the client's address (`None`: a unix-socket client, or no journal).
-    pub peer: Option<SocketAddr>,
-    /// `--journal`: the number of the entry last recorded in this call, for its faults.
-    pub journal_seq: u64,
+    /// `--journal`: the worker's way into the ring the workers share, `None` without it.
+    pub journal: Option<&'a mut Recorder>,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's

@@ -11,6 +11,7 @@ use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
+use crate::journal::Recorder;
 use crate::response::Responses;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
@@ -120,8 +121,9 @@ impl Conn {
             // Written once, then its head after it, turned to the front: a move of the bytes
             // costs less than the measuring pass that would put the head first.
             let start = b.out.len();
-            match env.features.journal.filter(|_| env.responses.is_journal(route)) {
-                Some(j) => {
+            let journal = env.features.journal.as_deref();
+            match journal.filter(|_| env.responses.is_journal(route)) {
+                Some(Recorder { journal: j, .. }) => {
                     if echoed.request_line().0 == b"DELETE" {
                         j.clear();
                     }

@@ -115,10 +115,10 @@ pub(super) fn keep_journal_head(
 #[inline(never)]
 fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
     b.journaled = false;
-    if let Some(j) = env.features.journal {
-        env.features.journal_seq = j.record(&Record {
+    if let Some(j) = env.features.journal.as_deref_mut() {
+        j.seq = j.journal.record(&Record {
             head: &b.journal_head,
-            peer: env.features.peer,
+            peer: j.peer,
             body_len: b.journal_body,
             status,
         });
@@ -129,14 +129,14 @@ fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
 
 /// `--journal`: note the fault `kind` on the entry just recorded.
 pub(super) fn journal_fault(env: &Env<'_>, kind: FaultKind) {
-    if let (Some(j), seq @ 1..) = (env.features.journal, env.features.journal_seq) {
-        j.add_fault(seq, kind);
+    if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
+        j.journal.add_fault(j.seq, kind);
     }
 }
 
 /// `--journal`: note the malformed variant `i` on the entry just recorded.
 pub(super) fn journal_mutate(env: &Env<'_>, i: usize) {
-    if let (Some(j), seq @ 1..) = (env.features.journal, env.features.journal_seq) {
-        j.set_mutate(seq, i);
+    if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
+        j.journal.set_mutate(j.seq, i);
     }
 }

@@ -15,6 +15,9 @@ use crate::echo::Echoed;
 /// 830 MB of address space, touched only as entries are written.
 pub const MAX_ENTRIES: u64 = 100_000;
 
+/// The entries `--journal-path` keeps without `--journal`.
+pub const DEFAULT_ENTRIES: u64 = 1000;
+
 /// The bytes of an entry beside its head slot (documented with the memory bound).
 pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 
@@ -59,6 +62,17 @@ struct Ring {
     recorded: u64,
     /// Entries recorded before the last DELETE: those are gone.
     cleared: u64,
+}
+
+/// A worker's way into the journal: the ring, and what the call being made adds to a record.
+#[derive(Debug)]
+pub struct Recorder {
+    /// The ring the workers share.
+    pub journal: std::sync::Arc<Journal>,
+    /// The client of the connection being called (`None`: a unix-socket client).
+    pub peer: Option<SocketAddr>,
+    /// The number of the entry last recorded, for the faults noted after it (0: none).
+    pub seq: u64,
 }
 
 /// The journal, shared by the workers.
@@ -268,4 +282,70 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
         }
     }
     out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's memory figures (Echo and control, Request journal).
+    #[test]
+    fn memory_is_the_readmes() {
+        assert_eq!(ENTRY_BYTES, 80);
+        let most = MAX_ENTRIES as usize * (8 * 1024 + ENTRY_BYTES);
+        assert_eq!(most / 1_000_000, 827, "{most} bytes");
+    }
+
+    /// The ring keeps the last entries, in order; a fault noted on one that was overwritten
+    /// or cleared changes nothing.
+    #[test]
+    fn the_ring_keeps_the_last_entries() {
+        let j = Journal::new(2, 64);
+        let head = |t: &str| format!("GET {t} HTTP/1.1\r\nHost: a\r\n\r\n");
+        fn rec(h: &str, status: u16) -> Record<'_> {
+            Record {
+                head: h.as_bytes(),
+                peer: None,
+                body_len: 0,
+                status,
+            }
+        }
+        let first = j.record(&rec(&head("/1"), 200));
+        j.record(&rec(&head("/2"), 404));
+        let third = j.record(&rec(&head("/3"), 200));
+        j.add_fault(first, FaultKind::Error);
+        j.add_fault(third, FaultKind::Latency);
+        let mut out = Vec::new();
+        j.render(&mut out);
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.starts_with("{\"capacity\":2,\"recorded\":3,\"entries\":[{\"seq\":2,"), "{s}");
+        assert!(s.contains("\"target\":\"/3\""), "{s}");
+        assert!(s.contains("\"status\":200,\"faults\":[\"latency\"]}]}\n"), "{s}");
+        assert!(!s.contains("\"/1\"") && !s.contains("error"), "{s}");
+        j.clear();
+        j.add_fault(third, FaultKind::Error);
+        let mut out = Vec::new();
+        j.render(&mut out);
+        assert_eq!(out, b"{\"capacity\":2,\"recorded\":3,\"entries\":[]}\n");
+    }
+
+    /// A head longer than its slot is cut to it; bytes that are not UTF-8 are escaped.
+    #[test]
+    fn heads_are_bounded_and_escaped() {
+        let j = Journal::new(1, 40);
+        let h = b"GET /\xff\"q HTTP/1.1\r\nX: \x01\r\nLong: aaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+        j.record(&Record {
+            head: h,
+            peer: Some("127.0.0.1:9".parse().unwrap()),
+            body_len: 3,
+            status: 0,
+        });
+        let mut out = Vec::new();
+        j.render(&mut out);
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("\"client\":\"127.0.0.1:9\""), "{s}");
+        assert!(s.contains("\"target\":\"/\\u00ff\\\"q\""), "{s}");
+        assert!(s.contains("[\"X\",\"\\u0001\"]"), "{s}");
+        assert!(s.contains("\"body_length\":3,\"status\":null"), "{s}");
+    }
 }

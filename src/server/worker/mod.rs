@@ -221,8 +221,8 @@ impl Worker {
             self.now_us,
             self.drain_deadline.is_some(),
         );
-        if env.features.journal.is_some() {
-            env.features.peer = slot.peer;
+        if let Some(j) = env.features.journal.as_deref_mut() {
+            j.peer = slot.peer;
         }
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {

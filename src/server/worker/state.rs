@@ -8,7 +8,7 @@ use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
 use crate::conn::{Connection, Env, Features, LogSink, Pool, Settings};
 use crate::fault::WorkerFaults;
-use crate::journal::Journal;
+use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::server::log::AccessLog;
 use crate::server::setup::WorkerSetup;
@@ -41,7 +41,7 @@ pub(super) struct EnvParts {
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
-    pub(super) journal: Option<Arc<Journal>>,
+    pub(super) journal: Option<Recorder>,
 }
 
 impl EnvParts {
@@ -62,9 +62,7 @@ impl EnvParts {
                 access_log: self.log.as_mut(),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
-                journal: self.journal.as_deref(),
-                peer: None,
-                journal_seq: 0,
+                journal: self.journal.as_mut(),
             },
         }
     }
@@ -166,7 +164,11 @@ impl Worker {
                 stats: Stats::default(),
                 log: setup.access_log.then(Vec::new),
                 faults: setup.faults,
-                journal: setup.journal,
+                journal: setup.journal.map(|journal| Recorder {
+                    journal,
+                    peer: None,
+                    seq: 0,
+                }),
             },
             accepted: 0,
             idle_closed_at_limit: 0,
