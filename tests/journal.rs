@@ -117,7 +117,15 @@ fn curl_requests_and_refusals_are_journaled() {
             "--journal-path",
             "/j",
         ]);
-        for extra in [&["--data-binary", "hello"][..], &["-H", "Transfer-Encoding: chunked", "--data-binary", "abcdef"]] {
+        for extra in [
+            &["--data-binary", "hello"][..],
+            &[
+                "-H",
+                "Transfer-Encoding: chunked",
+                "--data-binary",
+                "abcdef",
+            ],
+        ] {
             let o = Command::new("curl")
                 .args(["-s", "-o", "/dev/null", "-H", "X-From: curl"])
                 .args(extra)
@@ -126,9 +134,20 @@ fn curl_requests_and_refusals_are_journaled() {
                 .unwrap();
             assert!(o.status.success());
         }
-        let refused = exchange(p.addr, b"GET /bad HTTP/1.1\r\nHost: t\r\nBad Name: x\r\n\r\n");
-        assert!(refused.starts_with(b"HTTP/1.1 400 "), "{}", String::from_utf8_lossy(&refused));
-        let o = Command::new("curl").args(["-s"]).arg(p.url("/j")).output().unwrap();
+        let refused = exchange(
+            p.addr,
+            b"GET /bad HTTP/1.1\r\nHost: t\r\nBad Name: x\r\n\r\n",
+        );
+        assert!(
+            refused.starts_with(b"HTTP/1.1 400 "),
+            "{}",
+            String::from_utf8_lossy(&refused)
+        );
+        let o = Command::new("curl")
+            .args(["-s"])
+            .arg(p.url("/j"))
+            .output()
+            .unwrap();
         let check = r#"
 import json, sys
 j = json.loads(sys.stdin.buffer.read())
@@ -165,9 +184,15 @@ fn bad_journal_options_are_refused() {
     for (args, names) in [
         (&["--journal", "10"][..], "--journal"),
         (&["--journal", "0", "--journal-path", "/j"], "--journal"),
-        (&["--journal", "100001", "--journal-path", "/j"], "--journal"),
+        (
+            &["--journal", "100001", "--journal-path", "/j"],
+            "--journal",
+        ),
         (&["--journal", "5", "--journal-path", "j"], "--journal-path"),
-        (&["--journal", "5", "--journal-path", "/j", "--echo", "/j"], "/j"),
+        (
+            &["--journal", "5", "--journal-path", "/j", "--echo", "/j"],
+            "/j",
+        ),
     ] {
         let o = Command::new(bin()).args(args).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);

@@ -8,8 +8,8 @@
 use std::net::SocketAddr;
 use std::sync::Mutex;
 
-use crate::fault::FaultKind;
 use crate::echo::Echoed;
+use crate::fault::FaultKind;
 
 /// The most entries `--journal` keeps: with the default head limit (8 KiB), at most about
 /// 826 MB of address space, touched only as entries are written.
@@ -318,9 +318,15 @@ mod tests {
         let mut out = Vec::new();
         j.render(&mut out);
         let s = String::from_utf8(out).unwrap();
-        assert!(s.starts_with("{\"capacity\":2,\"recorded\":3,\"entries\":[{\"seq\":2,"), "{s}");
+        assert!(
+            s.starts_with("{\"capacity\":2,\"recorded\":3,\"entries\":[{\"seq\":2,"),
+            "{s}"
+        );
         assert!(s.contains("\"target\":\"/3\""), "{s}");
-        assert!(s.contains("\"status\":200,\"faults\":[\"latency\"]}]}\n"), "{s}");
+        assert!(
+            s.contains("\"status\":200,\"faults\":[\"latency\"]}]}\n"),
+            "{s}"
+        );
         assert!(!s.contains("\"/1\"") && !s.contains("error"), "{s}");
         j.clear();
         j.add_fault(third, FaultKind::Error);

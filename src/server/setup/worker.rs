@@ -40,8 +40,12 @@ impl Canned {
             ));
         }
         // Taken whole now, so that recording allocates nothing.
-        let journal = (config.journal > 0)
-            .then(|| Arc::new(Journal::new(config.journal as usize, config.limits.max_head)));
+        let journal = (config.journal > 0).then(|| {
+            Arc::new(Journal::new(
+                config.journal as usize,
+                config.limits.max_head,
+            ))
+        });
         Ok(Canned {
             responses,
             counter_routes,
