@@ -113,8 +113,14 @@ impl Worker {
             conn: Conn::new(self.now_us),
             interest: Interest::READ,
             armed_us: u64::MAX,
-            peer,
         });
+        if self.parts.journal.is_some() {
+            // Grown with the slots, so that a steady number of connections allocates nothing.
+            if self.peers.len() <= k {
+                self.peers.resize(k + 1, None);
+            }
+            self.peers[k] = peer;
+        }
         self.conns += 1;
         self.accepted += 1;
         self.silent += 1;

@@ -222,7 +222,7 @@ impl Worker {
             self.drain_deadline.is_some(),
         );
         if let Some(j) = env.features.journal.as_deref_mut() {
-            j.peer = slot.peer;
+            j.peer = self.peers.get(k).copied().flatten();
         }
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {

@@ -30,8 +30,6 @@ pub(super) struct Slot {
     /// This connection's entry in the worker's deadlines (µs; `u64::MAX`: none), kept here so
     /// that the check after every event reads no heap.
     pub(super) armed_us: u64,
-    /// `--journal`: the client's address (`None` without the journal, or for a unix socket).
-    pub(super) peer: Option<std::net::SocketAddr>,
 }
 
 /// What a connection's socket is registered for.

@@ -81,6 +81,9 @@ pub(crate) struct Worker {
     pub(super) at_limit: bool,
     pub(super) limit_recheck_at: u64,
     pub(super) slots: Vec<Option<Slot>>,
+    /// `--journal`: each slot's client address (`None`: a unix-socket client), kept apart so
+    /// that a slot stays small; empty without the journal.
+    pub(super) peers: Vec<Option<std::net::SocketAddr>>,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
     pub(super) deadlines: Deadlines,
@@ -153,6 +156,7 @@ impl Worker {
             at_limit: false,
             limit_recheck_at: 0,
             slots: Vec::new(),
+            peers: Vec::new(),
             free: Vec::new(),
             conns: 0,
             deadlines: Deadlines::default(),
