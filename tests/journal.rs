@@ -178,6 +178,57 @@ print("ok")
     }
 }
 
+/// The `--health` path and the journal's own are not recorded; a latency fault and a
+/// `--mutate-id` variant (which has no status) are named.
+#[test]
+fn health_faults_and_variants_in_the_journal() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal-path",
+            "/_j",
+            "--health",
+            "/h",
+            "--route",
+            "/slow=200:slow",
+            "--fault",
+            "/slow=latency:10ms",
+            "--mutate-id",
+            "cl-missing",
+            "--no-date",
+        ]);
+        python(
+            &p,
+            r#"
+import http.client, json, socket
+def get(path):
+    c = http.client.HTTPConnection("127.0.0.1", {port})
+    c.request("GET", path)
+    r = c.getresponse(); b = r.read(); c.close()
+    return r.status, b
+assert get("/h") == (200, b"ok")
+assert get("/slow") == (200, b"slow")
+s = socket.create_connection(("127.0.0.1", {port}))
+s.sendall(b"GET /m HTTP/1.1\r\nHost: t\r\n\r\n")
+assert s.recv(65536).startswith(b"HTTP/1.1 200")
+s.close()
+st, b = get("/_j")
+j = json.loads(b)
+assert j["capacity"] == 1000, j
+e = j["entries"]
+assert [x["target"] for x in e] == ["/slow", "/m"], e
+assert e[0]["faults"] == ["latency"] and e[0]["status"] == 200, e[0]
+assert e[1]["faults"] == ["mutate=cl-missing"] and e[1]["status"] is None, e[1]
+print("ok")
+"#,
+        );
+    }
+}
+
 /// The options' errors: one line naming the flag, exit 2.
 #[test]
 fn bad_journal_options_are_refused() {
