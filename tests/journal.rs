@@ -229,6 +229,58 @@ print("ok")
     }
 }
 
+/// A unix-socket client has no address: `client` is `null`; a TCP client's beside it has its
+/// own.
+#[test]
+fn a_unix_socket_client_is_null() {
+    if !have("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("canned-journal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join("s");
+    let listen = format!("unix:{}", sock.display());
+    let p = Proc::start(&[
+        "--listen",
+        &listen,
+        "--journal",
+        "5",
+        "--journal-path",
+        "/j",
+    ]);
+    let script = r#"
+import json, socket, sys
+u = socket.socket(socket.AF_UNIX)
+u.connect(sys.argv[1])
+u.sendall(b"GET /over-unix HTTP/1.1\r\nHost: u\r\nConnection: close\r\n\r\n")
+while u.recv(65536): pass
+t = socket.create_connection(("127.0.0.1", {port}))
+t.sendall(b"GET /j HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+d = b""
+while True:
+    k = t.recv(65536)
+    if not k: break
+    d += k
+e = json.loads(d.split(b"\r\n\r\n", 1)[1])["entries"]
+assert [x["target"] for x in e] == ["/over-unix"] and e[0]["client"] is None, e
+print("ok")
+"#
+    .replace("{port}", &p.addr.port().to_string());
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .arg(&sock)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    drop(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The options' errors: one line naming the flag, exit 2.
 #[test]
 fn bad_journal_options_are_refused() {
