@@ -88,6 +88,8 @@ pub mod config;
 #[cfg(feature = "server")]
 pub mod conn;
 #[cfg(feature = "server")]
+pub mod control;
+#[cfg(feature = "server")]
 pub mod echo;
 #[cfg(feature = "server")]
 pub mod fault;

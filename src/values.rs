@@ -28,6 +28,15 @@ pub fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
 /// when the value is over `u64::MAX` bytes.
 #[inline(never)]
 pub fn size(v: &str) -> Result<Option<u64>, String> {
+    match size_bytes(v) {
+        Some(n) => Ok(n),
+        None => Err(format!("{v:?} is not a size like 512, 64K or 1MiB")),
+    }
+}
+
+/// [`size`] without an error text, so that a request's control is read without allocating:
+/// `None` when `v` is not a size, `Some(None)` when it is over `u64::MAX` bytes.
+pub fn size_bytes(v: &str) -> Option<Option<u64>> {
     let (digits, unit) = v.split_at(leading(v, |b| b.is_ascii_digit()));
     let shift = match unit {
         "" | "B" => 0,
@@ -37,12 +46,14 @@ pub fn size(v: &str) -> Result<Option<u64>, String> {
         _ => 64,
     };
     if digits.is_empty() || shift >= 64 {
-        return Err(format!("{v:?} is not a size like 512, 64K or 1MiB"));
+        return None;
     }
-    Ok(digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift)))
+    Some(
+        digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(1 << shift)),
+    )
 }
 
 /// The length of the longest start of `v` whose bytes are all `class`.
@@ -52,18 +63,21 @@ fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
 
 /// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds.
 pub fn duration(v: &str) -> Result<u64, String> {
-    let bad = || format!("{v:?} is not a positive duration like 10s, 500ms or 2m");
+    duration_ms(v).ok_or_else(|| format!("{v:?} is not a positive duration like 10s, 500ms or 2m"))
+}
+
+/// [`duration`] without an error text (`None` when `v` is not one), so that a request's
+/// control is read without allocating.
+pub fn duration_ms(v: &str) -> Option<u64> {
     let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
     let mult: u64 = match unit {
         "ms" => 1,
         "s" | "" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
-        _ => return Err(bad()),
+        _ => return None,
     };
-    scaled(num, mult)
-        .filter(|&ms| ms > 0 && ms < 1 << 48)
-        .ok_or_else(bad)
+    scaled(num, mult).filter(|&ms| ms > 0 && ms < 1 << 48)
 }
 
 /// `0.1`, `1`, `0`, `.5` or `10%`, in millionths, so that the value is exact.
@@ -82,7 +96,7 @@ pub fn fraction(v: &str) -> Result<u32, String> {
 /// A decimal `12`, `1.5` or `.25` (at most six digits after the point) times `scale`, rounded
 /// down; `None` when it is not one or overflows. The one decimal grammar of durations and rates,
 /// without floating point (which would add its tables to the binary).
-fn scaled(num: &str, scale: u64) -> Option<u64> {
+pub fn scaled(num: &str, scale: u64) -> Option<u64> {
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {

@@ -29,6 +29,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("echo", 1),
     // The canned bytes: specs, formatting, routes, Date, `Responses`, built from plain inputs.
     ("response", 2),
+    // `--control`: what a request asks for, read from its head without allocating.
+    ("control", 2),
     // Faults: the seeded generator, sampling, spec types, the `--fault` grammar, worker state.
     ("fault", 3),
     // Counters, `Timeout`, `Summary`, and their JSON and Prometheus renderings.

@@ -32,6 +32,7 @@ complete -c canned -l metrics -x -d 'Answer PATH with the same counters in Prome
 complete -c canned -l echo -x -d 'Answer PATH with the request as parsed'
 complete -c canned -l journal -x -d 'Keep the last N requests'
 complete -c canned -l journal-path -x -d 'Answer PATH with the --journal'
+complete -c canned -l control -d 'Let a request choose its answer'
 complete -c canned -l fault -x -d 'Misbehave on PATH'
 complete -c canned -l seed -x -d 'Seed of the fault delays, error shares and garbage'
 complete -c canned -l mutate -d 'Answer each request on a path without a route with the next malformed response of the catalogue'

@@ -371,6 +371,14 @@ impl Config {
                 return Err(ArgError(both));
             }
         }
+        // `--control` answers go-httpbin's echo paths with the JSON echo, where no route does.
+        if c.control {
+            for path in crate::control::HTTPBIN_ECHO_PATHS {
+                if !c.routes[1..].iter().any(|r| r.path == *path) {
+                    add_echo(&mut c, path).map_err(ArgError)?;
+                }
+            }
+        }
         // `--mutate` answers the paths without a route, as `--echo *` does.
         if let (Some(echo), Some(mutate)) = (
             given.iter().find(|g| {

@@ -139,6 +139,8 @@ pub struct Config {
     /// `--journal-path PATH`: answer the journal as JSON on PATH (an echo route), clear it
     /// on DELETE.
     pub journal_path: Option<String>,
+    /// `--control`: a request may choose its answer.
+    pub control: bool,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
 }
@@ -186,6 +188,7 @@ impl Default for Config {
             metrics: None,
             seed: DEFAULT_SEED,
             mutate: None,
+            control: false,
         }
     }
 }

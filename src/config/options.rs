@@ -60,6 +60,7 @@ pub(super) enum Toggle {
     AccessLog,
     Quiet,
     Mutate,
+    Control,
 }
 
 impl Toggle {
@@ -71,6 +72,7 @@ impl Toggle {
             Toggle::AccessLog => c.access_log = true,
             Toggle::Quiet => c.quiet = true,
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
+            Toggle::Control => c.control = true,
         }
     }
 }
@@ -545,6 +547,15 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Path(Text::JournalPath),
         "Answer PATH with the --journal (default 1000 requests) as JSON,\n\
          oldest first; DELETE on PATH clears it"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--control",
+        "CANNED_CONTROL",
+        ValueKind::Switch(Toggle::Control),
+        "Let a request choose its answer (for test networks): query\n\
+         parameters or X-Canned-Control: status=503;delay=250ms;bytes=1MiB;\n\
+         fault=latency:D, stall, truncate:N or reset:N"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(

@@ -34,4 +34,9 @@ pub struct Switches {
     pub delay_us: u64,
     /// Some route echoes the request (`--echo`).
     pub echo: bool,
+    /// A request may choose its answer (`--control`).
+    pub control: bool,
+    /// `echo` or `control`: a complete head goes the cold way, which looks at both, so that
+    /// the plain path tests one switch.
+    pub by_request: bool,
 }

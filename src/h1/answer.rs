@@ -81,6 +81,7 @@ impl WorkArea {
         if env.settings.switches.echo {
             self.drop_echo(env.responses);
         }
+        self.control = None;
         let logged = match self.pending.take() {
             Some(p) => p.logged,
             // No request head was complete: log it with unknown fields.

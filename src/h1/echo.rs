@@ -33,6 +33,9 @@ impl Conn {
         settings: &Settings,
         env: &mut Env<'_>,
     ) {
+        if settings.switches.control && self.start_control(b, head, env) {
+            return;
+        }
         let Some(p) = b.pending.filter(|p| env.responses.echoes(p.route as usize)) else {
             if b.body == Body::None {
                 self.respond(b, env);
@@ -67,7 +70,7 @@ impl Conn {
     /// path tests one switch.
     #[inline(always)]
     pub(super) fn respond_after_body(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if env.settings.switches.echo {
+        if env.settings.switches.by_request {
             self.respond_echo_or_not(b, env);
         } else {
             self.respond(b, env);
@@ -77,7 +80,10 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn respond_echo_or_not(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if b.pending
+        if let Some(c) = b.control.take() {
+            self.respond_control(b, c, env);
+        } else if b
+            .pending
             .is_some_and(|p| env.responses.echoes(p.route as usize))
         {
             self.respond_echo(b, env);

@@ -18,9 +18,11 @@
 //! By concern: `state` (the types), `request` (parsing, skipping bodies), `answer` (the
 //! response to a request, error responses), `faults` (applying a fault plan), `drip` (pieces
 //! of a dripped response), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
-//! request kept and written back, `--echo`). Every change of phase is made in this file.
+//! request kept and written back, `--echo`), `control` (an answer a request chose,
+//! `--control`). Every change of phase is made in this file.
 
 mod answer;
+mod control;
 mod deadline;
 mod drip;
 mod echo;
@@ -159,6 +161,7 @@ impl Connection for Conn {
                         Refill::None
                     };
                 }
+                Refill::Filler { left } => b.refill_filler(left, env),
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)

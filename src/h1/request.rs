@@ -145,7 +145,7 @@ impl Conn {
                             if req.expect_continue && !env.settings.switches.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
-                            if settings.switches.echo {
+                            if settings.switches.by_request {
                                 let head = &buf[at - req.head_len..at];
                                 self.start_echo_or_respond(b, head, settings, env);
                             } else if b.body == Body::None {

@@ -5,6 +5,7 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::conn::{Pooled, Settings};
+use crate::control::Control;
 use crate::echo::ChunkWalk;
 use crate::fault::Drip;
 use crate::parser::Parser;
@@ -83,6 +84,8 @@ pub(super) enum Refill {
     /// work area, not flushed yet) then holds later requests back, and the plain path tests
     /// nothing more.
     Paced,
+    /// `--control`'s `bytes=N`: `left` more bytes of the filler block, repeated.
+    Filler { left: u64 },
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -128,6 +131,9 @@ pub struct WorkArea {
     pub(super) journal_body: u64,
     /// `--journal`: the request being answered is to be recorded.
     pub(super) journaled: bool,
+    /// `--control`: what the pending request asked for (or what is wrong with it), until it
+    /// is answered.
+    pub(super) control: Option<Result<Control, &'static str>>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -209,6 +215,7 @@ impl Pooled for WorkArea {
             journal_head: Vec::new(),
             journal_body: 0,
             journaled: false,
+            control: None,
         }
     }
 
@@ -234,6 +241,7 @@ impl Pooled for WorkArea {
         self.echo = EchoCapture::default();
         self.journal_head.clear();
         self.journaled = false;
+        self.control = None;
     }
 
     fn shed(&mut self) {

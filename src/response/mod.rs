@@ -60,6 +60,8 @@ pub struct Responses {
     echo: Vec<(u16, EchoFormat)>,
     /// `--journal-path`: the echo route that answers the journal instead (`u16::MAX`: none).
     journal: u16,
+    /// `--control`: the block a `bytes=N` body is cut from, repeated (empty without it).
+    filler: Arc<[u8]>,
 }
 
 /// The methods a route answers.
@@ -128,6 +130,7 @@ impl Responses {
             methods: None,
             echo: Vec::new(),
             journal: u16::MAX,
+            filler: Arc::from(&[][..]),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -460,6 +463,63 @@ impl Responses {
             .position(|&c| c == b'\r')
             .map_or(rest.len(), |i| at + i);
         out.extend_from_slice(&rest[end..]);
+    }
+
+    /// Append the head of route `route` in `form` with status `status` instead of its own, and
+    /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
+    /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
+    /// answer a request chose (`--control`). Out of the plain path: the lines are found here.
+    pub fn append_status_head(
+        &self,
+        route: usize,
+        status: u16,
+        form: KeepAliveForm,
+        length: Option<&[u8]>,
+        out: &mut Vec<u8>,
+    ) {
+        const LENGTH: &[u8] = b"Content-Length: ";
+        let f = &self.routes[route];
+        let line_end = f
+            .start
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        out.extend_from_slice(b"HTTP/1.1 ");
+        out.extend_from_slice(&[100, 10, 1].map(|d| b'0' + (status / d % 10) as u8));
+        out.push(b' ');
+        out.extend_from_slice(reason(status).as_bytes());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&f.start[line_end..]);
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        let mut sized = false;
+        for line in rest.split_inclusive(|&c| c == b'\n') {
+            let last = line == b"\r\n";
+            if line.starts_with(LENGTH) || (last && !sized) {
+                if let Some(length) = length.filter(|_| !sized) {
+                    out.extend_from_slice(LENGTH);
+                    out.extend_from_slice(length);
+                    out.extend_from_slice(b"\r\n");
+                    sized = true;
+                }
+                if !last {
+                    continue;
+                }
+            }
+            if length.is_none() && line.starts_with(b"Content-Type: ") {
+                continue;
+            }
+            out.extend_from_slice(line);
+        }
+    }
+
+    /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.
+    pub fn set_filler(&mut self, block: Arc<[u8]>) {
+        self.filler = block;
+    }
+
+    /// The filler block of `bytes=N` bodies (empty without `--control`).
+    pub fn filler(&self) -> &[u8] {
+        &self.filler
     }
 
     /// The head of route `route` in `form`, in one piece (a copy: the response path

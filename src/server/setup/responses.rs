@@ -32,10 +32,20 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
             responses.set_journal(i);
         }
     }
+    if config.control {
+        responses.set_filler(filler());
+    }
     responses.set_route_methods(config.routes.iter().map(|r| r.method.as_deref()));
     if !config.methods.is_empty() {
         let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
         responses.accept_only(&methods);
     }
     (responses, counter_routes)
+}
+
+/// `--control`'s filler block, 64 KiB of printable bytes that a `bytes=N` body is cut from,
+/// repeated: made once, shared by every worker.
+fn filler() -> std::sync::Arc<[u8]> {
+    const LINE: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\r\n";
+    LINE.iter().copied().cycle().take(64 * 1024).collect()
 }

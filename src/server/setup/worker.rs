@@ -133,6 +133,8 @@ fn settings(config: &Config) -> Settings {
             raw_close: config.raw_close,
             delay_us: config.delay.saturating_mul(US_PER_MS),
             echo: config.routes.iter().any(|r| r.echo.is_some()),
+            control: config.control,
+            by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
         },
     }
 }

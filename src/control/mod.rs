@@ -1,0 +1,389 @@
+//! `--control`: a request chooses its answer, by query parameters (`?status=503&delay=250ms`)
+//! and by one header field (`X-Canned-Control: status=503;delay=250ms`), in the grammar of the
+//! flags: a status, a delay, a body of N bytes, and a delivery fault. Read from the head's
+//! bytes as the parser validated them, without allocating: an error is a static text naming
+//! what is wrong, for the 400 it answers.
+
+use crate::values::{duration_ms, scaled, size_bytes};
+
+/// The request header field that carries a control (matched without regard to case).
+pub const HEADER: &[u8] = b"x-canned-control";
+
+/// The longest delay a request may ask for (ms), as for the flags: 1 h.
+pub const MAX_DELAY_MS: u64 = 3_600_000;
+
+/// The largest body a request may ask for (bytes), as for the flags: 1 GiB.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// The longest value read (after percent-decoding); a longer one is refused.
+const MAX_VALUE: usize = 64;
+
+/// What a request asked for. Fields it did not name are `None` (or 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Control {
+    /// `status=CODE` (200 to 599).
+    pub status: Option<u16>,
+    /// `delay=D`, plus `fault=latency:D`: the answer is held this long (ms).
+    pub delay_ms: u64,
+    /// `bytes=SIZE`: the body is this many filler bytes.
+    pub bytes: Option<u64>,
+    /// `fault=stall`, `fault=truncate:N`, `fault=reset:N`.
+    pub delivery: Option<Delivery>,
+    /// A `fault=latency:D` was given (counted and logged as a latency fault).
+    pub latency: bool,
+}
+
+/// How a controlled answer is delivered, when a fault changes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// Read the request, never answer.
+    Stall,
+    /// The first bytes of the answer, then FIN.
+    Truncate(Cut),
+    /// The first bytes of the answer, then RST.
+    Reset(Cut),
+}
+
+/// How much of an answer a truncate or reset fault lets through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// The first N bytes.
+    Bytes(u64),
+    /// The first N percent (0 to 100), rounded down.
+    Percent(u8),
+}
+
+impl Cut {
+    /// Bytes to send of an answer `total` bytes long.
+    pub fn keep(self, total: u64) -> u64 {
+        match self {
+            Cut::Bytes(n) => total.min(n),
+            Cut::Percent(p) => total * u64::from(p) / 100,
+        }
+    }
+}
+
+/// The control of the request whose head is `head` (its bytes, as the parser accepted them):
+/// `Ok(None)` when it names none (no known query parameter, no control field and, with
+/// `paths`, no httpbin path), else what it asks for, or the one-line text of what is wrong.
+/// `draw` is a random number, for a weighted list of statuses.
+pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>, &'static str> {
+    let mut c = Control::default();
+    let mut any = false;
+    let mut lines = head.split(|&b| b == b'\n');
+    let request_line = loop {
+        match lines.next() {
+            // Empty lines before the request line (RFC 9112 §2.2).
+            Some(l) if l.is_empty() || l == b"\r" => continue,
+            Some(l) => break l,
+            None => return Ok(None),
+        }
+    };
+    if paths {
+        if let Some(path) = path_of(request_line) {
+            any = httpbin_path(&mut c, path, draw)?;
+        }
+    }
+    if let Some(query) = query_of(request_line) {
+        for pair in query.split(|&b| b == b'&') {
+            let (name, value) = split_once(pair, b'=');
+            if let Some(name) = known(name) {
+                set(&mut c, name, value, true)?;
+                any = true;
+            }
+        }
+    }
+    for line in lines {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let (name, value) = split_once(line, b':');
+        if !name.eq_ignore_ascii_case(HEADER) {
+            continue;
+        }
+        any = true;
+        for pair in value.split(|&b| b == b';') {
+            let pair = pair.trim_ascii();
+            if pair.is_empty() {
+                continue;
+            }
+            let (name, value) = split_once(pair, b'=');
+            let Some(name) = known(name) else {
+                return Err("control: unknown parameter (status, delay, bytes or fault)");
+            };
+            set(&mut c, name, value, false)?;
+        }
+    }
+    Ok(any.then_some(c))
+}
+
+/// The query of the request line's target (after its first `?`), if any.
+fn query_of(line: &[u8]) -> Option<&[u8]> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let sp = line.iter().position(|&b| b == b' ')?;
+    let rest = &line[sp + 1..];
+    let target = &rest[..rest.iter().position(|&b| b == b' ').unwrap_or(rest.len())];
+    let q = target.iter().position(|&b| b == b'?')?;
+    Some(&target[q + 1..])
+}
+
+/// The path of the request line's target (before any `?`), for an origin-form target.
+fn path_of(line: &[u8]) -> Option<&[u8]> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let sp = line.iter().position(|&b| b == b' ')?;
+    let rest = &line[sp + 1..];
+    let target = &rest[..rest.iter().position(|&b| b == b' ').unwrap_or(rest.len())];
+    let path = &target[..target
+        .iter()
+        .position(|&b| b == b'?')
+        .unwrap_or(target.len())];
+    path.starts_with(b"/").then_some(path)
+}
+
+/// go-httpbin's paths that echo the request, answered with `--echo`'s JSON where no route of
+/// their own answers.
+pub const HTTPBIN_ECHO_PATHS: [&str; 5] = ["/anything", "/get", "/post", "/headers", "/ip"];
+
+/// The largest body an httpbin path may ask for: go-httpbin's default `MaxBodySize`, 1 MiB.
+pub const HTTPBIN_MAX_BYTES: u64 = 1 << 20;
+
+/// The longest delay an httpbin path may ask for: go-httpbin's default `MaxDuration`, 10 s.
+pub const HTTPBIN_MAX_DELAY_MS: u64 = 10_000;
+
+/// The most choices in a weighted `/status/` list.
+const MAX_CHOICES: usize = 16;
+
+/// go-httpbin's paths (`httpbin/handlers.go` in mccutchen/go-httpbin): `/status/CODE` or a
+/// weighted list `/status/200:0.7,500:0.3`, `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`.
+/// Returns whether `path` is one of them.
+fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'static str> {
+    let Some((name, arg)) = path[1..]
+        .iter()
+        .position(|&b| b == b'/')
+        .map(|i| (&path[1..i + 1], &path[i + 2..]))
+    else {
+        return Ok(false);
+    };
+    let mut buf = [0u8; MAX_VALUE];
+    let arg = percent_decode(arg, &mut buf)
+        .and_then(|v| core::str::from_utf8(v).ok())
+        .ok_or("httpbin: the path's value is too long or not text")?;
+    match name {
+        b"status" => {
+            c.status = Some(weighted_status(arg, draw)?);
+            c.bytes = Some(0);
+        }
+        b"delay" => {
+            c.delay_ms = seconds(arg)
+                .filter(|&ms| ms <= HTTPBIN_MAX_DELAY_MS)
+                .ok_or("httpbin: delay must be seconds (like 1.5) or a duration (like 250ms), at most 10s")?;
+        }
+        b"bytes" | b"stream-bytes" => {
+            let n = match whole(arg) {
+                Some(n) if n <= HTTPBIN_MAX_BYTES => n,
+                _ => return Err("httpbin: the byte count must be from 0 to 1048576"),
+            };
+            c.bytes = Some(n);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `503`, or `200:0.7,500:0.3` (a weight defaults to 1; weights need not sum to 1), chosen by
+/// `draw` in proportion to the weights, as go-httpbin's `weightedRandomChoice`.
+fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
+    const BAD: &str =
+        "httpbin: status must be a code from 200 to 599, or a list like 200:0.7,500:0.3";
+    let mut choices = [(0u16, 0u64); MAX_CHOICES];
+    let mut n = 0;
+    let mut total = 0u64;
+    for pair in arg.split(',') {
+        let (code, weight) = match pair.split_once(':') {
+            Some((c, w)) => (c, decimal_millionths(w).ok_or(BAD)?),
+            None => (pair, 1_000_000),
+        };
+        let code = status_code(code).ok_or(BAD)?;
+        *choices
+            .get_mut(n)
+            .ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
+        n += 1;
+        total = total.saturating_add(weight);
+    }
+    if total == 0 {
+        return Err(BAD);
+    }
+    let mut at = draw % total;
+    for &(code, weight) in &choices[..n] {
+        if at < weight {
+            return Ok(code);
+        }
+        at -= weight;
+    }
+    Err(BAD)
+}
+
+/// A decimal `0.7`, `2` or `.25` (at most six places) in millionths: the flags' grammar of
+/// rates and durations.
+fn decimal_millionths(v: &str) -> Option<u64> {
+    scaled(v, 1_000_000)
+}
+
+/// go-httpbin's duration: a Go duration (`250ms`, `1.5s`, `2m`), or seconds (`1.5`), in ms.
+fn seconds(v: &str) -> Option<u64> {
+    if let Some(ms) = decimal_millionths(v) {
+        return Some(ms / 1_000);
+    }
+    millis(v)
+}
+
+/// A whole number of decimal digits only (no sign), `None` when it is not one or overflows: one
+/// copy for every number a control reads.
+#[inline(never)]
+fn whole(v: &str) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.bytes().try_fold(0u64, |n, b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?
+    })
+}
+
+/// A status code of three digits, from 200 to 599.
+fn status_code(v: &str) -> Option<u16> {
+    whole(v)
+        .filter(|s| (200..=599).contains(s) && v.len() == 3)
+        .map(|s| s as u16)
+}
+
+fn split_once(s: &[u8], byte: u8) -> (&[u8], &[u8]) {
+    match s.iter().position(|&b| b == byte) {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, &[]),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Name {
+    Status,
+    Delay,
+    Bytes,
+    Fault,
+}
+
+fn known(name: &[u8]) -> Option<Name> {
+    match name {
+        b"status" => Some(Name::Status),
+        b"delay" => Some(Name::Delay),
+        b"bytes" => Some(Name::Bytes),
+        b"fault" => Some(Name::Fault),
+        _ => None,
+    }
+}
+
+/// Read `raw` (percent-decoded when it comes from the query) as `name`'s value into `c`.
+fn set(c: &mut Control, name: Name, raw: &[u8], query: bool) -> Result<(), &'static str> {
+    let mut buf = [0u8; MAX_VALUE];
+    let v = if query {
+        percent_decode(raw, &mut buf)
+    } else if raw.len() <= MAX_VALUE {
+        Some(raw)
+    } else {
+        None
+    };
+    let v = v
+        .and_then(|v| core::str::from_utf8(v).ok())
+        .ok_or("control: a value is too long or not text")?;
+    match name {
+        Name::Status => {
+            c.status = Some(status_code(v).ok_or("control: status must be a code from 200 to 599")?)
+        }
+        Name::Delay => c.delay_ms = millis(v).ok_or(BAD_DELAY)?,
+        Name::Bytes => {
+            c.bytes = Some(match size_bytes(v) {
+                Some(Some(n)) if n <= MAX_BYTES => n,
+                Some(_) => return Err("control: bytes is over 1GiB"),
+                None => return Err("control: bytes must be a size like 512, 64K or 1MiB"),
+            })
+        }
+        Name::Fault => fault(c, v)?,
+    }
+    Ok(())
+}
+
+const BAD_DELAY: &str = "control: delay must be a duration like 250ms, 2s or 1m, at most 1h";
+
+/// A duration of the flags' grammar, at most [`MAX_DELAY_MS`]; `0` too (no delay).
+fn millis(v: &str) -> Option<u64> {
+    if v == "0" {
+        return Some(0);
+    }
+    duration_ms(v).filter(|&ms| ms <= MAX_DELAY_MS)
+}
+
+/// `latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`.
+fn fault(c: &mut Control, v: &str) -> Result<(), &'static str> {
+    let (kind, args) = match v.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (v, None),
+    };
+    match (kind, args) {
+        ("latency", Some(a)) => {
+            c.delay_ms = c.delay_ms.saturating_add(millis(a).ok_or(
+                "control: fault=latency takes one duration, like latency:250ms, at most 1h",
+            )?);
+            c.latency = true;
+        }
+        ("stall", None) => c.delivery = Some(Delivery::Stall),
+        ("truncate", Some(a)) => c.delivery = Some(Delivery::Truncate(cut(a)?)),
+        ("reset", Some(a)) => c.delivery = Some(Delivery::Reset(cut(a)?)),
+        ("drip" | "garbage" | "error", _) => {
+            return Err("control: fault drip, garbage and error are not available per request");
+        }
+        _ => {
+            return Err(
+                "control: fault must be latency:D, stall, truncate:N or N%, or reset:N or N%",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `100` (bytes, the size grammar) or `50%`.
+fn cut(a: &str) -> Result<Cut, &'static str> {
+    if let Some(p) = a.strip_suffix('%') {
+        return match whole(p) {
+            Some(p) if p <= 100 => Ok(Cut::Percent(p as u8)),
+            _ => Err("control: a cut must be a size or a percentage from 0% to 100%"),
+        };
+    }
+    match size_bytes(a) {
+        Some(Some(n)) => Ok(Cut::Bytes(n)),
+        _ => Err("control: a cut must be a size or a percentage from 0% to 100%"),
+    }
+}
+
+/// `%XX` decoded (and `+` as a space, as a form encodes it) into `buf`; `None` when the value
+/// does not fit or an escape is malformed.
+fn percent_decode<'b>(raw: &[u8], buf: &'b mut [u8; MAX_VALUE]) -> Option<&'b [u8]> {
+    let (mut i, mut n) = (0, 0);
+    while i < raw.len() {
+        let b = match raw[i] {
+            b'%' => {
+                let hex = |c: u8| (c as char).to_digit(16);
+                let hi = hex(*raw.get(i + 1)?)?;
+                let lo = hex(*raw.get(i + 2)?)?;
+                i += 2;
+                (hi * 16 + lo) as u8
+            }
+            b'+' => b' ',
+            b => b,
+        };
+        *buf.get_mut(n)? = b;
+        n += 1;
+        i += 1;
+    }
+    Some(&buf[..n])
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,53 @@
+//! Controlled answers allocate nothing in steady state: the control is read from the head
+//! without allocating, its head written into the connection's output buffer, and a `bytes=N`
+//! body cut from the shared filler block. Over keep-alive and pipelined requests, in turn a
+//! plain one, a status by query, a 100,000-byte body, a status and size by header, and a bad
+//! value (400), the process (server and client) makes no allocation at all.
+
+#[path = "common/counting.rs"]
+mod counting;
+
+#[test]
+fn controlled_requests_allocate_nothing() {
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+        "--quiet",
+        "--no-date",
+        "--control",
+    ];
+    let requests: [(&[u8], &[u8]); 5] = [
+        (b"GET / HTTP/1.1\r\nHost: t\r\n\r\n", b"Hello World\n"),
+        (
+            b"GET /?status=503 HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"Hello World\n",
+        ),
+        (
+            b"GET /?bytes=100000 HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"abcdefghij",
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: t\r\nX-Canned-Control: status=201;bytes=5\r\n\r\n",
+            b"abcde",
+        ),
+        (
+            b"GET /?delay=9h HTTP/1.1\r\nHost: t\r\n\r\n",
+            b"control: delay",
+        ),
+    ];
+    let r = counting::count_allocations_per_round(&args, &requests, 700, 30_000);
+    eprintln!(
+        "{} requests in {} rounds over {:?}: {} allocations in {} rounds",
+        r.requests, r.rounds, r.elapsed, r.allocations, r.rounds_allocating
+    );
+    assert_eq!(
+        r.allocations, 0,
+        "{} of {} rounds allocated",
+        r.rounds_allocating, r.rounds
+    );
+    let stats = r.summary.stats;
+    assert!(stats.requests as usize >= r.requests + 700 * 16);
+    assert_eq!(stats.by_status[503], stats.requests / 5);
+}
