@@ -6,7 +6,7 @@
 //! complete and one as a body is read.
 
 use super::Conn;
-use super::log::log_response;
+use super::log::{keep_journal_head, log_response};
 use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
@@ -33,6 +33,10 @@ impl Conn {
         settings: &Settings,
         env: &mut Env<'_>,
     ) {
+        // `--journal` makes its path an echo route, so that the plain path pays nothing more.
+        if env.features.journal.is_some() {
+            keep_journal_head(b, head, env);
+        }
         if settings.switches.control && self.start_control(b, head, env) {
             return;
         }

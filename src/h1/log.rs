@@ -2,11 +2,11 @@
 //! the response is decided, then appended to the loop turn's lines, with a fault's or a
 //! malformed variant's name when one changed the response.
 
-use super::state::{Env, WorkArea};
+use super::state::{Body, Env, WorkArea};
 use crate::conn::ACCESS_LOG_TURN_BYTES;
 use crate::fault::FaultKind;
 use crate::journal::Record;
-use crate::parser::{Framing, Request, Version};
+use crate::parser::{Request, Version};
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
@@ -87,25 +87,25 @@ pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
     }
 }
 
-/// `--journal`: keep the head of a request just parsed (`head`, to `route`) until its
-/// response is decided, unless it asks for the journal itself. Copied into a buffer whose
-/// capacity the pool keeps: nothing is allocated in steady state.
+/// `--journal`: keep the head of the request just parsed (`head`, the pending one) until its
+/// response is decided, unless it asks for the journal itself or the `--health` path; its
+/// response is then logged (recorded). Copied into a buffer whose capacity the pool keeps:
+/// nothing is allocated in steady state.
 #[cold]
 #[inline(never)]
-pub(super) fn keep_journal_head(
-    b: &mut WorkArea,
-    head: &[u8],
-    req: &Request<'_>,
-    route: usize,
-    env: &Env<'_>,
-) {
-    b.journaled = !env.responses.is_journal(route);
+pub(super) fn keep_journal_head(b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
+    let Some(p) = b.pending.as_mut() else {
+        return;
+    };
+    let route = p.route as usize;
+    b.journaled = !env.responses.is_journal(route) && !env.responses.is_health(route);
+    p.logged |= b.journaled;
     b.journal_head.clear();
     if b.journaled {
         b.journal_head.extend_from_slice(head);
     }
-    b.journal_body = match req.framing {
-        Framing::Length(n) => n,
+    b.journal_body = match b.body {
+        Body::Length(n) => n,
         _ => 0,
     };
 }

@@ -4,7 +4,7 @@
 
 use super::Conn;
 use super::echo::{keep_echo_body, keep_echo_chunks};
-use super::log::{keep_journal_head, request_line};
+use super::log::request_line;
 use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
@@ -113,15 +113,10 @@ impl Conn {
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            let logged = (env.features.access_log.is_some()
-                                || env.features.journal.is_some())
+                            let logged = env.features.access_log.is_some()
                                 && !env.responses.is_health(route);
                             if logged {
                                 request_line(&mut b.log_line, &req);
-                                if env.features.journal.is_some() {
-                                    let head = &buf[at - req.head_len..at];
-                                    keep_journal_head(b, head, &req, route, env);
-                                }
                             }
                             b.pending = Some(Pending {
                                 route: route as u16,

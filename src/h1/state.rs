@@ -239,8 +239,6 @@ impl Pooled for WorkArea {
         self.pacing.clear();
         self.log_line.clear();
         self.echo = EchoCapture::default();
-        self.journal_head.clear();
-        self.journaled = false;
         self.control = None;
     }
 
