@@ -97,6 +97,8 @@ pub mod fault;
 pub mod h1;
 pub mod hpack;
 #[cfg(feature = "server")]
+pub mod journal;
+#[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;
 #[cfg(feature = "server")]

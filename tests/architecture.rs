@@ -35,6 +35,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("fault", 3),
     // Counters, `Timeout`, `Summary`, and their JSON and Prometheus renderings.
     ("stats", 4),
+    // `--journal`: the ring of the last requests every worker records into, and its JSON.
+    ("journal", 4),
     // What every protocol's connection shares with the loop: `Env`, `Settings`, buffers, logs.
     ("conn", 5),
     // The HTTP/1 connection state machine.

@@ -134,6 +134,11 @@ pub struct Config {
     /// `--mutate` or `--mutate-id`: answer paths without a route of their own with the
     /// malformed-response catalogue.
     pub mutate: Option<Mutate>,
+    /// `--journal N`: keep the last N requests (0: no journal).
+    pub journal: u64,
+    /// `--journal-path PATH`: answer the journal as JSON on PATH (an echo route), clear it
+    /// on DELETE.
+    pub journal_path: Option<String>,
     /// `--control`: a request may choose its answer.
     pub control: bool,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
@@ -177,6 +182,8 @@ impl Default for Config {
             raw_close: false,
             delay: 0,
             access_log: false,
+            journal: 0,
+            journal_path: None,
             stats: None,
             metrics: None,
             seed: DEFAULT_SEED,

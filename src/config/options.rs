@@ -96,6 +96,7 @@ pub(super) enum Number {
     ShutdownTimeout,
     Delay,
     Seed,
+    Journal,
 }
 
 impl Number {
@@ -116,6 +117,7 @@ impl Number {
             Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
             Number::Delay => c.delay = n,
             Number::Seed => c.seed = n,
+            Number::Journal => c.journal = n,
         }
     }
 }
@@ -129,6 +131,7 @@ pub(super) enum Text {
     Health,
     Stats,
     Metrics,
+    JournalPath,
 }
 
 impl Text {
@@ -140,6 +143,14 @@ impl Text {
             Text::Health => c.routes.push(health_route(v.into())),
             Text::Stats => c.stats = Some(v.into()),
             Text::Metrics => c.metrics = Some(v.into()),
+            Text::JournalPath => {
+                // An echo route, in JSON, that answers the journal instead of the request.
+                let _ = super::grammar::add_echo(c, v);
+                c.journal_path = Some(v.into());
+                if c.journal == 0 {
+                    c.journal = crate::journal::DEFAULT_ENTRIES;
+                }
+            }
         }
     }
 }
@@ -514,6 +525,29 @@ pub(super) static OPTIONS: &[Opt] = &[
          (413 beyond); repeatable"
     )
     .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--journal N",
+        "CANNED_JOURNAL",
+        ValueKind::Count {
+            min: 1,
+            max: crate::journal::MAX_ENTRIES,
+            set: Number::Journal,
+        },
+        "Keep the last N requests (1 to 100000) for --journal-path: time,\n\
+         client, method, target, headers, body length, status, faults"
+    )
+    .related(&[
+        Relation::Needs("--journal-path"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
+    opt!(
+        "--journal-path PATH",
+        "CANNED_JOURNAL_PATH",
+        ValueKind::Path(Text::JournalPath),
+        "Answer PATH with the --journal (default 1000 requests) as JSON,\n\
+         oldest first; DELETE on PATH clears it"
+    )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--control",

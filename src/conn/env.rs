@@ -4,6 +4,7 @@
 use super::pool::Pool;
 use super::settings::Settings;
 use crate::fault::WorkerFaults;
+use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::stats::Stats;
 
@@ -42,6 +43,8 @@ pub struct Features<'a> {
     pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Option<&'a mut WorkerFaults>,
+    /// `--journal`: the worker's way into the ring the workers share, `None` without it.
+    pub journal: Option<&'a mut Recorder>,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
@@ -52,6 +55,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("access_log", &self.access_log)
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
+            .field("journal", &self.journal.is_some())
             .finish()
     }
 }

@@ -85,7 +85,11 @@ impl WorkArea {
         let logged = match self.pending.take() {
             Some(p) => p.logged,
             // No request head was complete: log it with unknown fields.
-            None => env.features.access_log.is_some(),
+            None => {
+                self.journal_head.clear();
+                self.journaled = env.features.journal.is_some();
+                env.features.access_log.is_some() || self.journaled
+            }
         };
         if logged {
             log_response(self, status, env);

@@ -6,11 +6,12 @@
 //! complete and one as a body is read.
 
 use super::Conn;
-use super::log::log_response;
+use super::log::{keep_journal_head, log_response};
 use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
+use crate::journal::Recorder;
 use crate::response::Responses;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
@@ -32,6 +33,10 @@ impl Conn {
         settings: &Settings,
         env: &mut Env<'_>,
     ) {
+        // `--journal` makes its path an echo route, so that the plain path pays nothing more.
+        if env.features.journal.is_some() {
+            keep_journal_head(b, head, env);
+        }
         if settings.switches.control && self.start_control(b, head, env) {
             return;
         }
@@ -117,7 +122,8 @@ impl Conn {
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
         let mut digits = [0u8; 20];
         let form = p.variant(close);
-        if p.head_request {
+        // A HEAD to the journal path: the journal formatted, then dropped after its head.
+        if p.head_request && !env.responses.is_journal(route) {
             let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
             env.responses
                 .append_sized_head(route, form, length, &mut b.out);
@@ -125,7 +131,16 @@ impl Conn {
             // Written once, then its head after it, turned to the front: a move of the bytes
             // costs less than the measuring pass that would put the head first.
             let start = b.out.len();
-            render(format, &echoed, &mut b.out);
+            let journal = env.features.journal.as_deref();
+            match journal.filter(|_| env.responses.is_journal(route)) {
+                Some(Recorder { journal: j, .. }) => {
+                    if echoed.request_line().0 == b"DELETE" {
+                        j.clear();
+                    }
+                    j.render(&mut b.out);
+                }
+                None => render(format, &echoed, &mut b.out),
+            }
             let length = decimal((b.out.len() - start) as u64, &mut digits);
             let head_at = b.out.len();
             env.responses
@@ -136,6 +151,7 @@ impl Conn {
             b.out.extend_from_within(head_at..);
             b.out.copy_within(start..head_at, start + head_len);
             b.out.copy_within(head_at + head_len.., start);
+            let body_len = if p.head_request { 0 } else { body_len };
             b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);

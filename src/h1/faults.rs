@@ -3,7 +3,7 @@
 //! dripped), each counted and named in the access log.
 
 use super::Conn;
-use super::log::{annotate_log, log_response};
+use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
 use super::state::{Env, Pending, Refill, WorkArea};
 use crate::fault::{Decision, Delivery, FaultKind};
 
@@ -45,6 +45,9 @@ impl Conn {
                 if logged {
                     annotate_log(env, "mutate=", crate::mutate::id(i));
                 }
+                if p.logged {
+                    journal_mutate(env, i);
+                }
                 self.close_after_broken_response();
                 return;
             }
@@ -63,17 +66,26 @@ impl Conn {
             if logged {
                 annotate_log(env, "fault=", FaultKind::Latency.name());
             }
+            if p.logged {
+                journal_fault(env, FaultKind::Latency);
+            }
         }
         if plan.error {
             env.stats.faults[FaultKind::Error.index()] += 1;
             if logged {
                 annotate_log(env, "fault=", FaultKind::Error.name());
             }
+            if p.logged {
+                journal_fault(env, FaultKind::Error);
+            }
         }
         if let Some(k) = plan.delivery.kind() {
             env.stats.faults[k.index()] += 1;
             if logged {
                 annotate_log(env, "fault=", k.name());
+            }
+            if p.logged {
+                journal_fault(env, k);
             }
         }
         match plan.delivery {

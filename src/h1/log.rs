@@ -2,8 +2,10 @@
 //! the response is decided, then appended to the loop turn's lines, with a fault's or a
 //! malformed variant's name when one changed the response.
 
-use super::state::{Env, WorkArea};
+use super::state::{Body, Env, WorkArea};
 use crate::conn::ACCESS_LOG_TURN_BYTES;
+use crate::fault::FaultKind;
+use crate::journal::Record;
 use crate::parser::{Request, Version};
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
@@ -25,6 +27,9 @@ pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
 /// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the
 /// [`LogSink`](crate::conn::LogSink), or with none, is dropped whole and counted.
 pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
+    if b.journaled {
+        record_journal(b, status, env);
+    }
     let Some(log) = env.features.access_log.as_deref_mut() else {
         // Not kept for a later response, whatever this caller passed.
         b.log_line.clear();
@@ -79,5 +84,59 @@ pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
             log.extend_from_slice(value.as_bytes());
             log.push(b'\n');
         }
+    }
+}
+
+/// `--journal`: keep the head of the request just parsed (`head`, the pending one) until its
+/// response is decided, unless it asks for the journal itself or the `--health` path; its
+/// response is then logged (recorded). Copied into a buffer whose capacity the pool keeps:
+/// nothing is allocated in steady state.
+#[cold]
+#[inline(never)]
+pub(super) fn keep_journal_head(b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
+    let Some(p) = b.pending.as_mut() else {
+        return;
+    };
+    let route = p.route as usize;
+    b.journaled = !env.responses.is_journal(route) && !env.responses.is_health(route);
+    p.logged |= b.journaled;
+    b.journal_head.clear();
+    if b.journaled {
+        b.journal_head.extend_from_slice(head);
+    }
+    b.journal_body = match b.body {
+        Body::Length(n) => n,
+        _ => 0,
+    };
+}
+
+/// `--journal`: record the request being answered, with the status sent (0: none).
+#[cold]
+#[inline(never)]
+fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
+    b.journaled = false;
+    if let Some(j) = env.features.journal.as_deref_mut() {
+        j.seq = j.journal.record(&Record {
+            head: &b.journal_head,
+            peer: j.peer,
+            body_len: b.journal_body,
+            status,
+        });
+    }
+    b.journal_head.clear();
+    b.journal_body = 0;
+}
+
+/// `--journal`: note the fault `kind` on the entry just recorded.
+pub(super) fn journal_fault(env: &Env<'_>, kind: FaultKind) {
+    if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
+        j.journal.add_fault(j.seq, kind);
+    }
+}
+
+/// `--journal`: note the malformed variant `i` on the entry just recorded.
+pub(super) fn journal_mutate(env: &Env<'_>, i: usize) {
+    if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
+        j.journal.set_mutate(j.seq, i);
     }
 }

@@ -81,6 +81,7 @@ impl Conn {
                             }
                             return at;
                         }
+                        b.journal_body = d.data_len();
                         b.body = Body::None;
                         self.respond_after_body(b, env);
                     }

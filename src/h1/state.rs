@@ -125,6 +125,12 @@ pub struct WorkArea {
     pub(super) pacing: Pacing,
     /// `--echo`: where the request being echoed is kept in `log_line`.
     pub(super) echo: EchoCapture,
+    /// `--journal`: the head of the request being answered, recorded with its status.
+    pub(super) journal_head: Vec<u8>,
+    /// `--journal`: its body's length.
+    pub(super) journal_body: u64,
+    /// `--journal`: the request being answered is to be recorded.
+    pub(super) journaled: bool,
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
@@ -206,6 +212,9 @@ impl Pooled for WorkArea {
             log_line: Vec::new(),
             pacing: Pacing::default(),
             echo: EchoCapture::default(),
+            journal_head: Vec::new(),
+            journal_body: 0,
+            journaled: false,
             control: None,
         }
     }

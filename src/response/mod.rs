@@ -58,6 +58,8 @@ pub struct Responses {
     /// The routes that echo the request (`--echo`), with their formats. Looked up only when
     /// a connection's settings say some route echoes.
     echo: Vec<(u16, EchoFormat)>,
+    /// `--journal-path`: the echo route that answers the journal instead (`u16::MAX`: none).
+    journal: u16,
     /// `--control`: the block a `bytes=N` body is cut from, repeated (empty without it).
     filler: Arc<[u8]>,
 }
@@ -127,6 +129,7 @@ impl Responses {
             date,
             methods: None,
             echo: Vec::new(),
+            journal: u16::MAX,
             filler: Arc::from(&[][..]),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
@@ -332,6 +335,16 @@ impl Responses {
             .zip(formats)
             .filter_map(|(route, f)| Some((route, f?)))
             .collect();
+    }
+
+    /// Make route `route` (an echo route) answer the journal (`--journal-path`).
+    pub fn set_journal(&mut self, route: usize) {
+        self.journal = route as u16;
+    }
+
+    /// Whether route `route` answers the journal.
+    pub fn is_journal(&self, route: usize) -> bool {
+        usize::from(self.journal) == route
     }
 
     /// Whether route `route` echoes the request.

@@ -27,6 +27,11 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
     let (mut responses, counter_routes) =
         Responses::with_counters(specs, paths, counters, &config.common);
     responses.set_echo(config.routes.iter().map(|r| r.echo));
+    if let Some(path) = &config.journal_path {
+        if let Some(i) = config.routes.iter().position(|r| &r.path == path) {
+            responses.set_journal(i);
+        }
+    }
     if config.control {
         responses.set_filler(filler());
     }

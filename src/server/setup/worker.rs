@@ -5,6 +5,7 @@
 use crate::config::Config;
 use crate::conn::{ConnLimits, Settings, Switches};
 use crate::fault::WorkerFaults;
+use crate::journal::Journal;
 use crate::mutate::Catalogue;
 use crate::response::{CounterRoutes, MAX_FORMATTED_BYTES, Responses};
 use crate::values::US_PER_MS;
@@ -20,6 +21,8 @@ pub(crate) struct Canned {
     counter_routes: CounterRoutes,
     /// By route: its error-rate response's index in `responses` (`--fault error`).
     error_routes: Vec<u16>,
+    /// `--journal`: the ring every worker records into.
+    journal: Option<Arc<Journal>>,
 }
 
 impl Canned {
@@ -36,10 +39,18 @@ impl Canned {
                 crate::config::formatted_too_large(bytes),
             ));
         }
+        // Taken whole now, so that recording allocates nothing.
+        let journal = (config.journal > 0).then(|| {
+            Arc::new(Journal::new(
+                config.journal as usize,
+                config.limits.max_head,
+            ))
+        });
         Ok(Canned {
             responses,
             counter_routes,
             error_routes,
+            journal,
         })
     }
 
@@ -68,6 +79,7 @@ impl Canned {
             max_conns: config.max_conns,
             patch_date: config.common.date,
             access_log: config.access_log,
+            journal: self.journal.clone(),
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
         }
@@ -94,6 +106,8 @@ pub(crate) struct WorkerSetup {
     pub(crate) patch_date: bool,
     /// `--access-log`.
     pub(crate) access_log: bool,
+    /// `--journal`: the ring the workers share.
+    pub(crate) journal: Option<Arc<Journal>>,
     /// `--quiet`: no diagnostics on stderr.
     pub(crate) quiet: bool,
     /// `--shutdown-timeout`.

@@ -40,7 +40,10 @@ impl Worker {
                 return;
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
-                Ok((sock, _)) => self.add(sock),
+                Ok((sock, addr)) => {
+                    let peer = self.parts.journal.as_ref().and_then(|_| addr.as_socket());
+                    self.add(sock, peer);
+                }
                 Err(e) => {
                     self.shared.release_slot();
                     match e.raw_os_error() {
@@ -84,7 +87,7 @@ impl Worker {
     /// Take a connection just accepted, whose slot in [`Shared::open`] is already reserved.
     ///
     /// [`Shared::open`]: crate::server::shared::Shared::open
-    fn add(&mut self, sock: Socket) {
+    fn add(&mut self, sock: Socket, peer: Option<std::net::SocketAddr>) {
         // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
@@ -111,6 +114,13 @@ impl Worker {
             interest: Interest::READ,
             armed_us: u64::MAX,
         });
+        if self.parts.journal.is_some() {
+            // Grown with the slots, so that a steady number of connections allocates nothing.
+            if self.peers.len() <= k {
+                self.peers.resize(k + 1, None);
+            }
+            self.peers[k] = peer;
+        }
         self.conns += 1;
         self.accepted += 1;
         self.silent += 1;

@@ -221,6 +221,9 @@ impl Worker {
             self.now_us,
             self.drain_deadline.is_some(),
         );
+        if let Some(j) = env.features.journal.as_deref_mut() {
+            j.peer = self.peers.get(k).copied().flatten();
+        }
         match cause {
             Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
                 match (&slot.sock).read(&mut self.scratch) {

@@ -8,6 +8,7 @@ use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
 use crate::conn::{Connection, Env, Features, LogSink, Pool, Settings};
 use crate::fault::WorkerFaults;
+use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::server::log::AccessLog;
 use crate::server::setup::WorkerSetup;
@@ -39,6 +40,8 @@ pub(super) struct EnvParts {
     pub(super) log: Option<Vec<u8>>,
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
+    /// `--journal`: the ring the workers share.
+    pub(super) journal: Option<Recorder>,
 }
 
 impl EnvParts {
@@ -59,6 +62,7 @@ impl EnvParts {
                 access_log: self.log.as_mut(),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
+                journal: self.journal.as_mut(),
             },
         }
     }
@@ -77,6 +81,9 @@ pub(crate) struct Worker {
     pub(super) at_limit: bool,
     pub(super) limit_recheck_at: u64,
     pub(super) slots: Vec<Option<Slot>>,
+    /// `--journal`: each slot's client address (`None`: a unix-socket client), kept apart so
+    /// that a slot stays small; empty without the journal.
+    pub(super) peers: Vec<Option<std::net::SocketAddr>>,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
     pub(super) deadlines: Deadlines,
@@ -149,6 +156,7 @@ impl Worker {
             at_limit: false,
             limit_recheck_at: 0,
             slots: Vec::new(),
+            peers: Vec::new(),
             free: Vec::new(),
             conns: 0,
             deadlines: Deadlines::default(),
@@ -160,6 +168,11 @@ impl Worker {
                 stats: Stats::default(),
                 log: setup.access_log.then(Vec::new),
                 faults: setup.faults,
+                journal: setup.journal.map(|journal| Recorder {
+                    journal,
+                    peer: None,
+                    seq: 0,
+                }),
             },
             accepted: 0,
             idle_closed_at_limit: 0,

@@ -1,0 +1,306 @@
+//! `--journal N` with `--journal-path`: the last N requests, from every worker, read back as
+//! JSON by real clients (Python's http.client, curl) with one and two workers; the ring's
+//! bound, DELETE, HEAD, faults and refused requests in it, and the journal path left out.
+
+mod common;
+use common::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Run the Python `script` (`{port}` filled in) against `p`; it prints `ok` when it passes.
+fn python(p: &Proc, script: &str) {
+    let script = script.replace("{port}", &p.addr.port().to_string());
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Requests on 30 connections (spread over the workers by the kernel), each in the journal
+/// once, in order of their answers, with every field; the ring keeps the last N.
+#[test]
+fn python_reads_every_workers_requests() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal",
+            "50",
+            "--journal-path",
+            "/_journal",
+            "--fault",
+            "/broken=error:1:503",
+            "--no-date",
+        ]);
+        python(
+            &p,
+            r#"
+import http.client, json
+def journal():
+    c = http.client.HTTPConnection("127.0.0.1", {port})
+    c.request("GET", "/_journal")
+    r = c.getresponse()
+    assert r.status == 200 and r.getheader("Content-Type") == "application/json"
+    return json.loads(r.read())
+j = journal()
+assert j == {"capacity": 50, "recorded": 0, "entries": []}, j
+for i in range(30):
+    c = http.client.HTTPConnection("127.0.0.1", {port})
+    c.request("POST", "/in?i=%d" % i, body=b"x" * i, headers={"X-Case": str(i)})
+    r = c.getresponse(); r.read()
+    assert r.status == 200
+    c.close()
+j = journal()
+assert j["recorded"] == 30 and len(j["entries"]) == 30, j
+for i, e in enumerate(j["entries"]):
+    assert e["seq"] == i + 1 and e["method"] == "POST" and e["target"] == "/in?i=%d" % i, e
+    assert e["status"] == 200 and e["faults"] == [] and e["body_length"] == i, e
+    assert e["client"].startswith("127.0.0.1:"), e
+    h = dict(e["headers"])
+    assert h["Host"] == "127.0.0.1:{port}" and h["X-Case"] == str(i), h
+    assert e["headers"][0][0] == "Host", e
+times = [e["time_us"] for e in j["entries"]]
+assert times == sorted(times) and times[0] > 1_600_000_000_000_000, times
+c = http.client.HTTPConnection("127.0.0.1", {port})
+c.request("GET", "/broken")
+r = c.getresponse(); r.read()
+assert r.status == 503
+e = journal()["entries"][-1]
+assert e["target"] == "/broken" and e["status"] == 503 and e["faults"] == ["error"], e
+# The ring keeps the last 50.
+for i in range(40):
+    c.request("GET", "/more/%d" % i)
+    c.getresponse().read()
+j = journal()
+assert j["recorded"] == 71 and len(j["entries"]) == 50, (j["recorded"], len(j["entries"]))
+assert j["entries"][0]["seq"] == 22 and j["entries"][-1]["target"] == "/more/39", j["entries"][0]
+# HEAD: the length of the JSON, no body.
+c.request("HEAD", "/_journal")
+r = c.getresponse()
+assert r.status == 200 and int(r.getheader("Content-Length")) > 1000 and r.read() == b""
+# DELETE clears it; what follows is kept.
+c.request("DELETE", "/_journal")
+r = c.getresponse()
+assert r.status == 200 and json.loads(r.read())["entries"] == []
+c.request("GET", "/after")
+c.getresponse().read()
+j = journal()
+assert [e["target"] for e in j["entries"]] == ["/after"] and j["entries"][0]["seq"] == 72, j
+print("ok")
+"#,
+        );
+    }
+}
+
+/// curl's requests, chunked and by length, and a request canned refuses (400), as the journal
+/// has them; with one and two workers.
+#[test]
+fn curl_requests_and_refusals_are_journaled() {
+    if !have("curl") || !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal",
+            "10",
+            "--journal-path",
+            "/j",
+        ]);
+        for extra in [
+            &["--data-binary", "hello"][..],
+            &[
+                "-H",
+                "Transfer-Encoding: chunked",
+                "--data-binary",
+                "abcdef",
+            ],
+        ] {
+            let o = Command::new("curl")
+                .args(["-s", "-o", "/dev/null", "-H", "X-From: curl"])
+                .args(extra)
+                .arg(p.url("/c"))
+                .output()
+                .unwrap();
+            assert!(o.status.success());
+        }
+        let refused = exchange(
+            p.addr,
+            b"GET /bad HTTP/1.1\r\nHost: t\r\nBad Name: x\r\n\r\n",
+        );
+        assert!(
+            refused.starts_with(b"HTTP/1.1 400 "),
+            "{}",
+            String::from_utf8_lossy(&refused)
+        );
+        let o = Command::new("curl")
+            .args(["-s"])
+            .arg(p.url("/j"))
+            .output()
+            .unwrap();
+        let check = r#"
+import json, sys
+j = json.loads(sys.stdin.buffer.read())
+e = j["entries"]
+assert len(e) == 3, j
+assert e[0]["body_length"] == 5 and ["X-From", "curl"] in e[0]["headers"], e[0]
+assert e[1]["body_length"] == 6 and ["Transfer-Encoding", "chunked"] in e[1]["headers"], e[1]
+assert e[2]["status"] == 400 and e[2]["method"] is None and e[2]["headers"] == [], e[2]
+assert all(x["client"].startswith("127.0.0.1:") for x in e)
+print("ok")
+"#;
+        let mut py = Command::new("python3")
+            .args(["-c", check])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        py.stdin.take().unwrap().write_all(&o.stdout).unwrap();
+        let r = py.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout),
+            "ok\n",
+            "{workers} workers: {} {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+}
+
+/// The `--health` path and the journal's own are not recorded; a latency fault and a
+/// `--mutate-id` variant (which has no status) are named.
+#[test]
+fn health_faults_and_variants_in_the_journal() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal-path",
+            "/_j",
+            "--health",
+            "/h",
+            "--route",
+            "/slow=200:slow",
+            "--fault",
+            "/slow=latency:10ms",
+            "--mutate-id",
+            "cl-missing",
+            "--no-date",
+        ]);
+        python(
+            &p,
+            r#"
+import http.client, json, socket
+def get(path):
+    c = http.client.HTTPConnection("127.0.0.1", {port})
+    c.request("GET", path)
+    r = c.getresponse(); b = r.read(); c.close()
+    return r.status, b
+assert get("/h") == (200, b"ok")
+assert get("/slow") == (200, b"slow")
+s = socket.create_connection(("127.0.0.1", {port}))
+s.sendall(b"GET /m HTTP/1.1\r\nHost: t\r\n\r\n")
+assert s.recv(65536).startswith(b"HTTP/1.1 200")
+s.close()
+st, b = get("/_j")
+j = json.loads(b)
+assert j["capacity"] == 1000, j
+e = j["entries"]
+assert [x["target"] for x in e] == ["/slow", "/m"], e
+assert e[0]["faults"] == ["latency"] and e[0]["status"] == 200, e[0]
+assert e[1]["faults"] == ["mutate=cl-missing"] and e[1]["status"] is None, e[1]
+print("ok")
+"#,
+        );
+    }
+}
+
+/// A unix-socket client has no address: `client` is `null`; a TCP client's beside it has its
+/// own.
+#[test]
+fn a_unix_socket_client_is_null() {
+    if !have("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("canned-journal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join("s");
+    let listen = format!("unix:{}", sock.display());
+    let p = Proc::start(&[
+        "--listen",
+        &listen,
+        "--journal",
+        "5",
+        "--journal-path",
+        "/j",
+    ]);
+    let script = r#"
+import json, socket, sys
+u = socket.socket(socket.AF_UNIX)
+u.connect(sys.argv[1])
+u.sendall(b"GET /over-unix HTTP/1.1\r\nHost: u\r\nConnection: close\r\n\r\n")
+while u.recv(65536): pass
+t = socket.create_connection(("127.0.0.1", {port}))
+t.sendall(b"GET /j HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+d = b""
+while True:
+    k = t.recv(65536)
+    if not k: break
+    d += k
+e = json.loads(d.split(b"\r\n\r\n", 1)[1])["entries"]
+assert [x["target"] for x in e] == ["/over-unix"] and e[0]["client"] is None, e
+print("ok")
+"#
+    .replace("{port}", &p.addr.port().to_string());
+    let o = Command::new("python3")
+        .args(["-c", &script])
+        .arg(&sock)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    drop(p);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The options' errors: one line naming the flag, exit 2.
+#[test]
+fn bad_journal_options_are_refused() {
+    for (args, names) in [
+        (&["--journal", "10"][..], "--journal"),
+        (&["--journal", "0", "--journal-path", "/j"], "--journal"),
+        (
+            &["--journal", "100001", "--journal-path", "/j"],
+            "--journal",
+        ),
+        (&["--journal", "5", "--journal-path", "j"], "--journal-path"),
+        (
+            &["--journal", "5", "--journal-path", "/j", "--echo", "/j"],
+            "/j",
+        ),
+    ] {
+        let o = Command::new(bin()).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+}
