@@ -126,9 +126,17 @@ pub fn resolve(value: &[u8], len: u64) -> Outcome {
     }
 }
 
+/// Whether an `If-Range` value names the representation whose strong entity-tag is `etag`
+/// (quotes included, `"abc"`): only a strong tag matches, compared byte for byte (RFC 9110
+/// §13.1.5, §8.8.3.2); a weak tag or a date never does here, so the whole body is sent.
+pub fn if_range_matches(value: &[u8], etag: &[u8]) -> bool {
+    let value = trim(value);
+    value.len() >= 2 && value[0] == b'"' && value == etag
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Outcome, resolve};
+    use super::{Outcome, if_range_matches, resolve};
     use Outcome::{Partial, Unsatisfiable, Whole};
 
     /// (field value, body length, outcome, RFC 9110 clause).
@@ -280,6 +288,22 @@ mod tests {
                     assert!(first <= last && last < len, "{:?}", &value[..end]);
                 }
             }
+        }
+    }
+
+    /// (If-Range value, strong tag, matches): RFC 9110 §13.1.5 and §8.8.3.2.
+    #[test]
+    fn if_range() {
+        let cases: [(&[u8], &[u8], bool); 6] = [
+            (b"\"v1\"", b"\"v1\"", true),
+            (b" \"v1\" ", b"\"v1\"", true),
+            (b"\"v2\"", b"\"v1\"", false),
+            (b"W/\"v1\"", b"\"v1\"", false),
+            (b"Tue, 01 Dec 2026 00:00:00 GMT", b"\"v1\"", false),
+            (b"", b"", false),
+        ];
+        for (value, etag, want) in cases {
+            assert_eq!(if_range_matches(value, etag), want, "{value:?}");
         }
     }
 }
