@@ -52,6 +52,7 @@
 //! |---|---|---|---|
 //! | 0 | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
 //! | 0 | [`chunked`] | the chunked body decoder | always (`no_std`) |
+//! | 0 | [`range`] | the `Range` field's grammar and its resolution against a body's length (RFC 9110 §14) | always (`no_std`) |
 //! | 0 | [`hpack`] | the HPACK decoder of HTTP/2 header blocks (RFC 7541) | always (`no_std`) |
 //! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
 //! | 1 | `mutate` | the malformed-response catalogue | `server` |
@@ -101,6 +102,7 @@ pub mod journal;
 #[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;
+pub mod range;
 #[cfg(feature = "server")]
 pub mod response;
 #[cfg(feature = "server")]

@@ -118,6 +118,9 @@ pub struct Request<'b> {
     pub expect_continue: bool,
     /// The method is `HEAD`.
     pub is_head: bool,
+    /// The `Range` field's value (OWS trimmed; empty when the field came twice, which makes it
+    /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
+    pub range: Option<&'b [u8]>,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -330,6 +333,8 @@ pub struct Parser {
     content_length: u64,
     /// The Host value (OWS trimmed), checked once the head is complete.
     host: (u32, u32),
+    /// The Range value (OWS trimmed), when `F_RANGE` is set.
+    range: (u32, u32),
 }
 
 /// Where the scanner is inside the head.
@@ -361,6 +366,7 @@ const F_PATH_ROOT: u16 = 1 << 11;
 const F_TARGET_BRACKET: u16 = 1 << 12;
 /// A transfer coding canned does not know (501 unless the framing is already a 400).
 const F_TE_UNKNOWN: u16 = 1 << 13;
+const F_RANGE: u16 = 1 << 14;
 
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
@@ -389,6 +395,7 @@ impl Parser {
             form: Form::Origin,
             content_length: 0,
             host: (0, 0),
+            range: (0, 0),
         }
     }
 
@@ -804,6 +811,16 @@ impl Parser {
                 self.host = (at as u32, (at + value.len()) as u32);
                 self.flags |= F_HOST;
             }
+            Field::Range => {
+                let at =
+                    self.colon as usize + 1 + (value.as_ptr() as usize - raw.as_ptr() as usize);
+                self.range = if self.flags & F_RANGE != 0 {
+                    (0, 0)
+                } else {
+                    (at as u32, (at + value.len()) as u32)
+                };
+                self.flags |= F_RANGE;
+            }
             Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
@@ -939,6 +956,11 @@ impl Parser {
             framing,
             expect_continue: http11 && self.flags & F_EXPECT != 0 && framing != Framing::None,
             is_head: self.flags & F_HEAD != 0,
+            range: if self.flags & F_RANGE != 0 {
+                Some(&buf[self.range.0 as usize..self.range.1 as usize])
+            } else {
+                None
+            },
             headers: self.headers as usize,
             head_len,
         }
@@ -958,6 +980,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         framing: Framing::None,
         expect_continue: false,
         is_head: false,
+        range: None,
         headers: 1,
         head_len,
     }
@@ -968,6 +991,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
 enum Field {
     Host,
     Expect,
+    Range,
     Connection,
     ContentLength,
     TransferEncoding,
@@ -980,6 +1004,7 @@ impl Field {
     fn named(name: &[u8]) -> Field {
         match name.len() {
             4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
+            5 if name.eq_ignore_ascii_case(b"range") => Field::Range,
             6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
             10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
             14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,

@@ -21,6 +21,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("chunked", 0),
     // The HPACK decoder for HTTP/2 header blocks, beside the parser (`no_std`, no allocation).
     ("hpack", 0),
+    // The `Range` grammar and its resolution against a length (`no_std`).
+    ("range", 0),
     // Value grammars shared by the command line and the fault specs: sizes, durations, counts.
     ("values", 1),
     // The malformed-response catalogue.

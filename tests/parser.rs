@@ -513,3 +513,31 @@ fn root_request_line_is_what_the_scan_decides() {
         }
     }
 }
+
+/// The `Range` value, OWS trimmed (RFC 9110 §14.2); a second `Range` field makes it invalid
+/// (empty, answered with the whole body); absent on the plain root request.
+#[test]
+fn range_value() {
+    let cases: [(&[u8], Option<&[u8]>); 5] = [
+        (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", None),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nRange:  bytes=0-9 \r\n\r\n",
+            Some(b"bytes=0-9"),
+        ),
+        (
+            b"GET /f HTTP/1.1\r\nrAnGe: bytes=-5\r\nHost: a\r\n\r\n",
+            Some(b"bytes=-5"),
+        ),
+        (
+            b"GET / HTTP/1.1\r\nHost: a\r\nRange: bytes=0-1\r\nRange: bytes=2-3\r\n\r\n",
+            Some(b""),
+        ),
+        (b"GET / HTTP/1.0\r\nRanges: bytes=0-1\r\n\r\n", None),
+    ];
+    for (head, want) in cases {
+        match parse_request(head, limits()) {
+            Result::Ok(Status::Complete(r)) => assert_eq!(r.range, want, "{head:?}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
