@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -298,4 +299,28 @@ fn without_control_no_httpbin_paths() {
         );
     }
     h.shutdown();
+}
+
+/// `--stats` and `--metrics` on an httpbin echo path keep it: the counters answer, not the echo.
+#[test]
+fn counters_keep_their_paths() {
+    let (h, addr) = start(&["--control", "--stats", "/get", "--metrics", "/ip"]);
+    let mut s = connect(addr);
+    s.write_all(b"GET /get HTTP/1.1\r\nHost: h\r\n\r\nGET /ip HTTP/1.1\r\nHost: h\r\n\r\nGET /post HTTP/1.1\r\nHost: h\r\n\r\n")
+        .unwrap();
+    let r = read_responses(&mut s, 3);
+    let text = |i: usize| String::from_utf8_lossy(&r[i].body).to_string();
+    assert!(
+        text(0).contains("\"requests\"") && !text(0).contains("\"method\""),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(1).contains("_total") && !text(1).contains("\"method\""),
+        "{}",
+        text(1)
+    );
+    assert!(text(2).contains("\"method\":\"GET\""), "{}", text(2));
+    h.shutdown();
+    h.join();
 }

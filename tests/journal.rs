@@ -293,6 +293,10 @@ fn bad_journal_options_are_refused() {
         ),
         (&["--journal", "5", "--journal-path", "j"], "--journal-path"),
         (
+            &["--journal", "5", "--journal-path", "/j=json"],
+            "--journal-path",
+        ),
+        (
             &["--journal", "5", "--journal-path", "/j", "--echo", "/j"],
             "/j",
         ),

@@ -264,6 +264,10 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         ValueKind::Duration(set) => set.set(c, duration(v)?),
         ValueKind::Path(set) => {
             check_path(v)?;
+            if matches!(set, Text::JournalPath) && v.contains('=') {
+                // Its route is an echo's, whose grammar reads `PATH=FORMAT`.
+                return Err(format!("{v:?}: a journal path cannot hold '='"));
+            }
             set.set(c, v);
             return Ok(Some(v));
         }
@@ -371,10 +375,23 @@ impl Config {
                 return Err(ArgError(both));
             }
         }
+        // The journal's heads are taken whole at start: refuse a ring the address space (or
+        // a 32-bit usize) cannot hold, before anything is allocated.
+        const MAX_JOURNAL_BYTES: u64 = 16 << 30;
+        let ring = c.journal.saturating_mul(c.limits.max_head as u64);
+        if ring > MAX_JOURNAL_BYTES || usize::try_from(ring).is_err() {
+            return Err(ArgError(format!(
+                "--journal {} with --max-head-bytes {} keeps {ring} bytes of heads, over 16GiB \
+                 (or what this machine can address)",
+                c.journal, c.limits.max_head
+            )));
+        }
         // `--control` answers go-httpbin's echo paths with the JSON echo, where no route does.
         if c.control {
             for path in crate::control::HTTPBIN_ECHO_PATHS {
-                if !c.routes[1..].iter().any(|r| r.path == *path) {
+                let counters = [c.stats.as_deref(), c.metrics.as_deref()];
+                if !c.routes[1..].iter().any(|r| r.path == *path) && !counters.contains(&Some(path))
+                {
                     add_echo(&mut c, path).map_err(ArgError)?;
                 }
             }

@@ -102,15 +102,15 @@ impl<W: Pooled> Pool<W> {
         self.freed >= Pool::TRIM_AFTER
     }
 
-    /// Return free memory to the system if it is due and no connection holds a work area (so
-    /// that nothing in flight is about to reuse it); whether it did.
-    pub fn trim(&mut self) -> bool {
-        if self.lent == 0 && self.trim_due() {
+    /// Return free memory to the system if it is due. Whatever connections still hold is
+    /// theirs (the allocator returns only free memory): called at most once a second, it need
+    /// not wait for a moment when none holds a work area, which a held or slow connection may
+    /// never give.
+    pub fn trim(&mut self) {
+        if self.trim_due() {
             self.freed = 0;
             return_free_memory();
-            return true;
         }
-        false
     }
 
     /// Buffer bytes held by the kept work areas (at most [`Pool::KEEP_BYTES`]).

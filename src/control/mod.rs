@@ -23,7 +23,7 @@ const MAX_VALUE: usize = 64;
 pub struct Control {
     /// `status=CODE` (200 to 599).
     pub status: Option<u16>,
-    /// `delay=D`, plus `fault=latency:D`: the answer is held this long (ms).
+    /// `delay=D`: the answer is held this long (ms), and [`Control::latency_ms`] more.
     pub delay_ms: u64,
     /// `bytes=SIZE`: the body is this many filler bytes.
     pub bytes: Option<u64>,
@@ -31,6 +31,9 @@ pub struct Control {
     pub delivery: Option<Delivery>,
     /// A `fault=latency:D` was given (counted and logged as a latency fault).
     pub latency: bool,
+    /// `fault=latency:D`: held this long besides `delay` (ms); each is at most 1 h, and the
+    /// last of each given counts.
+    pub latency_ms: u64,
 }
 
 /// How a controlled answer is delivered, when a fault changes it.
@@ -328,9 +331,9 @@ fn fault(c: &mut Control, v: &str) -> Result<(), &'static str> {
     };
     match (kind, args) {
         ("latency", Some(a)) => {
-            c.delay_ms = c.delay_ms.saturating_add(millis(a).ok_or(
+            c.latency_ms = millis(a).ok_or(
                 "control: fault=latency takes one duration, like latency:250ms, at most 1h",
-            )?);
+            )?;
             c.latency = true;
         }
         ("stall", None) => c.delivery = Some(Delivery::Stall),

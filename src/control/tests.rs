@@ -23,6 +23,7 @@ fn table() {
             bytes,
             delivery,
             latency: false,
+            latency_ms: 0,
         }))
     };
     let cases: &[Case] = &[
@@ -95,10 +96,23 @@ fn table() {
             (w, g) => assert_eq!(*w, g, "{target} {field:?}"),
         }
     }
-    let latency = from_head(&head("/?delay=10ms&fault=latency:5ms", None), false, 0)
+    // A delay and a latency add up in either order; each takes the last of its values.
+    for target in [
+        "/?delay=10ms&fault=latency:5ms",
+        "/?fault=latency:5ms&delay=10ms",
+        "/?fault=latency:1h&delay=1s&fault=latency:5ms&delay=10ms",
+    ] {
+        let c = from_head(&head(target, None), false, 0).unwrap().unwrap();
+        assert_eq!(
+            (c.delay_ms, c.latency_ms, c.latency),
+            (10, 5, true),
+            "{target}"
+        );
+    }
+    let c = from_head(&head("/?fault=latency:1s&delay=0", None), false, 0)
         .unwrap()
         .unwrap();
-    assert_eq!((latency.delay_ms, latency.latency), (15, true));
+    assert_eq!((c.delay_ms, c.latency_ms), (0, 1_000));
 }
 
 #[test]

@@ -340,6 +340,13 @@ fn a_share_parses_on_every_kind() {
         ("/a=error:503@50%", "error:503", 500_000),
         ("/a=error:1:500:a@b@0.5", "error:1:500:a@b", 500_000),
         ("/a=truncate:12", "truncate:12", ALWAYS),
+        // An `@` with no share after it is an error body's own.
+        (
+            "/a=error:503:mail admin@example.com",
+            "error:503:mail admin@example.com",
+            ALWAYS,
+        ),
+        ("/a=error:0.1:503:a@b", "error:0.1:503:a@b", ALWAYS),
     ] {
         let (path, f, share) = parse_fault(v).unwrap();
         assert_eq!(path, "/a");
@@ -350,6 +357,8 @@ fn a_share_parses_on_every_kind() {
         ("/a=reset:0@", "share \"\" is not a rate"),
         ("/a=reset:0@150%", "share \"150%\" is not a rate"),
         ("/a=stall@x", "share \"x\" is not a rate"),
+        ("/a=error:503@x", "share \"x\" is not a rate"),
+        ("/a=error:0.1:503@x", "share \"x\" is not a rate"),
     ] {
         let e = parse_fault(v).unwrap_err();
         assert!(e.starts_with(want), "{v}: {e}");

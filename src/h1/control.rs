@@ -87,7 +87,7 @@ impl Conn {
             return;
         }
         env.stats.by_status[status as usize] += 1;
-        let delay_us = env.settings.switches.delay_us + c.delay_ms * 1_000;
+        let delay_us = env.settings.switches.delay_us + (c.delay_ms + c.latency_ms) * 1_000;
         if delay_us > 0 {
             // Output queued before it is held with it: answers stay in order.
             b.hold_until_us = b.hold_until_us.max(env.now_us + delay_us);

@@ -240,16 +240,27 @@ impl Pooled for WorkArea {
         self.log_line.clear();
         self.echo = EchoCapture::default();
         self.control = None;
+        if self.journaled {
+            // A request whose head was kept for the journal and never answered (its client
+            // left mid-body): the next connection lent this work area must not record it.
+            self.journaled = false;
+            self.journal_body = 0;
+            self.journal_head.clear();
+        }
     }
 
     fn shed(&mut self) {
         self.input = Vec::new();
         self.out = Vec::new();
         self.log_line = Vec::new();
+        self.journal_head = Vec::new();
     }
 
     fn capacity(&self) -> usize {
-        self.input.capacity() + self.out.capacity() + self.log_line.capacity()
+        self.input.capacity()
+            + self.out.capacity()
+            + self.log_line.capacity()
+            + self.journal_head.capacity()
     }
 }
 

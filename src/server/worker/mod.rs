@@ -51,8 +51,8 @@ use self::clock::us_rounded_up;
 use self::drain::DRAIN_CHECK_US;
 use self::publish::PUBLISH_US;
 
-/// How long after a burst gave memory back the worker returns it to the system (and how often
-/// it looks again while connections still hold work areas): at most one heap walk a second.
+/// How long after buffers were given back the worker returns them to the system: at most one
+/// heap walk a second.
 const TRIM_DELAY_US: u64 = 1_000_000;
 use self::slot::{FORCE, Interest, LISTENER, WAKE, flush, set_interest};
 use crate::conn::{Connection, LogSink, Next};
@@ -194,12 +194,8 @@ impl Worker {
             self.close_delivered();
         }
         if self.now_us > self.trim_at {
-            // Connections still holding work areas: not quiet yet, look again later.
-            self.trim_at = if self.parts.pool.trim() {
-                u64::MAX
-            } else {
-                self.now_us + TRIM_DELAY_US
-            };
+            self.trim_at = u64::MAX;
+            self.parts.pool.trim();
         }
         if self.publisher.any() && self.now_us > self.publisher.next_at {
             self.publisher.next_at = self.now_us + PUBLISH_US;
