@@ -149,6 +149,19 @@ fn pipelined_bodies_and_head_requests() {
     let rest = read_to_eof(&mut s);
     let whole = "HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 65536\r\n\r\n".len() + 65536;
     assert_eq!(rest.len(), whole / 2);
+    // 205 carries no content (RFC 9110 §15.3.6), even with a body asked for.
+    let mut s = connect(addr);
+    s.write_all(
+        b"GET /?status=205 HTTP/1.1\r\nHost: x\r\n\r\n\
+          GET /?status=205&bytes=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let r = parse_responses(&read_to_eof(&mut s), &[false, false]);
+    for r in &r {
+        assert_eq!(r.status, 205);
+        assert_eq!(r.header("content-length"), Some("0"));
+        assert!(r.body.is_empty());
+    }
     h.shutdown();
 }
 

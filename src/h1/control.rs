@@ -96,7 +96,8 @@ impl Conn {
         let no_body = matches!(status, 204 | 304);
         let filler = env.responses.filler();
         let body_len: u64 = match (message, c.bytes) {
-            _ if no_body => 0,
+            // 205 Reset Content: no content (RFC 9110 §15.3.6), framed as `Content-Length: 0`.
+            _ if no_body || status == 205 => 0,
             (Some(m), _) => m.len() as u64 + 1,
             (None, Some(n)) if !filler.is_empty() => n,
             _ => env.responses.body(route).len() as u64,
