@@ -124,8 +124,16 @@ fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
         });
     }
     b.journal_head.clear();
+    if b.journal_head.capacity() > JOURNAL_HEAD_KEEP {
+        // The pool keeps work areas without counting this buffer: keep it small.
+        b.journal_head = Vec::new();
+    }
     b.journal_body = 0;
 }
+
+/// The capacity a work area keeps for the next journaled head (the default head limit): at
+/// most 64 work areas a worker keep as much, beyond the pool's own bound.
+const JOURNAL_HEAD_KEEP: usize = 8 * 1024;
 
 /// `--journal`: note the fault `kind` on the entry just recorded.
 pub(super) fn journal_fault(env: &Env<'_>, kind: FaultKind) {
