@@ -330,16 +330,7 @@ print("ok")
 "#,
         port = p.addr.port()
     );
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "ok\n",
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    python_ok(&script, &[], "python3");
 }
 
 #[test]

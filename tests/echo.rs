@@ -210,16 +210,7 @@ print("ok")
 "#,
         port = p.addr.port()
     );
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "ok\n",
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    python_ok(&script, &[], "the garden's reading");
 }
 
 /// Python's http.client and urllib read the JSON echo, with one and two workers: every field,
@@ -280,16 +271,7 @@ print("ok")
 "#,
             port = p.addr.port()
         );
-        let o = Command::new("python3")
-            .args(["-c", &script])
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&o.stdout),
-            "ok\n",
-            "{workers} workers: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        python_ok(&script, &[], &format!("{workers} workers"));
     }
 }
 

@@ -115,11 +115,8 @@ fn a_latency_share_through_go() {
     if !have("go") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("canned-shares-go-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let main = dir.join("main.go");
-    std::fs::write(
-        &main,
+    let go = GoProgram::new(
+        "shares",
         r#"package main
 
 import (
@@ -144,19 +141,10 @@ func main() {
 	}
 }
 "#,
-    )
-    .unwrap();
+    );
     for workers in ["1", "2"] {
         let p = Proc::start(&["--fault", "/l=latency:1s@50%", "--workers", workers]);
-        let o = Command::new("go")
-            .arg("run")
-            .arg(&main)
-            .arg(p.url("/l"))
-            .env("GOPROXY", "off")
-            .env("GOCACHE", dir.join("cache"))
-            .env("GO111MODULE", "off")
-            .output()
-            .unwrap();
+        let o = go.run(&[p.url("/l")]);
         p.stop();
         let out = String::from_utf8(o.stdout).unwrap();
         assert!(
@@ -181,5 +169,4 @@ func main() {
         // Binomial(20, 0.5): mean 10, sd 2.2; the bound is 4 sd.
         assert!((1..=19).contains(&late), "{late} of 20 held\n{out}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

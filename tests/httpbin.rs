@@ -201,11 +201,8 @@ fn table_with_go() {
     if !have("go") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("canned-httpbin-go-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let main = dir.join("main.go");
-    std::fs::write(
-        &main,
+    let go = GoProgram::new(
+        "httpbin",
         r#"package main
 
 import (
@@ -228,22 +225,12 @@ func main() {
 	}
 }
 "#,
-    )
-    .unwrap();
+    );
     for workers in ["1", "2"] {
         let p = Proc::start(&["--workers", workers, "--control"]);
-        let targets: Vec<&str> = ROWS.iter().map(|r| r.target).collect();
-        let o = Command::new("go")
-            .arg("run")
-            .arg(&main)
-            .arg(p.url(""))
-            .args(&targets)
-            .env("GOFLAGS", "-mod=mod")
-            .env("GOPROXY", "off")
-            .env("GOCACHE", dir.join("cache"))
-            .env("GO111MODULE", "off")
-            .output()
-            .unwrap();
+        let mut args = vec![p.url("")];
+        args.extend(ROWS.iter().map(|r| r.target.to_string()));
+        let o = go.run(&args);
         let out = String::from_utf8(o.stdout).unwrap();
         assert_eq!(
             out.lines().count(),
@@ -258,7 +245,6 @@ func main() {
             check(row, (status, len, f.next().unwrap_or("")), "go");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -10,16 +10,7 @@ use std::process::{Command, Stdio};
 /// Run the Python `script` (`{port}` filled in) against `p`; it prints `ok` when it passes.
 fn python(p: &Proc, script: &str) {
     let script = script.replace("{port}", &p.addr.port().to_string());
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "ok\n",
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    python_ok(&script, &[], "journal");
 }
 
 /// Requests on 30 connections (spread over the workers by the kernel), each in the journal
@@ -266,17 +257,7 @@ assert [x["target"] for x in e] == ["/over-unix"] and e[0]["client"] is None, e
 print("ok")
 "#
     .replace("{port}", &p.addr.port().to_string());
-    let o = Command::new("python3")
-        .args(["-c", &script])
-        .arg(&sock)
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "ok\n",
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    python_ok(&script, &[sock.as_os_str()], "a unix-socket client");
     drop(p);
     let _ = std::fs::remove_dir_all(&dir);
 }

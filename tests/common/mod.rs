@@ -385,3 +385,55 @@ pub fn adapter_flags(dockerfile: &str) -> Vec<String> {
     }
     flags
 }
+
+/// Run `python3 -c script ARGS...` and require that it print `ok` (its checks are Python
+/// asserts); `what` names the case in the failure, with Python's stderr.
+pub fn python_ok(script: &str, args: &[&std::ffi::OsStr], what: &str) {
+    let o = Command::new("python3")
+        .args([std::ffi::OsStr::new("-c"), script.as_ref()])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "ok\n",
+        "{what}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A Go program of one file, run with `go run` and the standard library alone (no module
+/// proxy here: `GO111MODULE=off`, `GOPROXY=off`), in a scratch directory removed on drop.
+pub struct GoProgram {
+    dir: std::path::PathBuf,
+}
+
+impl GoProgram {
+    /// Write `source` as `main.go` in a directory named for `name` and this process.
+    pub fn new(name: &str, source: &str) -> GoProgram {
+        let dir = std::env::temp_dir().join(format!("canned-{name}-go-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("main.go"), source).unwrap();
+        GoProgram { dir }
+    }
+
+    /// `go run main.go ARGS...`.
+    pub fn run<S: AsRef<std::ffi::OsStr>>(&self, args: &[S]) -> std::process::Output {
+        Command::new("go")
+            .arg("run")
+            .arg(self.dir.join("main.go"))
+            .args(args)
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOPROXY", "off")
+            .env("GOCACHE", self.dir.join("cache"))
+            .env("GO111MODULE", "off")
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for GoProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
