@@ -29,8 +29,6 @@ pub struct Pool<W> {
     free: Vec<Box<W>>,
     /// Buffer capacity of the work areas in `free`.
     held: usize,
-    /// Work areas lent to connections.
-    lent: usize,
     /// Buffer bytes freed since the allocator was last asked to return free memory.
     freed: usize,
 }
@@ -40,7 +38,6 @@ impl<W> Default for Pool<W> {
         Pool {
             free: Vec::new(),
             held: 0,
-            lent: 0,
             freed: 0,
         }
     }
@@ -66,7 +63,6 @@ impl<W: Pooled> Pool<W> {
     /// keep-alive connection, and its other, cold callers would otherwise keep it out of line.
     #[inline(always)]
     pub fn take(&mut self, settings: &Settings) -> Box<W> {
-        self.lent += 1;
         match self.free.pop() {
             Some(mut b) => {
                 self.held -= b.capacity();
@@ -83,7 +79,6 @@ impl<W: Pooled> Pool<W> {
     /// traffic of large bodies reaches between two requests (a heap walk and fresh pages for
     /// the next request's buffers, every time).
     pub fn put(&mut self, mut b: Box<W>) {
-        self.lent = self.lent.saturating_sub(1);
         if self.free.len() >= Pool::KEEP || self.held + b.capacity() > Pool::KEEP_BYTES {
             self.freed += b.capacity();
             b.shed();
