@@ -5,7 +5,8 @@
 //! sees, with its numbers in its name: `latency:10ms..50ms`, `drip:1KiB/100ms`,
 //! `truncate:50%`, `reset:0`, `error:0.1:503`. Each route holds at most one fault of each
 //! group: a latency before the response, one way of delivering it (drip, stall, truncate,
-//! reset, garbage), and an error rate that swaps the response for another status. Everything
+//! reset, garbage, hang, slow-close, bandwidth), and an error rate or a status mix that swaps
+//! the response for another status. Everything
 //! random is drawn from a seeded generator ([`Rng`], `--seed`), one stream per worker, so
 //! that a run with one worker is reproduced exactly.
 //!
@@ -38,7 +39,7 @@ pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use rng::{DEFAULT_SEED, Rng};
 pub use spec::{
-    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, Plan,
-    RouteFaults,
+    ALWAYS, BANDWIDTH_PIECE_MAX, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency,
+    MAX_DELAY_MS, MIX_MAX, Plan, RouteFaults, StatusMix,
 };
-pub use worker::{Decision, WorkerFaults, add_error_responses};
+pub use worker::{Decision, FaultResponses, WorkerFaults, add_error_responses};

@@ -1,7 +1,9 @@
 //! The `--fault` grammar: `PATH=KIND[:ARGS]`, each kind named for what the client sees, with
 //! its numbers in its name. Errors say what is wrong, for the caller to prefix with the flag.
 
-use super::spec::{ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS};
+use super::spec::{
+    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS, MIX_MAX, StatusMix,
+};
 use crate::values::{duration, fraction, size};
 
 /// `PATH=KIND[:ARGS][@SHARE]`: the path (or `*`), its fault and the share of responses it
@@ -46,7 +48,8 @@ fn error_with_body(spec: &str) -> bool {
 }
 
 /// Every kind, for an error that found none of them.
-const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage or error";
+const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage, hang, slow-close, \
+     bandwidth, error or status";
 
 /// `KIND[:ARGS]`: one fault, the part of a `--fault` value after `PATH=`.
 pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
@@ -75,6 +78,13 @@ pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
             }
         }
         "error" => parse_error_rate(need("a rate and a status")?).map(Fault::Error),
+        "hang" => parse_hang(need("a time")?).map(Fault::Delivery),
+        "slow-close" => {
+            parse_millis(need("a time")?).map(|ms| Fault::Delivery(Delivery::SlowClose(ms)))
+        }
+        "bandwidth" => parse_bandwidth(need("a rate")?)
+            .map(|per_s| Fault::Delivery(Delivery::Drip(Drip::Bandwidth { per_s }))),
+        "status" => parse_status_mix(need("statuses and shares")?).map(Fault::Status),
         _ => Err(format!("{kind:?} is not a fault kind ({KIND_NAMES})")),
     }
 }
@@ -86,6 +96,9 @@ fn example_args(kind: &str) -> &'static str {
         "drip" => "1KiB/100ms",
         "truncate" | "reset" => "50%",
         "garbage" => "64",
+        "hang" | "slow-close" => "10s",
+        "bandwidth" => "64KiB/s",
+        "status" => "200=70%,500=20%,503=10%",
         _ => "0.1:503",
     }
 }
@@ -195,4 +208,68 @@ fn parse_error_rate(a: &str) -> Result<ErrorRate, String> {
         status,
         body,
     })
+}
+
+/// `10s` (then FIN) or `10s:reset` (then RST).
+fn parse_hang(a: &str) -> Result<Delivery, String> {
+    let (time, reset) = match a.split_once(':') {
+        Some((time, "reset")) => (time, true),
+        Some((_, then)) => {
+            return Err(format!(
+                "{then:?} is not what follows a hang (hang:D, or hang:D:reset)"
+            ));
+        }
+        None => (a, false),
+    };
+    Ok(Delivery::Hang {
+        ms: parse_millis(time)?,
+        reset,
+    })
+}
+
+/// The fastest `bandwidth`: 1 GiB/s.
+const BANDWIDTH_MAX: u64 = 1 << 30;
+
+/// `64KiB/s`: bytes a second, in the size grammar, from 1 B/s to 1 GiB/s.
+fn parse_bandwidth(a: &str) -> Result<u64, String> {
+    let Some(amount) = a.strip_suffix("/s") else {
+        return Err(format!("{a:?} is not a rate like 64KiB/s"));
+    };
+    let per_s = parse_size(amount)?;
+    if !(1..=BANDWIDTH_MAX).contains(&per_s) {
+        return Err(format!("{a} is out of range (1/s to 1GiB/s)"));
+    }
+    Ok(per_s)
+}
+
+/// `200=70%,500=20%,503=10%`: statuses (200 to 599, each once) with their shares (`0.7` or
+/// `70%`), at most 100% in all; the rest are the route's own response.
+fn parse_status_mix(a: &str) -> Result<StatusMix, String> {
+    let mut entries: Vec<(u16, u32)> = Vec::new();
+    for item in a.split(',') {
+        let Some((status, share)) = item.split_once('=') else {
+            return Err(format!(
+                "{item:?} is not STATUS=SHARE like 500=20% (in status:200=70%,500=30%)"
+            ));
+        };
+        let code = match status.parse::<u16>() {
+            Ok(s) if (200..=599).contains(&s) && status.len() == 3 => s,
+            _ => return Err(format!("status {status:?} is out of range (200 to 599)")),
+        };
+        if entries.iter().any(|&(s, _)| s == code) {
+            return Err(format!("status {code} is given twice"));
+        }
+        entries.push((code, fraction(share)?));
+    }
+    if entries.len() > MIX_MAX {
+        return Err(format!("{} statuses, more than {MIX_MAX}", entries.len()));
+    }
+    let sum: u64 = entries.iter().map(|&(_, s)| u64::from(s)).sum();
+    if sum > u64::from(ALWAYS) {
+        return Err(format!(
+            "the shares sum to {}%, more than 100%",
+            sum as f64 / 10_000.0
+        ));
+    }
+    Ok(StatusMix { entries })
 }

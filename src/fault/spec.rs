@@ -94,26 +94,66 @@ pub enum Drip {
         /// From the first piece to the last (ms).
         over_ms: u64,
     },
+    /// At most `per_s` bytes a second (`bandwidth:RATE`): pieces of [`Drip::bandwidth_piece`]
+    /// bytes, each due once the rate has paid for the bytes up to its end, so that by `t`
+    /// after the response may start at most `per_s * t` bytes are out, and the whole response
+    /// takes its length over the rate.
+    Bandwidth {
+        /// Bytes a second (1 to 1 GiB/s).
+        per_s: u64,
+    },
 }
 
+/// The largest piece of a `bandwidth` drip.
+pub const BANDWIDTH_PIECE_MAX: u64 = 64 * 1024;
+
 impl Drip {
+    /// Every piece at once: a response delivered whole through the drip's cursor (a
+    /// `slow-close`, whose end the cursor sees).
+    pub const AT_ONCE: Drip = Drip::Rate {
+        bytes: u32::MAX,
+        every_ms: 0,
+    };
+
+    /// The piece size of `bandwidth:RATE`: a tenth of a second's bytes (ten pieces a second),
+    /// at least 1 byte, at most [`BANDWIDTH_PIECE_MAX`] (above 640 KiB/s, more than ten a
+    /// second).
+    pub fn bandwidth_piece(per_s: u64) -> u64 {
+        (per_s / 10).clamp(1, BANDWIDTH_PIECE_MAX)
+    }
+
+    /// Whether piece 0 goes as soon as the response may (all but a bandwidth's).
+    pub fn first_at_once(self) -> bool {
+        !matches!(self, Drip::Bandwidth { .. })
+    }
+
     /// Where piece `i` (from 0) of a response `total` bytes long ends: N pieces split the
     /// response evenly (a piece may be empty when it is shorter than N bytes).
     pub fn piece_end(self, i: u32, total: usize) -> usize {
         let i = i as usize + 1;
         match self {
             Drip::Rate { bytes, .. } => total.min(i.saturating_mul(bytes as usize)),
+            Drip::Bandwidth { per_s } => {
+                total.min(i.saturating_mul(Drip::bandwidth_piece(per_s) as usize))
+            }
             Drip::Pieces { pieces, .. } => {
                 (total as u128 * i as u128 / u128::from(pieces)).min(total as u128) as usize
             }
         }
     }
 
-    /// When piece `i` is due, in µs after the first (which goes at once). N pieces over D are
-    /// spread to the microsecond, rounded up: piece `i` is due `D * i / (N - 1)` after the
-    /// first, never before.
-    pub fn piece_at_us(self, i: u32) -> u64 {
+    /// When piece `i` of a response `total` bytes long is due, in µs after the response may
+    /// start. N pieces over D are spread to the microsecond, rounded up: piece `i` is due
+    /// `D * i / (N - 1)` after the first (which goes at once), never before. A bandwidth's
+    /// piece is due when the rate has paid for every byte up to its end: `end / RATE`, rounded
+    /// up to the microsecond.
+    pub fn piece_at_us(self, i: u32, total: usize) -> u64 {
         match self {
+            Drip::Bandwidth { per_s } => {
+                let end = self.piece_end(i, total) as u128;
+                let at = (end * 1_000_000).div_ceil(u128::from(per_s.max(1)));
+                u64::try_from(at).unwrap_or(u64::MAX)
+            }
             Drip::Rate { every_ms, .. } => {
                 u64::from(i).saturating_mul(every_ms.saturating_mul(US_PER_MS))
             }
@@ -142,7 +182,30 @@ pub enum Delivery {
     Reset(Cut),
     /// This many random bytes instead of the response, then a close with FIN.
     Garbage(u32),
+    /// Nothing for `ms` after the request (input read and discarded), then a close: FIN, or
+    /// RST with `reset`.
+    Hang {
+        /// How long nothing is sent (ms).
+        ms: u64,
+        /// Close with RST instead of FIN.
+        reset: bool,
+    },
+    /// The whole response, then the FIN held back `ms` after its last byte is written (input
+    /// read and discarded, nothing more answered).
+    SlowClose(u64),
 }
+
+/// A weighted mix of statuses (`status:200=70%,500=30%`): each status with its share of the
+/// route's responses (millionths, summing to at most [`ALWAYS`]); the rest are the route's own
+/// response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusMix {
+    /// `(status, share)` in the order given: the draw walks their shares in this order.
+    pub entries: Vec<(u16, u32)>,
+}
+
+/// The most statuses a mix holds.
+pub const MIX_MAX: usize = 16;
 
 /// A share of a route's requests answered with another status.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,6 +234,8 @@ pub struct RouteFaults {
     pub delivery_share: u32,
     /// A share answered with another status.
     pub error: Option<ErrorRate>,
+    /// Shares answered with other statuses (in the error rate's group: one or the other).
+    pub mix: Option<StatusMix>,
 }
 
 impl Default for RouteFaults {
@@ -181,6 +246,7 @@ impl Default for RouteFaults {
             delivery: Delivery::Whole,
             delivery_share: ALWAYS,
             error: None,
+            mix: None,
         }
     }
 }
@@ -200,6 +266,8 @@ pub enum Fault {
     Delivery(Delivery),
     /// `error:...`
     Error(ErrorRate),
+    /// `status:...`
+    Status(StatusMix),
 }
 
 /// The kinds, in the order of the `--stats` counters ([`FaultKind::index`]).
@@ -219,11 +287,19 @@ pub enum FaultKind {
     Garbage,
     /// Another status was sent.
     Error,
+    /// Nothing was sent for a while, then the connection closed.
+    Hang,
+    /// The FIN was held back after the response.
+    SlowClose,
+    /// The response was paced at a bandwidth.
+    Bandwidth,
+    /// A status mix chose another status.
+    Status,
 }
 
 impl FaultKind {
     /// Every kind, in counter order.
-    pub const ALL: [FaultKind; 7] = [
+    pub const ALL: [FaultKind; 11] = [
         FaultKind::Latency,
         FaultKind::Drip,
         FaultKind::Stall,
@@ -231,6 +307,10 @@ impl FaultKind {
         FaultKind::Reset,
         FaultKind::Garbage,
         FaultKind::Error,
+        FaultKind::Hang,
+        FaultKind::SlowClose,
+        FaultKind::Bandwidth,
+        FaultKind::Status,
     ];
 
     /// The name in `--fault`, `--stats` and the access log.
@@ -243,6 +323,10 @@ impl FaultKind {
             FaultKind::Reset => "reset",
             FaultKind::Garbage => "garbage",
             FaultKind::Error => "error",
+            FaultKind::Hang => "hang",
+            FaultKind::SlowClose => "slow-close",
+            FaultKind::Bandwidth => "bandwidth",
+            FaultKind::Status => "status",
         }
     }
 
@@ -257,11 +341,14 @@ impl Delivery {
     pub fn kind(self) -> Option<FaultKind> {
         match self {
             Delivery::Whole => None,
+            Delivery::Drip(Drip::Bandwidth { .. }) => Some(FaultKind::Bandwidth),
             Delivery::Drip(_) => Some(FaultKind::Drip),
             Delivery::Stall => Some(FaultKind::Stall),
             Delivery::Truncate(_) => Some(FaultKind::Truncate),
             Delivery::Reset(_) => Some(FaultKind::Reset),
             Delivery::Garbage(_) => Some(FaultKind::Garbage),
+            Delivery::Hang { .. } => Some(FaultKind::Hang),
+            Delivery::SlowClose(_) => Some(FaultKind::SlowClose),
         }
     }
 }
@@ -274,6 +361,8 @@ pub struct Plan {
     pub delay_us: u64,
     /// Answer with the route's error response instead.
     pub error: bool,
+    /// Answer with the status mix's entry `mix - 1` instead (0: not).
+    pub mix: u8,
     /// How to deliver it.
     pub delivery: Delivery,
 }
@@ -281,17 +370,21 @@ pub struct Plan {
 impl RouteFaults {
     /// Whether the route has any fault.
     pub fn is_none(&self) -> bool {
-        self.latency.is_none() && self.delivery == Delivery::Whole && self.error.is_none()
+        self.latency.is_none()
+            && self.delivery == Delivery::Whole
+            && self.error.is_none()
+            && self.mix.is_none()
     }
 
     /// Draw this response's plan. Draws are made in a fixed order so that a seed reproduces
-    /// a run: the error rate, the latency's share (only when it has one), the latency, the
-    /// delivery's share (only when it has one).
+    /// a run: the error rate or the status mix (one draw), the latency's share (only when it
+    /// has one), the latency, the delivery's share (only when it has one).
     pub fn plan(&self, rng: &mut Rng) -> Plan {
         let error = self
             .error
             .as_ref()
             .is_some_and(|e| rng.below(u64::from(ALWAYS)) < u64::from(e.per_million));
+        let mix = self.mix.as_ref().map_or(0, |m| m.draw(rng));
         let delay_us = match self.latency {
             Some(l) if applies(self.latency_share, rng) => {
                 l.sample_ms(rng).saturating_mul(US_PER_MS)
@@ -306,6 +399,7 @@ impl RouteFaults {
         Plan {
             delay_us,
             error,
+            mix,
             delivery,
         }
     }
@@ -328,7 +422,14 @@ impl RouteFaults {
                 self.delivery = d;
                 self.delivery_share = share;
             }
-            Fault::Error(mut e) if self.error.is_none() => {
+            Fault::Status(mut m) if self.error.is_none() && self.mix.is_none() => {
+                for (_, per_million) in &mut m.entries {
+                    *per_million =
+                        (u64::from(*per_million) * u64::from(share) / u64::from(ALWAYS)) as u32;
+                }
+                self.mix = Some(m);
+            }
+            Fault::Error(mut e) if self.error.is_none() && self.mix.is_none() => {
                 e.per_million =
                     (u64::from(e.per_million) * u64::from(share) / u64::from(ALWAYS)) as u32;
                 self.error = Some(e);
@@ -336,11 +437,31 @@ impl RouteFaults {
             Fault::Latency(_) => return Err("a second latency for the same path".into()),
             Fault::Delivery(_) => {
                 return Err(
-                    "a second drip, stall, truncate, reset or garbage for the same path".into(),
+                    "a second drip, stall, truncate, reset, garbage, hang, slow-close or \
+                     bandwidth for the same path"
+                        .into(),
                 );
             }
-            Fault::Error(_) => return Err("a second error rate for the same path".into()),
+            Fault::Error(_) | Fault::Status(_) => {
+                return Err("a second error rate or status mix for the same path".into());
+            }
         }
         Ok(())
+    }
+}
+
+impl StatusMix {
+    /// One draw: the entry it falls in, plus one (0: the route's own response). Its shares
+    /// are walked in order over one draw below [`ALWAYS`].
+    fn draw(&self, rng: &mut Rng) -> u8 {
+        let x = rng.below(u64::from(ALWAYS));
+        let mut upto = 0u64;
+        for (i, &(_, share)) in self.entries.iter().enumerate() {
+            upto += u64::from(share);
+            if x < upto {
+                return i as u8 + 1;
+            }
+        }
+        0
     }
 }

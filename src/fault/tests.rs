@@ -84,6 +84,46 @@ fn specs_parse_to_faults() {
     for (spec, want) in cases {
         assert_eq!(parse_fault_spec(spec).as_ref(), Ok(want), "{spec}");
     }
+    let more: &[(&str, Fault)] = &[
+        (
+            "hang:10s",
+            d(Delivery::Hang {
+                ms: 10_000,
+                reset: false,
+            }),
+        ),
+        (
+            "hang:250ms:reset",
+            d(Delivery::Hang {
+                ms: 250,
+                reset: true,
+            }),
+        ),
+        ("slow-close:2s", d(Delivery::SlowClose(2000))),
+        (
+            "bandwidth:64KiB/s",
+            d(Delivery::Drip(Drip::Bandwidth { per_s: 65536 })),
+        ),
+        (
+            "bandwidth:1000/s",
+            d(Delivery::Drip(Drip::Bandwidth { per_s: 1000 })),
+        ),
+        (
+            "status:200=70%,500=20%,503=0.1",
+            Fault::Status(StatusMix {
+                entries: vec![(200, 700_000), (500, 200_000), (503, 100_000)],
+            }),
+        ),
+        (
+            "status:503=5%",
+            Fault::Status(StatusMix {
+                entries: vec![(503, 50_000)],
+            }),
+        ),
+    ];
+    for (spec, want) in more {
+        assert_eq!(parse_fault_spec(spec).as_ref(), Ok(want), "{spec}");
+    }
 }
 
 #[test]
@@ -115,6 +155,26 @@ fn bad_specs_say_what_is_wrong() {
         ("truncate:101%", "101% is not a percentage from 0% to 100%"),
         ("reset:-1", "\"-1\" is not a size"),
         ("garbage:0", "garbage 0 is out of range (1 to 1MiB)"),
+        ("hang", "hang needs a time, like hang:10s"),
+        ("hang:10s:fin", "\"fin\" is not what follows a hang"),
+        ("hang:soon", "\"soon\" is not a positive duration"),
+        ("slow-close", "slow-close needs a time, like slow-close:10s"),
+        ("slow-close:2h", "2h is longer than 1h"),
+        ("bandwidth:64KiB", "\"64KiB\" is not a rate like 64KiB/s"),
+        ("bandwidth:0/s", "0/s is out of range (1/s to 1GiB/s)"),
+        ("bandwidth:2GiB/s", "2GiB/s is out of range"),
+        (
+            "status",
+            "status needs statuses and shares, like status:200=70%",
+        ),
+        ("status:500", "\"500\" is not STATUS=SHARE"),
+        (
+            "status:500=60%,503=50%",
+            "the shares sum to 110%, more than 100%",
+        ),
+        ("status:500=10%,500=20%", "status 500 is given twice"),
+        ("status:99=10%", "status \"99\" is out of range"),
+        ("status:500=x", "\"x\" is not a rate"),
         ("garbage:2M", "garbage 2M is out of range (1 to 1MiB)"),
         ("error:0.1", "\"0.1\" is not [RATE:]STATUS[:BODY]"),
         ("error:1.5:503", "\"1.5\" is not a rate from 0 to 1"),
@@ -142,6 +202,12 @@ fn one_fault_per_group_per_route() {
         ("latency:2s", "a second latency"),
         ("stall", "a second drip, stall"),
         ("error:1:500", "a second error rate"),
+        ("status:500=1%", "a second error rate or status mix"),
+        (
+            "hang:1s",
+            "a second drip, stall, truncate, reset, garbage, hang",
+        ),
+        ("bandwidth:1KiB/s", "a second drip"),
     ] {
         let e = r.add(parse_fault_spec(spec).unwrap()).unwrap_err();
         assert!(e.starts_with(want), "{spec}: {e}");
@@ -201,11 +267,43 @@ fn cuts_and_drip_steps() {
             [(0, 0), (1, 100_000), (1, 200_000), (2, 300_000)],
             3,
         ),
+        // 1 MiB/s: pieces of 64 KiB (a tenth of a second's would be more), each due when the
+        // rate has paid for its end; the last, short, at the length over the rate.
+        (
+            Drip::Bandwidth { per_s: 1 << 20 },
+            (4 << 20) + 100,
+            [
+                (65536, 62_500),
+                (131_072, 125_000),
+                (196_608, 187_500),
+                ((4 << 20) + 100, 4_000_096),
+            ],
+            64,
+        ),
+        // 1 KiB/s: 102-byte pieces, a tenth of a second's.
+        (
+            Drip::Bandwidth { per_s: 1024 },
+            250,
+            [
+                (102, 99_610),
+                (204, 199_219),
+                (250, 244_141),
+                (250, 244_141),
+            ],
+            2,
+        ),
+        // 5 B/s: 1-byte pieces.
+        (
+            Drip::Bandwidth { per_s: 5 },
+            3,
+            [(1, 200_000), (2, 400_000), (3, 600_000), (3, 600_000)],
+            2,
+        ),
     ];
     for &(drip, total, want, last) in steps {
         let got: Vec<(usize, u64)> = [0, 1, 2, last]
             .iter()
-            .map(|&i| (drip.piece_end(i, total), drip.piece_at_us(i)))
+            .map(|&i| (drip.piece_end(i, total), drip.piece_at_us(i, total)))
             .collect();
         assert_eq!(got, want, "{drip:?} of {total}");
     }
@@ -407,4 +505,40 @@ fn a_share_draws_only_when_it_is_less_than_every_response() {
     let mut rng = Rng::new(3, 0);
     let _ = always.plan(&mut rng);
     assert_eq!(rng.next_u64(), Rng::new(3, 0).next_u64());
+}
+
+/// A status mix draws once per response, in the error rate's place: its shares are walked in
+/// order, the rest is the route's own response, and a share after `@` scales every entry.
+#[test]
+fn a_status_mix_draws_its_shares() {
+    let mut r = RouteFaults::default();
+    let (_, f, share) = parse_fault("/m=status:500=20%,503=10%@50%").unwrap();
+    r.add_share(f, share).unwrap();
+    assert_eq!(
+        r.mix.as_ref().unwrap().entries,
+        [(500, 100_000), (503, 50_000)]
+    );
+    let mut rng = Rng::new(1, 0);
+    let mut counts = [0u32; 3];
+    let n = 100_000;
+    for _ in 0..n {
+        counts[usize::from(r.plan(&mut rng).mix)] += 1;
+    }
+    // Binomial(100000, p): within 4 sd (about 400 and 290).
+    let near = |got: u32, p: f64| {
+        let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+        (got as f64 - mean).abs() <= 4.0 * sd
+    };
+    assert!(near(counts[1], 0.10), "{counts:?}");
+    assert!(near(counts[2], 0.05), "{counts:?}");
+    assert!(near(counts[0], 0.85), "{counts:?}");
+    // The same seed, the same draws; one draw each, as an error rate's.
+    let (mut a, mut b) = (Rng::new(9, 0), Rng::new(9, 0));
+    let mut e = RouteFaults::default();
+    e.add(parse_fault_spec("error:0.15:500").unwrap()).unwrap();
+    for _ in 0..100 {
+        r.plan(&mut a);
+        e.plan(&mut b);
+    }
+    assert_eq!(a.next_u64(), b.next_u64());
 }

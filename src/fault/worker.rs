@@ -14,8 +14,8 @@ use std::sync::Arc;
 pub struct WorkerFaults {
     /// By route index (the same as [`Responses`]'); routes beyond have none.
     routes: Vec<RouteFaults>,
-    /// By route index: the index in `Responses` of the route's error-rate response.
-    error_routes: Vec<u16>,
+    /// Where the error-rate and status-mix responses are in `Responses`.
+    added: FaultResponses,
     /// By route index: the garbage bytes (empty without a garbage fault).
     garbage: Vec<Box<[u8]>>,
     rng: Rng,
@@ -43,39 +43,62 @@ pub enum Decision {
     },
 }
 
-/// Add the error-rate responses of `routes` (each route's spec and faults, by route index) to
-/// `responses`, once for every worker: each is the route's spec with the error's status and
-/// body. Returns, by route index, the index in `responses` of the route's error-rate response
-/// (the route's own when it has none), for [`WorkerFaults::new`].
+/// Where [`add_error_responses`] put the responses the faults swap in, for
+/// [`WorkerFaults::new`].
+#[derive(Clone, Debug, Default)]
+pub struct FaultResponses {
+    /// By route index: the index in `Responses` of the route's error-rate response (the
+    /// route's own when it has none).
+    error: Vec<u16>,
+    /// By route index: the index in `Responses` of each status of the route's mix, in its
+    /// order (empty without one).
+    mix: Vec<Box<[u16]>>,
+}
+
+/// Add the error-rate and status-mix responses of `routes` (each route's spec and faults, by
+/// route index) to `responses`, once for every worker: each is the route's spec with the
+/// error's status and body (a mix's status: its reason phrase as body; the route's own
+/// status: the route's own response). Returns where they are.
 pub fn add_error_responses<'a>(
     routes: impl IntoIterator<Item = (&'a Spec, &'a RouteFaults)>,
     responses: &mut Responses,
-) -> Vec<u16> {
-    let routes = routes.into_iter().enumerate();
-    routes
-        .map(|(i, (spec, faults))| match &faults.error {
-            Some(e) => {
-                let body = e.body.clone().unwrap_or_else(|| error_body(e.status));
-                let spec = Spec {
-                    status: e.status,
-                    body: Arc::from(body.into_bytes()),
-                    ..spec.clone()
-                };
-                responses.add_unrouted(&spec) as u16
-            }
+) -> FaultResponses {
+    let mut swap = |spec: &Spec, status: u16, body: Option<&String>| {
+        let body = body.cloned().unwrap_or_else(|| error_body(status));
+        let spec = Spec {
+            status,
+            body: Arc::from(body.into_bytes()),
+            ..spec.clone()
+        };
+        responses.add_unrouted(&spec) as u16
+    };
+    let mut added = FaultResponses::default();
+    for (i, (spec, faults)) in routes.into_iter().enumerate() {
+        added.error.push(match &faults.error {
+            Some(e) => swap(spec, e.status, e.body.as_ref()),
             None => i as u16,
-        })
-        .collect()
+        });
+        let mix = faults.mix.as_ref().map_or(&[][..], |m| &m.entries);
+        let mix = mix.iter().map(|&(status, _)| {
+            if status == spec.status {
+                i as u16
+            } else {
+                swap(spec, status, None)
+            }
+        });
+        added.mix.push(mix.collect());
+    }
+    added
 }
 
 impl WorkerFaults {
     /// The faults of worker `worker` (its stream of `seed`), or `None` when no route has one
     /// and nothing is mutated (the plain path then pays nothing). `routes` are the faults by
-    /// route index; `error_routes` where [`add_error_responses`] put their error-rate
-    /// responses in `responses`.
+    /// route index; `added` where [`add_error_responses`] put their error-rate and
+    /// status-mix responses in `responses`.
     pub fn new(
         routes: Vec<RouteFaults>,
-        error_routes: Vec<u16>,
+        added: FaultResponses,
         responses: &Responses,
         seed: u64,
         mutate: Option<Mutator>,
@@ -99,7 +122,10 @@ impl WorkerFaults {
         for (i, r) in routes.iter().enumerate() {
             if let Delivery::Drip(d) = r.delivery {
                 drips[i] = Some(d);
-                drips[usize::from(error_routes[i])] = Some(d);
+                drips[usize::from(added.error[i])] = Some(d);
+                for &m in added.mix.get(i).map_or(&[][..], |m| m) {
+                    drips[usize::from(m)] = Some(d);
+                }
             }
         }
         let applies = routes
@@ -110,7 +136,7 @@ impl WorkerFaults {
         Some(WorkerFaults {
             applies,
             routes,
-            error_routes,
+            added,
             garbage,
             rng,
             mutate,
@@ -146,11 +172,19 @@ impl WorkerFaults {
             }
         }
         let f = self.routes.get(route).filter(|f| !f.is_none())?;
-        let plan = f.plan(&mut self.rng);
+        let mut plan = f.plan(&mut self.rng);
+        let own = route as u16;
         let route = if plan.error {
-            self.error_routes[route]
+            self.added.error[route]
+        } else if plan.mix > 0 {
+            let r = self.added.mix[route][usize::from(plan.mix - 1)];
+            if r == own {
+                // The route's own status: its own response, not a fault.
+                plan.mix = 0;
+            }
+            r
         } else {
-            route as u16
+            own
         };
         Some(Decision::Fault { plan, route })
     }

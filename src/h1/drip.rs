@@ -73,9 +73,9 @@ impl DripCursor {
     }
 
     /// When the next piece is due (µs).
-    fn next_due_us(&self) -> u64 {
+    fn next_due_us(&self, r: &Responses) -> u64 {
         self.from_us
-            .saturating_add(self.drip.piece_at_us(self.next))
+            .saturating_add(self.drip.piece_at_us(self.next, self.len(r)))
     }
 }
 
@@ -125,11 +125,16 @@ impl WorkArea {
             return;
         }
         match self.pacing.drip {
-            Some(c) if c.copied < c.len(env.responses) => self.hold_until_us = c.next_due_us(),
+            Some(c) if c.copied < c.len(env.responses) => {
+                self.hold_until_us = c.next_due_us(env.responses);
+            }
             _ => {
-                // The response is out: later requests may be answered.
                 self.pacing.drip = None;
-                self.refill = Refill::None;
+                if self.pacing.close.is_none() {
+                    // The response is out: later requests may be answered.
+                    self.refill = Refill::None;
+                }
+                // Else a hang or slow close waits (`Conn::park`): still paced.
             }
         }
     }
@@ -143,8 +148,12 @@ impl WorkArea {
         };
         let total = c.len(env.responses);
         // Piece 0 goes as soon as the response may (this is called once its hold, if any, has
-        // passed); a later piece once its time has passed.
-        while c.released < total && (c.next == 0 || env.now_us > c.next_due_us()) {
+        // passed), but a bandwidth's once the rate has paid for it; a later piece once its time
+        // has passed.
+        while c.released < total
+            && ((c.next == 0 && c.drip.first_at_once())
+                || env.now_us > c.next_due_us(env.responses))
+        {
             c.released = c.drip.piece_end(c.next, total);
             c.next = c.next.saturating_add(1);
         }

@@ -1,11 +1,13 @@
 //! Applying a fault plan to the response it changes: a `--mutate` variant, a latency, an
-//! error status, and how the response is delivered (stalled, garbage, truncated, reset,
-//! dripped), each counted and named in the access log.
+//! error status (or a status mix's), and how the response is delivered (stalled, garbage,
+//! truncated, reset, dripped or paced, hung, closed slowly), each counted and named in the
+//! access log.
 
 use super::Conn;
 use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
-use super::state::{Env, Pending, Refill, WorkArea};
-use crate::fault::{Decision, Delivery, FaultKind};
+use super::state::{Env, HeldClose, Pending, Refill, WorkArea};
+use crate::fault::{Decision, Delivery, Drip, FaultKind};
+use crate::values::US_PER_MS;
 
 impl Conn {
     /// Answer the pending request when faults are configured: with its route's fault (or a
@@ -56,7 +58,7 @@ impl Conn {
         let logged = p.logged && {
             let status = match plan.delivery {
                 // Nothing with a status is sent.
-                Delivery::Stall | Delivery::Garbage(_) => 0,
+                Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. } => 0,
                 _ => env.responses.status(route as usize),
             };
             log_response(b, status, env)
@@ -70,13 +72,20 @@ impl Conn {
                 journal_fault(env, FaultKind::Latency);
             }
         }
-        if plan.error {
-            env.stats.faults[FaultKind::Error.index()] += 1;
+        let swapped = if plan.error {
+            Some(FaultKind::Error)
+        } else if plan.mix > 0 {
+            Some(FaultKind::Status)
+        } else {
+            None
+        };
+        if let Some(k) = swapped {
+            env.stats.faults[k.index()] += 1;
             if logged {
-                annotate_log(env, "fault=", FaultKind::Error.name());
+                annotate_log(env, "fault=", k.name());
             }
             if p.logged {
-                journal_fault(env, FaultKind::Error);
+                journal_fault(env, k);
             }
         }
         if let Some(k) = plan.delivery.kind() {
@@ -101,11 +110,36 @@ impl Conn {
                 self.close_after_broken_response();
                 return;
             }
+            Delivery::Hang { ms, reset } => {
+                // Nothing is sent: the close is due D after the request, a `--delay` and a
+                // latency added; output before it is written first.
+                let wait_us =
+                    env.settings.switches.delay_us + plan.delay_us + ms.saturating_mul(US_PER_MS);
+                b.pacing.close = Some(HeldClose {
+                    at_us: env.now_us + wait_us,
+                    after_us: 0,
+                });
+                b.refill = Refill::Paced;
+                self.hang(reset);
+                return;
+            }
             _ => {}
         }
         env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
         b.hold(plan.delay_us, env);
         let p = Pending { route, ..p };
+        if let Delivery::SlowClose(ms) = plan.delivery {
+            // The whole response through a drip's cursor, which sees its end; then the FIN
+            // waits D after its last byte is written (`Conn::park`).
+            b.pacing.close = Some(HeldClose {
+                at_us: 0,
+                after_us: ms.saturating_mul(US_PER_MS),
+            });
+            b.start_drip(Drip::AT_ONCE, &p, close, env);
+            b.last_held = None;
+            self.hang(false);
+            return;
+        }
         if let Delivery::Drip(drip) = plan.delivery {
             b.start_drip(drip, &p, close, env);
             // A response held before it is not the last: a drain that begins while the drip

@@ -188,7 +188,7 @@ impl Connection for Conn {
                     })
             }
             Phase::Lingering => !self.eof && self.linger_kib_or_parked_route > 0,
-            Phase::Stalled => !self.eof,
+            Phase::Stalled | Phase::Hanging { .. } => !self.eof,
             Phase::Closing { .. } | Phase::Resetting | Phase::Dripping => false,
         }
     }
@@ -201,7 +201,9 @@ impl Connection for Conn {
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
-            Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
+            Phase::Open | Phase::Lingering | Phase::Stalled | Phase::Hanging { .. }
+                if flushed && self.eof =>
+            {
                 Next::Close { linger: false }
             }
             Phase::Lingering if self.linger_kib_or_parked_route == 0 => {
@@ -218,6 +220,7 @@ impl Connection for Conn {
         match self.phase {
             Phase::Lingering => return Some(self.active_us_or_parked + LINGER_US),
             Phase::Dripping => return Some(self.parked().due_us),
+            Phase::Hanging { .. } if self.work.is_none() => return Some(self.active_us_or_parked),
             _ => {}
         }
         let due = self.deadline(&settings.timeouts).0;
@@ -244,6 +247,12 @@ impl Connection for Conn {
             }
             self.work = Some(self.unpark(env));
         }
+        if let (Phase::Hanging { reset }, None) = (self.phase, &self.work) {
+            if now > self.active_us_or_parked {
+                self.close_after_hang(reset, now);
+            }
+            return Next::Continue;
+        }
         if let Some(mut b) = self.work.take() {
             if b.hold_until_us != 0 && now > b.hold_until_us {
                 self.release_hold(&mut b, env);
@@ -254,8 +263,11 @@ impl Connection for Conn {
             }
             self.keep_or_return(b, env);
         }
-        if matches!(self.phase, Phase::Dripping) {
-            // Parked again: an empty piece, nothing to write until the next one.
+        if matches!(self.phase, Phase::Dripping)
+            || (matches!(self.phase, Phase::Hanging { .. }) && self.work.is_none())
+        {
+            // Parked again: an empty piece, nothing to write until the next one; or the
+            // output before a hang's close is written, and the close waits.
             return Next::Continue;
         }
         let (due, why) = self.deadline(&env.settings.timeouts);
@@ -283,7 +295,11 @@ impl Connection for Conn {
     }
 
     fn is_idle(&self) -> bool {
-        self.work.is_none() && matches!(self.phase, Phase::Open | Phase::Stalled)
+        self.work.is_none()
+            && matches!(
+                self.phase,
+                Phase::Open | Phase::Stalled | Phase::Hanging { .. }
+            )
     }
 
     #[inline]
@@ -351,6 +367,12 @@ impl Conn {
                     return;
                 }
             }
+            Phase::Hanging { .. } => {
+                // Read and discarded; the close keeps its time (held in the activity field
+                // once the output is written).
+                env.stats.bytes_in += data.len() as u64;
+                return;
+            }
             _ => {}
         }
         env.stats.bytes_in += data.len() as u64;
@@ -386,6 +408,18 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn park(&mut self, b: &WorkArea) -> bool {
+        if let Some(close) = b.pacing.close {
+            // A hang or slow close: once its output is written, the connection waits with no
+            // work area, its close time in its own fields.
+            if b.hold_until_us != 0 || b.pending_out() > 0 || b.pacing.drip.is_some() {
+                return false;
+            }
+            debug_assert!(matches!(self.phase, Phase::Hanging { .. }));
+            self.active_us_or_parked = close
+                .at_us
+                .max(b.out_since_us.saturating_add(close.after_us));
+            return true;
+        }
         let Some(c) = b.pacing.drip else {
             return false;
         };
@@ -445,11 +479,14 @@ impl Conn {
             route: w.route,
             variant: w.variant,
             head_only: w.head_only,
-            from_us: w.due_us.saturating_sub(drip.piece_at_us(w.next)),
+            from_us: 0,
             next: w.next,
             released: 0,
             copied: 0,
         };
+        c.from_us = w
+            .due_us
+            .saturating_sub(drip.piece_at_us(w.next, c.len(env.responses)));
         if w.next > 0 {
             c.released = drip.piece_end(w.next - 1, c.len(env.responses));
             c.copied = c.released;
@@ -563,5 +600,23 @@ impl Conn {
     /// A `reset` fault: answer nothing more, reset once the output is written.
     fn reset_after_output(&mut self) {
         self.phase = Phase::Resetting;
+    }
+
+    /// A `hang` fault, or a `slow-close` fault's response: answer nothing more, read and
+    /// discard input, and close once the work area's [`HeldClose`](state::HeldClose) says.
+    fn hang(&mut self, reset: bool) {
+        self.phase = Phase::Hanging { reset };
+    }
+
+    /// A hang's (or slow close's) time passed: close with FIN (then drain input, as any
+    /// close canned decides), or RST.
+    #[cold]
+    fn close_after_hang(&mut self, reset: bool, now: u64) {
+        self.phase = if reset {
+            Phase::Resetting
+        } else {
+            Phase::Closing { linger: true }
+        };
+        self.active_us_or_parked = now;
     }
 }

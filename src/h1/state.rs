@@ -36,6 +36,14 @@ pub(super) enum Phase {
     /// fields (`ParkedDrip`). The next piece (or input) takes a work area again, with the
     /// phase the response leads to (open, or closing).
     Dripping,
+    /// A `hang` fault, or a `slow-close` fault's response: nothing more is answered, input is
+    /// read and discarded. While output (or the slow-close's response) is unwritten, the
+    /// work area holds it, with the close to come ([`HeldClose`]); once it is written, the
+    /// connection holds no work area, and its activity field holds when to close (FIN, or
+    /// RST with `reset`).
+    Hanging {
+        reset: bool,
+    },
 }
 
 /// The request body being skipped.
@@ -166,13 +174,27 @@ pub(super) struct Pacing {
     pub(super) drip: Option<DripCursor>,
     /// A truncate or reset fault that cuts a streamed body: the body offset to stop at.
     pub(super) body_stop: Option<usize>,
+    /// A hang or slow-close fault: the close that follows once the output is written.
+    pub(super) close: Option<HeldClose>,
 }
 
 impl Pacing {
     fn clear(&mut self) {
         self.drip = None;
         self.body_stop = None;
+        self.close = None;
     }
+}
+
+/// The close a `hang` or `slow-close` fault holds back: once the output is written, the
+/// connection waits (`Phase::Hanging`) until the later of `at_us` and `after_us` past the
+/// last write, then closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct HeldClose {
+    /// Not before this worker time (µs): a hang's end, counted from the request.
+    pub(super) at_us: u64,
+    /// Not before this long after the last byte is written (µs): a slow close.
+    pub(super) after_us: u64,
 }
 
 /// Where a dripped response stands. Its bytes are the route's preformatted head for

@@ -2,14 +2,14 @@
 //! worker, and the `--mutate` choice with the catalogue the workers share.
 
 use crate::config::Config;
-use crate::fault::{Mutator, WorkerFaults, add_error_responses};
+use crate::fault::{FaultResponses, Mutator, WorkerFaults, add_error_responses};
 use crate::mutate::Catalogue;
 use crate::response::Responses;
 use std::sync::Arc;
 
-/// Add the error-rate responses of `config`'s routes to `responses` (once, for every worker);
-/// returns where they are, by route index, for [`faults_with_error_routes`].
-pub fn error_routes(config: &Config, responses: &mut Responses) -> Vec<u16> {
+/// Add the error-rate and status-mix responses of `config`'s routes to `responses` (once, for
+/// every worker); returns where they are, for [`faults_with_error_routes`].
+pub fn error_routes(config: &Config, responses: &mut Responses) -> FaultResponses {
     add_error_responses(
         config.routes.iter().map(|r| (&r.spec, &r.faults)),
         responses,
@@ -22,7 +22,7 @@ pub fn error_routes(config: &Config, responses: &mut Responses) -> Vec<u16> {
 pub fn faults_with_error_routes(
     config: &Config,
     responses: &Responses,
-    error_routes: Vec<u16>,
+    error_routes: FaultResponses,
     catalogue: Option<Arc<Catalogue>>,
     worker: usize,
 ) -> Option<WorkerFaults> {

@@ -19,8 +19,9 @@ use std::time::Duration;
 pub(crate) struct Canned {
     responses: Responses,
     counter_routes: CounterRoutes,
-    /// By route: its error-rate response's index in `responses` (`--fault error`).
-    error_routes: Vec<u16>,
+    /// By route: its error-rate and status-mix responses in `responses` (`--fault error`,
+    /// `--fault status`).
+    error_routes: crate::fault::FaultResponses,
     /// `--journal`: the ring every worker records into.
     journal: Option<Arc<Journal>>,
 }
