@@ -1220,3 +1220,187 @@ fn exit_status(child: &mut std::process::Child, what: &str) -> std::process::Exi
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// `hang:D`: the request is read and nothing is sent for D, then FIN; `hang:D:reset`, then
+/// RST. Responses to requests before it are written, requests after it are read and never
+/// answered, and a latency adds to D. The hang is not an idle timeout (here shorter than D).
+#[test]
+fn hang_sends_nothing_for_its_time_then_closes() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--fault",
+            "/h=hang:1500ms",
+            "--fault",
+            "/r=hang:300ms:reset",
+            "--fault",
+            "/l=hang:300ms",
+            "--fault",
+            "/l=latency:200ms",
+            "--idle-timeout",
+            "1s",
+            "--workers",
+            workers,
+        ]);
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&[get("/"), get("/h"), get("/")].concat())
+            .unwrap();
+        assert_eq!(read_responses(&mut s, 1)[0].status, 200);
+        // More input is read and discarded, never answered.
+        s.write_all(&get("/")).unwrap();
+        let (rest, _, end) = read_all(&mut s, t);
+        let took = t.elapsed();
+        assert_eq!(rest, b"", "{workers} workers");
+        assert_eq!(end, End::Fin);
+        assert!(took >= Duration::from_millis(1500), "{took:?}");
+        assert!(took < Duration::from_millis(1500) + slack(), "{took:?}");
+        for (path, least, want_end) in [("/r", 300, End::Reset), ("/l", 500, End::Fin)] {
+            let mut s = connect(addr);
+            let t = Instant::now();
+            s.write_all(&get(path)).unwrap();
+            let (rest, _, end) = read_all(&mut s, t);
+            let took = t.elapsed();
+            assert_eq!((rest.as_slice(), end), (&b""[..], want_end), "{path}");
+            assert!(took >= Duration::from_millis(least), "{path}: {took:?}");
+            assert!(
+                took < Duration::from_millis(least) + slack(),
+                "{path}: {took:?}"
+            );
+        }
+        let summary = {
+            h.shutdown();
+            h.join()
+        };
+        let faults = summary.stats.faults;
+        assert_eq!(faults[canned::fault::FaultKind::Hang.index()], 3);
+        assert_eq!(faults[canned::fault::FaultKind::Latency.index()], 1);
+        assert_eq!(summary.stats.timeouts.iter().sum::<u64>(), 0, "no timeout");
+    }
+}
+
+/// `slow-close:D`: the whole response at once (its head as the request asked: keep-alive
+/// here), then the FIN D after it; meanwhile the connection reads on and answers nothing
+/// more, and no input turns the close into a reset. A latency holds the response first; a
+/// large body streams whole; a request that asked for a close gets the closing head.
+#[test]
+fn slow_close_sends_the_response_then_holds_the_fin() {
+    let dir = std::env::temp_dir().join(format!("canned-slowclose-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.join("big"), &big).unwrap();
+    let big_route = format!("/big=200:@{}", dir.join("big").display());
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--fault",
+            "/s=slow-close:500ms",
+            "--fault",
+            "/l=slow-close:300ms",
+            "--fault",
+            "/l=latency:200ms",
+            "--route",
+            &big_route,
+            "--fault",
+            "/big=slow-close:300ms",
+            "--workers",
+            workers,
+        ]);
+        let want = plain(false);
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&[get("/s"), get("/")].concat()).unwrap();
+        assert_eq!(read_n(&mut s, want.len()), want, "{workers} workers");
+        let first = t.elapsed();
+        s.write_all(&get("/")).unwrap();
+        let (rest, _, end) = read_all(&mut s, t);
+        let took = t.elapsed();
+        assert_eq!((rest.as_slice(), end), (&b""[..], End::Fin));
+        assert!(took >= Duration::from_millis(500), "{took:?}");
+        assert!(took < Duration::from_millis(500) + slack(), "{took:?}");
+        assert!(first < took, "{first:?} then {took:?}");
+        // Latency, then the response, then the FIN D after it.
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&get_close("/l")).unwrap();
+        let closing = plain(true);
+        assert_eq!(read_n(&mut s, closing.len()), closing);
+        assert!(t.elapsed() >= Duration::from_millis(200));
+        let (rest, _, end) = read_all(&mut s, t);
+        assert_eq!((rest.as_slice(), end), (&b""[..], End::Fin));
+        let took = t.elapsed();
+        assert!(took >= Duration::from_millis(500), "{took:?}");
+        assert!(took < Duration::from_millis(500) + slack(), "{took:?}");
+        // A large body, byte for byte.
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&get("/big")).unwrap();
+        let (got, _, end) = read_all(&mut s, t);
+        let took = t.elapsed();
+        assert_eq!(end, End::Fin);
+        let r = parse_responses(&got, &[false]);
+        assert_eq!(r.len(), 1);
+        assert!(r[0].body == big, "{} bytes of body", r[0].body.len());
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        let summary = {
+            h.shutdown();
+            h.join()
+        };
+        let faults = summary.stats.faults;
+        assert_eq!(faults[canned::fault::FaultKind::SlowClose.index()], 3);
+        assert_eq!(summary.stats.by_status[200], 3);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bandwidth:RATE`: the response (head and body) never ahead of the rate — by `e` after the
+/// request was written, at most `RATE * e` bytes — and whole after its length over the rate,
+/// never earlier; the connection stays open for the next request.
+#[test]
+fn bandwidth_paces_the_response_at_its_rate() {
+    let dir = std::env::temp_dir().join(format!("canned-bandwidth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = vec![b'x'; 20_000];
+    std::fs::write(dir.join("b"), &body).unwrap();
+    let route = format!("/b=200:@{}", dir.join("b").display());
+    let rate = 40 * 1024;
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--route",
+            &route,
+            "--fault",
+            "/b=bandwidth:40KiB/s",
+            "--workers",
+            workers,
+        ]);
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(&get_close("/b")).unwrap();
+        let (got, reads, end) = read_all(&mut s, t);
+        assert_eq!(end, End::Fin);
+        assert_eq!(parse_responses(&got, &[false])[0].body, body);
+        let mut total = 0;
+        for &(e, n) in &reads {
+            total += n;
+            assert!(
+                total as u128 * 1_000_000 <= rate * e.as_micros(),
+                "{total} bytes at {e:?}: {reads:?}"
+            );
+        }
+        let least = Duration::from_micros((got.len() as u64 * 1_000_000).div_ceil(rate as u64));
+        let took = reads.last().unwrap().0;
+        assert!(took >= least, "{} bytes in {took:?}", got.len());
+        assert!(took < least + slack(), "{took:?}");
+        // Keep-alive: the next request on the connection, paced too.
+        let mut s = connect(addr);
+        s.write_all(&[get("/b"), get("/")].concat()).unwrap();
+        let r = read_responses(&mut s, 2);
+        assert_eq!((r[0].body.len(), r[1].status), (body.len(), 200));
+        let summary = {
+            h.shutdown();
+            h.join()
+        };
+        let faults = summary.stats.faults;
+        assert_eq!(faults[canned::fault::FaultKind::Bandwidth.index()], 2);
+        assert_eq!(faults[canned::fault::FaultKind::Drip.index()], 0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
