@@ -264,7 +264,7 @@ fn access_log_stats_and_paths_without_control() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(400));
     let stats = String::from_utf8_lossy(&get("/stats")).into_owned();
-    let want = "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":1,\"truncate\":1,\"reset\":0,\"garbage\":0,\"error\":0}";
+    let want = "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":1,\"truncate\":1,\"reset\":0,\"garbage\":0,\"error\":0,\"hang\":0,\"slow-close\":0,\"bandwidth\":0,\"status\":0}";
     assert!(stats.contains(want), "{want} not in {stats}");
     drop(s);
     let mut child = p.child;

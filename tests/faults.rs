@@ -427,6 +427,14 @@ fn access_log_and_stats_record_faults_and_variants() {
         "/h=latency:1ms",
         "--mutate-id",
         "cl-negative",
+        "--fault",
+        "/hg=hang:1ms",
+        "--fault",
+        "/sc=slow-close:1ms",
+        "--fault",
+        "/bw=bandwidth:1MiB/s",
+        "--fault",
+        "/m=status:503=100%",
         "--stats",
         "/stats",
     ]);
@@ -440,12 +448,26 @@ fn access_log_and_stats_record_faults_and_variants() {
     s.write_all(&[get("/e"), get_close("/h")].concat()).unwrap();
     let both = read_to_eof(&mut s);
     assert_eq!(parse_responses(&both, &[false, false])[0].status, 503);
+    assert_eq!(exchange(p.addr, &get("/hg")), b"");
+    assert_eq!(
+        parse_responses(&exchange(p.addr, &get("/sc")), &[false])[0].status,
+        200
+    );
+    assert_eq!(
+        parse_responses(&exchange(p.addr, &get_close("/bw")), &[false])[0].status,
+        200
+    );
+    assert_eq!(
+        parse_responses(&exchange(p.addr, &get_close("/m")), &[false])[0].status,
+        503
+    );
     // Counters are published every 100 ms.
     std::thread::sleep(Duration::from_millis(300));
     let stats = exchange(p.addr, b"GET /stats HTTP/1.0\r\n\r\n");
     let stats = String::from_utf8_lossy(&stats);
     for want in [
-        "\"faults\":{\"latency\":2,\"drip\":0,\"stall\":0,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1}",
+        "\"faults\":{\"latency\":2,\"drip\":0,\"stall\":0,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1,\
+         \"hang\":1,\"slow-close\":1,\"bandwidth\":1,\"status\":1}",
         "\"mutate\":{\"cl-negative\":1}",
     ] {
         assert!(stats.contains(want), "{want} not in {stats}");
@@ -467,6 +489,11 @@ fn access_log_and_stats_record_faults_and_variants() {
         "GET /l HTTP/1.1 200 fault=latency",
         "GET /g HTTP/1.1 000 fault=garbage",
         "GET /e HTTP/1.1 503 fault=error",
+        // A hang, like a stall, sends no status.
+        "GET /hg HTTP/1.1 000 fault=hang",
+        "GET /sc HTTP/1.1 200 fault=slow-close",
+        "GET /bw HTTP/1.1 200 fault=bandwidth",
+        "GET /m HTTP/1.1 503 fault=status",
         "GET /stats HTTP/1.0 200",
     ];
     for (line, want) in lines.iter().zip(want) {

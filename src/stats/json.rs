@@ -76,7 +76,7 @@ mod tests {
             "\"responses\":{\"200\":7}",
             "\"timeouts\":{\"header\":1,\"idle\":2,\"write\":3}",
             "\"missing_host\":0",
-            "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0}",
+            "\"faults\":{\"latency\":0,\"drip\":0,\"stall\":0,\"truncate\":0,\"reset\":2,\"garbage\":0,\"error\":0,\"hang\":0,\"slow-close\":0,\"bandwidth\":0,\"status\":0}",
             "\"mutate\":{\"cl-plus-sign\":5}",
             "\"log_lines_dropped\":6}",
         ] {
