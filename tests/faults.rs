@@ -532,11 +532,12 @@ fn the_readme_states_the_herd_bounds() {
     assert_eq!(GOAL_KIB_PER_10_000, 640);
 }
 
-/// Memory per connection held by a fault (README, Faults: Memory). Three servers with the same
+/// Memory per connection held by a fault (README, Faults: Memory). Six servers with the same
 /// flags, each warmed up with one request of every kind, take a herd of 10,000 connections:
-/// idle keep-alive ones (answered), stalled ones and dripping ones waiting for their next
-/// piece. Stalled and dripping connections add what idle ones do, within `HERD_MARGIN` bytes
-/// each, and none adds more than the goal. The goal is the static musl build's; glibc's heap
+/// idle keep-alive ones (answered), stalled ones, dripping ones waiting for their next piece,
+/// hung ones (`hang:10s`), ones whose FIN is held back after their response
+/// (`slow-close:10s`) and ones paced at `bandwidth:1KiB/s` between pieces. Each adds what an
+/// idle one does, within `HERD_MARGIN` bytes, and none adds more than the goal. The goal is the static musl build's; glibc's heap
 /// keeps the earlier, smaller copies of the connection tables as they grow (about 10 to 20
 /// bytes a connection more, in amounts that follow the order of every allocation: starting
 /// with faults or `--stats` moves them), so a build that maps glibc (the default debug build)
@@ -547,6 +548,13 @@ fn the_readme_states_the_herd_bounds() {
 fn ten_thousand_stalled_or_dripping_connections_stay_small() {
     let n = 10_000;
     canned::server::raise_fd_limit();
+    // A body that takes a minute at 1 KiB/s: the paced herd is between pieces throughout.
+    let dir = std::env::temp_dir().join(format!("canned-herd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bw"), vec![b'b'; 60 * 1024]).unwrap();
+    let bw_route = format!("/bw=200:@{}", dir.join("bw").display());
+    // A bandwidth's pieces at 1 KiB/s: a tenth of a second's bytes.
+    let piece = 102;
     // (bytes a connection, the goal that applies, if any)
     let herd = |name: &str| -> (u64, Option<u64>) {
         let p = Proc::start(&[
@@ -558,6 +566,14 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
             "/stall=stall",
             "--fault",
             "/drip=drip:1/10s",
+            "--fault",
+            "/hang=hang:10s",
+            "--fault",
+            "/slow=slow-close:10s",
+            "--route",
+            &bw_route,
+            "--fault",
+            "/bw=bandwidth:1KiB/s",
             "--stats",
             "/stats",
         ]);
@@ -586,13 +602,19 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
         };
         // Warm up: one request of every kind, before every herd.
         exchange(p.addr, b"GET / HTTP/1.0\r\n\r\n");
-        let mut warm = [connect(p.addr), connect(p.addr)];
-        warm[0].write_all(&get("/stall")).unwrap();
-        warm[1].write_all(&get("/drip")).unwrap();
+        let mut warm = ["/stall", "/drip", "/hang", "/slow", "/bw"].map(|path| {
+            let mut s = connect(p.addr);
+            s.write_all(&get(path)).unwrap();
+            s
+        });
         assert_eq!(read_n(&mut warm[1], 1), b"H");
+        assert_eq!(read_responses(&mut warm[3], 1)[0].status, 200);
+        read_n(&mut warm[4], piece);
         reach("\"drip\":1,\"stall\":1");
+        reach("\"hang\":1,\"slow-close\":1,\"bandwidth\":1");
         let before = p.rss_kib();
         let path = if name == "idle" { "/" } else { name };
+        let t0 = Instant::now();
         let mut conns = Vec::with_capacity(n);
         for _ in 0..n {
             let mut s = connect(p.addr);
@@ -600,10 +622,21 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
             conns.push(s);
         }
         match name {
-            "idle" => {
+            "idle" | "/slow" => {
                 for s in &mut conns {
                     assert_eq!(read_responses(s, 1)[0].status, 200);
                 }
+                if name == "/slow" {
+                    reach(&format!("\"slow-close\":{}", n + 1));
+                }
+            }
+            "/hang" => reach(&format!("\"hang\":{}", n + 1)),
+            "/bw" => {
+                // The first piece; the connection waits for the next.
+                for s in &mut conns {
+                    read_n(s, piece);
+                }
+                reach(&format!("\"bandwidth\":{}", n + 1));
             }
             "/drip" => {
                 // The first piece, one byte; the connection waits for the next.
@@ -615,10 +648,18 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
             _ => reach(&format!("\"stall\":{}", n + 1)),
         }
         let during = p.rss_kib();
+        let took = t0.elapsed();
+        if native && matches!(name, "/hang" | "/slow") {
+            // Measured while every connection waits: within the 10 s of the first.
+            assert!(
+                took < Duration::from_secs(10),
+                "{name}: the herd took {took:?}"
+            );
+        }
         let each = during.saturating_sub(before) * 1024 / n as u64;
         eprintln!(
             "{name}: {n} connections; RSS {before} KiB before, {during} KiB with them \
-             (+{each} bytes per connection)"
+             (+{each} bytes per connection; herd made and measured in {took:.1?})"
         );
         (each, native.then_some(goal))
     };
@@ -632,7 +673,7 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
         }
     };
     within_goal("idle", idle);
-    for name in ["/stall", "/drip"] {
+    for name in ["/stall", "/drip", "/hang", "/slow", "/bw"] {
         let (each, _) = herd(name);
         assert!(
             each <= idle + HERD_MARGIN,
@@ -640,6 +681,7 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
         );
         within_goal(name, each);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The head's `Date` is patched in place once a second, and a dripped head is copied from it a

@@ -565,10 +565,12 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Misbehave on PATH (a --route's, or a new route with the default\n\
          response; * for every path without a route): latency:100ms,\n\
          latency:10ms..50ms, latency:median=50ms:p99=500ms, drip:1KiB/100ms,\n\
-         drip:10pieces/2s, stall, truncate:N or N%, reset:N or N%,\n\
-         garbage:N, error:[RATE:]STATUS[:BODY]; any ending @SHARE (10% or\n\
-         0.1) applies to that share of responses; repeatable, one of each\n\
-         group (latency; drip/stall/truncate/reset/garbage; error) per path"
+         drip:10pieces/2s, bandwidth:64KiB/s, stall, hang:D[:reset],\n\
+         slow-close:D, truncate:N or N%, reset:N or N%, garbage:N,\n\
+         error:[RATE:]STATUS[:BODY], status:200=70%,500=30%; any ending\n\
+         @SHARE (10% or 0.1) applies to that share of responses; repeatable,\n\
+         one of each group (latency; drip/bandwidth/stall/hang/slow-close/\n\
+         truncate/reset/garbage; error/status) per path"
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
