@@ -188,7 +188,7 @@ impl Connection for Conn {
                     })
             }
             Phase::Lingering => !self.eof && self.linger_kib_or_parked_route > 0,
-            Phase::Stalled | Phase::Hanging { .. } => !self.eof,
+            Phase::Stalled | Phase::Hanging | Phase::HangingReset => !self.eof,
             Phase::Closing { .. } | Phase::Resetting | Phase::Dripping => false,
         }
     }
@@ -201,7 +201,11 @@ impl Connection for Conn {
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
-            Phase::Open | Phase::Lingering | Phase::Stalled | Phase::Hanging { .. }
+            Phase::Open
+            | Phase::Lingering
+            | Phase::Stalled
+            | Phase::Hanging
+            | Phase::HangingReset
                 if flushed && self.eof =>
             {
                 Next::Close { linger: false }
@@ -220,7 +224,9 @@ impl Connection for Conn {
         match self.phase {
             Phase::Lingering => return Some(self.active_us_or_parked + LINGER_US),
             Phase::Dripping => return Some(self.parked().due_us),
-            Phase::Hanging { .. } if self.work.is_none() => return Some(self.active_us_or_parked),
+            Phase::Hanging | Phase::HangingReset if self.work.is_none() => {
+                return Some(self.active_us_or_parked);
+            }
             _ => {}
         }
         let due = self.deadline(&settings.timeouts).0;
@@ -247,7 +253,7 @@ impl Connection for Conn {
             }
             self.work = Some(self.unpark(env));
         }
-        if let (Phase::Hanging { reset }, None) = (self.phase, &self.work) {
+        if let (Some(reset), None) = (self.phase.hang_reset(), &self.work) {
             if now > self.active_us_or_parked {
                 self.close_after_hang(reset, now);
             }
@@ -264,7 +270,7 @@ impl Connection for Conn {
             self.keep_or_return(b, env);
         }
         if matches!(self.phase, Phase::Dripping)
-            || (matches!(self.phase, Phase::Hanging { .. }) && self.work.is_none())
+            || (self.phase.hang_reset().is_some() && self.work.is_none())
         {
             // Parked again: an empty piece, nothing to write until the next one; or the
             // output before a hang's close is written, and the close waits.
@@ -298,7 +304,7 @@ impl Connection for Conn {
         self.work.is_none()
             && matches!(
                 self.phase,
-                Phase::Open | Phase::Stalled | Phase::Hanging { .. }
+                Phase::Open | Phase::Stalled | Phase::Hanging | Phase::HangingReset
             )
     }
 
@@ -367,7 +373,7 @@ impl Conn {
                     return;
                 }
             }
-            Phase::Hanging { .. } => {
+            Phase::Hanging | Phase::HangingReset => {
                 // Read and discarded; the close keeps its time (held in the activity field
                 // once the output is written).
                 env.stats.bytes_in += data.len() as u64;
@@ -414,7 +420,7 @@ impl Conn {
             if b.hold_until_us != 0 || b.pending_out() > 0 || b.pacing.drip.is_some() {
                 return false;
             }
-            debug_assert!(matches!(self.phase, Phase::Hanging { .. }));
+            debug_assert!(self.phase.hang_reset().is_some());
             self.active_us_or_parked = close
                 .at_us
                 .max(b.out_since_us.saturating_add(close.after_us));
@@ -605,7 +611,11 @@ impl Conn {
     /// A `hang` fault, or a `slow-close` fault's response: answer nothing more, read and
     /// discard input, and close once the work area's [`HeldClose`](state::HeldClose) says.
     fn hang(&mut self, reset: bool) {
-        self.phase = Phase::Hanging { reset };
+        self.phase = if reset {
+            Phase::HangingReset
+        } else {
+            Phase::Hanging
+        };
     }
 
     /// A hang's (or slow close's) time passed: close with FIN (then drain input, as any

@@ -39,11 +39,23 @@ pub(super) enum Phase {
     /// A `hang` fault, or a `slow-close` fault's response: nothing more is answered, input is
     /// read and discarded. While output (or the slow-close's response) is unwritten, the
     /// work area holds it, with the close to come ([`HeldClose`]); once it is written, the
-    /// connection holds no work area, and its activity field holds when to close (FIN, or
-    /// RST with `reset`).
-    Hanging {
-        reset: bool,
-    },
+    /// connection holds no work area, and its activity field holds when to close: FIN.
+    Hanging,
+    /// [`Phase::Hanging`], then RST (`hang:D:reset`). A variant of its own, not a field: a
+    /// second variant with a field would take the phase a byte of its own, and the
+    /// connection 8 more.
+    HangingReset,
+}
+
+impl Phase {
+    /// In a hang (or a slow close's wait): whether it ends with RST.
+    pub(super) fn hang_reset(self) -> Option<bool> {
+        match self {
+            Phase::Hanging => Some(false),
+            Phase::HangingReset => Some(true),
+            _ => None,
+        }
+    }
 }
 
 /// The request body being skipped.
