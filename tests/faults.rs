@@ -955,17 +955,62 @@ fn reset_answers_nothing_after_it() {
 /// Shutdown does not wait for a stalled connection: nothing is in flight on it.
 #[test]
 fn shutdown_closes_a_stalled_connection_at_once() {
-    let (h, addr) = start(&["--fault", "/s=stall", "--shutdown-timeout", "20s"]);
-    let mut s = connect(addr);
-    s.write_all(&get("/s")).unwrap();
-    // The request is read and stalled before the shutdown starts.
+    let (h, addr) = start(&[
+        "--fault",
+        "/s=stall",
+        "--fault",
+        "/h=hang:60s:reset",
+        "--fault",
+        "/c=slow-close:60s",
+        "--shutdown-timeout",
+        "20s",
+    ]);
+    // Stalled, hung, and waiting to close after its response: each idle, closed at once.
+    let mut conns = ["/s", "/h", "/c"].map(|path| {
+        let mut s = connect(addr);
+        s.write_all(&get(path)).unwrap();
+        s
+    });
+    assert_eq!(read_n(&mut conns[2], plain(false).len()), plain(false));
+    // The requests are read and faulted before the shutdown starts.
     std::thread::sleep(Duration::from_millis(200));
     let t = Instant::now();
     h.shutdown();
     h.join();
     assert!(t.elapsed() < slack(), "{:?}", t.elapsed());
-    let (got, _, end) = read_all(&mut s, Instant::now());
+    for s in &mut conns {
+        let (got, _, end) = read_all(s, Instant::now());
+        assert_eq!((got.as_slice(), end), (&b""[..], End::Fin));
+    }
+}
+
+/// At `--max-conns`, a hung connection counts as idle keep-alive, as a stalled one: it is
+/// closed (FIN) to admit a new one.
+#[test]
+fn a_hung_connection_makes_room_at_the_connection_limit() {
+    let (h, addr) = start(&[
+        "--fault",
+        "/h=hang:60s",
+        "--max-conns",
+        "1",
+        "--workers",
+        "1",
+    ]);
+    let mut hung = connect(addr);
+    let t = Instant::now();
+    hung.write_all(&get("/h")).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut s = connect(addr);
+    s.write_all(&get("/")).unwrap();
+    assert_eq!(read_responses(&mut s, 1)[0].status, 200);
+    let (got, _, end) = read_all(&mut hung, t);
     assert_eq!((got.as_slice(), end), (&b""[..], End::Fin));
+    assert!(t.elapsed() < slack(), "{:?}", t.elapsed());
+    let summary = {
+        h.shutdown();
+        h.join()
+    };
+    assert_eq!(summary.idle_closed_at_limit, 1);
 }
 
 /// The pause between drip pieces is not a write timeout: a drip slower than
