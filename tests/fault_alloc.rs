@@ -1,7 +1,7 @@
 //! Faults allocate nothing per request either: a counting global allocator watches the whole
 //! process while a warmed-up connection runs keep-alive and pipelined requests that each get a
 //! latency, a drip and, for half of them, an error-rate response (of the same bytes, so that
-//! the client can count them).
+//! the client can count them); then the same with a bandwidth and a status mix.
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -29,4 +29,28 @@ fn steady_state_faulted_requests_allocate_nothing() {
         faults[FaultKind::Latency.index()] >= 1_000 && faults[FaultKind::Drip.index()] >= 1_000
     );
     assert!(faults[FaultKind::Error.index()] >= 300, "{faults:?}");
+    paced_requests_allocate_nothing();
+}
+
+/// A bandwidth (a drip with the rate's pieces) and a status mix's draw allocate nothing per
+/// request either (`status:200=100%` draws every time and answers with the route's own bytes,
+/// so that the client can count them). Called by the test above, not a test of its own: the
+/// counter is the process's, and tests run in parallel.
+fn paced_requests_allocate_nothing() {
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+        "--quiet",
+        "--no-date",
+        "--fault",
+        "*=bandwidth:400KiB/s",
+        "--fault",
+        "*=status:200=100%",
+    ];
+    let summary = counting::assert_steady_state_allocates_nothing(&args, 20, 1_000);
+    let faults = summary.stats.faults;
+    use canned::fault::FaultKind;
+    assert!(faults[FaultKind::Bandwidth.index()] >= 1_000, "{faults:?}");
 }
