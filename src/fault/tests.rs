@@ -541,4 +541,11 @@ fn a_status_mix_draws_its_shares() {
         e.plan(&mut b);
     }
     assert_eq!(a.next_u64(), b.next_u64());
+    // At most 16 statuses.
+    let many = |n: u16| {
+        let v: Vec<String> = (0..n).map(|i| format!("{}=1%", 500 + i)).collect();
+        parse_fault_spec(&format!("status:{}", v.join(",")))
+    };
+    assert!(many(16).is_ok());
+    assert_eq!(many(17).unwrap_err(), "17 statuses, more than 16");
 }
