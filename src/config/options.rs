@@ -49,6 +49,8 @@ pub(super) enum ValueKind {
     Echo,
     /// An id of the malformed-response catalogue.
     MutateId,
+    /// A TCP address, or a bare port on 127.0.0.1: the admin API's listener.
+    Admin,
 }
 
 /// Settings turned on by a switch.
@@ -583,6 +585,15 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Seed of the fault delays, error shares and garbage (default 0;\n\
          each worker draws its own stream)"
     ),
+    opt!(
+        "--admin ADDR",
+        "CANNED_ADMIN",
+        ValueKind::Admin,
+        "Serve the admin API on ADDR (a bare port: 127.0.0.1:PORT): list,\n\
+         set and remove faults, reset sequences, read and clear the\n\
+         journal at run time; unauthenticated, for test networks only"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--mutate",
         "CANNED_MUTATE",

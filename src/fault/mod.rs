@@ -5,7 +5,8 @@
 //! sees, with its numbers in its name: `latency:10ms..50ms`, `drip:1KiB/100ms`,
 //! `truncate:50%`, `reset:0`, `error:0.1:503`. Each route holds at most one fault of each
 //! group: a latency before the response, one way of delivering it (drip, stall, truncate,
-//! reset, garbage), and an error rate that swaps the response for another status. Everything
+//! reset, garbage), and an error rate that swaps the response for another status; or, instead
+//! of the last two, a sequence of answers (`seq:503,503,ok`) counted over the process. Everything
 //! random is drawn from a seeded generator ([`Rng`], `--seed`), one stream per worker, so
 //! that a run with one worker is reproduced exactly.
 //!
@@ -19,6 +20,9 @@
 //! |---|---|
 //! | `spec` | the faults as parsed, and what one response gets of them |
 //! | `parse` | the `--fault` grammar |
+//! | `render` | a route's faults written back in that grammar |
+//! | `sequence` | `seq:` steps, and the position every worker takes the next one from |
+//! | `table` | every route's faults with the responses they send, shared by the workers |
 //! | `rng`, `math` | the seeded generator and the functions its lognormal needs |
 //! | `worker` | one worker's faults at run time |
 //! | `mutator` | the `--mutate` choice and cycle |
@@ -28,8 +32,11 @@ mod clock;
 mod math;
 mod mutator;
 mod parse;
+mod render;
 mod rng;
+mod sequence;
 mod spec;
+mod table;
 #[cfg(test)]
 mod tests;
 mod worker;
@@ -38,7 +45,9 @@ pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use rng::{DEFAULT_SEED, Rng};
 pub use spec::{
-    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, Plan,
-    RouteFaults,
+    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, MAX_STEPS,
+    Plan, RouteFaults, SequenceSpec, Step,
 };
-pub use worker::{Decision, WorkerFaults, add_error_responses};
+pub use sequence::{Act, Sequence};
+pub use table::{FaultResponses, FaultSet};
+pub use worker::{Decision, WorkerFaults};

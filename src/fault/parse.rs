@@ -1,7 +1,10 @@
 //! The `--fault` grammar: `PATH=KIND[:ARGS]`, each kind named for what the client sees, with
 //! its numbers in its name. Errors say what is wrong, for the caller to prefix with the flag.
 
-use super::spec::{ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS};
+use super::spec::{
+    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS, MAX_STEPS, SequenceSpec,
+    Step,
+};
 use crate::values::{duration, fraction, size};
 
 /// `PATH=KIND[:ARGS][@SHARE]`: the path (or `*`), its fault and the share of responses it
@@ -46,7 +49,7 @@ fn error_with_body(spec: &str) -> bool {
 }
 
 /// Every kind, for an error that found none of them.
-const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage or error";
+const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage, error, seq or seq-cycle";
 
 /// `KIND[:ARGS]`: one fault, the part of a `--fault` value after `PATH=`.
 pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
@@ -75,6 +78,8 @@ pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
             }
         }
         "error" => parse_error_rate(need("a rate and a status")?).map(Fault::Error),
+        "seq" => parse_sequence(need("steps")?, false).map(Fault::Sequence),
+        "seq-cycle" => parse_sequence(need("steps")?, true).map(Fault::Sequence),
         _ => Err(format!("{kind:?} is not a fault kind ({KIND_NAMES})")),
     }
 }
@@ -86,6 +91,7 @@ fn example_args(kind: &str) -> &'static str {
         "drip" => "1KiB/100ms",
         "truncate" | "reset" => "50%",
         "garbage" => "64",
+        "seq" | "seq-cycle" => "503,503,ok",
         _ => "0.1:503",
     }
 }
@@ -195,4 +201,39 @@ fn parse_error_rate(a: &str) -> Result<ErrorRate, String> {
         status,
         body,
     })
+}
+
+/// `STEP,STEP,...`, the arguments of `seq:` (`cycle: false`) or `seq-cycle:`.
+pub fn parse_sequence(args: &str, cycle: bool) -> Result<SequenceSpec, String> {
+    let mut steps = Vec::new();
+    for step in args.split(',') {
+        if steps.len() == MAX_STEPS {
+            return Err(format!("a sequence has at most {MAX_STEPS} steps"));
+        }
+        steps.push(parse_step(step)?);
+    }
+    Ok(SequenceSpec { steps, cycle })
+}
+
+/// One step: `ok`, a status, or a delivery fault of the `--fault` grammar.
+fn parse_step(s: &str) -> Result<Step, String> {
+    if s == "ok" || s == "200" {
+        return Ok(Step::Own);
+    }
+    if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
+        return match s.parse::<u16>() {
+            Ok(status) if (200..=599).contains(&status) => Ok(Step::Status(status)),
+            _ => Err(format!("step {s:?}: a status is 200 to 599")),
+        };
+    }
+    if s.is_empty() {
+        return Err("a sequence has an empty step (two commas, or one at an end)".into());
+    }
+    match parse_fault_spec(s) {
+        Ok(Fault::Delivery(d)) => Ok(Step::Delivery(d)),
+        Ok(_) => Err(format!(
+            "step {s:?}: a step is ok, a status, or one of drip, stall, truncate, reset, garbage"
+        )),
+        Err(e) => Err(format!("step {s:?}: {e}")),
+    }
 }

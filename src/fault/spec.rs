@@ -144,6 +144,31 @@ pub enum Delivery {
     Garbage(u32),
 }
 
+/// The most steps a sequence takes.
+pub const MAX_STEPS: usize = 1000;
+
+/// One step of a sequence, as parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `ok` or `200`: the route's own answer.
+    Own,
+    /// `503`: this status, with the route's content type and headers and the body
+    /// `STATUS REASON` (as an `error:STATUS` fault sends).
+    Status(u16),
+    /// `reset:0`, `truncate:50%`, `drip:1KiB/100ms`, `stall`, `garbage:64`: the route's own
+    /// answer, delivered so.
+    Delivery(Delivery),
+}
+
+/// A sequence as parsed: its steps, and what comes after the last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceSpec {
+    /// At least one.
+    pub steps: Vec<Step>,
+    /// `seq-cycle:`: after the last step, the first again; `seq:`: the last step for ever.
+    pub cycle: bool,
+}
+
 /// A share of a route's requests answered with another status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorRate {
@@ -171,6 +196,9 @@ pub struct RouteFaults {
     pub delivery_share: u32,
     /// A share answered with another status.
     pub error: Option<ErrorRate>,
+    /// `seq:`: the answers of the route's requests in turn, over the whole process (with
+    /// neither `delivery` nor `error`, which its steps stand for).
+    pub sequence: Option<SequenceSpec>,
 }
 
 impl Default for RouteFaults {
@@ -181,6 +209,7 @@ impl Default for RouteFaults {
             delivery: Delivery::Whole,
             delivery_share: ALWAYS,
             error: None,
+            sequence: None,
         }
     }
 }
@@ -200,6 +229,8 @@ pub enum Fault {
     Delivery(Delivery),
     /// `error:...`
     Error(ErrorRate),
+    /// `seq:...`, `seq-cycle:...`
+    Sequence(SequenceSpec),
 }
 
 /// The kinds, in the order of the `--stats` counters ([`FaultKind::index`]).
@@ -281,7 +312,10 @@ pub struct Plan {
 impl RouteFaults {
     /// Whether the route has any fault.
     pub fn is_none(&self) -> bool {
-        self.latency.is_none() && self.delivery == Delivery::Whole && self.error.is_none()
+        self.latency.is_none()
+            && self.delivery == Delivery::Whole
+            && self.error.is_none()
+            && self.sequence.is_none()
     }
 
     /// Draw this response's plan. Draws are made in a fixed order so that a seed reproduces
@@ -319,7 +353,24 @@ impl RouteFaults {
     /// Add one `--fault`'s fault, applied to a share of the responses (millionths): an error
     /// rate's share is multiplied by it.
     pub fn add_share(&mut self, f: Fault, share: u32) -> Result<(), String> {
+        let sequenced = match &f {
+            Fault::Sequence(_) if share != ALWAYS => {
+                return Err("a sequence takes no share (its steps say what each request gets)".into());
+            }
+            Fault::Sequence(_) => self.delivery != Delivery::Whole || self.error.is_some(),
+            Fault::Delivery(_) | Fault::Error(_) => self.sequence.is_some(),
+            Fault::Latency(_) => false,
+        };
+        if sequenced {
+            return Err(
+                "a sequence and a drip, stall, truncate, reset, garbage or error rate for the \
+                 same path (give them as steps of the sequence)"
+                    .into(),
+            );
+        }
         match f {
+            Fault::Sequence(s) if self.sequence.is_none() => self.sequence = Some(s),
+            Fault::Sequence(_) => return Err("a second sequence for the same path".into()),
             Fault::Latency(l) if self.latency.is_none() => {
                 self.latency = Some(l);
                 self.latency_share = share;

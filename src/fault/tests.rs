@@ -408,3 +408,84 @@ fn a_share_draws_only_when_it_is_less_than_every_response() {
     let _ = always.plan(&mut rng);
     assert_eq!(rng.next_u64(), Rng::new(3, 0).next_u64());
 }
+
+/// `seq:` and `seq-cycle:`: each step `ok` (or `200`), a status, or a delivery fault.
+#[test]
+fn sequences_parse_step_by_step() {
+    let Fault::Sequence(s) = parse_fault_spec("seq:503,503,reset:0,ok").unwrap() else {
+        panic!("not a sequence");
+    };
+    assert_eq!(
+        s.steps,
+        [
+            Step::Status(503),
+            Step::Status(503),
+            Step::Delivery(Delivery::Reset(Cut::Bytes(0))),
+            Step::Own
+        ]
+    );
+    assert!(!s.cycle);
+    let Fault::Sequence(s) = parse_fault_spec("seq-cycle:200,drip:1KiB/10ms,stall").unwrap()
+    else {
+        panic!("not a sequence");
+    };
+    assert!(s.cycle);
+    assert_eq!(s.steps[0], Step::Own);
+    assert_eq!(s.steps[2], Step::Delivery(Delivery::Stall));
+    for (spec, want) in [
+        ("seq", "seq needs steps, like seq:503,503,ok"),
+        ("seq:503,,ok", "a sequence has an empty step"),
+        ("seq:503,", "a sequence has an empty step"),
+        ("seq:099", "step \"099\": a status is 200 to 599"),
+        ("seq:latency:1s", "step \"latency:1s\": a step is ok, a status, or one of"),
+        ("seq:truncate:101%", "step \"truncate:101%\": 101% is not a percentage"),
+        ("seq:fine", "step \"fine\": \"fine\" is not a fault kind"),
+    ] {
+        let e = parse_fault_spec(spec).unwrap_err();
+        assert!(e.starts_with(want), "{spec}: {e}");
+    }
+    let many = format!("seq:{}", vec!["ok"; MAX_STEPS + 1].join(","));
+    assert!(parse_fault_spec(&many).unwrap_err().contains("at most 1000 steps"));
+}
+
+/// A sequence goes with a latency, not with a delivery fault or an error rate (its steps stand
+/// for them), takes no share, and comes once per path.
+#[test]
+fn a_sequence_stands_for_delivery_and_error() {
+    let seq = || parse_fault_spec("seq:503,ok").unwrap();
+    let mut r = RouteFaults::default();
+    r.add(parse_fault_spec("latency:1s").unwrap()).unwrap();
+    r.add(seq()).unwrap();
+    assert!(r.add(seq()).unwrap_err().starts_with("a second sequence"));
+    for spec in ["stall", "error:503"] {
+        let e = r.add(parse_fault_spec(spec).unwrap()).unwrap_err();
+        assert!(e.starts_with("a sequence and a drip"), "{spec}: {e}");
+    }
+    let mut r = RouteFaults::default();
+    r.add(parse_fault_spec("reset:0").unwrap()).unwrap();
+    assert!(r.add(seq()).unwrap_err().starts_with("a sequence and a drip"));
+    let e = RouteFaults::default().add_share(seq(), ALWAYS / 2).unwrap_err();
+    assert!(e.starts_with("a sequence takes no share"), "{e}");
+    let (_, f, share) = parse_fault("/x=seq:503,ok@50%").unwrap();
+    assert!(RouteFaults::default().add_share(f, share).is_err());
+}
+
+/// The position is one for every caller: `seq:` stays on its last step, `seq-cycle:` starts
+/// again, and a reset goes back to the first.
+#[test]
+fn a_sequence_steps_once_per_request_then_repeats_or_cycles() {
+    let act = |response| Act {
+        response,
+        delivery: Delivery::Whole,
+        status: false,
+    };
+    let s = Sequence::new(vec![act(1), act(2), act(3)], false);
+    let got: Vec<u16> = (0..5).map(|_| s.next().response).collect();
+    assert_eq!(got, [1, 2, 3, 3, 3]);
+    assert_eq!(s.taken(), 5);
+    s.reset();
+    assert_eq!(s.next().response, 1);
+    let c = Sequence::new(vec![act(1), act(2)], true);
+    let got: Vec<u16> = (0..5).map(|_| c.next().response).collect();
+    assert_eq!(got, [1, 2, 1, 2, 1]);
+}

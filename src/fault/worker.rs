@@ -1,30 +1,26 @@
-//! One worker's faults at run time, built once from plain inputs: what each route's response
-//! becomes ([`WorkerFaults::decide`]), and what the faults send instead of it.
+//! One worker's faults at run time, built from the set the workers share: what each route's
+//! response becomes ([`WorkerFaults::decide`]), and the garbage its faults send instead of it.
 
 use super::clock::WallClock;
 use super::mutator::Mutator;
 use super::rng::Rng;
-use super::spec::{Delivery, Drip, Plan, RouteFaults};
-use crate::response::{Responses, Spec, error_body};
+use super::spec::{Delivery, Drip, Plan, RouteFaults, Step};
+use super::table::FaultSet;
 use std::sync::Arc;
 
-/// One worker's faults at run time: each route's faults, what they send instead of a
-/// response (formatted at start-up), the worker's generator and the `--mutate` cycle.
+/// One worker's faults at run time: the set of every route's faults the workers share, what
+/// they send instead of a response (formatted at start-up), the worker's generator and the
+/// `--mutate` cycle.
 #[derive(Debug)]
 pub struct WorkerFaults {
-    /// By route index (the same as [`Responses`]'); routes beyond have none.
-    routes: Vec<RouteFaults>,
-    /// By route index: the index in `Responses` of the route's error-rate response.
-    error_routes: Vec<u16>,
-    /// By route index: the garbage bytes (empty without a garbage fault).
+    set: Arc<FaultSet>,
+    /// By route index: the garbage bytes, as many as the route's largest garbage fault (empty
+    /// without one).
     garbage: Vec<Box<[u8]>>,
     rng: Rng,
     mutate: Option<Mutator>,
     /// By route index: whether [`WorkerFaults::decide`] may change its response.
     applies: Vec<bool>,
-    /// By route index in `Responses` (error-rate responses included): the drip of the
-    /// route whose response it is, for a dripped response that took up its work area again.
-    drips: Vec<Option<Drip>>,
     /// For [`WorkerFaults::date_at`].
     clock: WallClock,
 }
@@ -43,85 +39,54 @@ pub enum Decision {
     },
 }
 
-/// Add the error-rate responses of `routes` (each route's spec and faults, by route index) to
-/// `responses`, once for every worker: each is the route's spec with the error's status and
-/// body. Returns, by route index, the index in `responses` of the route's error-rate response
-/// (the route's own when it has none), for [`WorkerFaults::new`].
-pub fn add_error_responses<'a>(
-    routes: impl IntoIterator<Item = (&'a Spec, &'a RouteFaults)>,
-    responses: &mut Responses,
-) -> Vec<u16> {
-    let routes = routes.into_iter().enumerate();
-    routes
-        .map(|(i, (spec, faults))| match &faults.error {
-            Some(e) => {
-                let body = e.body.clone().unwrap_or_else(|| error_body(e.status));
-                let spec = Spec {
-                    status: e.status,
-                    body: Arc::from(body.into_bytes()),
-                    ..spec.clone()
-                };
-                responses.add_unrouted(&spec) as u16
-            }
-            None => i as u16,
-        })
-        .collect()
-}
-
 impl WorkerFaults {
-    /// The faults of worker `worker` (its stream of `seed`), or `None` when no route has one
-    /// and nothing is mutated (the plain path then pays nothing). `routes` are the faults by
-    /// route index; `error_routes` where [`add_error_responses`] put their error-rate
-    /// responses in `responses`.
-    pub fn new(
-        routes: Vec<RouteFaults>,
-        error_routes: Vec<u16>,
-        responses: &Responses,
-        seed: u64,
-        mutate: Option<Mutator>,
-        worker: usize,
-    ) -> Option<WorkerFaults> {
-        let any = routes.iter().any(|r| !r.is_none());
-        if !any && mutate.is_none() {
-            return None;
-        }
-        let mut rng = Rng::new(seed, worker as u64);
-        let garbage = routes
-            .iter()
-            .map(|r| match r.delivery {
-                // Drawn from the worker's stream at start-up: the same bytes for every
-                // response of the route, reproducible with the seed.
-                Delivery::Garbage(n) => (0..n).map(|_| rng.next_u64() as u8).collect(),
-                _ => Box::default(),
-            })
-            .collect();
-        let mut drips = vec![None; responses.routes()];
-        for (i, r) in routes.iter().enumerate() {
-            if let Delivery::Drip(d) = r.delivery {
-                drips[i] = Some(d);
-                drips[usize::from(error_routes[i])] = Some(d);
+    /// The faults of worker `worker` (its stream of `seed`): `set`, whose responses are in
+    /// the worker's `Responses`, and `mutate`.
+    pub fn new(set: Arc<FaultSet>, seed: u64, mutate: Option<Mutator>, worker: usize) -> WorkerFaults {
+        let mut f = WorkerFaults {
+            set: Arc::default(),
+            garbage: Vec::new(),
+            rng: Rng::new(seed, worker as u64),
+            mutate,
+            applies: Vec::new(),
+            clock: WallClock::default(),
+        };
+        f.replace(set);
+        f
+    }
+
+    /// Serve `set` from now on (a change through `--admin`; its responses are already in
+    /// the worker's `Responses`). A route whose largest garbage is the same size keeps its
+    /// bytes; new ones are drawn from the worker's stream.
+    pub fn replace(&mut self, set: Arc<FaultSet>) {
+        let mut garbage = std::mem::take(&mut self.garbage);
+        garbage.resize_with(set.routes.len(), Box::default);
+        for (g, r) in garbage.iter_mut().zip(&set.routes) {
+            let n = garbage_len(r);
+            if g.len() != n {
+                // Drawn from the worker's stream: the same bytes for every response of the
+                // route, reproducible with the seed.
+                *g = (0..n).map(|_| self.rng.next_u64() as u8).collect();
             }
         }
-        let applies = routes
+        self.applies = set
+            .routes
             .iter()
             .enumerate()
-            .map(|(i, r)| !r.is_none() || (i == 0 && mutate.is_some()))
+            .map(|(i, r)| !r.is_none() || (i == 0 && self.mutate.is_some()))
             .collect();
-        Some(WorkerFaults {
-            applies,
-            routes,
-            error_routes,
-            garbage,
-            rng,
-            mutate,
-            drips,
-            clock: WallClock::default(),
-        })
+        self.garbage = garbage;
+        self.set = set;
+    }
+
+    /// The set it serves.
+    pub fn set(&self) -> &Arc<FaultSet> {
+        &self.set
     }
 
     /// The drip of the response of route `route` (by its index in `Responses`), if it has one.
     pub fn drip(&self, route: usize) -> Option<Drip> {
-        self.drips.get(route).copied().flatten()
+        self.set.drips.get(route).copied().flatten()
     }
 
     /// The `Date` value (IMF-fixdate) of worker time `at_us`, `now_us` being the worker time
@@ -145,14 +110,22 @@ impl WorkerFaults {
                 return Some(Decision::Mutate(m.next_variant()));
             }
         }
-        let f = self.routes.get(route).filter(|f| !f.is_none())?;
-        let plan = f.plan(&mut self.rng);
-        let route = if plan.error {
-            self.error_routes[route]
-        } else {
-            route as u16
+        let f = self.set.routes.get(route).filter(|f| !f.is_none())?;
+        let mut plan = f.plan(&mut self.rng);
+        let answer = match self.set.sequence(route) {
+            Some(s) => {
+                let act = s.next();
+                plan.error = act.status;
+                plan.delivery = act.delivery;
+                act.response
+            }
+            None if plan.error => self.set.error_routes[route],
+            None => route as u16,
         };
-        Some(Decision::Fault { plan, route })
+        Some(Decision::Fault {
+            plan,
+            route: answer,
+        })
     }
 
     /// The bytes of catalogue variant `i`.
@@ -160,8 +133,27 @@ impl WorkerFaults {
         self.mutate.as_ref().map_or(&[], |m| m.bytes(i))
     }
 
-    /// Route `route`'s garbage bytes.
-    pub fn garbage(&self, route: usize) -> &[u8] {
-        self.garbage.get(route).map_or(&[], |g| g)
+    /// Route `route`'s garbage bytes, `n` of them (at most as many as it has).
+    pub fn garbage(&self, route: usize, n: u32) -> &[u8] {
+        let g = self.garbage.get(route).map_or(&[][..], |g| g);
+        &g[..g.len().min(n as usize)]
     }
+}
+
+/// The garbage bytes route faults `r` send at most: its delivery's, or its largest step's.
+fn garbage_len(r: &RouteFaults) -> usize {
+    let steps = r.sequence.iter().flat_map(|s| &s.steps);
+    let deliveries = steps
+        .filter_map(|s| match s {
+            Step::Delivery(d) => Some(*d),
+            _ => None,
+        })
+        .chain([r.delivery]);
+    deliveries
+        .map(|d| match d {
+            Delivery::Garbage(n) => n as usize,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }
