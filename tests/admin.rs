@@ -97,7 +97,10 @@ fn the_api_answers_as_documented() {
     );
     assert_eq!(
         (code, body.as_str()),
-        (200, "POST /orders=latency:1ms\nPOST /orders=seq-cycle:503,ok\n")
+        (
+            200,
+            "POST /orders=latency:1ms\nPOST /orders=seq-cycle:503,ok\n"
+        )
     );
     assert_eq!(
         curl("PUT", &url("/faults/*"), Some("error:0.25:500:try again")),
@@ -115,7 +118,10 @@ fn the_api_answers_as_documented() {
     assert_eq!(post("/orders"), "503");
     assert_eq!(post("/orders"), "201");
     assert_eq!(post("/orders"), "503");
-    assert_eq!(curl("POST", &url("/reset"), None), (200, "reset 1 sequences\n".into()));
+    assert_eq!(
+        curl("POST", &url("/reset"), None),
+        (200, "reset 1 sequences\n".into())
+    );
     assert_eq!(post("/orders"), "503", "a reset starts the sequence again");
     // Errors: one line each, 404 for what is not there, 405 for a method a path does not take.
     let (code, body) = curl("PUT", &url("/faults/nowhere"), Some("stall"));
@@ -130,7 +136,10 @@ fn the_api_answers_as_documented() {
     // The journal: read, then cleared.
     let (code, body) = curl("GET", &url("/journal"), None);
     assert_eq!(code, 200);
-    assert!(body.starts_with("{\"capacity\":1000,\"recorded\":4,"), "{body}");
+    assert!(
+        body.starts_with("{\"capacity\":1000,\"recorded\":4,"),
+        "{body}"
+    );
     assert!(body.contains("\"target\":\"/orders\""), "{body}");
     let (code, body) = curl("DELETE", &url("/journal"), None);
     assert_eq!(code, 200);
@@ -153,8 +162,14 @@ fn bad_input_is_refused_whole() {
     assert_eq!(get(&mut s, "/f"), 503);
     let before = curl("GET", &url("/faults"), None);
     for (body, want) in [
-        ("latency:1s\nslow:2s", "line 2: \"slow\" is not a fault kind"),
-        ("latency:1s\nlatency:2s", "line 2: a second latency for the same path"),
+        (
+            "latency:1s\nslow:2s",
+            "line 2: \"slow\" is not a fault kind",
+        ),
+        (
+            "latency:1s\nlatency:2s",
+            "line 2: a second latency for the same path",
+        ),
         ("seq:503,ok@50%", "line 1: a sequence takes no share"),
         ("seq:503,ok\nstall", "line 2: a sequence and a drip"),
         ("error:0.1:99", "line 1: status \"99\" is out of range"),
@@ -166,8 +181,20 @@ fn bad_input_is_refused_whole() {
         assert_eq!(got.lines().count(), 1, "one line: {got}");
     }
     assert_eq!(curl("PUT", &url("/faults/f?x=1"), Some("stall")).0, 400);
-    assert_eq!(curl("GET", &url("/faults"), None), before, "nothing changed");
-    assert_eq!(get(&mut s, "/f"), 200, "the sequence went on from where it was");
+    assert_eq!(
+        curl("GET", &url("/faults"), None),
+        before,
+        "nothing changed"
+    );
+    assert_eq!(
+        get(&mut s, "/f"),
+        200,
+        "the sequence went on from where it was"
+    );
+    // A PUT, of the same sequence too, starts it anew.
+    assert_eq!(curl("PUT", &url("/faults/f"), Some("seq:503,ok")).0, 200);
+    assert_eq!(get(&mut s, "/f"), 503);
+    assert_eq!(get(&mut s, "/f"), 200);
     h.shutdown();
     h.join();
 }
@@ -185,7 +212,10 @@ fn a_bad_admin_request_leaves_the_traffic_alone() {
     for (req, want) in [
         (&b"GET /faults HTTP/1.1\r\n\r\n"[..], "HTTP/1.1 400 "),
         (b"GET /faults HTTP/1.1\nHost: a\n\n", "HTTP/1.1 400 "),
-        (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", "HTTP/1.1 400 "),
+        (
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
+            "HTTP/1.1 400 ",
+        ),
         (
             b"PUT /faults/s HTTP/1.1\r\nHost: a\r\nContent-Length: 70000\r\n\r\n",
             "HTTP/1.1 413 ",
@@ -226,7 +256,10 @@ fn python_drives_the_api() {
         .unwrap_or_else(|| panic!("{line:?}"))
         .parse()
         .unwrap();
-    assert!(admin.ip().is_loopback(), "a bare port is on 127.0.0.1: {admin}");
+    assert!(
+        admin.ip().is_loopback(),
+        "a bare port is on 127.0.0.1: {admin}"
+    );
     let script = r#"
 import sys, urllib.request, http.client
 admin, port = sys.argv[1], int(sys.argv[2])
@@ -292,7 +325,9 @@ fn sigterm_with_the_admin_listener_open_exits_promptly() {
     assert!(took < time_bound(Duration::from_secs(5)), "took {took:?}");
     let mut buf = [0u8; 16];
     let mut silent = silent;
-    silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
     // The admin client's connection is closed (after its timeout, or at the exit).
     assert!(matches!(silent.read(&mut buf), Ok(0) | Err(_)));
 }

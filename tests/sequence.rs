@@ -101,11 +101,20 @@ fn curl_sees_two_failures_then_success_and_a_cycle() {
     for c in clients {
         let o = c.wait_with_output().unwrap();
         assert!(o.status.success());
-        codes.extend(String::from_utf8(o.stdout).unwrap().lines().map(String::from));
+        codes.extend(
+            String::from_utf8(o.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from),
+        );
     }
     assert_eq!(codes.len(), 40);
     assert_eq!(codes.iter().filter(|c| *c == "503").count(), 2, "{codes:?}");
-    assert_eq!(codes.iter().filter(|c| *c == "200").count(), 38, "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| *c == "200").count(),
+        38,
+        "{codes:?}"
+    );
     let mut c = Command::new("curl");
     c.args(["-s", "-w", "%{http_code} "]);
     for _ in 0..5 {
@@ -114,4 +123,30 @@ fn curl_sees_two_failures_then_success_and_a_cycle() {
     let o = c.output().unwrap();
     assert_eq!(String::from_utf8_lossy(&o.stdout), "502 200 502 200 502 ");
     p.stop();
+}
+
+/// A sequence takes no share, and no delivery fault or error rate beside it: one line naming
+/// `--fault`, exit 2.
+#[test]
+fn a_sequence_beside_a_delivery_fault_is_a_bad_flag() {
+    for faults in [
+        &["/f=seq:503,ok@10%"][..],
+        &["/f=seq:503,ok", "/f=reset:0"],
+        &["/f=error:0.5:503", "/f=seq:ok,503"],
+        &["/f=seq:503,,ok"],
+    ] {
+        let mut c = Command::new(bin());
+        c.args(["--listen", "127.0.0.1:0"]);
+        for f in faults {
+            c.args(["--fault", f]);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{faults:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("canned: error: --fault"),
+            "{faults:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }

@@ -42,7 +42,10 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
 pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
     if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
         let port = count(v, 0, u64::from(u16::MAX))?;
-        return Ok(SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port as u16)));
+        return Ok(SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            port as u16,
+        )));
     }
     v.parse().map_err(|_| {
         format!("{v:?} is not a port or a numeric TCP address like 127.0.0.1:9090 or [::1]:9090")

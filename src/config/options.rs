@@ -569,8 +569,11 @@ pub(super) static OPTIONS: &[Opt] = &[
          latency:10ms..50ms, latency:median=50ms:p99=500ms, drip:1KiB/100ms,\n\
          drip:10pieces/2s, stall, truncate:N or N%, reset:N or N%,\n\
          garbage:N, error:[RATE:]STATUS[:BODY]; any ending @SHARE (10% or\n\
-         0.1) applies to that share of responses; repeatable, one of each\n\
-         group (latency; drip/stall/truncate/reset/garbage; error) per path"
+         0.1) applies to that share of responses; seq:STEP,... answers the\n\
+         path's requests in turn (each step ok, a STATUS or a delivery fault;\n\
+         then the last step again, or the first with seq-cycle:); repeatable,\n\
+         one of each group (latency; drip/stall/truncate/reset/garbage;\n\
+         error; or a sequence for the last two) per path"
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),

@@ -44,10 +44,10 @@ mod worker;
 pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use rng::{DEFAULT_SEED, Rng};
+pub use sequence::{Act, Sequence};
 pub use spec::{
     ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency, MAX_DELAY_MS, MAX_STEPS,
     Plan, RouteFaults, SequenceSpec, Step,
 };
-pub use sequence::{Act, Sequence};
 pub use table::{FaultResponses, FaultSet};
 pub use worker::{Decision, WorkerFaults};

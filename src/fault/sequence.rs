@@ -44,11 +44,7 @@ impl Sequence {
     pub fn next(&self) -> Act {
         let n = self.position.fetch_add(1, Ordering::Relaxed);
         let len = self.acts.len() as u64;
-        let i = if self.cycle {
-            n % len
-        } else {
-            n.min(len - 1)
-        };
+        let i = if self.cycle { n % len } else { n.min(len - 1) };
         self.acts[i as usize]
     }
 

@@ -355,7 +355,9 @@ impl RouteFaults {
     pub fn add_share(&mut self, f: Fault, share: u32) -> Result<(), String> {
         let sequenced = match &f {
             Fault::Sequence(_) if share != ALWAYS => {
-                return Err("a sequence takes no share (its steps say what each request gets)".into());
+                return Err(
+                    "a sequence takes no share (its steps say what each request gets)".into(),
+                );
             }
             Fault::Sequence(_) => self.delivery != Delivery::Whole || self.error.is_some(),
             Fault::Delivery(_) | Fault::Error(_) => self.sequence.is_some(),

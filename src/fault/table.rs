@@ -108,7 +108,8 @@ impl FaultResponses {
             }
             set.drips[i] = drip;
         }
-        set.drips.resize(responses.routes().max(set.drips.len()), None);
+        set.drips
+            .resize(responses.routes().max(set.drips.len()), None);
         for (_, drip, at) in &self.added {
             set.drips[usize::from(*at)] = *drip;
         }

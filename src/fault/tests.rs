@@ -425,8 +425,7 @@ fn sequences_parse_step_by_step() {
         ]
     );
     assert!(!s.cycle);
-    let Fault::Sequence(s) = parse_fault_spec("seq-cycle:200,drip:1KiB/10ms,stall").unwrap()
-    else {
+    let Fault::Sequence(s) = parse_fault_spec("seq-cycle:200,drip:1KiB/10ms,stall").unwrap() else {
         panic!("not a sequence");
     };
     assert!(s.cycle);
@@ -437,15 +436,25 @@ fn sequences_parse_step_by_step() {
         ("seq:503,,ok", "a sequence has an empty step"),
         ("seq:503,", "a sequence has an empty step"),
         ("seq:099", "step \"099\": a status is 200 to 599"),
-        ("seq:latency:1s", "step \"latency:1s\": a step is ok, a status, or one of"),
-        ("seq:truncate:101%", "step \"truncate:101%\": 101% is not a percentage"),
+        (
+            "seq:latency:1s",
+            "step \"latency:1s\": a step is ok, a status, or one of",
+        ),
+        (
+            "seq:truncate:101%",
+            "step \"truncate:101%\": 101% is not a percentage",
+        ),
         ("seq:fine", "step \"fine\": \"fine\" is not a fault kind"),
     ] {
         let e = parse_fault_spec(spec).unwrap_err();
         assert!(e.starts_with(want), "{spec}: {e}");
     }
     let many = format!("seq:{}", vec!["ok"; MAX_STEPS + 1].join(","));
-    assert!(parse_fault_spec(&many).unwrap_err().contains("at most 1000 steps"));
+    assert!(
+        parse_fault_spec(&many)
+            .unwrap_err()
+            .contains("at most 1000 steps")
+    );
 }
 
 /// A sequence goes with a latency, not with a delivery fault or an error rate (its steps stand
@@ -463,8 +472,14 @@ fn a_sequence_stands_for_delivery_and_error() {
     }
     let mut r = RouteFaults::default();
     r.add(parse_fault_spec("reset:0").unwrap()).unwrap();
-    assert!(r.add(seq()).unwrap_err().starts_with("a sequence and a drip"));
-    let e = RouteFaults::default().add_share(seq(), ALWAYS / 2).unwrap_err();
+    assert!(
+        r.add(seq())
+            .unwrap_err()
+            .starts_with("a sequence and a drip")
+    );
+    let e = RouteFaults::default()
+        .add_share(seq(), ALWAYS / 2)
+        .unwrap_err();
     assert!(e.starts_with("a sequence takes no share"), "{e}");
     let (_, f, share) = parse_fault("/x=seq:503,ok@50%").unwrap();
     assert!(RouteFaults::default().add_share(f, share).is_err());
@@ -488,4 +503,91 @@ fn a_sequence_steps_once_per_request_then_repeats_or_cycles() {
     let c = Sequence::new(vec![act(1), act(2)], true);
     let got: Vec<u16> = (0..5).map(|_| c.next().response).collect();
     assert_eq!(got, [1, 2, 1, 2, 1]);
+}
+
+/// A set formats what its faults send once: an error status, a sequence's status steps, a copy
+/// of the route's answer for a drip step; a later set that asks for the same reuses them, and a
+/// route whose faults did not change keeps its sequence's position.
+#[test]
+fn a_set_formats_each_fault_response_once() {
+    use crate::response::{Common, Responses, Spec};
+    let spec = Spec {
+        status: 200,
+        body: std::sync::Arc::from(&b"own"[..]),
+        content_type: "text/plain".into(),
+        headers: Vec::new(),
+    };
+    let faults = |specs: &[&str]| {
+        let mut r = RouteFaults::default();
+        for s in specs {
+            r.add(parse_fault_spec(s).unwrap()).unwrap();
+        }
+        r
+    };
+    let mut responses = Responses::new(
+        &[spec.clone(), spec.clone()],
+        &[(b"/a".to_vec(), false)],
+        &Common {
+            server: String::new(),
+            date: false,
+        },
+    );
+    let base = responses.routes();
+    let mut b = FaultResponses::default();
+    let routes = [
+        faults(&["seq:503,503,drip:1/1ms,502,ok"]),
+        faults(&["error:0.5:503"]),
+    ];
+    let set = b.build(routes.iter().map(|f| (&spec, f)), &mut responses, None);
+    // 503 (shared by the sequence's two steps and the error rate), the drip's copy, 502.
+    assert_eq!(responses.routes(), base + 3);
+    let seq = set.sequence(0).unwrap();
+    let steps: Vec<Act> = (0..5).map(|_| seq.next()).collect();
+    assert_eq!(steps[0], steps[1]);
+    assert!(steps[0].status && !steps[2].status && steps[4].response == 0);
+    assert_eq!(responses.status(usize::from(steps[0].response)), 503);
+    assert_eq!(responses.body(usize::from(steps[2].response)), b"own");
+    assert_eq!(set.route(1).unwrap().error.as_ref().unwrap().status, 503);
+    // Route 1 changes; route 0's sequence keeps its place, and nothing new is formatted.
+    let again = [routes[0].clone(), faults(&["error:1:502"])];
+    let next = b.build(
+        again.iter().map(|f| (&spec, f)),
+        &mut responses,
+        Some((&set, 1)),
+    );
+    assert_eq!(responses.routes(), base + 3);
+    assert_eq!(next.sequence(0).unwrap().taken(), 5);
+    assert_eq!(next.reset_sequences(), 1);
+    assert_eq!(seq.taken(), 0, "the same sequence");
+}
+
+/// What the admin API lists is what `--fault` takes back: every kind, rendered and parsed.
+#[test]
+fn faults_render_back_to_their_grammar() {
+    for specs in [
+        &[
+            "latency:100ms",
+            "truncate:50%@0.25",
+            "error:0.1:503:try again",
+        ][..],
+        &["latency:10ms..50ms@0.5", "drip:1024/100ms"],
+        &[
+            "latency:median=50ms:p99=500ms",
+            "drip:10pieces/2000ms",
+            "error:0.000001:500",
+        ],
+        &["stall@0.01"],
+        &["reset:0"],
+        &["garbage:64", "error:1:502"],
+        &["seq:503,503,reset:0,truncate:10%,garbage:8,drip:3/1ms,stall,ok"],
+        &["latency:5ms", "seq-cycle:502,ok"],
+    ] {
+        let mut r = RouteFaults::default();
+        for s in specs {
+            let (spec, share) = split_share(s).unwrap();
+            r.add_share(parse_fault_spec(spec).unwrap(), share).unwrap();
+        }
+        assert_eq!(r.specs(), *specs);
+    }
+    assert!(RouteFaults::default().specs().is_empty());
 }

@@ -42,7 +42,12 @@ pub enum Decision {
 impl WorkerFaults {
     /// The faults of worker `worker` (its stream of `seed`): `set`, whose responses are in
     /// the worker's `Responses`, and `mutate`.
-    pub fn new(set: Arc<FaultSet>, seed: u64, mutate: Option<Mutator>, worker: usize) -> WorkerFaults {
+    pub fn new(
+        set: Arc<FaultSet>,
+        seed: u64,
+        mutate: Option<Mutator>,
+        worker: usize,
+    ) -> WorkerFaults {
         let mut f = WorkerFaults {
             set: Arc::default(),
             garbage: Vec::new(),

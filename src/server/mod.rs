@@ -103,9 +103,10 @@ impl Server {
             .then(|| log::AccessLog::new(config.shutdown_timeout));
         let canned = setup::Canned::new(&config)?;
         let admin_listener = match config.admin {
-            Some(addr) => Some(admin::bind(addr).map_err(|e| {
-                io::Error::new(e.kind(), format!("--admin {addr}: {e}"))
-            })?),
+            Some(addr) => Some(
+                admin::bind(addr)
+                    .map_err(|e| io::Error::new(e.kind(), format!("--admin {addr}: {e}")))?,
+            ),
             None => None,
         };
         let published = admin_listener.as_ref().map(|_| {

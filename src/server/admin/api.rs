@@ -142,7 +142,9 @@ impl Api {
                 }
                 _ => Answer::text(
                     404,
-                    format!("{path}: the API is GET /faults, GET, PUT and DELETE /faults/PATH, POST /reset, GET and DELETE /journal"),
+                    format!(
+                        "{path}: the API is GET /faults, GET, PUT and DELETE /faults/PATH, POST /reset, GET and DELETE /journal"
+                    ),
                 ),
             },
         }
@@ -161,10 +163,7 @@ impl Api {
             Some(Ok(q)) => match q.strip_prefix("method=") {
                 Some(m) if !m.is_empty() && !m.contains('&') => Some(m),
                 _ => {
-                    return Answer::text(
-                        400,
-                        format!("the query {q:?} is not method=METHOD"),
-                    );
+                    return Answer::text(400, format!("the query {q:?} is not method=METHOD"));
                 }
             },
             Some(Err(_)) => return Answer::text(400, "the query is not UTF-8"),
@@ -200,10 +199,7 @@ impl Api {
                 Err(e) => Answer::text(400, e),
             },
             b"DELETE" => self.change(i, RouteFaults::default()),
-            _ => Answer::text(
-                405,
-                format!("/faults{path} takes GET, PUT and DELETE"),
-            ),
+            _ => Answer::text(405, format!("/faults{path} takes GET, PUT and DELETE")),
         }
     }
 
@@ -221,7 +217,10 @@ impl Api {
             return Answer::text(400, "the faults' responses would be more than 65535");
         }
         if responses.formatted_bytes() > MAX_FORMATTED_BYTES {
-            return Answer::text(400, crate::config::formatted_too_large(responses.formatted_bytes()));
+            return Answer::text(
+                400,
+                crate::config::formatted_too_large(responses.formatted_bytes()),
+            );
         }
         self.routes[i].faults = faults;
         self.builder = builder;

@@ -82,7 +82,11 @@ impl Admin {
             poller
                 .add_with_mode(&self.listener, Event::readable(LISTENER), PollMode::Level)
                 .and_then(|()| {
-                    poller.add_with_mode(&self.shared.wake_r, Event::readable(WAKE), PollMode::Level)
+                    poller.add_with_mode(
+                        &self.shared.wake_r,
+                        Event::readable(WAKE),
+                        PollMode::Level,
+                    )
                 })
         };
         if added.is_ok() {
