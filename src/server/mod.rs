@@ -185,14 +185,7 @@ impl Server {
 
     fn start(mut self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
         let admin_addr = self.admin_addr();
-        let admin = match self.admin.take() {
-            Some(a) => Some(
-                std::thread::Builder::new()
-                    .name("canned-admin".into())
-                    .spawn(move || a.run())?,
-            ),
-            None => None,
-        };
+        let admin_api = self.admin.take();
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
             let setup = self
@@ -214,6 +207,22 @@ impl Server {
                     .spawn(move || w.run())
             })
             .collect::<io::Result<Vec<_>>>()?;
+        let admin = match admin_api {
+            Some(a) => {
+                let spawned = std::thread::Builder::new()
+                    .name("canned-admin".into())
+                    .spawn(move || a.run());
+                match spawned {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        // The workers are running: stop them before reporting.
+                        wake(&self.shared);
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
         let log_writer = match self.shared.log {
             Some(_) => {
                 let shared = self.shared.clone();
