@@ -141,6 +141,14 @@ fn the_api_answers_as_documented() {
         "{body}"
     );
     assert!(body.contains("\"target\":\"/orders\""), "{body}");
+    let raw = exchange(a, b"GET /journal HTTP/1.1\r\nHost: a\r\n\r\n");
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(raw.starts_with("HTTP/1.1 200 OK\r\n"), "{raw}");
+    assert!(
+        raw.contains("\r\nContent-Type: application/json\r\n"),
+        "{raw}"
+    );
+    assert!(raw.contains("\r\nConnection: close\r\n"), "{raw}");
     let (code, body) = curl("DELETE", &url("/journal"), None);
     assert_eq!(code, 200);
     assert_eq!(body, "{\"capacity\":1000,\"recorded\":4,\"entries\":[]}\n");
@@ -229,6 +237,10 @@ fn a_bad_admin_request_leaves_the_traffic_alone() {
         let got = String::from_utf8_lossy(&got);
         assert!(got.starts_with(want), "{got}");
         assert!(got.contains("Connection: close\r\n"), "{got}");
+        assert!(
+            got.contains("Content-Type: text/plain; charset=utf-8\r\n"),
+            "{got}"
+        );
         assert_eq!(get(&mut s, "/s"), 200, "traffic after a bad admin request");
     }
     drop(silent);
