@@ -363,3 +363,20 @@ fn bad_admin_addresses_are_refused() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// An admin address that is taken is an error at start, exit 1, naming `--admin`.
+#[test]
+fn a_taken_admin_address_is_an_error_at_start() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let o = Command::new(bin())
+        .args(["--listen", "127.0.0.1:0", "--admin", &port])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!("canned: error: --admin 127.0.0.1:{port}: ")),
+        "{err}"
+    );
+}
