@@ -85,6 +85,9 @@ fn main() -> ExitCode {
             let plural = if workers == 1 { "" } else { "s" };
             say!("canned listening on {a}{note} ({workers} worker{plural})");
         }
+        if let Some(a) = server.admin_addr() {
+            say!("canned admin API on {a} (unauthenticated: for test networks only)");
+        }
     }
     // Unix socket files are removed by the server on its way out.
     let summary = server.run();

@@ -7,7 +7,7 @@ use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_
 use super::file::read_file;
 use super::grammar::{
     add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
-    no_body_status, parse_header, parse_listen, parse_methods, parse_route,
+    no_body_status, parse_admin, parse_header, parse_listen, parse_methods, parse_route,
 };
 use super::model::{Config, Listen};
 use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
@@ -300,6 +300,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         ValueKind::Methods => c.methods = parse_methods(v)?,
         ValueKind::Fault => return add_fault(c, v),
         ValueKind::Echo => return add_echo(c, v),
+        ValueKind::Admin => c.admin = Some(parse_admin(v)?),
         ValueKind::MutateId => {
             let Some(i) = crate::mutate::find(v) else {
                 return Err(format!(

@@ -37,6 +37,21 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     }
 }
 
+/// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
+/// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
+pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        let port = count(v, 0, u64::from(u16::MAX))?;
+        return Ok(SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            port as u16,
+        )));
+    }
+    v.parse().map_err(|_| {
+        format!("{v:?} is not a port or a numeric TCP address like 127.0.0.1:9090 or [::1]:9090")
+    })
+}
+
 /// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
 fn is_token(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])

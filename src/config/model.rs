@@ -143,6 +143,8 @@ pub struct Config {
     pub control: bool,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
+    /// `--admin ADDR`: the address of the admin API's listener (none by default).
+    pub admin: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -187,6 +189,7 @@ impl Default for Config {
             stats: None,
             metrics: None,
             seed: DEFAULT_SEED,
+            admin: None,
             mutate: None,
             control: false,
         }

@@ -49,6 +49,8 @@ pub(super) enum ValueKind {
     Echo,
     /// An id of the malformed-response catalogue.
     MutateId,
+    /// A TCP address, or a bare port on 127.0.0.1: the admin API's listener.
+    Admin,
 }
 
 /// Settings turned on by a switch.
@@ -568,9 +570,12 @@ pub(super) static OPTIONS: &[Opt] = &[
          drip:10pieces/2s, bandwidth:64KiB/s, stall, hang:D[:reset],\n\
          slow-close:D, truncate:N or N%, reset:N or N%, garbage:N,\n\
          error:[RATE:]STATUS[:BODY], status:200=70%,500=30%; any ending\n\
-         @SHARE (10% or 0.1) applies to that share of responses; repeatable,\n\
-         one of each group (latency; drip/bandwidth/stall/hang/slow-close/\n\
-         truncate/reset/garbage; error/status) per path"
+         @SHARE (10% or 0.1) applies to that share of responses;\n\
+         seq:STEP,... answers the path's requests in turn (each step ok, a\n\
+         STATUS or a delivery fault; then the last step again, or the first\n\
+         with seq-cycle:); repeatable, one of each group (latency;\n\
+         drip/bandwidth/stall/hang/slow-close/truncate/reset/garbage;\n\
+         error/status; or a sequence for the last two) per path"
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
@@ -585,6 +590,15 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Seed of the fault delays, error shares and garbage (default 0;\n\
          each worker draws its own stream)"
     ),
+    opt!(
+        "--admin ADDR",
+        "CANNED_ADMIN",
+        ValueKind::Admin,
+        "Serve the admin API on ADDR (a bare port: 127.0.0.1:PORT): list,\n\
+         set and remove faults, reset sequences, read and clear the\n\
+         journal at run time; unauthenticated, for test networks only"
+    )
+    .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--mutate",
         "CANNED_MUTATE",

@@ -6,7 +6,8 @@
 //! `truncate:50%`, `reset:0`, `error:0.1:503`. Each route holds at most one fault of each
 //! group: a latency before the response, one way of delivering it (drip, stall, truncate,
 //! reset, garbage, hang, slow-close, bandwidth), and an error rate or a status mix that swaps
-//! the response for another status. Everything
+//! the response for another status; or, instead of the last two, a sequence of answers
+//! (`seq:503,503,ok`) counted over the process. Everything
 //! random is drawn from a seeded generator ([`Rng`], `--seed`), one stream per worker, so
 //! that a run with one worker is reproduced exactly.
 //!
@@ -20,6 +21,9 @@
 //! |---|---|
 //! | `spec` | the faults as parsed, and what one response gets of them |
 //! | `parse` | the `--fault` grammar |
+//! | `render` | a route's faults written back in that grammar |
+//! | `sequence` | `seq:` steps, and the position every worker takes the next one from |
+//! | `table` | every route's faults with the responses they send, shared by the workers |
 //! | `rng`, `math` | the seeded generator and the functions its lognormal needs |
 //! | `worker` | one worker's faults at run time |
 //! | `mutator` | the `--mutate` choice and cycle |
@@ -29,8 +33,11 @@ mod clock;
 mod math;
 mod mutator;
 mod parse;
+mod render;
 mod rng;
+mod sequence;
 mod spec;
+mod table;
 #[cfg(test)]
 mod tests;
 mod worker;
@@ -38,8 +45,10 @@ mod worker;
 pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use rng::{DEFAULT_SEED, Rng};
+pub use sequence::{Act, Sequence};
 pub use spec::{
     ALWAYS, BANDWIDTH_PIECE_MAX, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency,
-    MAX_DELAY_MS, MIX_MAX, Plan, RouteFaults, StatusMix,
+    MAX_DELAY_MS, MAX_STEPS, MIX_MAX, Plan, RouteFaults, SequenceSpec, StatusMix, Step,
 };
-pub use worker::{Decision, FaultResponses, WorkerFaults, add_error_responses};
+pub use table::{FaultResponses, FaultSet};
+pub use worker::{Decision, WorkerFaults};

@@ -2,7 +2,8 @@
 //! its numbers in its name. Errors say what is wrong, for the caller to prefix with the flag.
 
 use super::spec::{
-    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS, MIX_MAX, StatusMix,
+    ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS, MAX_STEPS, MIX_MAX,
+    SequenceSpec, StatusMix, Step,
 };
 use crate::values::{duration, fraction, size};
 
@@ -49,7 +50,7 @@ fn error_with_body(spec: &str) -> bool {
 
 /// Every kind, for an error that found none of them.
 const KIND_NAMES: &str = "latency, drip, stall, truncate, reset, garbage, hang, slow-close, \
-     bandwidth, error or status";
+     bandwidth, error, status, seq or seq-cycle";
 
 /// `KIND[:ARGS]`: one fault, the part of a `--fault` value after `PATH=`.
 pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
@@ -85,6 +86,8 @@ pub fn parse_fault_spec(spec: &str) -> Result<Fault, String> {
         "bandwidth" => parse_bandwidth(need("a rate")?)
             .map(|per_s| Fault::Delivery(Delivery::Drip(Drip::Bandwidth { per_s }))),
         "status" => parse_status_mix(need("statuses and shares")?).map(Fault::Status),
+        "seq" => parse_sequence(need("steps")?, false).map(Fault::Sequence),
+        "seq-cycle" => parse_sequence(need("steps")?, true).map(Fault::Sequence),
         _ => Err(format!("{kind:?} is not a fault kind ({KIND_NAMES})")),
     }
 }
@@ -99,6 +102,7 @@ fn example_args(kind: &str) -> &'static str {
         "hang" | "slow-close" => "10s",
         "bandwidth" => "64KiB/s",
         "status" => "200=70%,500=20%,503=10%",
+        "seq" | "seq-cycle" => "503,503,ok",
         _ => "0.1:503",
     }
 }
@@ -272,4 +276,40 @@ fn parse_status_mix(a: &str) -> Result<StatusMix, String> {
         ));
     }
     Ok(StatusMix { entries })
+}
+
+/// `STEP,STEP,...`, the arguments of `seq:` (`cycle: false`) or `seq-cycle:`.
+pub fn parse_sequence(args: &str, cycle: bool) -> Result<SequenceSpec, String> {
+    let mut steps = Vec::new();
+    for step in args.split(',') {
+        if steps.len() == MAX_STEPS {
+            return Err(format!("a sequence has at most {MAX_STEPS} steps"));
+        }
+        steps.push(parse_step(step)?);
+    }
+    Ok(SequenceSpec { steps, cycle })
+}
+
+/// One step: `ok`, a status, or a delivery fault of the `--fault` grammar.
+fn parse_step(s: &str) -> Result<Step, String> {
+    if s == "ok" || s == "200" {
+        return Ok(Step::Own);
+    }
+    if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
+        return match s.parse::<u16>() {
+            Ok(status) if (200..=599).contains(&status) => Ok(Step::Status(status)),
+            _ => Err(format!("step {s:?}: a status is 200 to 599")),
+        };
+    }
+    if s.is_empty() {
+        return Err("a sequence has an empty step (two commas, or one at an end)".into());
+    }
+    match parse_fault_spec(s) {
+        Ok(Fault::Delivery(d)) => Ok(Step::Delivery(d)),
+        Ok(_) => Err(format!(
+            "step {s:?}: a step is ok, a status, or one of drip, stall, truncate, reset, \
+             garbage, hang, slow-close, bandwidth"
+        )),
+        Err(e) => Err(format!("step {s:?}: {e}")),
+    }
 }

@@ -207,6 +207,31 @@ pub struct StatusMix {
 /// The most statuses a mix holds.
 pub const MIX_MAX: usize = 16;
 
+/// The most steps a sequence takes.
+pub const MAX_STEPS: usize = 1000;
+
+/// One step of a sequence, as parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `ok` or `200`: the route's own answer.
+    Own,
+    /// `503`: this status, with the route's content type and headers and the body
+    /// `STATUS REASON` (as an `error:STATUS` fault sends).
+    Status(u16),
+    /// `reset:0`, `truncate:50%`, `drip:1KiB/100ms`, `stall`, `garbage:64`, `hang:1s`,
+    /// `slow-close:1s`, `bandwidth:1KiB/s`: the route's own answer, delivered so.
+    Delivery(Delivery),
+}
+
+/// A sequence as parsed: its steps, and what comes after the last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceSpec {
+    /// At least one.
+    pub steps: Vec<Step>,
+    /// `seq-cycle:`: after the last step, the first again; `seq:`: the last step for ever.
+    pub cycle: bool,
+}
+
 /// A share of a route's requests answered with another status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorRate {
@@ -236,6 +261,9 @@ pub struct RouteFaults {
     pub error: Option<ErrorRate>,
     /// Shares answered with other statuses (in the error rate's group: one or the other).
     pub mix: Option<StatusMix>,
+    /// `seq:`: the answers of the route's requests in turn, over the whole process (with
+    /// neither `delivery` nor `error` nor `mix`, which its steps stand for).
+    pub sequence: Option<SequenceSpec>,
 }
 
 impl Default for RouteFaults {
@@ -247,6 +275,7 @@ impl Default for RouteFaults {
             delivery_share: ALWAYS,
             error: None,
             mix: None,
+            sequence: None,
         }
     }
 }
@@ -262,12 +291,14 @@ fn applies(share: u32, rng: &mut Rng) -> bool {
 pub enum Fault {
     /// `latency:...`
     Latency(Latency),
-    /// `drip`, `stall`, `truncate`, `reset` or `garbage`.
+    /// `drip`, `stall`, `truncate`, `reset`, `garbage`, `hang`, `slow-close` or `bandwidth`.
     Delivery(Delivery),
     /// `error:...`
     Error(ErrorRate),
     /// `status:...`
     Status(StatusMix),
+    /// `seq:...`, `seq-cycle:...`
+    Sequence(SequenceSpec),
 }
 
 /// The kinds, in the order of the `--stats` counters ([`FaultKind::index`]).
@@ -374,6 +405,7 @@ impl RouteFaults {
             && self.delivery == Delivery::Whole
             && self.error.is_none()
             && self.mix.is_none()
+            && self.sequence.is_none()
     }
 
     /// Draw this response's plan. Draws are made in a fixed order so that a seed reproduces
@@ -413,7 +445,29 @@ impl RouteFaults {
     /// Add one `--fault`'s fault, applied to a share of the responses (millionths): an error
     /// rate's share is multiplied by it.
     pub fn add_share(&mut self, f: Fault, share: u32) -> Result<(), String> {
+        let sequenced = match &f {
+            Fault::Sequence(_) if share != ALWAYS => {
+                return Err(
+                    "a sequence takes no share (its steps say what each request gets)".into(),
+                );
+            }
+            Fault::Sequence(_) => {
+                self.delivery != Delivery::Whole || self.error.is_some() || self.mix.is_some()
+            }
+            Fault::Delivery(_) | Fault::Error(_) | Fault::Status(_) => self.sequence.is_some(),
+            Fault::Latency(_) => false,
+        };
+        if sequenced {
+            return Err(
+                "a sequence and a drip, stall, truncate, reset, garbage, hang, slow-close, \
+                 bandwidth, error rate or status mix for the same path (give them as steps of \
+                 the sequence)"
+                    .into(),
+            );
+        }
         match f {
+            Fault::Sequence(s) if self.sequence.is_none() => self.sequence = Some(s),
+            Fault::Sequence(_) => return Err("a second sequence for the same path".into()),
             Fault::Latency(l) if self.latency.is_none() => {
                 self.latency = Some(l);
                 self.latency_share = share;

@@ -102,10 +102,10 @@ impl Conn {
                 self.stall();
                 return;
             }
-            Delivery::Garbage(_) => {
+            Delivery::Garbage(n) => {
                 b.hold(plan.delay_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.garbage(p.route as usize));
+                    b.out.extend_from_slice(f.garbage(p.route as usize, n));
                 }
                 self.close_after_broken_response();
                 return;

@@ -232,6 +232,19 @@ impl Responses {
         self.push_route(spec.clone())
     }
 
+    /// Take the routes of `from` beyond this one's (responses a fault formatted later into a
+    /// clone of the same responses), with this one's `Date`: the bytes are shared, only the
+    /// heads' starts are copied. The routes both have are left as they are.
+    pub fn adopt_routes(&mut self, from: &Responses) {
+        for f in from.routes.iter().skip(self.routes.len()) {
+            let mut f = f.clone();
+            if let Some(at) = f.date_at {
+                f.start[at..at + 29].copy_from_slice(&self.date);
+            }
+            self.routes.push(f);
+        }
+    }
+
     /// `--raw-response`: the same bytes, verbatim, for every request and keep-alive form.
     pub fn raw(bytes: Arc<[u8]>, common: &Common) -> Responses {
         let only = Spec {

@@ -150,6 +150,13 @@ pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
         config.listen.len() as u64,
         fd_limit(),
     )?;
+    // `--admin`: its poller, its listener and the one connection it serves at a time.
+    let admin = if config.admin.is_some() {
+        POLLER_FDS + 2
+    } else {
+        0
+    };
+    let fit = fit.map(|n| n.saturating_sub(admin).max(1));
     Ok(fit.map_or(config.max_conns, |n| {
         config
             .max_conns

@@ -9,7 +9,9 @@
 //! - `signals`: the stop signals wake the workers for a graceful shutdown, a second one stops
 //!   them at once;
 //! - `timers`: each worker's connection deadlines, one heap entry per connection;
-//! - `log`: the access log's queue and the thread that writes it to stdout; diagnostics.
+//! - `log`: the access log's queue and the thread that writes it to stdout; diagnostics;
+//! - `admin`: `--admin`, the listener of the admin API and its thread, which changes the faults
+//!   the workers serve (published through `shared`).
 //!
 //! This file composes them (`Server`, `Handle`); none of them imports it.
 //!
@@ -17,6 +19,7 @@
 //! connections and its counters; its `Poller` is shared only so that another worker at
 //! `--max-conns` can wake it to close an idle connection.
 
+mod admin;
 mod listen;
 mod log;
 pub mod setup;
@@ -29,7 +32,7 @@ pub use crate::stats::Summary;
 pub use listen::{max_conns_that_fit, raise_fd_limit};
 
 use crate::config::{Config, Listen};
-use shared::{Shared, wake};
+use shared::{FaultTables, PublishedFaults, Shared, wake};
 use socket2::Socket;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -67,6 +70,8 @@ pub struct Server {
     ipv4_fallbacks: Vec<std::net::SocketAddr>,
     unix_files: Vec<listen::UnixSocketFile>,
     shared: Arc<Shared>,
+    /// `--admin`: its listener and API, served on a thread of its own.
+    admin: Option<admin::Admin>,
 }
 
 /// A running server: its addresses, and how to stop it.
@@ -76,6 +81,9 @@ pub struct Handle {
     threads: Vec<JoinHandle<Summary>>,
     /// `--access-log`: the thread writing to stdout.
     log_writer: Option<JoinHandle<()>>,
+    /// `--admin`: its address and thread.
+    admin_addr: Option<std::net::SocketAddr>,
+    admin: Option<JoinHandle<()>>,
     /// Removed when the handle is dropped, after the workers have stopped.
     #[expect(dead_code, reason = "held for its Drop")]
     unix_files: Vec<listen::UnixSocketFile>,
@@ -93,8 +101,32 @@ impl Server {
         let log = config
             .access_log
             .then(|| log::AccessLog::new(config.shutdown_timeout));
-        let shared = Shared::new(workers, catalogue, log)?;
         let canned = setup::Canned::new(&config)?;
+        let admin_listener = match config.admin {
+            Some(addr) => Some(
+                admin::bind(addr)
+                    .map_err(|e| io::Error::new(e.kind(), format!("--admin {addr}: {e}")))?,
+            ),
+            None => None,
+        };
+        let published = admin_listener.as_ref().map(|_| {
+            PublishedFaults::new(FaultTables {
+                set: canned.fault_set.clone(),
+                responses: canned.responses().clone(),
+            })
+        });
+        let shared = Arc::new(Shared::new(workers, catalogue, log, published)?);
+        let admin = admin_listener.map(|l| {
+            admin::Admin::new(
+                l,
+                &config,
+                canned.responses().clone(),
+                canned.fault_responses.clone(),
+                canned.fault_set.clone(),
+                canned.journal.clone(),
+                shared.clone(),
+            )
+        });
         Ok(Server {
             config,
             canned,
@@ -102,8 +134,14 @@ impl Server {
             addrs: bound.addrs,
             ipv4_fallbacks: bound.ipv4_fallbacks,
             unix_files: bound.unix_files,
-            shared: Arc::new(shared),
+            shared,
+            admin,
         })
+    }
+
+    /// `--admin`: the admin API's address.
+    pub fn admin_addr(&self) -> Option<std::net::SocketAddr> {
+        self.admin.as_ref().and_then(admin::Admin::addr)
     }
 
     /// The bound addresses, with real ports.
@@ -145,7 +183,9 @@ impl Server {
         Ok(total)
     }
 
-    fn start(self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
+    fn start(mut self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
+        let admin_addr = self.admin_addr();
+        let admin_api = self.admin.take();
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
             let setup = self
@@ -167,6 +207,22 @@ impl Server {
                     .spawn(move || w.run())
             })
             .collect::<io::Result<Vec<_>>>()?;
+        let admin = match admin_api {
+            Some(a) => {
+                let spawned = std::thread::Builder::new()
+                    .name("canned-admin".into())
+                    .spawn(move || a.run());
+                match spawned {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        // The workers are running: stop them before reporting.
+                        wake(&self.shared);
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
         let log_writer = match self.shared.log {
             Some(_) => {
                 let shared = self.shared.clone();
@@ -195,6 +251,8 @@ impl Server {
                 shared: self.shared,
                 threads,
                 log_writer,
+                admin_addr,
+                admin,
                 unix_files: self.unix_files,
             },
             first,
@@ -214,6 +272,11 @@ impl Handle {
             Listen::Tcp(a) => Some(*a),
             _ => None,
         })
+    }
+
+    /// `--admin`: the admin API's address.
+    pub fn admin_addr(&self) -> Option<std::net::SocketAddr> {
+        self.admin_addr
     }
 
     /// Connections open now, over all workers.
@@ -236,7 +299,16 @@ impl Handle {
             }
         }
         total.stats.log_lines_dropped += self.finish_log();
+        self.join_admin();
         total
+    }
+
+    /// Wait for the admin thread, which leaves on the workers' wake-up.
+    fn join_admin(&mut self) {
+        if let Some(a) = self.admin.take() {
+            wake(&self.shared);
+            let _ = a.join();
+        }
     }
 
     /// Let the log writer finish, until the shutdown deadline at most; returns the lines it
@@ -264,6 +336,7 @@ impl Drop for Handle {
             }
         }
         self.finish_log();
+        self.join_admin();
     }
 }
 

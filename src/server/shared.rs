@@ -1,10 +1,13 @@
 //! What the workers share: the stop flags and their wake-up sockets, every worker's poller, the
 //! connection count and its slots, the eviction asks at `--max-conns`, the accept failures
-//! already reported, and the parts built once for all (the catalogue, the access log's queue).
+//! already reported, and the parts built once for all (the catalogue, the access log's queue,
+//! the faults `--admin` changes).
 
 use super::log::AccessLog;
 use super::signals;
+use crate::fault::FaultSet;
 use crate::mutate::Catalogue;
+use crate::response::Responses;
 use crate::stats::Summary;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -42,6 +45,58 @@ pub(super) struct Shared {
     pub(super) catalogue: Option<Arc<Catalogue>>,
     /// `--access-log`: the lines on their way to stdout.
     pub(super) log: Option<AccessLog>,
+    /// `--admin`: the faults the workers serve, replaced by the admin listener.
+    pub(super) faults: Option<PublishedFaults>,
+}
+
+/// `--admin`: the faults every worker serves, and a count of the changes to them. A worker
+/// loads the count once per loop turn (relaxed; nothing else on its path) and takes the new
+/// tables, under the lock, only when it moved.
+pub(super) struct PublishedFaults {
+    /// Changes so far; written under `current`'s lock.
+    pub(super) epoch: AtomicU64,
+    pub(super) current: Mutex<Arc<FaultTables>>,
+}
+
+/// One version of the faults: the set, and the responses it sends (the workers' own, with
+/// those formatted for faults since start-up after them).
+pub(super) struct FaultTables {
+    pub(super) set: Arc<FaultSet>,
+    pub(super) responses: Responses,
+}
+
+impl PublishedFaults {
+    pub(super) fn new(tables: FaultTables) -> PublishedFaults {
+        PublishedFaults {
+            epoch: AtomicU64::new(0),
+            current: Mutex::new(Arc::new(tables)),
+        }
+    }
+
+    /// The changes so far (once per loop turn).
+    #[inline(always)]
+    pub(super) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Relaxed)
+    }
+
+    /// The tables now, and the change they are.
+    pub(super) fn current(&self) -> (Arc<FaultTables>, u64) {
+        let tables = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        (tables.clone(), self.epoch.load(Ordering::Relaxed))
+    }
+
+    /// Serve `tables` from now on: every worker takes them at its next loop turn.
+    pub(super) fn publish(&self, tables: FaultTables, pollers: &[Arc<polling::Poller>]) {
+        {
+            let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+            *current = Arc::new(tables);
+            self.epoch.fetch_add(1, Ordering::Relaxed);
+        }
+        // An idle worker wakes for it, so that it has the tables before its next request.
+        for p in pollers {
+            let _ = p.notify();
+        }
+    }
 }
 
 impl Shared {
@@ -50,6 +105,7 @@ impl Shared {
         workers: usize,
         catalogue: Option<Arc<Catalogue>>,
         log: Option<AccessLog>,
+        faults: Option<PublishedFaults>,
     ) -> io::Result<Shared> {
         let (wake_r, wake_w) = UnixStream::pair()?;
         wake_r.set_nonblocking(true)?;
@@ -75,6 +131,7 @@ impl Shared {
             silent: AtomicUsize::new(0),
             catalogue,
             log,
+            faults,
         })
     }
 

@@ -1,45 +1,45 @@
-//! A worker's faults, built from `Config`: its routes' faults, the `--seed` stream of the
-//! worker, and the `--mutate` choice with the catalogue the workers share.
+//! A worker's faults, built from `Config`: the set of its routes' faults the workers share,
+//! the `--seed` stream of the worker, and the `--mutate` choice with the catalogue the workers
+//! share.
 
 use crate::config::Config;
-use crate::fault::{FaultResponses, Mutator, WorkerFaults, add_error_responses};
+use crate::fault::{FaultResponses, FaultSet, Mutator, WorkerFaults};
 use crate::mutate::Catalogue;
 use crate::response::Responses;
 use std::sync::Arc;
 
-/// Add the error-rate and status-mix responses of `config`'s routes to `responses` (once, for
-/// every worker); returns where they are, for [`faults_with_error_routes`].
-pub fn error_routes(config: &Config, responses: &mut Responses) -> FaultResponses {
-    add_error_responses(
-        config.routes.iter().map(|r| (&r.spec, &r.faults)),
-        responses,
-    )
+/// The set of `config`'s routes' faults, with the responses they send added to `responses`
+/// (once, for every worker); `builder` remembers those responses, for a later change.
+pub fn fault_set(
+    config: &Config,
+    responses: &mut Responses,
+    builder: &mut FaultResponses,
+) -> Arc<FaultSet> {
+    let routes = config.routes.iter().map(|r| (&r.spec, &r.faults));
+    Arc::new(builder.build(routes, responses, None))
 }
 
-/// The faults of worker `worker`, with the error-rate responses already in `responses` where
-/// [`error_routes`] put them; `None` when the configuration has none. `catalogue`: the
-/// `--mutate` catalogue the workers share (built here when `None` and needed).
-pub fn faults_with_error_routes(
+/// The faults of worker `worker`, serving `set` (whose responses are in the worker's
+/// `responses`); `None` when there are none, nothing is mutated and `always` is false (the
+/// plain path then pays nothing). `catalogue`: the `--mutate` catalogue the workers share
+/// (built here when `None` and needed).
+pub fn worker_faults(
     config: &Config,
-    responses: &Responses,
-    error_routes: FaultResponses,
+    set: Arc<FaultSet>,
     catalogue: Option<Arc<Catalogue>>,
     worker: usize,
+    always: bool,
 ) -> Option<WorkerFaults> {
+    if !set.any() && config.mutate.is_none() && !always {
+        return None;
+    }
     let mutator = config
         .mutate
         .map(|m| Mutator::new(m, catalogue.unwrap_or_default()));
-    WorkerFaults::new(
-        config.routes.iter().map(|r| r.faults.clone()).collect(),
-        error_routes,
-        responses,
-        config.seed,
-        mutator,
-        worker,
-    )
+    Some(WorkerFaults::new(set, config.seed, mutator, worker))
 }
 
-/// The faults of worker `worker`, its error-rate responses added to `responses` (a worker
+/// The faults of worker `worker`, the responses they send added to `responses` (a worker
 /// whose responses are its own: tests and fuzzing).
 pub fn faults(
     config: &Config,
@@ -47,6 +47,6 @@ pub fn faults(
     catalogue: Option<Arc<Catalogue>>,
     worker: usize,
 ) -> Option<WorkerFaults> {
-    let error_routes = error_routes(config, responses);
-    faults_with_error_routes(config, responses, error_routes, catalogue, worker)
+    let set = fault_set(config, responses, &mut FaultResponses::default());
+    worker_faults(config, set, catalogue, worker, false)
 }

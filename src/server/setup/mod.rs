@@ -5,6 +5,6 @@ mod faults;
 mod responses;
 mod worker;
 
-pub use faults::{error_routes, faults, faults_with_error_routes};
+pub use faults::{fault_set, faults, worker_faults};
 pub use responses::responses;
 pub(crate) use worker::{Canned, WorkerSetup};

@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::conn::{ConnLimits, Settings, Switches};
-use crate::fault::WorkerFaults;
+use crate::fault::{FaultResponses, FaultSet, WorkerFaults};
 use crate::journal::Journal;
 use crate::mutate::Catalogue;
 use crate::response::{CounterRoutes, MAX_FORMATTED_BYTES, Responses};
@@ -19,18 +19,27 @@ use std::time::Duration;
 pub(crate) struct Canned {
     responses: Responses,
     counter_routes: CounterRoutes,
-    /// By route: its error-rate and status-mix responses in `responses` (`--fault error`,
-    /// `--fault status`).
-    error_routes: crate::fault::FaultResponses,
+    /// Every route's faults, with the responses they send in `responses`: one for all
+    /// workers, so that a sequence's position is the process's.
+    pub(crate) fault_set: Arc<FaultSet>,
+    /// The responses formatted for `fault_set`, for a change through `--admin`.
+    pub(crate) fault_responses: FaultResponses,
     /// `--journal`: the ring every worker records into.
-    journal: Option<Arc<Journal>>,
+    pub(crate) journal: Option<Arc<Journal>>,
 }
 
 impl Canned {
-    /// Format `config`'s responses, with its error-rate ones.
+    /// Format `config`'s responses, with the ones its faults send.
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
         let (mut responses, counter_routes) = super::responses(config);
-        let error_routes = super::error_routes(config, &mut responses);
+        let mut fault_responses = FaultResponses::default();
+        let fault_set = super::fault_set(config, &mut responses, &mut fault_responses);
+        if responses.routes() > usize::from(u16::MAX) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the faults' responses are more than 65535",
+            ));
+        }
         let bytes = responses.formatted_bytes();
         if bytes > MAX_FORMATTED_BYTES {
             // The command line measured its routes before (exit 2); this covers a
@@ -50,9 +59,15 @@ impl Canned {
         Ok(Canned {
             responses,
             counter_routes,
-            error_routes,
+            fault_set,
+            fault_responses,
             journal,
         })
+    }
+
+    /// The responses every worker starts from (a clone shares their bytes).
+    pub(crate) fn responses(&self) -> &Responses {
+        &self.responses
     }
 
     /// Worker `id`'s parts: a clone of the responses, its faults (`catalogue`: the `--mutate`
@@ -64,12 +79,12 @@ impl Canned {
         id: usize,
     ) -> WorkerSetup {
         let responses = self.responses.clone();
-        let faults = super::faults_with_error_routes(
+        let faults = super::worker_faults(
             config,
-            &responses,
-            self.error_routes.clone(),
+            self.fault_set.clone(),
             catalogue,
             id,
+            config.admin.is_some(),
         );
         WorkerSetup {
             id,

@@ -93,6 +93,12 @@ impl Worker {
             }
             self.now_us = us_rounded_up(self.epoch.elapsed());
             self.date.refresh(&mut self.parts.responses);
+            if let Some(published) = &self.shared.faults {
+                // Before this turn's requests: one published before they were sent applies.
+                if published.epoch() != self.faults_epoch {
+                    self.adopt_faults();
+                }
+            }
             for ev in events.iter() {
                 match ev.key {
                     WAKE => self.begin_drain(),

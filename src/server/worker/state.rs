@@ -127,6 +127,8 @@ pub(crate) struct Worker {
     pub(super) id: usize,
     /// `--stats`, `--metrics`.
     pub(super) publisher: Publisher,
+    /// `--admin`: the change of the faults this worker serves ([`Shared::faults`]).
+    pub(super) faults_epoch: u64,
 }
 
 impl Worker {
@@ -192,6 +194,7 @@ impl Worker {
             silent: 0,
             id,
             publisher: Publisher::new(id, setup.counter_routes),
+            faults_epoch: 0,
         })
     }
 
@@ -214,6 +217,23 @@ impl Worker {
         let mine = self.summary();
         self.publisher
             .publish(mine, &self.shared, &mut self.parts.responses);
+    }
+
+    /// `--admin` changed the faults: take the new responses (after those it has) and set, in
+    /// one step of the loop, so that each request from now on sees them. Responses already
+    /// under way keep the bytes they were given.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn adopt_faults(&mut self) {
+        let Some(published) = &self.shared.faults else {
+            return;
+        };
+        let (tables, epoch) = published.current();
+        self.faults_epoch = epoch;
+        self.parts.responses.adopt_routes(&tables.responses);
+        if let Some(f) = self.parts.faults.as_mut() {
+            f.replace(tables.set.clone());
+        }
     }
 
     /// Recompute [`Worker::own_deadline`] after one of its parts changed.

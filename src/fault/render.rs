@@ -1,0 +1,110 @@
+//! A route's faults written back in the `--fault` grammar, one fault a line's worth each
+//! (`latency:10ms..50ms`, `error:0.1:503`, `status:200=0.7,500=0.3`, `seq:503,ok`): what the admin API lists, and what it
+//! takes back unchanged.
+
+use super::spec::{ALWAYS, Cut, Delivery, Drip, Latency, RouteFaults, Step};
+use std::fmt::Write;
+
+impl RouteFaults {
+    /// Each fault as `KIND[:ARGS][@SHARE]`, in group order: the latency, the delivery, the
+    /// error rate or the status mix, the sequence. None for a route without faults.
+    pub fn specs(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(l) = self.latency {
+            out.push(format!("{}{}", latency(l), share(self.latency_share)));
+        }
+        if self.delivery != Delivery::Whole {
+            out.push(format!(
+                "{}{}",
+                delivery(self.delivery),
+                share(self.delivery_share)
+            ));
+        }
+        if let Some(e) = &self.error {
+            let mut s = format!("error:{}:{}", fraction(e.per_million), e.status);
+            if let Some(body) = &e.body {
+                s.push(':');
+                s.push_str(body);
+            }
+            out.push(s);
+        }
+        if let Some(m) = &self.mix {
+            let mut s = String::from("status:");
+            for (i, &(status, per_million)) in m.entries.iter().enumerate() {
+                let sep = if i == 0 { "" } else { "," };
+                let _ = write!(s, "{sep}{status}={}", fraction(per_million));
+            }
+            out.push(s);
+        }
+        if let Some(seq) = &self.sequence {
+            let steps: Vec<String> = seq
+                .steps
+                .iter()
+                .map(|s| match s {
+                    Step::Own => "ok".to_string(),
+                    Step::Status(status) => status.to_string(),
+                    Step::Delivery(d) => delivery(*d),
+                })
+                .collect();
+            let kind = if seq.cycle { "seq-cycle" } else { "seq" };
+            out.push(format!("{kind}:{}", steps.join(",")));
+        }
+        out
+    }
+}
+
+fn latency(l: Latency) -> String {
+    match l {
+        Latency::Fixed(ms) => format!("latency:{ms}ms"),
+        Latency::Uniform { min, max } => format!("latency:{min}ms..{max}ms"),
+        Latency::LogNormal { median, p99 } => format!("latency:median={median}ms:p99={p99}ms"),
+    }
+}
+
+fn delivery(d: Delivery) -> String {
+    match d {
+        Delivery::Whole => String::new(),
+        Delivery::Drip(Drip::Rate { bytes, every_ms }) => format!("drip:{bytes}/{every_ms}ms"),
+        Delivery::Drip(Drip::Pieces { pieces, over_ms }) => {
+            format!("drip:{pieces}pieces/{over_ms}ms")
+        }
+        Delivery::Stall => "stall".into(),
+        Delivery::Truncate(c) => format!("truncate:{}", cut(c)),
+        Delivery::Reset(c) => format!("reset:{}", cut(c)),
+        Delivery::Garbage(n) => format!("garbage:{n}"),
+        Delivery::Drip(Drip::Bandwidth { per_s }) => format!("bandwidth:{per_s}/s"),
+        Delivery::Hang { ms, reset: false } => format!("hang:{ms}ms"),
+        Delivery::Hang { ms, reset: true } => format!("hang:{ms}ms:reset"),
+        Delivery::SlowClose(ms) => format!("slow-close:{ms}ms"),
+    }
+}
+
+fn cut(c: Cut) -> String {
+    match c {
+        Cut::Bytes(n) => n.to_string(),
+        Cut::Percent(p) => format!("{p}%"),
+    }
+}
+
+/// `@SHARE`, or nothing for every response.
+fn share(per_million: u32) -> String {
+    if per_million >= ALWAYS {
+        String::new()
+    } else {
+        format!("@{}", fraction(per_million))
+    }
+}
+
+/// Millionths as a decimal from 0 to 1 (`0.1`, `0.000001`, `1`), exactly.
+fn fraction(per_million: u32) -> String {
+    if per_million >= ALWAYS {
+        return "1".into();
+    }
+    let digits = format!("{per_million:06}");
+    let digits = digits.trim_end_matches('0');
+    if digits.is_empty() {
+        "0".into()
+    } else {
+        format!("0.{digits}")
+    }
+}

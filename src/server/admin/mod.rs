@@ -1,0 +1,257 @@
+//! `--admin ADDR`: a listener of its own, apart from the workers, that changes the faults at
+//! run time (see `api`). One thread, blocking, one connection at a time and one request per
+//! connection: a strict HTTP/1.1 head (canned's own parser), a body of at most
+//! [`MAX_BODY`] bytes by `Content-Length`, and an answer with `Connection: close`. It stops
+//! with the workers, on the same wake-up socket.
+//!
+//! Unauthenticated: anyone who reaches the address can change what canned answers, so the
+//! default address of a bare port is the loopback one. For test networks.
+
+mod api;
+
+use crate::config::Config;
+use crate::fault::{FaultResponses, FaultSet};
+use crate::journal::Journal;
+use crate::parser::{Framing, Limits, Parser, Status};
+use crate::response::{Responses, reason};
+use crate::server::shared::Shared;
+use api::{Answer, Api};
+use polling::{Event, Events, PollMode, Poller};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// The largest request body the API reads (a fault list).
+pub(super) const MAX_BODY: usize = 64 * 1024;
+/// How long a client has to send its request, and to read the answer.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+
+const LISTENER: usize = 0;
+const WAKE: usize = 1;
+
+/// The admin listener and what its API changes.
+pub(crate) struct Admin {
+    listener: TcpListener,
+    api: Api,
+    shared: Arc<Shared>,
+}
+
+/// Bind the admin address (before the workers start, so that a taken port is an error at
+/// start).
+pub(super) fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    let l = TcpListener::bind(addr)?;
+    l.set_nonblocking(true)?;
+    Ok(l)
+}
+
+impl Admin {
+    /// The API of `config`'s server on `listener`; the workers serve `responses` and `set`.
+    pub(super) fn new(
+        listener: TcpListener,
+        config: &Config,
+        responses: Responses,
+        builder: FaultResponses,
+        set: Arc<FaultSet>,
+        journal: Option<Arc<Journal>>,
+        shared: Arc<Shared>,
+    ) -> Admin {
+        let api = Api::new(config, responses, builder, set, journal, shared.clone());
+        Admin {
+            listener,
+            api,
+            shared,
+        }
+    }
+
+    /// The bound address.
+    pub(super) fn addr(&self) -> Option<SocketAddr> {
+        self.listener.local_addr().ok()
+    }
+
+    /// Serve until the workers are asked to stop.
+    pub(super) fn run(mut self) {
+        let Ok(poller) = Poller::new() else {
+            crate::server::log::diagnostic(format_args!("canned: admin: cannot poll"));
+            return;
+        };
+        // SAFETY: both are deleted from the poller before it is dropped, at the end of this
+        // function, while `self` (the listener, and `shared` with the wake-up socket) lives.
+        let added = unsafe {
+            poller
+                .add_with_mode(&self.listener, Event::readable(LISTENER), PollMode::Level)
+                .and_then(|()| {
+                    poller.add_with_mode(
+                        &self.shared.wake_r,
+                        Event::readable(WAKE),
+                        PollMode::Level,
+                    )
+                })
+        };
+        if added.is_ok() {
+            self.serve(&poller);
+        }
+        let _ = poller.delete(&self.listener);
+        let _ = poller.delete(&self.shared.wake_r);
+    }
+
+    fn serve(&mut self, poller: &Poller) {
+        let mut events = Events::new();
+        loop {
+            events.clear();
+            if poller.wait(&mut events, None).is_err() {
+                return;
+            }
+            if self.shared.stop.load(Ordering::SeqCst) || events.iter().any(|e| e.key == WAKE) {
+                return;
+            }
+            loop {
+                match self.listener.accept() {
+                    Ok((s, _)) => self.handle(s),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    // Out of fds, or the client gone: the next readiness tries again.
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+
+    /// One request on `s`, answered, then closed.
+    fn handle(&mut self, mut s: TcpStream) {
+        let _ = s.set_nonblocking(false);
+        let _ = s.set_read_timeout(Some(CLIENT_TIMEOUT));
+        let _ = s.set_write_timeout(Some(CLIENT_TIMEOUT));
+        let answer = match read_request(&mut s) {
+            Ok(req) => self.api.answer(
+                &req.buf[req.method.0..req.method.1],
+                &req.buf[req.path.0..req.path.1],
+                req.query.map(|(a, b)| &req.buf[a..b]),
+                &req.buf[req.body_at..],
+            ),
+            Err(Refusal::Answer(a)) => a,
+            Err(Refusal::Gone) => return,
+        };
+        let mut out = format!(
+            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            answer.status,
+            reason(answer.status),
+            if answer.json {
+                "application/json"
+            } else {
+                "text/plain; charset=utf-8"
+            },
+            answer.body.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(&answer.body);
+        if s.write_all(&out).is_ok() {
+            // FIN, then what the client still sends is read and dropped, briefly, so that
+            // the close is not a reset that loses the answer.
+            let _ = s.shutdown(Shutdown::Write);
+            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let mut sink = [0u8; 4096];
+            let mut left = MAX_BODY;
+            while let Ok(n @ 1..) = s.read(&mut sink) {
+                left = left.saturating_sub(n);
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// A request read whole: its bytes and where its parts are in them.
+struct Request {
+    buf: Vec<u8>,
+    method: (usize, usize),
+    path: (usize, usize),
+    query: Option<(usize, usize)>,
+    body_at: usize,
+}
+
+/// Why no request is answered by the API.
+enum Refusal {
+    /// Answered here: a bad request.
+    Answer(Answer),
+    /// The client left, or took too long.
+    Gone,
+}
+
+fn refuse(status: u16, why: impl Into<String>) -> Refusal {
+    let mut body = why.into();
+    body.push('\n');
+    Refusal::Answer(Answer {
+        status,
+        json: false,
+        body: body.into_bytes(),
+    })
+}
+
+/// Read one request: a strict head of at most the default head limit, and its body by
+/// `Content-Length`, at most [`MAX_BODY`] bytes.
+fn read_request(s: &mut TcpStream) -> Result<Request, Refusal> {
+    let limits = Limits::default();
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 4096];
+    let mut parser = Parser::new(limits);
+    let (head_len, length, method, path, query, expect) = loop {
+        let n = match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return Err(Refusal::Gone),
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        // The parser resumes where it stopped in the bytes so far.
+        match parser.parse(&buf) {
+            Ok(Status::Partial) => continue,
+            Ok(Status::Complete(r)) => {
+                let length = match r.framing {
+                    Framing::None => 0,
+                    Framing::Length(n) if n <= MAX_BODY as u64 => n as usize,
+                    Framing::Length(_) => {
+                        return Err(refuse(413, format!("a body is at most {MAX_BODY} bytes")));
+                    }
+                    Framing::Chunked => {
+                        return Err(refuse(411, "send the body with Content-Length"));
+                    }
+                };
+                let at = |part: &[u8]| part.as_ptr() as usize - buf.as_ptr() as usize;
+                let path_at = at(r.path);
+                let query = r.target.iter().position(|&c| c == b'?').map(|q| {
+                    let t = at(r.target);
+                    (t + q + 1, t + r.target.len())
+                });
+                break (
+                    r.head_len,
+                    length,
+                    (at(r.method), at(r.method) + r.method.len()),
+                    (path_at, path_at + r.path.len()),
+                    query,
+                    r.expect_continue,
+                );
+            }
+            Err(e) => return Err(refuse(e.status(), e.to_string())),
+        }
+    };
+    if expect && buf.len() < head_len + length {
+        let _ = s.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    while buf.len() < head_len + length {
+        let n = match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return Err(Refusal::Gone),
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    // One request per connection: anything after its body is not read.
+    buf.truncate(head_len + length);
+    Ok(Request {
+        buf,
+        method,
+        path,
+        query,
+        body_at: head_len,
+    })
+}

@@ -1,0 +1,439 @@
+//! `--admin ADDR`: the admin API, driven by curl and Python. A change reaches every worker
+//! before its next request, keep-alive connections included; a bad change is refused with a
+//! one-line 400 and changes nothing; a reset starts a sequence again; a bad request to the
+//! admin port leaves the traffic alone; SIGTERM stops a server with the admin listener open.
+
+mod common;
+use common::*;
+use std::io::{BufRead, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// `curl -X METHOD [--data-binary BODY] URL`: (status, body).
+fn curl(method: &str, url: &str, body: Option<&str>) -> (u16, String) {
+    let mut c = Command::new("curl");
+    c.args(["-s", "-X", method, "-w", "\n%{http_code}"]);
+    if let Some(b) = body {
+        c.args(["--data-binary", b]);
+    }
+    let o = c.arg(url).output().unwrap();
+    assert!(o.status.success(), "curl {method} {url}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    let (body, code) = out.rsplit_once('\n').unwrap();
+    (code.parse().unwrap(), body.to_string())
+}
+
+fn admin_url(a: SocketAddr, path: &str) -> String {
+    format!("http://{a}{path}")
+}
+
+/// One GET of `path` on keep-alive connection `s`: its status.
+fn get(s: &mut TcpStream, path: &str) -> u16 {
+    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    read_responses(s, 1)[0].status
+}
+
+/// After a PUT, the next request on each of 16 keep-alive connections open before it (on
+/// both workers: SO_REUSEPORT spreads them, all 16 on one worker is a chance of 2^-15) sees
+/// the new fault; DELETE restores the route's own answer on each of them.
+#[test]
+fn a_change_reaches_existing_keep_alive_connections_on_every_worker() {
+    if !have("curl") {
+        return;
+    }
+    let (h, addr) = start(&["--admin", "127.0.0.1:0", "--route", "/x=200:plain"]);
+    let a = h.admin_addr().unwrap();
+    let mut conns: Vec<TcpStream> = (0..16).map(|_| connect(addr)).collect();
+    for s in &mut conns {
+        assert_eq!(get(s, "/x"), 200);
+    }
+    let (code, body) = curl("PUT", &admin_url(a, "/faults/x"), Some("error:503"));
+    assert_eq!((code, body.as_str()), (200, "/x=error:1:503\n"));
+    for s in &mut conns {
+        assert_eq!(get(s, "/x"), 503, "the next request after the PUT");
+        assert_eq!(get(s, "/other"), 200, "another path");
+    }
+    let (code, body) = curl("DELETE", &admin_url(a, "/faults/x"), None);
+    assert_eq!((code, body.as_str()), (200, "/x\n"));
+    for s in &mut conns {
+        assert_eq!(get(s, "/x"), 200, "the next request after the DELETE");
+    }
+    h.shutdown();
+    h.join();
+}
+
+/// Every request and answer of the README's table, through curl.
+#[test]
+fn the_api_answers_as_documented() {
+    if !have("curl") {
+        return;
+    }
+    let (h, addr) = start(&[
+        "--admin",
+        "127.0.0.1:0",
+        "--route",
+        "POST /orders=201",
+        "--fault",
+        "/slow=latency:10ms..50ms",
+        "--fault",
+        "/slow=reset:0@10%",
+        "--journal-path",
+        "/_journal",
+    ]);
+    let a = h.admin_addr().unwrap();
+    let url = |p: &str| admin_url(a, p);
+    let listing = "*\nPOST /orders\n/slow=latency:10ms..50ms\n/slow=reset:0@0.1\n";
+    assert_eq!(curl("GET", &url("/faults"), None), (200, listing.into()));
+    assert_eq!(
+        curl("GET", &url("/faults/slow"), None),
+        (200, "/slow=latency:10ms..50ms\n/slow=reset:0@0.1\n".into())
+    );
+    // A route by method, named by its query; `*` the default response.
+    let (code, body) = curl(
+        "PUT",
+        &url("/faults/orders?method=POST"),
+        Some("seq-cycle:503,ok\nlatency:1ms\n"),
+    );
+    assert_eq!(
+        (code, body.as_str()),
+        (
+            200,
+            "POST /orders=latency:1ms\nPOST /orders=seq-cycle:503,ok\n"
+        )
+    );
+    assert_eq!(
+        curl("PUT", &url("/faults/*"), Some("error:0.25:500:try again")),
+        (200, "*=error:0.25:500:try again\n".into())
+    );
+    // The server's traffic: a cycle on the POST route, the others as before.
+    let post = |path: &str| {
+        let o = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+            .arg(format!("http://{addr}{path}"))
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(post("/orders"), "503");
+    assert_eq!(post("/orders"), "201");
+    assert_eq!(post("/orders"), "503");
+    assert_eq!(
+        curl("POST", &url("/reset"), None),
+        (200, "reset 1 sequences\n".into())
+    );
+    assert_eq!(post("/orders"), "503", "a reset starts the sequence again");
+    // Errors: one line each, 404 for what is not there, 405 for a method a path does not take.
+    let (code, body) = curl("PUT", &url("/faults/nowhere"), Some("stall"));
+    assert_eq!(code, 404);
+    assert!(body.starts_with("no route answers /nowhere"), "{body}");
+    assert_eq!(curl("DELETE", &url("/faults"), None).0, 405);
+    assert_eq!(curl("GET", &url("/reset"), None).0, 405);
+    assert_eq!(curl("GET", &url("/nothing"), None).0, 404);
+    let (code, body) = curl("PUT", &url("/faults/_journal"), Some("stall"));
+    assert_eq!(code, 400);
+    assert!(body.starts_with("/_journal is an --echo path"), "{body}");
+    // The journal: read, then cleared.
+    let (code, body) = curl("GET", &url("/journal"), None);
+    assert_eq!(code, 200);
+    assert!(
+        body.starts_with("{\"capacity\":1000,\"recorded\":4,"),
+        "{body}"
+    );
+    assert!(body.contains("\"target\":\"/orders\""), "{body}");
+    let raw = exchange(a, b"GET /journal HTTP/1.1\r\nHost: a\r\n\r\n");
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(raw.starts_with("HTTP/1.1 200 OK\r\n"), "{raw}");
+    assert!(
+        raw.contains("\r\nContent-Type: application/json\r\n"),
+        "{raw}"
+    );
+    assert!(raw.contains("\r\nConnection: close\r\n"), "{raw}");
+    let (code, body) = curl("DELETE", &url("/journal"), None);
+    assert_eq!(code, 200);
+    assert_eq!(body, "{\"capacity\":1000,\"recorded\":4,\"entries\":[]}\n");
+    h.shutdown();
+    h.join();
+}
+
+/// A PUT of a hang, a status mix and a bandwidth is listed back in the `--fault` grammar and
+/// served as `--fault` would, with 1 and 2 workers: curl gets an empty reply (exit 52) no
+/// earlier than the hang's 200 ms; then every request on a keep-alive connection gets the
+/// mix's 503, its body formatted by the admin thread, paced by the bandwidth.
+#[test]
+fn a_put_of_a_hang_and_a_status_mix_is_served() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--route",
+            "/x=200:plain",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let url = |p: &str| admin_url(a, p);
+        let (code, body) = curl("PUT", &url("/faults/x"), Some("hang:200ms"));
+        assert_eq!((code, body.as_str()), (200, "/x=hang:200ms\n"));
+        let t = Instant::now();
+        let o = Command::new("curl")
+            .args(["-s", "-m", "20", "-w", "%{http_code}"])
+            .arg(format!("http://{addr}/x"))
+            .output()
+            .unwrap();
+        let took = t.elapsed();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            (out.as_ref(), o.status.code()),
+            ("000", Some(52)),
+            "{workers}"
+        );
+        assert!(took >= Duration::from_millis(200), "{took:?}");
+        assert!(took < time_bound(Duration::from_secs(5)), "{took:?}");
+        let listed = "/x=bandwidth:65536/s\n/x=status:503=1\n";
+        let (code, body) = curl(
+            "PUT",
+            &url("/faults/x"),
+            Some("status:503=100%\nbandwidth:64KiB/s"),
+        );
+        assert_eq!((code, body.as_str()), (200, listed));
+        assert_eq!(curl("GET", &url("/faults/x"), None), (200, listed.into()));
+        let mut s = connect(addr);
+        for _ in 0..3 {
+            write!(s, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            let r = &read_responses(&mut s, 1)[0];
+            assert_eq!(r.status, 503);
+            assert_eq!(r.body, b"503 Service Unavailable\n");
+        }
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// A bad fault list is a 400 naming the line and what is wrong, and nothing is changed: not
+/// the listing, not the traffic, not the position of a sequence.
+#[test]
+fn bad_input_is_refused_whole() {
+    if !have("curl") {
+        return;
+    }
+    let (h, addr) = start(&["--admin", "127.0.0.1:0", "--fault", "/f=seq:503,ok"]);
+    let a = h.admin_addr().unwrap();
+    let url = |p: &str| admin_url(a, p);
+    let mut s = connect(addr);
+    assert_eq!(get(&mut s, "/f"), 503);
+    let before = curl("GET", &url("/faults"), None);
+    for (body, want) in [
+        (
+            "latency:1s\nslow:2s",
+            "line 2: \"slow\" is not a fault kind",
+        ),
+        (
+            "latency:1s\nlatency:2s",
+            "line 2: a second latency for the same path",
+        ),
+        ("seq:503,ok@50%", "line 1: a sequence takes no share"),
+        ("seq:503,ok\nstall", "line 2: a sequence and a drip"),
+        ("error:0.1:99", "line 1: status \"99\" is out of range"),
+        ("\n\n", "no fault given (DELETE removes a path's faults)"),
+    ] {
+        let (code, got) = curl("PUT", &url("/faults/f"), Some(body));
+        assert_eq!(code, 400, "{body:?}: {got}");
+        assert!(got.starts_with(want), "{body:?}: {got}");
+        assert_eq!(got.lines().count(), 1, "one line: {got}");
+    }
+    assert_eq!(curl("PUT", &url("/faults/f?x=1"), Some("stall")).0, 400);
+    assert_eq!(
+        curl("GET", &url("/faults"), None),
+        before,
+        "nothing changed"
+    );
+    assert_eq!(
+        get(&mut s, "/f"),
+        200,
+        "the sequence went on from where it was"
+    );
+    // A PUT, of the same sequence too, starts it anew.
+    assert_eq!(curl("PUT", &url("/faults/f"), Some("seq:503,ok")).0, 200);
+    assert_eq!(get(&mut s, "/f"), 503);
+    assert_eq!(get(&mut s, "/f"), 200);
+    h.shutdown();
+    h.join();
+}
+
+/// The admin port refuses what is not a strict HTTP/1.1 request (a 400 with the parser's
+/// reason, or a 413 for a body over 64 KiB), and a client that sends nothing is dropped
+/// after its 2 s; the traffic on the server's port goes on throughout.
+#[test]
+fn a_bad_admin_request_leaves_the_traffic_alone() {
+    let (h, addr) = start(&["--admin", "127.0.0.1:0", "--fault", "/s=seq:503,ok"]);
+    let a = h.admin_addr().unwrap();
+    let mut s = connect(addr);
+    assert_eq!(get(&mut s, "/s"), 503);
+    let silent = connect(a);
+    for (req, want) in [
+        (&b"GET /faults HTTP/1.1\r\n\r\n"[..], "HTTP/1.1 400 "),
+        (b"GET /faults HTTP/1.1\nHost: a\n\n", "HTTP/1.1 400 "),
+        (
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
+            "HTTP/1.1 400 ",
+        ),
+        (
+            b"PUT /faults/s HTTP/1.1\r\nHost: a\r\nContent-Length: 70000\r\n\r\n",
+            "HTTP/1.1 413 ",
+        ),
+        (
+            b"PUT /faults/s HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "HTTP/1.1 411 ",
+        ),
+    ] {
+        let got = exchange(a, req);
+        let got = String::from_utf8_lossy(&got);
+        assert!(got.starts_with(want), "{got}");
+        assert!(got.contains("Connection: close\r\n"), "{got}");
+        assert!(
+            got.contains("Content-Type: text/plain; charset=utf-8\r\n"),
+            "{got}"
+        );
+        assert_eq!(get(&mut s, "/s"), 200, "traffic after a bad admin request");
+    }
+    drop(silent);
+    assert_eq!(get(&mut connect(addr), "/s"), 200);
+    // The faults are as they were: the sequence is on its last step.
+    let got = exchange(a, b"GET /faults/s HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(String::from_utf8_lossy(&got).ends_with("\r\n\r\n/s=seq:503,ok\n"));
+    h.shutdown();
+    h.join();
+}
+
+/// Python's urllib drives the API and http.client the traffic: a PUT of a sequence, its
+/// first steps on a keep-alive connection, a reset, and the sequence again from its start.
+#[test]
+fn python_drives_the_api() {
+    if !have("python3") {
+        return;
+    }
+    let mut p = Proc::start(&["--admin", "0", "--workers", "2"]);
+    let mut line = String::new();
+    p.stderr.read_line(&mut line).unwrap();
+    let admin: SocketAddr = line
+        .strip_prefix("canned admin API on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .parse()
+        .unwrap();
+    assert!(
+        admin.ip().is_loopback(),
+        "a bare port is on 127.0.0.1: {admin}"
+    );
+    let script = r#"
+import sys, urllib.request, http.client
+admin, port = sys.argv[1], int(sys.argv[2])
+def call(method, path, body=None):
+    req = urllib.request.Request("http://" + admin + path, data=body, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def status():
+    c.request("GET", "/")
+    r = c.getresponse()
+    r.read()
+    return r.status
+assert status() == 200
+assert call("PUT", "/faults/*", b"seq:500,502,ok") == (200, "*=seq:500,502,ok\n")
+assert [status() for _ in range(4)] == [500, 502, 200, 200]
+assert call("POST", "/reset") == (200, "reset 1 sequences\n")
+assert [status() for _ in range(3)] == [500, 502, 200]
+code, body = call("PUT", "/faults/*", b"truncate:200%")
+assert code == 400 and body == "line 1: 200% is not a percentage from 0% to 100%\n", body
+assert call("GET", "/faults") == (200, "*=seq:500,502,ok\n")
+assert call("DELETE", "/faults/*") == (200, "*\n")
+code, body = call("GET", "/journal")
+assert code == 404 and body.startswith("no journal"), body
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[
+            admin.to_string().as_ref(),
+            p.addr.port().to_string().as_ref(),
+        ],
+        "python admin",
+    );
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+}
+
+/// SIGTERM with the admin listener open, and an admin client connected that sends nothing:
+/// the process exits 0, within the admin client's 2 s and the shutdown's margin.
+#[test]
+fn sigterm_with_the_admin_listener_open_exits_promptly() {
+    let mut p = Proc::start(&["--admin", "127.0.0.1:0", "--workers", "2"]);
+    let mut line = String::new();
+    p.stderr.read_line(&mut line).unwrap();
+    let admin: SocketAddr = line
+        .strip_prefix("canned admin API on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut idle = connect(p.addr);
+    assert_eq!(get(&mut idle, "/"), 200);
+    let silent = TcpStream::connect(admin).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    let (code, rest) = p.stop();
+    let took = t.elapsed();
+    assert_eq!(code, 0, "{rest}");
+    assert!(took < time_bound(Duration::from_secs(5)), "took {took:?}");
+    let mut buf = [0u8; 16];
+    let mut silent = silent;
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // The admin client's connection is closed (after its timeout, or at the exit).
+    assert!(matches!(silent.read(&mut buf), Ok(0) | Err(_)));
+}
+
+/// `--admin` takes a port or a TCP address; anything else is one line naming the flag, exit 2.
+#[test]
+fn bad_admin_addresses_are_refused() {
+    for (v, want) in [
+        ("unix:/tmp/a", "is not a port or a numeric TCP address"),
+        ("localhost:80", "is not a port or a numeric TCP address"),
+        ("70000", "70000"),
+    ] {
+        let o = Command::new(bin())
+            .args(["--listen", "127.0.0.1:0", "--admin", v])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{v}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("canned: error: --admin"), "{v}: {err}");
+        assert!(err.contains(want), "{v}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// An admin address that is taken is an error at start, exit 1, naming `--admin`.
+#[test]
+fn a_taken_admin_address_is_an_error_at_start() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let o = Command::new(bin())
+        .args(["--listen", "127.0.0.1:0", "--admin", &port])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!("canned: error: --admin 127.0.0.1:{port}: ")),
+        "{err}"
+    );
+}
