@@ -438,7 +438,9 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
         )?),
         ("garbage", Some(a)) => match size_bytes(a) {
             Some(Some(n)) if (1..=1 << 20).contains(&n) => Delivery::Garbage(n as u32),
-            _ => return Err("control: fault=garbage takes a size from 1 to 1MiB, like garbage:256"),
+            _ => {
+                return Err("control: fault=garbage takes a size from 1 to 1MiB, like garbage:256");
+            }
         },
         _ => return Err(BAD_FAULT),
     };

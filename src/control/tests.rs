@@ -140,8 +140,16 @@ fn table() {
         ("/?fault=drip:1K/0", None, Err("control: fault=drip")),
         ("/?fault=drip:1K/2h", None, Err("control: fault=drip")),
         ("/?fault=drip:1pieces/1s", None, Err("control: fault=drip")),
-        ("/?fault=drip:100001pieces/1h", None, Err("control: fault=drip")),
-        ("/?fault=drip:11pieces/9ms", None, Err("control: fault=drip")),
+        (
+            "/?fault=drip:100001pieces/1h",
+            None,
+            Err("control: fault=drip"),
+        ),
+        (
+            "/?fault=drip:11pieces/9ms",
+            None,
+            Err("control: fault=drip"),
+        ),
         ("/?fault=garbage:0", None, Err("control: fault=garbage")),
         ("/?fault=garbage:1025K", None, Err("control: fault=garbage")),
         ("/?fault=garbage", None, Err("control: fault must")),
@@ -149,7 +157,11 @@ fn table() {
         ("/?fault=error:99", None, Err("control: fault=error")),
         ("/?fault=error:0.1", None, Err("control: fault=error")),
         ("/?fault=error:2:503", None, Err("control: fault=error")),
-        ("/?fault=stall@150%25", None, Err("control: a fault's share")),
+        (
+            "/?fault=stall@150%25",
+            None,
+            Err("control: a fault's share"),
+        ),
         ("/?fault=stall@x", None, Err("control: a fault's share")),
         ("/?fault=explode", None, Err("control: fault must")),
         ("/?fault=truncate:101%25", None, Err("control: a cut")),
@@ -186,8 +198,12 @@ fn table() {
 fn error_answers() {
     let error = |target: &str, field: Option<&str>| {
         let c = from_head(&head(target, field), false, 0).unwrap().unwrap();
-        c.error
-            .map(|e| (e.status, e.body().map(|b| String::from_utf8_lossy(b).into_owned())))
+        c.error.map(|e| {
+            (
+                e.status,
+                e.body().map(|b| String::from_utf8_lossy(b).into_owned()),
+            )
+        })
     };
     let some = |status, body: Option<&str>| Some((status, body.map(String::from)));
     assert_eq!(error("/?fault=error:503", None), some(503, None));
@@ -214,7 +230,10 @@ fn error_answers() {
     let c = from_head(&head("/?status=201&fault=error:503", None), false, 0)
         .unwrap()
         .unwrap();
-    assert_eq!((c.status, c.error.map(|e| e.status)), (Some(201), Some(503)));
+    assert_eq!(
+        (c.status, c.error.map(|e| e.status)),
+        (Some(201), Some(503))
+    );
 }
 
 /// A share applies its fault to that share of the requests (each drawn from the request's
@@ -237,14 +256,21 @@ fn shares_apply_to_their_share() {
     let latency = |c: &Control| c.latency && c.latency_ms == 1_000;
     // Within four standard deviations (50 for 2,500 of 10,000; 46 for 3,000 of 10,000).
     for (target, picked, want) in [
-        ("/?fault=error:503@25%25", error as fn(&Control) -> bool, 2_500),
+        (
+            "/?fault=error:503@25%25",
+            error as fn(&Control) -> bool,
+            2_500,
+        ),
         ("/?fault=error:0.5:503@0.5", error, 2_500),
         ("/?fault=reset:0@0.3", delivery, 3_000),
         ("/?fault=drip:1K/1s@30%25", delivery, 3_000),
         ("/?fault=latency:1s@0.25", latency, 2_500),
     ] {
         let n = count(target, picked);
-        assert!(n.abs_diff(want) <= 200, "{target}: {n} of 10000, not about {want}");
+        assert!(
+            n.abs_diff(want) <= 200,
+            "{target}: {n} of 10000, not about {want}"
+        );
     }
     for (target, picked) in [
         ("/?fault=error:503@1", error as fn(&Control) -> bool),

@@ -208,7 +208,14 @@ fn copy_drip(
         tail,
     } = c.source
     {
-        copy_controlled(out, drip_head, c.copied, end, (head_len, date_at, tail), env);
+        copy_controlled(
+            out,
+            drip_head,
+            c.copied,
+            end,
+            (head_len, date_at, tail),
+            env,
+        );
         return;
     }
     let r = env.responses;

@@ -230,9 +230,13 @@ pub(super) enum DripSource {
 pub(super) enum DripTail {
     None,
     /// Route `route`'s body.
-    Body { route: u16 },
+    Body {
+        route: u16,
+    },
     /// `len` bytes of the filler block, repeated as a `bytes=N` body is.
-    Filler { len: u64 },
+    Filler {
+        len: u64,
+    },
 }
 
 impl Pooled for WorkArea {
