@@ -82,15 +82,55 @@ pub fn duration_ms(v: &str) -> Option<u64> {
 
 /// `0.1`, `1`, `0`, `.5` or `10%`, in millionths, so that the value is exact.
 pub fn fraction(v: &str) -> Result<u32, String> {
-    let bad = || format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%");
+    fraction_millionths(v)
+        .ok_or_else(|| format!("{v:?} is not a rate from 0 to 1 (like 0.1) or 0% to 100%"))
+}
+
+/// [`fraction`] without an error text (`None` when `v` is not one), so that a request's
+/// control is read without allocating.
+pub fn fraction_millionths(v: &str) -> Option<u32> {
     let (num, scale) = match v.strip_suffix('%') {
         Some(p) => (p, 10_000),
         None => (v, 1_000_000),
     };
-    let total = scaled(num, scale)
+    scaled(num, scale)
         .filter(|&t| t <= 1_000_000)
-        .ok_or_else(bad)?;
-    Ok(total as u32)
+        .map(|t| t as u32)
+}
+
+/// A share of every response, in millionths: the share of a fault without `@SHARE`.
+pub const EVERY: u32 = 1_000_000;
+
+/// A fault's `KIND[:ARGS]@SHARE` split at its last `@`: the fault, and its share in
+/// millionths ([`EVERY`] without `@`), or `Err` with the text after the `@` when it is not a
+/// share. Only the last `@` counts, so an error's body may hold one; and in an error with a
+/// body, an `@` followed by no share is the body's own (`error:503:mail admin@example.com`).
+/// The one share grammar of `--fault` and of a request's control; no allocation.
+pub fn split_share(spec: &str) -> Result<(&str, u32), &str> {
+    match spec.rsplit_once('@') {
+        Some((fault, share)) => match fraction_millionths(share) {
+            Some(share) => Ok((fault, share)),
+            None if error_with_body(spec) => Ok((spec, EVERY)),
+            None => Err(share),
+        },
+        None => Ok((spec, EVERY)),
+    }
+}
+
+/// `error:[RATE:]STATUS:BODY`: an error whose text after its status is a body.
+fn error_with_body(spec: &str) -> bool {
+    let Some(args) = spec.strip_prefix("error:") else {
+        return false;
+    };
+    let mut fields = args.splitn(3, ':');
+    let first = fields.next().unwrap_or("");
+    // `RATE:STATUS:BODY` or `STATUS:BODY`: a status is three digits, a rate is not.
+    let status_first = first.len() == 3 && first.bytes().all(|b| b.is_ascii_digit());
+    match (fields.next(), fields.next()) {
+        (Some(_), Some(_)) => true,
+        (Some(_), None) => status_first,
+        _ => false,
+    }
 }
 
 /// A decimal `12`, `1.5` or `.25` (at most six digits after the point) times `scale`, rounded

@@ -1,7 +1,7 @@
-//! `--control`: a request chooses its status, delay, body size and delivery fault by query
-//! parameters or by `X-Canned-Control`, read by curl, Python's http.client and raw sockets,
-//! with one and two workers; bad values get 400 with one line; without the option nothing
-//! changes.
+//! `--control`: a request chooses its status, delay, body size and faults (latency, stall,
+//! truncate, reset, drip, garbage, error, each with a share) by query parameters or by
+//! `X-Canned-Control`, read by curl, Python's http.client and raw sockets, with one and two
+//! workers; bad values get 400 with one line; without the option nothing changes.
 
 mod common;
 use common::*;
@@ -57,6 +57,15 @@ fn curl_chooses_status_bytes_and_faults() {
             ("/", &["-H", "X-Canned-Control: colour=red"], "400 59"),
             ("/?fault=stall", &["-m", "1"], "000 0"),
             ("/?fault=reset:0", &[], "000 0"),
+            ("/?fault=error:503", &[], "503 24"),
+            ("/?fault=error:429:slow%20down&bytes=1K", &[], "429 9"),
+            (
+                "/",
+                &["-H", "X-Canned-Control: fault=error:0.5:502@0"],
+                "200 12",
+            ),
+            ("/?fault=garbage:64", &[], "000 0"),
+            ("/?fault=drip:1MiB/1s&bytes=5000", &[], "200 5000"),
         ];
         for (path, args, want) in cases {
             assert_eq!(
@@ -81,6 +90,16 @@ fn curl_chooses_status_bytes_and_faults() {
         let start = Instant::now();
         assert_eq!(curl(&p.url("/?fault=latency:200ms"), &[]), "200 12");
         assert!(start.elapsed() >= Duration::from_millis(200));
+        // The issue's example: 1 KiB at once, then 1 KiB every 100 ms; the head and 3 KiB
+        // are four pieces, the last 300 ms after the first.
+        let start = Instant::now();
+        assert_eq!(
+            curl(&p.url("/?fault=drip:1KiB/100ms&bytes=3K"), &[]),
+            "200 3072"
+        );
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        assert!(took < time_bound(Duration::from_secs(5)), "{took:?}");
     }
 }
 
@@ -105,8 +124,24 @@ fn bad_values_get_one_line() {
             "control: bytes must be a size like 512, 64K or 1MiB\n",
         ),
         (
-            "/?fault=drip:1KiB/100ms",
-            "control: fault drip, garbage and error are not available per request\n",
+            "/?fault=drip:1KiB",
+            "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, at most 1h)\n",
+        ),
+        (
+            "/?fault=garbage:2MiB",
+            "control: fault=garbage takes a size from 1 to 1MiB, like garbage:256\n",
+        ),
+        (
+            "/?fault=error:700",
+            "control: fault=error takes a status from 200 to 599, like error:503 or error:0.1:503:busy\n",
+        ),
+        (
+            "/?fault=error:503@150%25",
+            "control: a fault's share must be a rate from 0 to 1, like @0.1 or @10%\n",
+        ),
+        (
+            "/?fault=flood",
+            "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, garbage:N or error:STATUS, with an optional @SHARE\n",
         ),
     ] {
         let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -259,12 +294,14 @@ fn access_log_stats_and_paths_without_control() {
     );
     get("/?fault=truncate:5");
     get("/?fault=latency:1ms&status=201");
+    get("/?fault=garbage:10");
+    get("/?fault=error:503&fault=drip:1K/1ms");
     let mut s = connect(p.addr);
     s.write_all(b"GET /?fault=stall HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
     std::thread::sleep(Duration::from_millis(400));
     let stats = String::from_utf8_lossy(&get("/stats")).into_owned();
-    let want = "\"faults\":{\"latency\":1,\"drip\":0,\"stall\":1,\"truncate\":1,\"reset\":0,\"garbage\":0,\"error\":0,\"hang\":0,\"slow-close\":0,\"bandwidth\":0,\"status\":0}";
+    let want = "\"faults\":{\"latency\":1,\"drip\":1,\"stall\":1,\"truncate\":1,\"reset\":0,\"garbage\":1,\"error\":1,\"hang\":0,\"slow-close\":0,\"bandwidth\":0,\"status\":0}";
     assert!(stats.contains(want), "{want} not in {stats}");
     drop(s);
     let mut child = p.child;
@@ -285,6 +322,8 @@ fn access_log_stats_and_paths_without_control() {
         "GET /?status=503&delay=200ms HTTP/1.1 503",
         "GET /?fault=truncate:5 HTTP/1.1 200 fault=truncate",
         "GET /?fault=latency:1ms&status=201 HTTP/1.1 201 fault=latency",
+        "GET /?fault=garbage:10 HTTP/1.1 000 fault=garbage",
+        "GET /?fault=error:503&fault=drip:1K/1ms HTTP/1.1 503 fault=error fault=drip",
         "GET /?fault=stall HTTP/1.1 000 fault=stall",
         "GET /stats HTTP/1.1 200",
     ];
@@ -308,6 +347,364 @@ fn a_control_replaces_the_paths_faults() {
         let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         let r = parse_responses(&exchange(addr, req.as_bytes()), &[false]);
         assert_eq!(r[0].status, status, "{target}");
+    }
+    h.shutdown();
+}
+
+/// Everything read until the connection ends, when each read arrived (from `since`), and
+/// whether it ended with FIN (not a reset).
+fn read_timed(
+    s: &mut std::net::TcpStream,
+    since: Instant,
+) -> (Vec<u8>, Vec<(Duration, usize)>, bool) {
+    use std::io::{ErrorKind, Read};
+    let (mut out, mut reads, mut buf) = (Vec::new(), Vec::new(), [0u8; 65536]);
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (out, reads, true),
+            Ok(n) => {
+                reads.push((since.elapsed(), n));
+                out.extend_from_slice(&buf[..n]);
+            }
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => return (out, reads, false),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => panic!("read failed after {} bytes: {e}", out.len()),
+        }
+    }
+}
+
+/// Never ahead of the drip's schedule: by `e` after the request was written (no earlier than
+/// the server read it), at most the bytes of the pieces due by then, piece `i` (from 0) due
+/// `at_us(i)` after the first and ending at `end(i)`, of `pieces`. A client that reads late
+/// sees more in one read, never more than this, so the bound holds under load.
+fn assert_never_early(
+    reads: &[(Duration, usize)],
+    hold: Duration,
+    pieces: u64,
+    at_us: impl Fn(u64) -> u64,
+    end: impl Fn(u64) -> usize,
+) {
+    let mut total = 0;
+    for &(e, n) in reads {
+        total += n;
+        assert!(
+            e >= hold,
+            "{n} bytes at {e:?}, before the hold of {hold:?}: {reads:?}"
+        );
+        let since = (e - hold).as_micros() as u64;
+        let mut due = 0;
+        while due + 1 < pieces && at_us(due + 1) <= since {
+            due += 1;
+        }
+        assert!(total <= end(due), "{total} bytes at {e:?}: {reads:?}");
+    }
+}
+
+/// `fault=drip` paces the answer the request chose (its status, body and size), by rate or by
+/// pieces, after its delay, never ahead of the drip's schedule: every lower bound is the
+/// schedule's own. One and two workers, raw sockets.
+#[test]
+fn a_controlled_drip_follows_its_schedule() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--control", "--workers", workers]);
+        // (target, control field, status, body length, hold, pieces: Rate(bytes, every) or
+        // Pieces(n, over))
+        enum Pace {
+            Rate(usize, u64),
+            Pieces(u64, u64),
+        }
+        let cases: [(&str, &str, u16, usize, u64, Pace); 5] = [
+            (
+                "/?fault=drip:16/60ms&status=503",
+                "",
+                503,
+                12,
+                0,
+                Pace::Rate(16, 60),
+            ),
+            (
+                "/?fault=drip:4pieces/300ms&bytes=100000",
+                "",
+                200,
+                100_000,
+                0,
+                Pace::Pieces(4, 300),
+            ),
+            (
+                "/",
+                "X-Canned-Control: fault=drip:2pieces/200ms;delay=150ms;bytes=1K\r\n",
+                200,
+                1024,
+                150,
+                Pace::Pieces(2, 200),
+            ),
+            (
+                "/?fault=drip:40/50ms&fault=error:503:busy",
+                "",
+                503,
+                4,
+                0,
+                Pace::Rate(40, 50),
+            ),
+            (
+                "/?fault=drip:16K/50ms&bytes=70000&status=201",
+                "",
+                201,
+                70_000,
+                0,
+                Pace::Rate(16384, 50),
+            ),
+        ];
+        for (target, field, status, body_len, hold_ms, pace) in cases {
+            let mut s = connect(addr);
+            let req =
+                format!("GET {target} HTTP/1.1\r\nHost: x\r\n{field}Connection: close\r\n\r\n");
+            let t = Instant::now();
+            s.write_all(req.as_bytes()).unwrap();
+            let (got, reads, fin) = read_timed(&mut s, t);
+            assert!(
+                fin,
+                "{target}: a drip ends its connection as asked, with FIN"
+            );
+            let r = parse_responses(&got, &[false]);
+            assert_eq!(
+                (r[0].status, r[0].body.len()),
+                (status, body_len),
+                "{target}"
+            );
+            let total = got.len();
+            let hold = Duration::from_millis(hold_ms);
+            let last = match pace {
+                Pace::Rate(bytes, every_ms) => {
+                    let pieces = total.div_ceil(bytes) as u64;
+                    assert_never_early(
+                        &reads,
+                        hold,
+                        pieces,
+                        |i| i * every_ms * 1000,
+                        |i| total.min((i as usize + 1) * bytes),
+                    );
+                    Duration::from_millis(every_ms * (pieces - 1))
+                }
+                Pace::Pieces(n, over_ms) => {
+                    let over_us = over_ms * 1000;
+                    assert_never_early(
+                        &reads,
+                        hold,
+                        n,
+                        |i| (over_us * i.min(n - 1)).div_ceil(n - 1),
+                        |i| total * (i as usize + 1).min(n as usize) / n as usize,
+                    );
+                    Duration::from_millis(over_ms)
+                }
+            };
+            let took = reads.last().unwrap().0;
+            assert!(took >= hold + last, "{target}: {took:?}, {reads:?}");
+            assert!(
+                took < hold + last + time_bound(Duration::from_secs(3)),
+                "{target}: {took:?}"
+            );
+            if body_len == 4 {
+                assert_eq!(r[0].body, b"busy");
+            }
+        }
+        // Keep-alive: the request pipelined behind a dripped answer is answered after it, and
+        // a HEAD is dripped as its head alone.
+        let mut s = connect(addr);
+        let t = Instant::now();
+        s.write_all(
+            b"GET /?fault=drip:2pieces/200ms HTTP/1.1\r\nHost: x\r\n\r\n\
+              HEAD /?fault=drip:2pieces/200ms&bytes=50 HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET /?status=202 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        )
+        .unwrap();
+        let (got, reads, _) = read_timed(&mut s, t);
+        let r = parse_responses(&got, &[false, true, false]);
+        assert_eq!((r[0].status, &r[0].body[..]), (200, &b"Hello World\n"[..]));
+        assert_eq!(
+            (r[1].status, r[1].header("content-length")),
+            (200, Some("50"))
+        );
+        assert!(r[1].body.is_empty());
+        assert_eq!(r[2].status, 202);
+        let took = reads.last().unwrap().0;
+        assert!(took >= Duration::from_millis(400), "{took:?}: {reads:?}");
+        h.shutdown();
+    }
+}
+
+/// `fault=garbage:N`: exactly N bytes that are not a response, then FIN; the requests after
+/// it are not answered. The bytes are the seeded generator's (the same for the same
+/// `--seed`), a 64 KiB block repeated.
+#[test]
+fn controlled_garbage_is_n_bytes_then_fin() {
+    let garbage = |seed: &str, workers: &str, target: &str| {
+        let (h, addr) = start(&["--control", "--workers", workers, "--seed", seed]);
+        let mut s = connect(addr);
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).unwrap();
+        let (got, _, fin) = read_timed(&mut s, Instant::now());
+        assert!(fin, "{target}: FIN, not a reset");
+        h.shutdown();
+        got
+    };
+    for workers in ["1", "2"] {
+        for n in [1, 256, 65_536, 100_000, 1 << 20] {
+            let got = garbage("7", workers, &format!("/?fault=garbage:{n}"));
+            assert_eq!(got.len(), n, "garbage:{n}");
+            assert!(!got.starts_with(b"HTTP/"));
+            if n > 65_536 {
+                assert_eq!(got[65_536..], got[..n - 65_536], "a 64 KiB block, repeated");
+            }
+        }
+        let h = garbage("7", workers, "/");
+        assert!(h.starts_with(b"HTTP/1.1 200"), "a request without control");
+    }
+    let a = garbage("7", "1", "/?fault=garbage:1K");
+    let b = garbage("7", "2", "/?delay=50ms&fault=garbage:1K");
+    let c = garbage("8", "1", "/?fault=garbage:1K");
+    assert_eq!(a, b, "the same seed, the same bytes");
+    assert_ne!(a, c, "another seed, other bytes");
+    // Bytes of every value: not printable filler.
+    assert!(a.iter().any(|&b| b >= 0x80) && a.iter().any(|&b| b < 0x20));
+}
+
+/// `fault=error:STATUS[:BODY]`: the status, with its body or `STATUS REASON`, the route's
+/// content type and headers, on a connection that stays open; a rate or a share answers that
+/// share of the requests with it and the others as asked.
+#[test]
+fn controlled_errors_replace_the_answer() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--control",
+            "--workers",
+            workers,
+            "--header",
+            "X-Env: test",
+            "--content-type",
+            "application/json",
+        ]);
+        let mut s = connect(addr);
+        s.write_all(
+            b"GET /?fault=error:503 HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET /json?fault=error:500:%7B%22e%22%3A1%7D HTTP/1.1\r\nHost: x\r\n\r\n\
+              POST /?fault=error:429:slow+down&status=201 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc\
+              HEAD /?fault=error:502 HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET /?fault=error:204 HTTP/1.1\r\nHost: x\r\n\r\n\
+              GET / HTTP/1.1\r\nHost: x\r\nX-Canned-Control: fault=error:404:gone;fault=truncate:3\r\n\r\n",
+        )
+        .unwrap();
+        let got = read_to_eof(&mut s);
+        let cut = got.len() - 3;
+        let r = parse_responses(&got[..cut], &[false, false, false, true, false]);
+        let want: [(u16, &[u8], &str); 5] = [
+            (503, b"503 Service Unavailable\n", "application/json"),
+            (500, b"{\"e\":1}", "application/json"),
+            (429, b"slow down", "application/json"),
+            (502, b"", "application/json"),
+            (204, b"", ""),
+        ];
+        for (r, (status, body, ctype)) in r.iter().zip(want) {
+            assert_eq!((r.status, &r.body[..]), (status, body), "{workers} workers");
+            assert_eq!(r.header("x-env"), Some("test"));
+            if status != 204 {
+                assert_eq!(r.header("content-type"), Some(ctype));
+            }
+        }
+        assert_eq!(
+            r[3].header("content-length"),
+            Some("16"),
+            "HEAD: the GET's length"
+        );
+        // An error's answer takes the delivery fault too: three bytes of it, then FIN.
+        assert_eq!(&got[cut..], b"HTT");
+        h.shutdown();
+    }
+}
+
+/// Python's http.client reads a dripped answer whole, no earlier than its last piece, an
+/// error's status and body, and an error share (`@25%`) within four standard deviations of
+/// its share; garbage from a raw socket is N bytes, then end of stream.
+#[test]
+fn python_reads_drips_errors_shares_and_garbage() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--control"]);
+        let script = r#"
+import http.client, socket, sys, time
+host, port = sys.argv[1], int(sys.argv[2])
+c = http.client.HTTPConnection(host, port, timeout=10)
+t = time.monotonic()
+c.request("GET", "/?fault=drip:3pieces/400ms&bytes=30000")
+r = c.getresponse(); body = r.read()
+assert (r.status, len(body)) == (200, 30000), (r.status, len(body))
+assert time.monotonic() - t >= 0.4
+c.request("GET", "/?fault=error:503:try%20later")
+r = c.getresponse(); body = r.read()
+assert (r.status, body) == (503, b"try later"), (r.status, body)
+c.request("GET", "/", headers={"X-Canned-Control": "fault=error:418"})
+r = c.getresponse(); body = r.read()
+assert (r.status, body) == (418, b"418 I'm a teapot\n"), (r.status, body)
+n = 0
+for _ in range(400):
+    c.request("GET", "/?fault=error:503@25%25")
+    r = c.getresponse(); r.read()
+    assert r.status in (200, 503), r.status
+    n += r.status == 503
+# 400 requests at 25%: mean 100, four standard deviations 35.
+assert 65 <= n <= 135, n
+s = socket.create_connection((host, port), timeout=10)
+s.sendall(b"GET /?fault=garbage:5000 HTTP/1.1\r\nHost: x\r\n\r\n")
+got = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    got += b
+assert len(got) == 5000, len(got)
+print("ok")
+"#;
+        let (host, port) = (p.addr.ip().to_string(), p.addr.port().to_string());
+        python_ok(
+            script,
+            &[host.as_ref(), port.as_ref()],
+            &format!("{workers} workers"),
+        );
+    }
+}
+
+/// A control's faults are recorded in the journal entry of its request, as a `--fault`'s.
+#[test]
+fn the_journal_records_a_controls_faults() {
+    let (h, addr) = start(&[
+        "--control",
+        "--workers",
+        "1",
+        "--journal",
+        "10",
+        "--journal-path",
+        "/_j",
+    ]);
+    let get = |target: &str| {
+        let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        exchange(addr, req.as_bytes())
+    };
+    get("/?fault=error:503&fault=latency:1ms");
+    get("/?fault=garbage:10");
+    get("/?fault=drip:1K/1ms");
+    let r = parse_responses(&get("/_j"), &[false]);
+    let journal = String::from_utf8_lossy(&r[0].body).into_owned();
+    for want in [
+        "\"target\":\"/?fault=error:503&fault=latency:1ms\"",
+        "\"status\":503,\"faults\":[\"latency\",\"error\"]",
+        "\"status\":null,\"faults\":[\"garbage\"]",
+        "\"status\":200,\"faults\":[\"drip\"]",
+    ] {
+        assert!(journal.contains(want), "{want} in {journal}");
     }
     h.shutdown();
 }

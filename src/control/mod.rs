@@ -1,10 +1,11 @@
 //! `--control`: a request chooses its answer, by query parameters (`?status=503&delay=250ms`)
 //! and by one header field (`X-Canned-Control: status=503;delay=250ms`), in the grammar of the
-//! flags: a status, a delay, a body of N bytes, and a delivery fault. Read from the head's
-//! bytes as the parser validated them, without allocating: an error is a static text naming
-//! what is wrong, for the 400 it answers.
+//! flags: a status, a delay, a body of N bytes, and the faults of `--fault` (a latency, a way
+//! of delivering the answer, an error status), each with an optional share. Read from the
+//! head's bytes as the parser validated them, without allocating: an error is a static text
+//! naming what is wrong, for the 400 it answers.
 
-use crate::values::{duration_ms, scaled, size_bytes};
+use crate::values::{EVERY, duration_ms, fraction_millionths, scaled, size_bytes, split_share};
 
 /// The request header field that carries a control (matched without regard to case).
 pub const HEADER: &[u8] = b"x-canned-control";
@@ -18,7 +19,8 @@ pub const MAX_BYTES: u64 = 1 << 30;
 /// The longest value read (after percent-decoding); a longer one is refused.
 const MAX_VALUE: usize = 64;
 
-/// What a request asked for. Fields it did not name are `None` (or 0).
+/// What a request asked for. Fields it did not name are `None` (or 0); a fault whose share
+/// fell on the other answers is not named either.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Control {
     /// `status=CODE` (200 to 599).
@@ -27,13 +29,16 @@ pub struct Control {
     pub delay_ms: u64,
     /// `bytes=SIZE`: the body is this many filler bytes.
     pub bytes: Option<u64>,
-    /// `fault=stall`, `fault=truncate:N`, `fault=reset:N`.
+    /// `fault=stall`, `truncate:N`, `reset:N`, `drip:...` or `garbage:N`.
     pub delivery: Option<Delivery>,
     /// A `fault=latency:D` was given (counted and logged as a latency fault).
     pub latency: bool,
     /// `fault=latency:D`: held this long besides `delay` (ms); each is at most 1 h, and the
     /// last of each given counts.
     pub latency_ms: u64,
+    /// `fault=error:STATUS[:BODY]`: answered with this status and body instead (counted and
+    /// logged as an error fault).
+    pub error: Option<ErrorAnswer>,
 }
 
 /// How a controlled answer is delivered, when a fault changes it.
@@ -45,6 +50,49 @@ pub enum Delivery {
     Truncate(Cut),
     /// The first bytes of the answer, then RST.
     Reset(Cut),
+    /// The answer in pieces, paced by the loop's timers.
+    Drip(Drip),
+    /// This many bytes that are not a response (1 B to 1 MiB), then FIN.
+    Garbage(u32),
+}
+
+/// How a dripped answer is spread out: `--fault`'s drip, in the same units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drip {
+    /// `drip:SIZE/D`: `bytes` at once, then `bytes` more every `every_ms`.
+    Rate {
+        /// Bytes per piece (1 to 1 MiB).
+        bytes: u32,
+        /// Between pieces (ms).
+        every_ms: u64,
+    },
+    /// `drip:Npieces/D`: `pieces` even pieces (2 to 100,000), the last `over_ms` after the
+    /// first.
+    Pieces {
+        /// Number of pieces.
+        pieces: u32,
+        /// From the first piece to the last (ms).
+        over_ms: u64,
+    },
+}
+
+/// `fault=error:STATUS[:BODY]`: the status an answer takes instead, and its body (without
+/// one, `STATUS REASON` and a newline), kept here because the head it was read from is gone
+/// when a request's body has been skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorAnswer {
+    /// 200 to 599.
+    pub status: u16,
+    body: [u8; MAX_VALUE],
+    /// The body's length; `u8::MAX` for none.
+    body_len: u8,
+}
+
+impl ErrorAnswer {
+    /// The body given, if one was.
+    pub fn body(&self) -> Option<&[u8]> {
+        self.body.get(..usize::from(self.body_len))
+    }
 }
 
 /// How much of an answer a truncate or reset fault lets through.
@@ -69,9 +117,11 @@ impl Cut {
 /// The control of the request whose head is `head` (its bytes, as the parser accepted them):
 /// `Ok(None)` when it names none (no known query parameter, no control field and, with
 /// `paths`, no httpbin path), else what it asks for, or the one-line text of what is wrong.
-/// `draw` is a random number, for a weighted list of statuses.
+/// `draw` is a random number: for a weighted list of statuses, and the seed of the draws of
+/// the faults' shares.
 pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>, &'static str> {
     let mut c = Control::default();
+    let mut draws = Draws(draw);
     let mut any = false;
     let mut lines = head.split(|&b| b == b'\n');
     let request_line = loop {
@@ -91,7 +141,7 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
         for pair in query.split(|&b| b == b'&') {
             let (name, value) = split_once(pair, b'=');
             if let Some(name) = known(name) {
-                set(&mut c, name, value, true)?;
+                set(&mut c, name, value, true, &mut draws)?;
                 any = true;
             }
         }
@@ -112,7 +162,7 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
             let Some(name) = known(name) else {
                 return Err("control: unknown parameter (status, delay, bytes or fault)");
             };
-            set(&mut c, name, value, false)?;
+            set(&mut c, name, value, false, &mut draws)?;
         }
     }
     Ok(any.then_some(c))
@@ -284,7 +334,13 @@ fn known(name: &[u8]) -> Option<Name> {
 }
 
 /// Read `raw` (percent-decoded when it comes from the query) as `name`'s value into `c`.
-fn set(c: &mut Control, name: Name, raw: &[u8], query: bool) -> Result<(), &'static str> {
+fn set(
+    c: &mut Control,
+    name: Name,
+    raw: &[u8],
+    query: bool,
+    draws: &mut Draws,
+) -> Result<(), &'static str> {
     let mut buf = [0u8; MAX_VALUE];
     let v = if query {
         percent_decode(raw, &mut buf)
@@ -308,7 +364,7 @@ fn set(c: &mut Control, name: Name, raw: &[u8], query: bool) -> Result<(), &'sta
                 None => return Err("control: bytes must be a size like 512, 64K or 1MiB"),
             })
         }
-        Name::Fault => fault(c, v)?,
+        Name::Fault => fault(c, v, draws)?,
     }
     Ok(())
 }
@@ -323,32 +379,132 @@ fn millis(v: &str) -> Option<u64> {
     duration_ms(v).filter(|&ms| ms <= MAX_DELAY_MS)
 }
 
-/// `latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`.
-fn fault(c: &mut Control, v: &str) -> Result<(), &'static str> {
+/// The random numbers of one request's shares: splitmix64's steps from a seed.
+struct Draws(u64);
+
+impl Draws {
+    /// Whether a fault with `share` (millionths) applies: a draw only when the share is less
+    /// than every answer, as for `--fault`.
+    fn applies(&mut self, share: u32) -> bool {
+        if share >= EVERY {
+            return true;
+        }
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        ((u128::from(z) * u128::from(EVERY)) >> 64) < u128::from(share)
+    }
+}
+
+const BAD_FAULT: &str = "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, \
+                         garbage:N or error:STATUS, with an optional @SHARE";
+
+/// `KIND[:ARGS][@SHARE]`: `latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`,
+/// `drip:SIZE/D` or `drip:Npieces/D`, `garbage:N`, `error:[RATE:]STATUS[:BODY]`. A fault of
+/// each group (the latency, the delivery, the error) replaces the one given before it, and
+/// its share is drawn at once: one that falls on the other answers leaves its group empty.
+fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str> {
+    let (v, share) = split_share(v)
+        .map_err(|_| "control: a fault's share must be a rate from 0 to 1, like @0.1 or @10%")?;
     let (kind, args) = match v.split_once(':') {
         Some((k, a)) => (k, Some(a)),
         None => (v, None),
     };
-    match (kind, args) {
+    let delivery = match (kind, args) {
         ("latency", Some(a)) => {
-            c.latency_ms = millis(a).ok_or(
+            let ms = millis(a).ok_or(
                 "control: fault=latency takes one duration, like latency:250ms, at most 1h",
             )?;
-            c.latency = true;
+            let applies = draws.applies(share);
+            c.latency = applies;
+            c.latency_ms = if applies { ms } else { 0 };
+            return Ok(());
         }
-        ("stall", None) => c.delivery = Some(Delivery::Stall),
-        ("truncate", Some(a)) => c.delivery = Some(Delivery::Truncate(cut(a)?)),
-        ("reset", Some(a)) => c.delivery = Some(Delivery::Reset(cut(a)?)),
-        ("drip" | "garbage" | "error", _) => {
-            return Err("control: fault drip, garbage and error are not available per request");
+        ("error", Some(a)) => {
+            let (per_million, e) = error_answer(a)?;
+            let share = (u64::from(per_million) * u64::from(share) / u64::from(EVERY)) as u32;
+            c.error = draws.applies(share).then_some(e);
+            return Ok(());
         }
-        _ => {
-            return Err(
-                "control: fault must be latency:D, stall, truncate:N or N%, or reset:N or N%",
-            );
-        }
-    }
+        ("stall", None) => Delivery::Stall,
+        ("truncate", Some(a)) => Delivery::Truncate(cut(a)?),
+        ("reset", Some(a)) => Delivery::Reset(cut(a)?),
+        ("drip", Some(a)) => Delivery::Drip(drip(a).ok_or(
+            "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or \
+             drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, \
+             at most 1h)",
+        )?),
+        ("garbage", Some(a)) => match size_bytes(a) {
+            Some(Some(n)) if (1..=1 << 20).contains(&n) => Delivery::Garbage(n as u32),
+            _ => {
+                return Err("control: fault=garbage takes a size from 1 to 1MiB, like garbage:256");
+            }
+        },
+        _ => return Err(BAD_FAULT),
+    };
+    c.delivery = draws.applies(share).then_some(delivery);
     Ok(())
+}
+
+/// `1KiB/100ms` (a size a piece) or `10pieces/2s` (N pieces over a time), in the bounds of
+/// `--fault`'s drip.
+fn drip(a: &str) -> Option<Drip> {
+    let (amount, time) = a.split_once('/')?;
+    let ms = duration_ms(time).filter(|&ms| ms <= MAX_DELAY_MS)?;
+    if let Some(n) = amount
+        .strip_suffix("pieces")
+        .or_else(|| amount.strip_suffix("piece"))
+    {
+        let pieces = whole(n).filter(|p| (2..=100_000).contains(p))? as u32;
+        return (ms >= u64::from(pieces - 1)).then_some(Drip::Pieces {
+            pieces,
+            over_ms: ms,
+        });
+    }
+    match size_bytes(amount)? {
+        Some(b) if (1..=1 << 20).contains(&b) => Some(Drip::Rate {
+            bytes: b as u32,
+            every_ms: ms,
+        }),
+        _ => None,
+    }
+}
+
+/// `STATUS[:BODY]` or `RATE:STATUS[:BODY]`, as `--fault`'s error: the rate (millionths;
+/// every answer without one) and the answer.
+fn error_answer(a: &str) -> Result<(u32, ErrorAnswer), &'static str> {
+    const BAD: &str =
+        "control: fault=error takes a status from 200 to 599, like error:503 or error:0.1:503:busy";
+    let (first, rest) = match a.split_once(':') {
+        Some((f, r)) => (f, Some(r)),
+        None => (a, None),
+    };
+    let (per_million, status, body) = match status_code(first) {
+        Some(s) => (EVERY, s, rest),
+        None => {
+            let rate = fraction_millionths(first).ok_or(BAD)?;
+            let rest = rest.ok_or(BAD)?;
+            let (status, body) = match rest.split_once(':') {
+                Some((s, b)) => (s, Some(b)),
+                None => (rest, None),
+            };
+            (rate, status_code(status).ok_or(BAD)?, body)
+        }
+    };
+    let mut e = ErrorAnswer {
+        status,
+        body: [0; MAX_VALUE],
+        body_len: u8::MAX,
+    };
+    if let Some(body) = body {
+        // Within the value's bound, so it fits.
+        let n = body.len().min(MAX_VALUE);
+        e.body[..n].copy_from_slice(&body.as_bytes()[..n]);
+        e.body_len = n as u8;
+    }
+    Ok((per_million, e))
 }
 
 /// `100` (bytes, the size grammar) or `50%`.

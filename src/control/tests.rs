@@ -24,6 +24,7 @@ fn table() {
             delivery,
             latency: false,
             latency_ms: 0,
+            error: None,
         }))
     };
     let cases: &[Case] = &[
@@ -83,7 +84,85 @@ fn table() {
         ("/?bytes=2GiB", None, Err("control: bytes is over")),
         ("/?bytes=1GiB", None, c(None, 0, Some(1 << 30), None)),
         ("/?bytes=lots", None, Err("control: bytes must")),
-        ("/?fault=drip:1KiB/100ms", None, Err("control: fault drip")),
+        (
+            "/?fault=drip:1KiB/100ms",
+            None,
+            c(
+                None,
+                0,
+                None,
+                Some(Delivery::Drip(Drip::Rate {
+                    bytes: 1024,
+                    every_ms: 100,
+                })),
+            ),
+        ),
+        (
+            "/",
+            Some("fault=drip:10pieces/2s"),
+            c(
+                None,
+                0,
+                None,
+                Some(Delivery::Drip(Drip::Pieces {
+                    pieces: 10,
+                    over_ms: 2000,
+                })),
+            ),
+        ),
+        (
+            "/?fault=drip:2piece/1ms",
+            None,
+            c(
+                None,
+                0,
+                None,
+                Some(Delivery::Drip(Drip::Pieces {
+                    pieces: 2,
+                    over_ms: 1,
+                })),
+            ),
+        ),
+        (
+            "/?fault=garbage:256",
+            None,
+            c(None, 0, None, Some(Delivery::Garbage(256))),
+        ),
+        (
+            "/?fault=garbage:1MiB",
+            None,
+            c(None, 0, None, Some(Delivery::Garbage(1 << 20))),
+        ),
+        ("/?fault=drip", None, Err("control: fault must")),
+        ("/?fault=drip:1KiB", None, Err("control: fault=drip")),
+        ("/?fault=drip:0/1s", None, Err("control: fault=drip")),
+        ("/?fault=drip:2MiB/1s", None, Err("control: fault=drip")),
+        ("/?fault=drip:1K/0", None, Err("control: fault=drip")),
+        ("/?fault=drip:1K/2h", None, Err("control: fault=drip")),
+        ("/?fault=drip:1pieces/1s", None, Err("control: fault=drip")),
+        (
+            "/?fault=drip:100001pieces/1h",
+            None,
+            Err("control: fault=drip"),
+        ),
+        (
+            "/?fault=drip:11pieces/9ms",
+            None,
+            Err("control: fault=drip"),
+        ),
+        ("/?fault=garbage:0", None, Err("control: fault=garbage")),
+        ("/?fault=garbage:1025K", None, Err("control: fault=garbage")),
+        ("/?fault=garbage", None, Err("control: fault must")),
+        ("/?fault=error", None, Err("control: fault must")),
+        ("/?fault=error:99", None, Err("control: fault=error")),
+        ("/?fault=error:0.1", None, Err("control: fault=error")),
+        ("/?fault=error:2:503", None, Err("control: fault=error")),
+        (
+            "/?fault=stall@150%25",
+            None,
+            Err("control: a fault's share"),
+        ),
+        ("/?fault=stall@x", None, Err("control: a fault's share")),
         ("/?fault=explode", None, Err("control: fault must")),
         ("/?fault=truncate:101%25", None, Err("control: a cut")),
         ("/?delay=%zz", None, Err("control: a value")),
@@ -116,6 +195,98 @@ fn table() {
 }
 
 #[test]
+fn error_answers() {
+    let error = |target: &str, field: Option<&str>| {
+        let c = from_head(&head(target, field), false, 0).unwrap().unwrap();
+        c.error.map(|e| {
+            (
+                e.status,
+                e.body().map(|b| String::from_utf8_lossy(b).into_owned()),
+            )
+        })
+    };
+    let some = |status, body: Option<&str>| Some((status, body.map(String::from)));
+    assert_eq!(error("/?fault=error:503", None), some(503, None));
+    assert_eq!(
+        error("/?fault=error:503:try+again", None),
+        some(503, Some("try again"))
+    );
+    assert_eq!(
+        error("/?fault=error:500:a%3Ab@c", None),
+        some(500, Some("a:b@c"))
+    );
+    assert_eq!(
+        error("/", Some("fault=error:1:429:slow down")),
+        some(429, Some("slow down"))
+    );
+    assert_eq!(error("/?fault=error:100%25:502", None), some(502, None));
+    assert_eq!(error("/?fault=error:0:502", None), None);
+    assert_eq!(error("/?fault=error:503@0", None), None);
+    assert_eq!(
+        error("/?fault=error:503:mail+admin@example.com", None),
+        some(503, Some("mail admin@example.com"))
+    );
+    // The status and the error are kept apart: the answer takes the error's.
+    let c = from_head(&head("/?status=201&fault=error:503", None), false, 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (c.status, c.error.map(|e| e.status)),
+        (Some(201), Some(503))
+    );
+}
+
+/// A share applies its fault to that share of the requests (each drawn from the request's
+/// draw), the others named and left alone; a share of 1 (or none) draws nothing, so every
+/// request gets it.
+#[test]
+fn shares_apply_to_their_share() {
+    let count = |target: &str, picked: fn(&Control) -> bool| {
+        (0..10_000u64)
+            .filter(|&draw| {
+                let c = from_head(&head(target, None), false, draw.wrapping_mul(0x1234_5677))
+                    .unwrap()
+                    .unwrap();
+                picked(&c)
+            })
+            .count()
+    };
+    let error = |c: &Control| c.error.is_some();
+    let delivery = |c: &Control| c.delivery.is_some();
+    let latency = |c: &Control| c.latency && c.latency_ms == 1_000;
+    // Within four standard deviations (50 for 2,500 of 10,000; 46 for 3,000 of 10,000).
+    for (target, picked, want) in [
+        (
+            "/?fault=error:503@25%25",
+            error as fn(&Control) -> bool,
+            2_500,
+        ),
+        ("/?fault=error:0.5:503@0.5", error, 2_500),
+        ("/?fault=reset:0@0.3", delivery, 3_000),
+        ("/?fault=drip:1K/1s@30%25", delivery, 3_000),
+        ("/?fault=latency:1s@0.25", latency, 2_500),
+    ] {
+        let n = count(target, picked);
+        assert!(
+            n.abs_diff(want) <= 200,
+            "{target}: {n} of 10000, not about {want}"
+        );
+    }
+    for (target, picked) in [
+        ("/?fault=error:503@1", error as fn(&Control) -> bool),
+        ("/?fault=garbage:1@100%25", delivery),
+    ] {
+        assert_eq!(count(target, picked), 10_000, "{target}");
+    }
+    assert_eq!(count("/?fault=stall@0", delivery), 0);
+    // A fault of the same group given later replaces the earlier one, share and all.
+    let c = from_head(&head("/?fault=stall&fault=reset:5@0", None), false, 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(c.delivery, None);
+}
+
+#[test]
 fn errors_are_one_line() {
     for target in [
         "/?status=1",
@@ -123,6 +294,10 @@ fn errors_are_one_line() {
         "/?bytes=x",
         "/?fault=x",
         "/?fault=drip",
+        "/?fault=drip:x",
+        "/?fault=garbage:x",
+        "/?fault=error:x",
+        "/?fault=reset:1@x",
     ] {
         let e = from_head(&head(target, None), false, 0).unwrap_err();
         assert!(!e.contains('\n') && e.starts_with("control: "), "{e}");

@@ -5,7 +5,7 @@ use super::spec::{
     ALWAYS, Cut, Delivery, Drip, ErrorRate, Fault, Latency, MAX_DELAY_MS, MAX_STEPS, MIX_MAX,
     SequenceSpec, StatusMix, Step,
 };
-use crate::values::{duration, fraction, size};
+use crate::values::{self, duration, fraction, size};
 
 /// `PATH=KIND[:ARGS][@SHARE]`: the path (or `*`), its fault and the share of responses it
 /// applies to (millionths). Errors say what is wrong, for the caller to prefix with the flag.
@@ -18,34 +18,14 @@ pub fn parse_fault(v: &str) -> Result<(&str, Fault, u32), String> {
 }
 
 /// `KIND[:ARGS]@SHARE`: the fault and its share (`0.1` or `10%`, in millionths); without
-/// `@`, every response ([`ALWAYS`]). The last `@` counts, so an error body may hold one; and
+/// `@`, every response ([`ALWAYS`](super::ALWAYS)). The last `@` counts, so an error body may hold one; and
 /// in an error with a body, an `@` followed by no share is the body's own
 /// (`error:503:mail admin@example.com`).
 pub fn split_share(spec: &str) -> Result<(&str, u32), String> {
-    match spec.rsplit_once('@') {
-        Some((fault, share)) => match fraction(share) {
-            Ok(share) => Ok((fault, share)),
-            Err(_) if error_with_body(spec) => Ok((spec, ALWAYS)),
-            Err(e) => Err(format!("share {e}")),
-        },
-        None => Ok((spec, ALWAYS)),
-    }
-}
-
-/// `error:[RATE:]STATUS:BODY`: an error whose text after its status is a body.
-fn error_with_body(spec: &str) -> bool {
-    let Some(args) = spec.strip_prefix("error:") else {
-        return false;
-    };
-    let mut fields = args.splitn(3, ':');
-    let first = fields.next().unwrap_or("");
-    // `RATE:STATUS:BODY` or `STATUS:BODY`: a status is three digits, a rate is not.
-    let status_first = first.len() == 3 && first.bytes().all(|b| b.is_ascii_digit());
-    match (fields.next(), fields.next()) {
-        (Some(_), Some(_)) => true,
-        (Some(_), None) => status_first,
-        _ => false,
-    }
+    values::split_share(spec).map_err(|share| match fraction(share) {
+        Err(e) => format!("share {e}"),
+        Ok(_) => format!("share {share:?} is not a rate"),
+    })
 }
 
 /// Every kind, for an error that found none of them.

@@ -244,7 +244,7 @@ pub struct ErrorRate {
 }
 
 /// A share of every response (millionths): the fault applies to this many in a million.
-pub const ALWAYS: u32 = 1_000_000;
+pub const ALWAYS: u32 = crate::values::EVERY;
 
 /// Every fault of one route. [`RouteFaults::default`] is none.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,13 +1,15 @@
 //! An answer a request chose (`--control`): its status, its delay, a body of N filler bytes
-//! (slices of one shared block, repeated) and a delivery fault, or 400 with the one line that
-//! says what is wrong with its control. Out of line: without `--control` nothing here runs.
+//! (slices of one shared block, repeated), an error status, and a delivery fault (stalled,
+//! cut, reset, dripped, or garbage instead), or 400 with the one line that says what is wrong
+//! with its control. Out of line: without `--control` nothing here runs.
 
 use super::Conn;
-use super::log::{annotate_log, log_response};
-use super::state::{Body, Env, Refill, WorkArea};
-use crate::control::{Control, Delivery, from_head};
+use super::log::{annotate_log, journal_fault, log_response};
+use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
+use crate::control::{Control, Delivery, Drip, from_head};
 use crate::echo::decimal;
-use crate::fault::FaultKind;
+use crate::fault::{self, FaultKind};
+use crate::response::reason;
 
 impl Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -61,60 +63,119 @@ impl Conn {
         let route = p.route as usize;
         self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
-        let (c, status, message) = match control {
-            Ok(c) => (c, c.status.unwrap_or(env.responses.status(route)), None),
-            Err(why) => (Control::default(), 400, Some(why)),
+        let (c, message) = match control {
+            Ok(c) => (c, None),
+            Err(why) => (Control::default(), Some(why)),
         };
-        let stalled = c.delivery == Some(Delivery::Stall);
-        let logged = p.logged && log_response(b, if stalled { 0 } else { status }, env);
+        let status = match (message, &c.error) {
+            (Some(_), _) => 400,
+            (None, Some(e)) => e.status,
+            (None, None) => c.status.unwrap_or(env.responses.status(route)),
+        };
+        // A stall and garbage send nothing with a status.
+        let silent = matches!(c.delivery, Some(Delivery::Stall | Delivery::Garbage(_)));
+        let logged = p.logged && log_response(b, if silent { 0 } else { status }, env);
         let note = |kind: FaultKind, env: &mut Env<'_>| {
             env.stats.faults[kind.index()] += 1;
             if logged {
                 annotate_log(env, "fault=", kind.name());
             }
+            if p.logged {
+                journal_fault(env, kind);
+            }
         };
         if c.latency {
             note(FaultKind::Latency, env);
         }
-        match c.delivery {
-            Some(Delivery::Stall) => note(FaultKind::Stall, env),
-            Some(Delivery::Truncate(_)) => note(FaultKind::Truncate, env),
-            Some(Delivery::Reset(_)) => note(FaultKind::Reset, env),
-            None => {}
+        if c.error.is_some() {
+            note(FaultKind::Error, env);
         }
-        if stalled {
+        if let Some(d) = c.delivery {
+            note(kind_of(d), env);
+        }
+        if c.delivery == Some(Delivery::Stall) {
             self.stall();
             return;
         }
-        env.stats.by_status[status as usize] += 1;
         let delay_us = env.settings.switches.delay_us + (c.delay_ms + c.latency_ms) * 1_000;
         if delay_us > 0 {
             // Output queued before it is held with it: answers stay in order.
             b.hold_until_us = b.hold_until_us.max(env.now_us + delay_us);
             b.last_held = None;
         }
+        if let Some(Delivery::Garbage(n)) = c.delivery {
+            b.refill_repeat(u64::from(n), Block::Garbage, env);
+            self.close_after_broken_response();
+            return;
+        }
+        env.stats.by_status[status as usize] += 1;
         let no_body = matches!(status, 204 | 304);
-        let filler = env.responses.filler();
-        let body_len: u64 = match (message, c.bytes) {
+        // A short body, in pieces: the 400's line, or an error's body (its own, or `STATUS
+        // REASON`).
+        let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
+        let short: Option<[&[u8]; 4]> = match (message, &c.error) {
+            (Some(m), _) => Some([m.as_bytes(), b"\n", b"", b""]),
+            (None, Some(e)) => Some(match e.body() {
+                Some(body) => [body, b"", b"", b""],
+                None => [&code, b" ", reason(status).as_bytes(), b"\n"],
+            }),
+            (None, None) => None,
+        };
+        let filler = c.bytes.is_some() && !env.responses.filler().is_empty();
+        let body_len: u64 = match (short, c.bytes) {
             // 205 Reset Content: no content (RFC 9110 §15.3.6), framed as `Content-Length: 0`.
             _ if no_body || status == 205 => 0,
-            (Some(m), _) => m.len() as u64 + 1,
-            (None, Some(n)) if !filler.is_empty() => n,
+            (Some(parts), _) => parts.iter().map(|p| p.len() as u64).sum(),
+            (None, Some(n)) if filler => n,
             _ => env.responses.body(route).len() as u64,
         };
         let mut digits = [0u8; 20];
         let length = (!no_body).then(|| decimal(body_len, &mut digits));
+        let send_body = !p.head_request && body_len > 0;
+        let form = p.variant(close);
+        if let Some(Delivery::Drip(d)) = c.delivery {
+            // The head (and a short body) formatted now, the rest cut from where it is, each
+            // piece copied when it is due.
+            b.drip_head.clear();
+            let date_at =
+                env.responses
+                    .append_status_head(route, status, form, length, &mut b.drip_head);
+            let mut tail = DripTail::None;
+            if send_body {
+                match short {
+                    Some(parts) => parts.iter().for_each(|p| b.drip_head.extend_from_slice(p)),
+                    None if filler => tail = DripTail::Filler { len: body_len },
+                    None => tail = DripTail::Body { route: p.route },
+                }
+            }
+            let cursor = DripCursor {
+                drip: drip_of(d),
+                source: DripSource::Control {
+                    head_len: b.drip_head.len(),
+                    date_at,
+                    tail,
+                },
+                route: p.route,
+                variant: form,
+                head_only: p.head_request,
+                from_us: 0,
+                next: 0,
+                released: 0,
+                copied: 0,
+            };
+            b.begin_drip(cursor, env);
+            self.close_after_response(&p, close, env);
+            return;
+        }
         let start = b.out.len();
         env.responses
-            .append_status_head(route, status, p.variant(close), length, &mut b.out);
-        if !p.head_request && body_len > 0 {
+            .append_status_head(route, status, form, length, &mut b.out);
+        if send_body {
             let chunk = env.settings.conn_limits.body_chunk.max(1);
-            if let Some(m) = message {
-                b.out.extend_from_slice(m.as_bytes());
-                b.out.push(b'\n');
-            } else if c.bytes.is_some() {
-                b.refill = Refill::Filler { left: body_len };
-                b.refill_filler(body_len, env);
+            if let Some(parts) = short {
+                parts.iter().for_each(|p| b.out.extend_from_slice(p));
+            } else if filler {
+                b.refill_repeat(body_len, Block::Filler, env);
             } else {
                 let body = env.responses.body(route);
                 let end = body.len().min(chunk);
@@ -130,7 +191,7 @@ impl Conn {
         if let Some(Delivery::Truncate(cut) | Delivery::Reset(cut)) = c.delivery {
             let sent_now = (b.out.len() - start) as u64;
             let rest = match b.refill {
-                Refill::Filler { left } => left,
+                Refill::Repeat { left, .. } => left,
                 Refill::Body { route, at } => {
                     (env.responses.body(route as usize).len() - at) as u64
                 }
@@ -142,7 +203,7 @@ impl Conn {
                 b.refill = Refill::None;
             } else {
                 match &mut b.refill {
-                    Refill::Filler { left } => *left = keep - sent_now,
+                    Refill::Repeat { left, .. } => *left = keep - sent_now,
                     Refill::Body { at, .. } => {
                         b.pacing.body_stop = Some(*at + (keep - sent_now) as usize);
                     }
@@ -160,22 +221,39 @@ impl Conn {
     }
 }
 
+/// The kind a controlled delivery is counted and logged as.
+fn kind_of(d: Delivery) -> FaultKind {
+    match d {
+        Delivery::Stall => FaultKind::Stall,
+        Delivery::Truncate(_) => FaultKind::Truncate,
+        Delivery::Reset(_) => FaultKind::Reset,
+        Delivery::Drip(_) => FaultKind::Drip,
+        Delivery::Garbage(_) => FaultKind::Garbage,
+    }
+}
+
+/// A controlled drip as the faults' own, whose schedule the pieces follow.
+fn drip_of(d: Drip) -> fault::Drip {
+    match d {
+        Drip::Rate { bytes, every_ms } => fault::Drip::Rate { bytes, every_ms },
+        Drip::Pieces { pieces, over_ms } => fault::Drip::Pieces { pieces, over_ms },
+    }
+}
+
 impl WorkArea {
-    /// Append the next piece of a `bytes=N` body (`left` bytes to go): at most a body chunk,
-    /// cut from the filler block.
-    pub(super) fn refill_filler(&mut self, left: u64, env: &Env<'_>) {
-        let filler = env.responses.filler();
-        let chunk = env.settings.conn_limits.body_chunk.max(1).min(filler.len());
-        let mut room = chunk as u64;
-        let mut left = left;
-        while left > 0 && room > 0 {
-            let n = left.min(room).min(filler.len() as u64) as usize;
-            self.out.extend_from_slice(&filler[..n]);
-            left -= n as u64;
-            room -= n as u64;
-        }
-        self.refill = if left > 0 {
-            Refill::Filler { left }
+    /// Append the next piece of a `bytes=N` body or of a garbage answer (`left` bytes to go):
+    /// at most a body chunk, cut from the start of its block.
+    pub(super) fn refill_repeat(&mut self, left: u64, block: Block, env: &Env<'_>) {
+        let bytes = match block {
+            Block::Filler => env.responses.filler(),
+            Block::Garbage => env.responses.garbage(),
+        };
+        let chunk = env.settings.conn_limits.body_chunk.max(1).min(bytes.len());
+        let n = left.min(chunk as u64) as usize;
+        self.out.extend_from_slice(&bytes[..n]);
+        let left = left - n as u64;
+        self.refill = if left > 0 && n > 0 {
+            Refill::Repeat { left, block }
         } else {
             Refill::None
         };

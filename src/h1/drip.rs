@@ -2,7 +2,7 @@
 //! copying them into the output (with one `Date` for the whole response), ending a fault's
 //! pacing, and the drip parked in the connection's own fields between pieces.
 
-use super::state::{DripCursor, Env, Pending, Refill, WorkArea};
+use super::state::{DripCursor, DripSource, DripTail, Env, Pending, Refill, WorkArea};
 use crate::fault::Drip;
 use crate::response::{KeepAliveForm, Responses};
 
@@ -64,11 +64,23 @@ impl ParkedDrip {
 impl DripCursor {
     /// The response's length.
     pub(super) fn len(&self, r: &Responses) -> usize {
-        let head = r.head_len(self.route as usize, self.variant);
-        if self.head_only {
-            head
-        } else {
-            head + r.body(self.route as usize).len()
+        match self.source {
+            DripSource::Route => {
+                let head = r.head_len(self.route as usize, self.variant);
+                if self.head_only {
+                    head
+                } else {
+                    head + r.body(self.route as usize).len()
+                }
+            }
+            DripSource::Control { head_len, tail, .. } => {
+                head_len
+                    + match tail {
+                        DripTail::None => 0,
+                        DripTail::Body { route } => r.body(route as usize).len(),
+                        DripTail::Filler { len } => usize::try_from(len).unwrap_or(usize::MAX),
+                    }
+            }
         }
     }
 
@@ -84,20 +96,29 @@ impl WorkArea {
     /// any output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied
     /// but the pieces due.
     pub(super) fn start_drip(&mut self, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
-        self.pacing.drip = Some(DripCursor {
+        let c = DripCursor {
             drip,
+            source: DripSource::Route,
             route: p.route,
             variant: p.variant(close),
             head_only: p.head_request || env.settings.switches.raw,
-            from_us: if self.hold_until_us != 0 {
-                self.hold_until_us
-            } else {
-                env.now_us
-            },
+            from_us: 0,
             next: 0,
             released: 0,
             copied: 0,
-        });
+        };
+        self.begin_drip(c, env);
+    }
+
+    /// Start dripping the response `c` stands for (its pieces from 0): piece 0 at once,
+    /// behind any output before it, or when a hold ends (`hold_until_us`).
+    pub(super) fn begin_drip(&mut self, mut c: DripCursor, env: &mut Env<'_>) {
+        c.from_us = if self.hold_until_us != 0 {
+            self.hold_until_us
+        } else {
+            env.now_us
+        };
+        self.pacing.drip = Some(c);
         self.refill = Refill::Paced;
         if let Some(c) = self.pacing.drip {
             // Room for the most one copy adds (a short response whole, else a body chunk), so
@@ -135,6 +156,10 @@ impl WorkArea {
                     self.refill = Refill::None;
                 }
                 // Else a hang or slow close waits (`Conn::park`): still paced.
+                if self.drip_head.capacity() > DRIP_HEAD_KEEP {
+                    // Not counted in the pool's capacity sum: keep it small.
+                    self.drip_head = Vec::new();
+                }
             }
         }
     }
@@ -163,7 +188,7 @@ impl WorkArea {
                 c.copied
                     .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
             );
-            copy_drip(&mut self.out, &c, end, env);
+            copy_drip(&mut self.out, &mut self.drip_head, &c, end, env);
             c.copied = end;
         }
         self.pacing.drip = Some(c);
@@ -171,11 +196,37 @@ impl WorkArea {
     }
 }
 
+/// The capacity a work area keeps for the next controlled drip's head.
+const DRIP_HEAD_KEEP: usize = 8 * 1024;
+
 /// Copy the dripped response's bytes from `c.copied` to `end` into `out`. The head's `Date`
 /// value is patched in place once a second, so a piece that holds part of it gets the value for
 /// the time of the response's first piece instead: the client reads one date however the head
-/// is split.
-fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
+/// is split. A controlled answer's head (`drip_head`) gets the date of the time its first
+/// piece is copied, once.
+fn copy_drip(
+    out: &mut Vec<u8>,
+    drip_head: &mut [u8],
+    c: &DripCursor,
+    end: usize,
+    env: &mut Env<'_>,
+) {
+    if let DripSource::Control {
+        head_len,
+        date_at,
+        tail,
+    } = c.source
+    {
+        copy_controlled(
+            out,
+            drip_head,
+            c.copied,
+            end,
+            (head_len, date_at, tail),
+            env,
+        );
+        return;
+    }
     let r = env.responses;
     let route = c.route as usize;
     let head_len = r.head_len(route, c.variant);
@@ -196,5 +247,47 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
     if end > head_len {
         let body = r.body(route);
         out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
+    }
+}
+
+/// [`copy_drip`] for an answer a request chose: bytes `start..end` of its head and short
+/// body (`head`), then of its tail.
+fn copy_controlled(
+    out: &mut Vec<u8>,
+    head: &mut [u8],
+    start: usize,
+    end: usize,
+    (head_len, date_at, tail): (usize, Option<usize>, DripTail),
+    env: &Env<'_>,
+) {
+    let r = env.responses;
+    if start == 0 {
+        if let Some(d) = date_at.filter(|&d| d + 29 <= head.len()) {
+            head[d..d + 29].copy_from_slice(r.date());
+        }
+    }
+    if start < head_len {
+        out.extend_from_slice(&head[start..end.min(head_len).min(head.len())]);
+    }
+    if end <= head_len {
+        return;
+    }
+    let (from, to) = (start.max(head_len) - head_len, end - head_len);
+    match tail {
+        DripTail::None => {}
+        DripTail::Body { route } => out.extend_from_slice(&r.body(route as usize)[from..to]),
+        DripTail::Filler { .. } => {
+            // The bytes a `bytes=N` body has at these offsets: the block's first body chunk,
+            // repeated (`WorkArea::refill_repeat`).
+            let block = r.filler();
+            let period = env.settings.conn_limits.body_chunk.max(1).min(block.len());
+            let mut k = from;
+            while k < to && period > 0 {
+                let off = k % period;
+                let n = (to - k).min(period - off);
+                out.extend_from_slice(&block[off..off + n]);
+                k += n;
+            }
+        }
     }
 }

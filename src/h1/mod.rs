@@ -41,7 +41,7 @@ use crate::parser::Error;
 use crate::response::KeepAliveForm;
 use crate::stats::Timeout;
 use drip::ParkedDrip;
-use state::{Body, DripCursor, Env, Pending, Phase, Refill};
+use state::{Body, DripCursor, DripSource, Env, Pending, Phase, Refill};
 
 /// The state of one HTTP/1 connection. See the module documentation.
 ///
@@ -161,7 +161,7 @@ impl Connection for Conn {
                         Refill::None
                     };
                 }
-                Refill::Filler { left } => b.refill_filler(left, env),
+                Refill::Repeat { left, block } => b.refill_repeat(left, block, env),
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)
@@ -429,6 +429,10 @@ impl Conn {
         let Some(c) = b.pacing.drip else {
             return false;
         };
+        if c.source != DripSource::Route {
+            // Its head is in the work area, and its drip is the request's own.
+            return false;
+        }
         let only_waiting = b.hold_until_us != 0
             && c.copied == c.released
             && b.pending_out() == 0
@@ -482,6 +486,7 @@ impl Conn {
             });
         let mut c = DripCursor {
             drip,
+            source: DripSource::Route,
             route: w.route,
             variant: w.variant,
             head_only: w.head_only,
@@ -527,8 +532,10 @@ impl Conn {
             }
         } else if last {
             // A drip with nothing sent yet (held, or its first pieces empty) only changes its
-            // head: every variant's head has its `Date` at the same offset.
-            if let Some(c) = b.pacing.drip.as_mut().filter(|c| c.copied == 0) {
+            // head: every variant's head has its `Date` at the same offset. A controlled drip's
+            // head is formatted already: it goes as it is, as a held echo does.
+            let route_drip = |c: &&mut DripCursor| c.copied == 0 && c.source == DripSource::Route;
+            if let Some(c) = b.pacing.drip.as_mut().filter(route_drip) {
                 c.variant = KeepAliveForm::Close;
                 self.phase = Phase::Closing { linger: true };
             }

@@ -104,8 +104,18 @@ pub(super) enum Refill {
     /// work area, not flushed yet) then holds later requests back, and the plain path tests
     /// nothing more.
     Paced,
-    /// `--control`'s `bytes=N`: `left` more bytes of the filler block, repeated.
-    Filler { left: u64 },
+    /// `--control`'s `bytes=N` or `fault=garbage:N`: `left` more bytes of a block made at
+    /// start-up, repeated.
+    Repeat { left: u64, block: Block },
+}
+
+/// The blocks made at start-up that `--control`'s answers are cut from, repeated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Block {
+    /// Printable bytes, for `bytes=N`.
+    Filler,
+    /// Bytes of the seeded generator, for `fault=garbage:N`.
+    Garbage,
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -154,6 +164,9 @@ pub struct WorkArea {
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
+    /// `--control`'s `fault=drip`: the dripped answer's head (and a short body: an error's),
+    /// formatted when it was decided, copied a piece at a time ([`DripSource::Control`]).
+    pub(super) drip_head: Vec<u8>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -210,10 +223,12 @@ pub(super) struct HeldClose {
 }
 
 /// Where a dripped response stands. Its bytes are the route's preformatted head for
-/// `variant` and, unless `head_only`, its body: nothing is copied but the piece being written.
+/// `variant` and, unless `head_only`, its body, or those of [`DripSource::Control`]: nothing
+/// is copied but the piece being written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct DripCursor {
     pub(super) drip: Drip,
+    pub(super) source: DripSource,
     pub(super) route: u16,
     pub(super) variant: KeepAliveForm,
     pub(super) head_only: bool,
@@ -226,6 +241,36 @@ pub(super) struct DripCursor {
     pub(super) released: usize,
     /// The end of what was copied into the output (at most a body chunk ahead of the written).
     pub(super) copied: usize,
+}
+
+/// Where a dripped response's bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DripSource {
+    /// A route's preformatted bytes (a `--fault` drip).
+    Route,
+    /// An answer a request chose (`--control`'s `fault=drip`): the bytes of
+    /// [`WorkArea::drip_head`], then `tail`. Such a drip keeps its work area between pieces.
+    Control {
+        /// The length of the head (and short body) in `drip_head`.
+        head_len: usize,
+        /// Where its `Date` value is in the head, patched to the time of the first piece.
+        date_at: Option<usize>,
+        tail: DripTail,
+    },
+}
+
+/// What follows a controlled drip's head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DripTail {
+    None,
+    /// Route `route`'s body.
+    Body {
+        route: u16,
+    },
+    /// `len` bytes of the filler block, repeated as a `bytes=N` body is.
+    Filler {
+        len: u64,
+    },
 }
 
 impl Pooled for WorkArea {
@@ -250,6 +295,7 @@ impl Pooled for WorkArea {
             journal_body: 0,
             journaled: false,
             control: None,
+            drip_head: Vec::new(),
         }
     }
 
@@ -288,6 +334,7 @@ impl Pooled for WorkArea {
         self.out = Vec::new();
         self.log_line = Vec::new();
         self.journal_head = Vec::new();
+        self.drip_head = Vec::new();
     }
 
     fn capacity(&self) -> usize {

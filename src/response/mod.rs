@@ -62,6 +62,9 @@ pub struct Responses {
     journal: u16,
     /// `--control`: the block a `bytes=N` body is cut from, repeated (empty without it).
     filler: Arc<[u8]>,
+    /// `--control`: the block a `fault=garbage:N` answer is cut from, repeated (empty without
+    /// it).
+    garbage: Arc<[u8]>,
 }
 
 /// The methods a route answers.
@@ -131,6 +134,7 @@ impl Responses {
             echo: Vec::new(),
             journal: u16::MAX,
             filler: Arc::from(&[][..]),
+            garbage: Arc::from(&[][..]),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -482,6 +486,8 @@ impl Responses {
     /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
     /// answer a request chose (`--control`). Out of the plain path: the lines are found here.
+    /// Returns where the `Date` value is in what it appended (none with `--no-date`), for a
+    /// dripped answer to send the date of its first piece.
     pub fn append_status_head(
         &self,
         route: usize,
@@ -489,7 +495,7 @@ impl Responses {
         form: KeepAliveForm,
         length: Option<&[u8]>,
         out: &mut Vec<u8>,
-    ) {
+    ) -> Option<usize> {
         const LENGTH: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
         let line_end = f
@@ -497,11 +503,16 @@ impl Responses {
             .iter()
             .position(|&c| c == b'\n')
             .map_or(0, |i| i + 1);
+        let start = out.len();
         out.extend_from_slice(b"HTTP/1.1 ");
         out.extend_from_slice(&[100, 10, 1].map(|d| b'0' + (status / d % 10) as u8));
         out.push(b' ');
         out.extend_from_slice(reason(status).as_bytes());
         out.extend_from_slice(b"\r\n");
+        let date_at = f
+            .date_at
+            .filter(|&d| d >= line_end)
+            .map(|d| out.len() - start + d - line_end);
         out.extend_from_slice(&f.start[line_end..]);
         let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
         let mut sized = false;
@@ -523,6 +534,7 @@ impl Responses {
             }
             out.extend_from_slice(line);
         }
+        date_at
     }
 
     /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.
@@ -533,6 +545,16 @@ impl Responses {
     /// The filler block of `bytes=N` bodies (empty without `--control`).
     pub fn filler(&self) -> &[u8] {
         &self.filler
+    }
+
+    /// `--control`: keep `block` as the bytes a `fault=garbage:N` answer is cut from.
+    pub fn set_garbage(&mut self, block: Arc<[u8]>) {
+        self.garbage = block;
+    }
+
+    /// The block of `fault=garbage:N` answers (empty without `--control`).
+    pub fn garbage(&self) -> &[u8] {
+        &self.garbage
     }
 
     /// The head of route `route` in `form`, in one piece (a copy: the response path

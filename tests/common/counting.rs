@@ -132,6 +132,18 @@ pub fn count_allocations_per_round(
     warm_up: usize,
     count: usize,
 ) -> Rounds {
+    count_allocations_then(args, requests, warm_up, count, |_| {})
+}
+
+/// [`count_allocations_per_round`], then `after` with the server's address once the counted
+/// rounds are done and before it stops (to read back what it kept).
+pub fn count_allocations_then(
+    args: &[&str],
+    requests: &[(&[u8], &[u8])],
+    warm_up: usize,
+    count: usize,
+    after: impl FnOnce(std::net::SocketAddr),
+) -> Rounds {
     let (h, mut s) = serve(args);
     const BATCH: usize = 15;
     let mut wire = Vec::new();
@@ -172,6 +184,7 @@ pub fn count_allocations_per_round(
     }
     let elapsed = t.elapsed();
     drop(s);
+    after(h.tcp_addr().unwrap());
     h.shutdown();
     Rounds {
         requests: done,

@@ -34,6 +34,7 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
     }
     if config.control {
         responses.set_filler(filler());
+        responses.set_garbage(garbage(config.seed));
     }
     responses.set_route_methods(config.routes.iter().map(|r| r.method.as_deref()));
     if !config.methods.is_empty() {
@@ -48,4 +49,12 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
 fn filler() -> std::sync::Arc<[u8]> {
     const LINE: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\r\n";
     LINE.iter().copied().cycle().take(64 * 1024).collect()
+}
+
+/// `--control`'s garbage block, 64 KiB drawn from the seeded generator (`--seed`, a stream of
+/// its own) that a `fault=garbage:N` answer is cut from, repeated: made once, shared by every
+/// worker.
+fn garbage(seed: u64) -> std::sync::Arc<[u8]> {
+    let mut rng = crate::fault::Rng::new(seed, u64::MAX);
+    (0..64 * 1024).map(|_| rng.next_u64() as u8).collect()
 }
