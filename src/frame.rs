@@ -614,7 +614,7 @@ mod tests {
                 kind::DATA,
                 flag::PADDED,
                 1,
-                &[3, 0, 0, 0],
+                &[4, 0, 0, 0],
                 ProtocolError,
                 CONN,
             ),
