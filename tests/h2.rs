@@ -525,3 +525,77 @@ fn drain_sends_goaway_with_the_last_stream_and_finishes_it() {
     assert_eq!(code, 0);
     let _ = std::fs::remove_file(&path);
 }
+
+/// A header block over 32 KiB (a CONTINUATION flood) ends in GOAWAY ENHANCE_YOUR_CALM.
+#[test]
+fn a_header_block_over_its_bound_is_enhance_your_calm() {
+    let (h, addr) = start(&["--workers", "1"]);
+    let mut b = hello();
+    b.extend(frame(kind::HEADERS, 0, 1, &vec![0x82; 16_384]));
+    b.extend(frame(kind::CONTINUATION, 0, 1, &vec![0x82; 16_384]));
+    b.extend(frame(kind::CONTINUATION, 0, 1, &vec![0x82; 16_384]));
+    let fs = raw(addr, &b);
+    assert_eq!(
+        goaway_code(&fs),
+        Some((0, ErrorCode::EnhanceYourCalm as u32))
+    );
+    h.shutdown();
+    h.join();
+}
+
+/// `--idle-timeout`: an idle HTTP/2 connection gets GOAWAY NO_ERROR, never before the timeout,
+/// then the close.
+#[test]
+fn idle_timeout_ends_with_goaway_no_error() {
+    let (h, addr) = start(&["--workers", "1", "--idle-timeout", "1"]);
+    let mut s = connect(addr);
+    let t = Instant::now();
+    s.write_all(&hello()).unwrap();
+    let fs = frames_until_close(&mut s);
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+    assert!(t.elapsed() < time_bound(Duration::from_secs(8)));
+    assert_eq!(goaway_code(&fs), Some((0, 0)));
+    h.shutdown();
+    h.join();
+}
+
+/// `Upgrade: h2c` is not taken up yet: `curl --http2` on `http://` gets HTTP/1.1.
+#[test]
+fn curl_http2_upgrade_gets_http1() {
+    if !have("curl") {
+        return;
+    }
+    let (h, addr) = start(&[]);
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "--max-time",
+            "20",
+            "--http2",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{http_version}",
+        ])
+        .arg(format!("http://{addr}/"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "200 1.1");
+    h.shutdown();
+    h.join();
+}
+
+/// `--header-timeout`: the preface and the client's SETTINGS must come within it.
+#[test]
+fn the_preface_without_settings_times_out() {
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "1"]);
+    let mut s = connect(addr);
+    let t = Instant::now();
+    s.write_all(PREFACE).unwrap();
+    let fs = frames_until_close(&mut s);
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+    assert!(t.elapsed() < time_bound(Duration::from_secs(8)));
+    assert_eq!(fs[0].0.kind, kind::SETTINGS);
+    h.shutdown();
+    h.join();
+}
