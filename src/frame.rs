@@ -530,11 +530,14 @@ mod tests {
 
     const CONN: Option<u32> = None;
 
+    /// What, type, flags, stream, payload, the code, the stream in error.
+    type Case<'a> = (&'a str, u8, u8, u32, &'a [u8], ErrorCode, Option<u32>);
+
     /// Every rule of the module's table, and its code.
     #[test]
     fn errors_table() {
         let big = [0u8; MIN_MAX_FRAME_SIZE as usize + 1];
-        let cases: &[(&str, u8, u8, u32, &[u8], ErrorCode, Option<u32>)] = &[
+        let cases: &[Case<'_>] = &[
             (
                 "DATA too long",
                 kind::DATA,

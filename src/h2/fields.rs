@@ -333,7 +333,8 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
         assert_eq!(check(&[m, s, p, a, x], false), Ok(()));
         assert_eq!(check(&[(b":method", b"CONNECT"), a], false), Ok(()));
         assert_eq!(check(&[x], true), Ok(()));
-        let bad: &[(&str, &[(&[u8], &[u8])], bool)] = &[
+        type Fields<'a> = &'a [(&'a [u8], &'a [u8])];
+        let bad: &[(&str, Fields<'_>, bool)] = &[
             ("no method", &[s, p], false),
             ("no scheme", &[m, p], false),
             ("no path", &[m, s], false),

@@ -58,7 +58,7 @@ impl Conn {
     /// The first bytes of a fresh connection are the HTTP/2 preface: it is HTTP/2 from now on.
     #[cold]
     #[inline(never)]
-    fn to_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
+    fn turn_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
         let mut c = crate::h2::Conn::new(self.last_active_us());
         let mut pool = Pool::default();
         c.on_data(data, &mut h2_env!(env, pool));
@@ -79,7 +79,7 @@ impl Connection for Conn {
         match self {
             Conn::H1(c) => {
                 if c.is_silent() && !env.settings.switches.no_http2 && crate::h2::is_preface(data) {
-                    self.to_h2(data, env);
+                    self.turn_h2(data, env);
                 } else {
                     c.on_data(data, env)
                 }
