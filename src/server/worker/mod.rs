@@ -28,14 +28,13 @@
 //! - `accept`: accepting, and the pause when accept(2) fails;
 //! - this file: the loop, the dispatch of its events and the worker's own deadlines.
 //!
-//! # A second protocol
+//! # Two protocols
 //!
-//! The loop drives connections through [`Connection`] alone; the one name of a protocol is the
-//! alias `slot::Conn` (`crate::h1::Conn`). An HTTP/2 connection (`crate::h2`, beside `h1`)
-//! plugs in there: an enum in this module over the two connections, implementing
-//! [`Connection`] by a match per call and lending each protocol its own pool, which the alias
-//! then names. It starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the
-//! HTTP/2 connection preface; nothing else in the loop changes.
+//! The loop drives connections through [`Connection`] alone; the one name of a protocol is
+//! `slot::Conn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`) implementing
+//! [`Connection`] by a match per call. A connection starts as HTTP/1 at accept and turns
+//! HTTP/2 when its first bytes are the HTTP/2 connection preface (unless `--no-http2`);
+//! nothing else in the loop changes.
 
 mod accept;
 mod clock;
