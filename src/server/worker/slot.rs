@@ -58,12 +58,22 @@ impl Conn {
     /// The first bytes of a fresh connection are the HTTP/2 preface: it is HTTP/2 from now on.
     #[cold]
     #[inline(never)]
-    fn turn_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
+    pub(super) fn turn_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
         let mut c = crate::h2::Conn::new(self.last_active_us());
         let mut pool = Pool::default();
         c.on_data(data, &mut h2_env!(env, pool));
         *self = Conn::H2(c);
     }
+}
+
+/// Run `f` with an HTTP/2 connection's environment made from the loop's `env`.
+#[inline(always)]
+pub(super) fn with_h2_env<R>(
+    env: &mut Env<'_, Work>,
+    f: impl FnOnce(&mut crate::h2::Env<'_>) -> R,
+) -> R {
+    let mut pool = Pool::default();
+    f(&mut h2_env!(env, pool))
 }
 
 impl Connection for Conn {
@@ -221,31 +231,39 @@ impl Interest {
     };
 }
 
-pub(super) fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: Interest) {
-    if slot.interest != want {
+#[inline(always)]
+pub(super) fn set_interest(
+    poller: &Poller,
+    sock: &Socket,
+    interest: &mut Interest,
+    k: usize,
+    want: Interest,
+) {
+    if *interest != want {
         let mut ev = Event::new(k, want.read, want.write);
         ev.set_interrupt(want.hangup);
-        if poller
-            .modify_with_mode(&slot.sock, ev, PollMode::Level)
-            .is_ok()
-        {
-            slot.interest = want;
+        if poller.modify_with_mode(sock, ev, PollMode::Level).is_ok() {
+            *interest = want;
         }
     }
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
 /// Returns false when the connection failed.
-pub(super) fn flush(slot: &mut Slot, env: &mut Env<'_, Work>) -> bool {
+pub(super) fn flush<C: Connection>(
+    sock: &Socket,
+    conn: &mut C,
+    env: &mut Env<'_, C::Work>,
+) -> bool {
     loop {
-        let out = slot.conn.output();
+        let out = conn.output();
         if out.is_empty() {
             return true;
         }
         let len = out.len();
-        match slot.sock.send(out) {
+        match sock.send(out) {
             Ok(n) => {
-                slot.conn.wrote(n, env);
+                conn.wrote(n, env);
                 if n < len {
                     return true;
                 }
