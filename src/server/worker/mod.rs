@@ -31,10 +31,13 @@
 //! # Two protocols
 //!
 //! The loop drives connections through [`Connection`] alone; the one name of a protocol is
-//! `slot::Conn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`) implementing
-//! [`Connection`] by a match per call. A connection starts as HTTP/1 at accept and turns
-//! HTTP/2 when its first bytes are the HTTP/2 connection preface (unless `--no-http2`);
-//! nothing else in the loop changes.
+//! `slot::Conn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`). An event matches
+//! on it once, in [`Worker::on_event`], and runs its whole handling (read, flush, interest,
+//! deadline) in `Event::handle`, generic over [`Connection`]: compiled once per protocol, so
+//! that HTTP/1's is the code of an HTTP/1-only loop. The calls outside events (accept, close,
+//! drain, `--max-conns`) go through the enum's own [`Connection`], a match per call. A
+//! connection starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the HTTP/2
+//! connection preface (unless `--no-http2`); nothing else in the loop changes.
 
 mod accept;
 mod clock;

@@ -14,8 +14,9 @@ pub(super) type Work = <crate::h1::Conn as Connection>::Work;
 
 /// The connections the loop drives, through [`Connection`]: HTTP/1, or HTTP/2 once the first
 /// bytes of a fresh connection are the HTTP/2 preface (unless `--no-http2`). The one place the
-/// worker names a protocol. Each call is a match; the HTTP/1 arm is the first, and the
-/// preface is looked for only while nothing has been received (`is_silent`).
+/// worker names a protocol. An event matches on it once (`Worker::on_event`); the calls
+/// outside events go through its [`Connection`], a match per call. The preface is looked for
+/// only while nothing has been received (`is_silent`).
 pub(super) enum Conn {
     H1(crate::h1::Conn),
     H2(crate::h2::Conn),
