@@ -54,6 +54,7 @@
 //! | 0 | [`chunked`] | the chunked body decoder | always (`no_std`) |
 //! | 0 | [`range`] | the `Range` field's grammar and its resolution against a body's length (RFC 9110 §14) | always (`no_std`) |
 //! | 0 | [`hpack`] | the HPACK decoder of HTTP/2 header blocks (RFC 7541) | always (`no_std`) |
+//! | 0 | [`frame`] | HTTP/2 frames: the frame header, each type's payload, SETTINGS bounds, error codes (RFC 9113) | always (`no_std`) |
 //! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
 //! | 1 | `mutate` | the malformed-response catalogue | `server` |
 //! | 1 | [`echo`] | a request as parsed, written back: JSON, http-garden's base64 JSON, `Name: value` lines | `server` |
@@ -62,6 +63,7 @@
 //! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
 //! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
 //! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
+//! | 6 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `server` |
 //! | 7 | `config` | the command line and the environment | `server` |
 //! | 8 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
 //! | 9 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
@@ -94,8 +96,11 @@ pub mod control;
 pub mod echo;
 #[cfg(feature = "server")]
 pub mod fault;
+pub mod frame;
 #[cfg(feature = "server")]
 pub mod h1;
+#[cfg(feature = "server")]
+pub mod h2;
 pub mod hpack;
 #[cfg(feature = "server")]
 pub mod journal;

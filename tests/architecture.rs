@@ -23,6 +23,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("hpack", 0),
     // The `Range` grammar and its resolution against a length (`no_std`).
     ("range", 0),
+    // HTTP/2 frames: header, payloads, SETTINGS bounds, error codes (`no_std`).
+    ("frame", 0),
     // Value grammars shared by the command line and the fault specs: sizes, durations, counts.
     ("values", 1),
     // The malformed-response catalogue.
@@ -43,7 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("conn", 5),
     // The HTTP/1 connection state machine.
     ("h1", 6),
-    // A future HTTP/2 connection, beside `h1`: the two never import each other.
+    // The HTTP/2 connection state machine, beside `h1`: the two never import each other.
     ("h2", 6),
     // The command line: model, builder, option table, environment, help.
     ("config", 7),

@@ -141,6 +141,8 @@ pub struct Config {
     pub journal_path: Option<String>,
     /// `--control`: a request may choose its answer.
     pub control: bool,
+    /// `--no-http2`: the HTTP/2 preface is answered as HTTP/1 (505).
+    pub no_http2: bool,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
     /// `--admin ADDR`: the address of the admin API's listener (none by default).
@@ -192,6 +194,7 @@ impl Default for Config {
             admin: None,
             mutate: None,
             control: false,
+            no_http2: false,
         }
     }
 }

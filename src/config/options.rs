@@ -63,6 +63,7 @@ pub(super) enum Toggle {
     Quiet,
     Mutate,
     Control,
+    NoHttp2,
 }
 
 impl Toggle {
@@ -75,6 +76,7 @@ impl Toggle {
             Toggle::Quiet => c.quiet = true,
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
             Toggle::Control => c.control = true,
+            Toggle::NoHttp2 => c.no_http2 = true,
         }
     }
 }
@@ -387,6 +389,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_NO_DATE",
         ValueKind::Switch(Toggle::NoDate),
         "Leave out the Date header (byte-identical output)"
+    ),
+    opt!(
+        "--no-http2",
+        "CANNED_NO_HTTP2",
+        ValueKind::Switch(Toggle::NoHttp2),
+        "Answer the HTTP/2 preface with 505 instead of speaking HTTP/2\n\
+         (h2c with prior knowledge is on by default)"
     ),
     opt!(
         "--raw-response PATH",

@@ -9,7 +9,7 @@
 //!
 //! The loop calls a connection several times per event, and those calls are the hot path (the
 //! plain path inlines `wake_at` and `is_held` into the loop). So the loop names one concrete
-//! type through an alias (`type Conn = crate::h1::Conn` in the worker) and calls it through
+//! type (`Conn` in the worker's `slot.rs`, an enum over the protocols) and calls it through
 //! [`Connection`]: static dispatch, each call a direct call that inlines as if the loop called
 //! the state machine itself, and the loop compiles against the trait alone (the HTTP/1 connection has those
 //! calls in its `Connection` impl and nowhere else). The alternatives cost more: a

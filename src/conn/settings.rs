@@ -39,4 +39,7 @@ pub struct Switches {
     /// `echo` or `control`: a complete head goes the cold way, which looks at both, so that
     /// the plain path tests one switch.
     pub by_request: bool,
+    /// `--no-http2`: a connection that opens with the HTTP/2 preface is HTTP/1 (and answered
+    /// 505), not HTTP/2. Read by the loop only, for a connection's first bytes.
+    pub no_http2: bool,
 }

@@ -151,6 +151,7 @@ fn settings(config: &Config) -> Settings {
             echo: config.routes.iter().any(|r| r.echo.is_some()),
             control: config.control,
             by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
+            no_http2: config.no_http2,
         },
     }
 }

@@ -28,14 +28,16 @@
 //! - `accept`: accepting, and the pause when accept(2) fails;
 //! - this file: the loop, the dispatch of its events and the worker's own deadlines.
 //!
-//! # A second protocol
+//! # Two protocols
 //!
-//! The loop drives connections through [`Connection`] alone; the one name of a protocol is the
-//! alias `slot::Conn` (`crate::h1::Conn`). An HTTP/2 connection (`crate::h2`, beside `h1`)
-//! plugs in there: an enum in this module over the two connections, implementing
-//! [`Connection`] by a match per call and lending each protocol its own pool, which the alias
-//! then names. It starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the
-//! HTTP/2 connection preface; nothing else in the loop changes.
+//! The loop drives connections through [`Connection`] alone; the one name of a protocol is
+//! `slot::Conn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`). An event matches
+//! on it once, in [`Worker::on_event`], and runs its whole handling (read, flush, interest,
+//! deadline) in `Event::handle`, generic over [`Connection`]: compiled once per protocol, so
+//! that HTTP/1's is the code of an HTTP/1-only loop. The calls outside events (accept, close,
+//! drain, `--max-conns`) go through the enum's own [`Connection`], a match per call. A
+//! connection starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the HTTP/2
+//! connection preface (unless `--no-http2`); nothing else in the loop changes.
 
 mod accept;
 mod clock;
@@ -54,13 +56,17 @@ use self::publish::PUBLISH_US;
 /// How long after buffers were given back the worker returns them to the system: at most one
 /// heap walk a second.
 const TRIM_DELAY_US: u64 = 1_000_000;
-use self::slot::{FORCE, Interest, LISTENER, WAKE, flush, set_interest};
-use crate::conn::{Connection, LogSink, Next};
+use self::slot::{Conn, FORCE, Interest, LISTENER, Slot, WAKE, flush, set_interest, with_h2_env};
+use crate::conn::{Connection, Env, LogSink, Next, Settings};
+use crate::server::timers::Deadlines;
 use crate::stats::Summary;
 use polling::Events;
+use polling::Poller;
+use socket2::Socket;
 use std::io::{self, Read};
 use std::net::Shutdown;
 use std::num::NonZeroUsize;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -212,7 +218,8 @@ impl Worker {
 
     /// Let a connection act on what happened: its socket is ready (read once if it is
     /// readable and the connection wants input), or its deadline came. Then write its
-    /// output and decide what is next.
+    /// output and decide what is next. One match on the protocol per event: the rest is
+    /// [`Event::handle`], compiled once for each (the HTTP/1 one tests for no protocol).
     fn on_event(&mut self, k: usize, cause: Cause) {
         // Writability needs no test of its own: pending output is flushed on every event.
         let Some(slot) = self.slots.get_mut(k).and_then(Option::as_mut) else {
@@ -226,92 +233,182 @@ impl Worker {
         if let Some(j) = env.features.journal.as_deref_mut() {
             j.peer = self.peers.get(k).copied().flatten();
         }
+        let Slot {
+            sock,
+            conn,
+            interest,
+            armed_us,
+        } = slot;
+        let mut ev = Event {
+            k,
+            sock,
+            interest,
+            armed_us,
+            poller: &self.poller,
+            deadlines: &mut self.deadlines,
+            now_us: self.now_us,
+            silent: &mut self.silent,
+            shared_silent: &self.shared.silent,
+        };
+        let after = match conn {
+            Conn::H1(c) => {
+                let preface = !env.settings.switches.no_http2;
+                ev.handle(c, cause, &mut self.scratch, preface, &mut env)
+            }
+            Conn::H2(c) => with_h2_env(&mut env, |env| {
+                ev.handle(c, cause, &mut self.scratch, false, env)
+            }),
+        };
+        match after {
+            After::Done => {}
+            After::Close => self.close(k),
+            After::TurnH2(n) => {
+                conn.turn_h2(&self.scratch[..n], &mut env);
+                let Conn::H2(c) = conn else {
+                    unreachable!("turned HTTP/2");
+                };
+                let after = with_h2_env(&mut env, |env| ev.finish(c, env));
+                if let After::Close = after {
+                    self.close(k);
+                }
+            }
+        }
+    }
+}
+
+/// What an event leaves the loop to do once the connection is no longer borrowed.
+enum After {
+    Done,
+    Close,
+    /// HTTP/1 read the HTTP/2 preface, the first `n` bytes of the scratch buffer, and left it
+    /// unhandled: the connection turns HTTP/2 and takes it.
+    TurnH2(usize),
+}
+
+/// One event's view of the worker: the connection's slot (but for the connection itself) and
+/// the parts of the worker it changes.
+struct Event<'a> {
+    k: usize,
+    sock: &'a Socket,
+    interest: &'a mut Interest,
+    armed_us: &'a mut u64,
+    poller: &'a Poller,
+    deadlines: &'a mut Deadlines,
+    now_us: u64,
+    silent: &'a mut usize,
+    shared_silent: &'a AtomicUsize,
+}
+
+impl Event<'_> {
+    /// The event for one protocol's connection. `preface`: data read while the connection is
+    /// silent is looked at for the HTTP/2 preface (and handed back as [`After::TurnH2`]).
+    #[inline(always)]
+    fn handle<C: Connection>(
+        &mut self,
+        conn: &mut C,
+        cause: Cause,
+        scratch: &mut [u8],
+        preface: bool,
+        env: &mut Env<'_, C::Work>,
+    ) -> After {
         match cause {
-            Cause::Ready { readable, .. } if readable && slot.conn.wants_read() => {
-                match (&slot.sock).read(&mut self.scratch) {
-                    Ok(0) if slot.conn.is_held() => {
+            Cause::Ready { readable, .. } if readable && conn.wants_read() => {
+                match (&*self.sock).read(scratch) {
+                    Ok(0) if conn.is_held() => {
                         // Gone while its response is held: nothing held can reach it.
-                        self.close(k);
-                        return;
+                        return After::Close;
                     }
-                    Ok(0) => slot.conn.on_eof(),
+                    Ok(0) => conn.on_eof(),
                     Ok(n) => {
-                        let was_silent = slot.conn.is_silent();
-                        slot.conn.on_data(&self.scratch[..n], &mut env);
+                        let was_silent = conn.is_silent();
                         if was_silent {
-                            self.silent -= 1;
-                            self.shared.silent.fetch_sub(1, Ordering::Relaxed);
+                            *self.silent -= 1;
+                            self.shared_silent.fetch_sub(1, Ordering::Relaxed);
+                            if preface && crate::h2::is_preface(&scratch[..n]) {
+                                return After::TurnH2(n);
+                            }
                         }
+                        conn.on_data(&scratch[..n], env);
                     }
                     // Nothing after all (urgent data, a spurious wake-up): not an end.
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(_) => {
-                        self.close(k);
-                        return;
-                    }
+                    Err(_) => return After::Close,
                 }
             }
             Cause::Ready { hangup: true, .. } => {
                 // Not reading (a held response, a drip between pieces, output piled up): a
                 // reset, or the peer's FIN while a response is held (asked for then, see
-                // `close_or_rearm`). The report stays level-triggered until the socket closes,
-                // and would wake the loop on every turn until the hold ends. No response can
+                // `finish`). The report stays level-triggered until the socket closes, and
+                // would wake the loop on every turn until the hold ends. No response can
                 // reach the client (nginx counts the same as a client abort, 499).
-                self.close(k);
-                return;
+                return After::Close;
             }
             Cause::Ready { .. } => {}
             Cause::Deadline => {
-                if let Next::Close { .. } = slot.conn.on_wake(&mut env) {
-                    self.close(k);
-                    return;
+                if let Next::Close { .. } = conn.on_wake(env) {
+                    return After::Close;
                 }
             }
         }
-        if !flush(slot, &mut env) {
-            self.close(k);
-            return;
-        }
-        self.close_or_rearm(k);
+        self.finish(conn, env)
     }
 
-    /// After a connection made progress: close it, start lingering, or update its interest
-    /// and deadline.
-    fn close_or_rearm(&mut self, k: usize) {
-        let Some(slot) = self.slots[k].as_mut() else {
-            return;
-        };
-        match slot.conn.next() {
-            Next::Close { linger: false } => self.close(k),
+    /// After a connection made progress: write its output, then close it, start lingering,
+    /// or update its interest and deadline.
+    #[inline(always)]
+    fn finish<C: Connection>(&mut self, conn: &mut C, env: &mut Env<'_, C::Work>) -> After {
+        if !flush(self.sock, conn, env) {
+            return After::Close;
+        }
+        match conn.next() {
+            Next::Close { linger: false } => After::Close,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
-                let _ = slot.sock.set_linger(Some(Duration::ZERO));
-                self.close(k);
+                let _ = self.sock.set_linger(Some(Duration::ZERO));
+                After::Close
             }
             Next::Close { linger: true } => {
-                if slot.sock.shutdown(Shutdown::Write).is_err() {
-                    self.close(k);
-                    return;
+                if self.sock.shutdown(Shutdown::Write).is_err() {
+                    return After::Close;
                 }
-                slot.conn.start_lingering(self.now_us, &mut self.parts.pool);
-                set_interest(&self.poller, slot, k, Interest::READ);
-                self.rearm(k);
+                conn.start_lingering(self.now_us, env.pool);
+                set_interest(
+                    self.poller,
+                    self.sock,
+                    self.interest,
+                    self.k,
+                    Interest::READ,
+                );
+                self.rearm(conn, env.settings);
+                After::Done
             }
-            Next::Continue if self.drain_deadline.is_some() && slot.conn.is_idle() => {
+            Next::Continue if env.draining && conn.is_idle() => {
                 // Its last response in flight is written: nothing left to wait for.
-                self.close(k);
+                After::Close
             }
             Next::Continue => {
-                let read = slot.conn.wants_read();
+                let read = conn.wants_read();
                 let want = Interest {
                     read,
-                    write: !slot.conn.output().is_empty(),
+                    write: !conn.output().is_empty(),
                     // A connection that reads sees the FIN as a read of 0 bytes.
-                    hangup: !read && slot.conn.is_held(),
+                    hangup: !read && conn.is_held(),
                 };
-                set_interest(&self.poller, slot, k, want);
-                self.rearm(k);
+                set_interest(self.poller, self.sock, self.interest, self.k, want);
+                self.rearm(conn, env.settings);
+                After::Done
+            }
+        }
+    }
+
+    /// [`Worker::rearm`] for this event's connection.
+    #[inline(always)]
+    fn rearm<C: Connection>(&mut self, conn: &C, settings: &Settings) {
+        if let Some(want) = conn.wake_at(settings) {
+            if want < *self.armed_us {
+                *self.armed_us = want.max(self.now_us);
+                self.deadlines.set(self.k, *self.armed_us);
             }
         }
     }

@@ -3,17 +3,198 @@
 //! event may make: write the pending output ([`flush`]) and change what the socket is polled
 //! for ([`set_interest`]).
 
-use crate::conn::{Connection, Env};
+use crate::conn::{Connection, Env, Next, Pool, Settings};
 use polling::{Event, PollMode, Poller};
 use socket2::Socket;
 use std::io;
 
-/// The connections the loop drives, through [`Connection`] (`crate::conn` says why one
-/// alias): HTTP/1. The one place the worker names a protocol (see the `worker` module's
-/// documentation for a second one).
-pub(super) type Conn = crate::h1::Conn;
-/// What a connection borrows from the worker's pool while it has work.
-pub(super) type Work = <Conn as Connection>::Work;
+/// What a connection borrows from the worker's pool while it has work: HTTP/1's work areas
+/// (an HTTP/2 connection holds its own buffers).
+pub(super) type Work = <crate::h1::Conn as Connection>::Work;
+
+/// The connections the loop drives, through [`Connection`]: HTTP/1, or HTTP/2 once the first
+/// bytes of a fresh connection are the HTTP/2 preface (unless `--no-http2`). The one place the
+/// worker names a protocol. An event matches on it once (`Worker::on_event`); the calls
+/// outside events go through its [`Connection`], a match per call. The preface is looked for
+/// only while nothing has been received (`is_silent`).
+pub(super) enum Conn {
+    H1(crate::h1::Conn),
+    H2(crate::h2::Conn),
+}
+
+/// An HTTP/2 connection's environment from the loop's: the same parts, and an empty pool of
+/// its own (it borrows nothing; an empty pool allocates nothing).
+macro_rules! h2_env {
+    ($env:expr, $pool:ident) => {{
+        let env: &mut Env<'_, Work> = $env;
+        Env {
+            settings: env.settings,
+            responses: env.responses,
+            pool: &mut $pool,
+            stats: &mut *env.stats,
+            now_us: env.now_us,
+            draining: env.draining,
+            features: crate::conn::Features {
+                access_log: env.features.access_log.as_deref_mut(),
+                log_sink: env.features.log_sink,
+                faults: env.features.faults.as_deref_mut(),
+                journal: env.features.journal.as_deref_mut(),
+            },
+        }
+    }};
+}
+
+/// Dispatch a call to the connection's protocol; `$h2env` names an HTTP/2 environment made
+/// from `$env` for the HTTP/2 arm.
+macro_rules! both {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Conn::H1($c) => $e,
+            Conn::H2($c) => $e,
+        }
+    };
+}
+
+impl Conn {
+    /// The first bytes of a fresh connection are the HTTP/2 preface: it is HTTP/2 from now on.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn turn_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
+        let mut c = crate::h2::Conn::new(self.last_active_us());
+        let mut pool = Pool::default();
+        c.on_data(data, &mut h2_env!(env, pool));
+        *self = Conn::H2(c);
+    }
+}
+
+/// Run `f` with an HTTP/2 connection's environment made from the loop's `env`.
+#[inline(always)]
+pub(super) fn with_h2_env<R>(
+    env: &mut Env<'_, Work>,
+    f: impl FnOnce(&mut crate::h2::Env<'_>) -> R,
+) -> R {
+    let mut pool = Pool::default();
+    f(&mut h2_env!(env, pool))
+}
+
+impl Connection for Conn {
+    type Work = Work;
+
+    #[inline(always)]
+    fn new(now_us: u64) -> Conn {
+        Conn::H1(crate::h1::Conn::new(now_us))
+    }
+
+    #[inline(always)]
+    fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
+        match self {
+            Conn::H1(c) => {
+                if c.is_silent() && !env.settings.switches.no_http2 && crate::h2::is_preface(data) {
+                    self.turn_h2(data, env);
+                } else {
+                    c.on_data(data, env)
+                }
+            }
+            Conn::H2(c) => {
+                let mut pool = Pool::default();
+                c.on_data(data, &mut h2_env!(env, pool))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn on_eof(&mut self) {
+        both!(self, c => c.on_eof())
+    }
+
+    #[inline(always)]
+    fn output(&self) -> &[u8] {
+        both!(self, c => c.output())
+    }
+
+    #[inline(always)]
+    fn wrote(&mut self, n: usize, env: &mut Env<'_, Work>) {
+        match self {
+            Conn::H1(c) => c.wrote(n, env),
+            Conn::H2(c) => {
+                let mut pool = Pool::default();
+                c.wrote(n, &mut h2_env!(env, pool))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn wants_read(&self) -> bool {
+        both!(self, c => c.wants_read())
+    }
+
+    #[inline(always)]
+    fn next(&self) -> Next {
+        both!(self, c => c.next())
+    }
+
+    #[inline(always)]
+    fn wake_at(&self, settings: &Settings) -> Option<u64> {
+        both!(self, c => c.wake_at(settings))
+    }
+
+    #[inline(always)]
+    fn on_wake(&mut self, env: &mut Env<'_, Work>) -> Next {
+        match self {
+            Conn::H1(c) => c.on_wake(env),
+            Conn::H2(c) => {
+                let mut pool = Pool::default();
+                c.on_wake(&mut h2_env!(env, pool))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<Work>) {
+        match self {
+            Conn::H1(c) => c.start_lingering(now_us, pool),
+            Conn::H2(c) => c.start_lingering(now_us, &mut Pool::default()),
+        }
+    }
+
+    #[inline(always)]
+    fn release(&mut self, pool: &mut Pool<Work>) {
+        match self {
+            Conn::H1(c) => c.release(pool),
+            Conn::H2(c) => c.release(&mut Pool::default()),
+        }
+    }
+
+    #[inline(always)]
+    fn is_lingering(&self) -> bool {
+        both!(self, c => c.is_lingering())
+    }
+
+    #[inline(always)]
+    fn is_idle(&self) -> bool {
+        both!(self, c => c.is_idle())
+    }
+
+    #[inline(always)]
+    fn is_held(&self) -> bool {
+        both!(self, c => c.is_held())
+    }
+
+    #[inline(always)]
+    fn is_silent(&self) -> bool {
+        both!(self, c => c.is_silent())
+    }
+
+    #[inline(always)]
+    fn last_active_us(&self) -> u64 {
+        both!(self, c => c.last_active_us())
+    }
+
+    #[inline(always)]
+    fn served(&self) -> u32 {
+        both!(self, c => c.served())
+    }
+}
 
 /// The poller's key of the worker's wake-up socket (drain).
 pub(super) const WAKE: usize = usize::MAX - 1;
@@ -51,31 +232,39 @@ impl Interest {
     };
 }
 
-pub(super) fn set_interest(poller: &Poller, slot: &mut Slot, k: usize, want: Interest) {
-    if slot.interest != want {
+#[inline(always)]
+pub(super) fn set_interest(
+    poller: &Poller,
+    sock: &Socket,
+    interest: &mut Interest,
+    k: usize,
+    want: Interest,
+) {
+    if *interest != want {
         let mut ev = Event::new(k, want.read, want.write);
         ev.set_interrupt(want.hangup);
-        if poller
-            .modify_with_mode(&slot.sock, ev, PollMode::Level)
-            .is_ok()
-        {
-            slot.interest = want;
+        if poller.modify_with_mode(sock, ev, PollMode::Level).is_ok() {
+            *interest = want;
         }
     }
 }
 
 /// Write pending output: one `send` per batch, more only when a large body refills it.
 /// Returns false when the connection failed.
-pub(super) fn flush(slot: &mut Slot, env: &mut Env<'_, Work>) -> bool {
+pub(super) fn flush<C: Connection>(
+    sock: &Socket,
+    conn: &mut C,
+    env: &mut Env<'_, C::Work>,
+) -> bool {
     loop {
-        let out = slot.conn.output();
+        let out = conn.output();
         if out.is_empty() {
             return true;
         }
         let len = out.len();
-        match slot.sock.send(out) {
+        match sock.send(out) {
             Ok(n) => {
-                slot.conn.wrote(n, env);
+                conn.wrote(n, env);
                 if n < len {
                     return true;
                 }

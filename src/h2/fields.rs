@@ -1,0 +1,376 @@
+//! Header fields both ways: a request's decoded fields checked against RFC 9113 §8.2 and §8.3
+//! ([`RequestFields`]), and a response head of the `response` layer turned into an HPACK
+//! block ([`encode_head`]) of static-table indexes and literals without indexing, which
+//! change no encoder state: the same bytes for every response of a route, whatever the
+//! connection has sent before.
+
+use crate::hpack::Field;
+
+/// What a request's header block said, gathered field by field (the decoder's callback cannot
+/// stop), and the first rule it broke.
+#[derive(Debug, Default)]
+pub(super) struct RequestFields {
+    pub(super) method: Vec<u8>,
+    pub(super) path: Vec<u8>,
+    pub(super) has_method: bool,
+    pub(super) has_scheme: bool,
+    pub(super) has_path: bool,
+    pub(super) has_authority: bool,
+    /// A regular field was seen: a pseudo-header after it is malformed (§8.3).
+    regular: bool,
+    /// The first rule broken (for tests and diagnostics), `None` while well-formed.
+    pub(super) malformed: Option<&'static str>,
+    /// Trailers: no pseudo-header may appear (§8.1).
+    pub(super) trailers: bool,
+}
+
+impl RequestFields {
+    /// Start over for a new block.
+    pub(super) fn reset(&mut self, trailers: bool) {
+        self.method.clear();
+        self.path.clear();
+        self.has_method = false;
+        self.has_scheme = false;
+        self.has_path = false;
+        self.has_authority = false;
+        self.regular = false;
+        self.malformed = None;
+        self.trailers = trailers;
+    }
+
+    fn fail(&mut self, why: &'static str) {
+        self.malformed.get_or_insert(why);
+    }
+
+    /// One decoded field.
+    pub(super) fn add(&mut self, f: Field<'_>) {
+        let (name, value) = (f.name, f.value);
+        if !valid_name(name) {
+            self.fail("a field name with an uppercase letter or a byte outside tchar (§8.2.1)");
+        }
+        if !valid_value(value) {
+            self.fail("a field value with NUL, CR, LF or surrounding whitespace (§8.2.1)");
+        }
+        if let Some(pseudo) = name.strip_prefix(b":") {
+            if self.regular {
+                self.fail("a pseudo-header after a regular field (§8.3)");
+            }
+            if self.trailers {
+                self.fail("a pseudo-header in trailers (§8.1)");
+            }
+            let seen = match pseudo {
+                b"method" => {
+                    self.method.clear();
+                    self.method.extend_from_slice(value);
+                    &mut self.has_method
+                }
+                b"scheme" => &mut self.has_scheme,
+                b"path" => {
+                    self.path.clear();
+                    self.path.extend_from_slice(value);
+                    &mut self.has_path
+                }
+                b"authority" => &mut self.has_authority,
+                _ => {
+                    self.fail("an unknown or response pseudo-header (§8.3)");
+                    return;
+                }
+            };
+            if std::mem::replace(seen, true) {
+                self.fail("a pseudo-header twice (§8.3.1)");
+            }
+            return;
+        }
+        self.regular = true;
+        match name {
+            b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
+            | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
+            b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
+            _ => {}
+        }
+    }
+
+    /// The request is complete and well-formed, or the first rule it broke (§8.3.1: `:method`,
+    /// `:scheme` and a non-empty `:path`, or for CONNECT `:authority` alone).
+    pub(super) fn check(&mut self) -> Result<(), &'static str> {
+        if !self.trailers {
+            if self.has_method && self.method == b"CONNECT" {
+                if self.has_scheme || self.has_path || !self.has_authority {
+                    self.fail("CONNECT with :scheme or :path, or without :authority (§8.5)");
+                }
+            } else if !(self.has_method && self.has_scheme && self.has_path) {
+                self.fail(":method, :scheme or :path missing (§8.3.1)");
+            } else if self.path.is_empty() {
+                self.fail("an empty :path (§8.3.1)");
+            }
+        }
+        self.malformed.map_or(Ok(()), Err)
+    }
+
+    /// The path to route by: `:path` without its query.
+    pub(super) fn route_path(&self) -> &[u8] {
+        let p = &self.path[..];
+        match p.iter().position(|&c| c == b'?') {
+            Some(i) => &p[..i],
+            None => p,
+        }
+    }
+}
+
+/// §8.2.1: a name is lowercase tchar (RFC 9110 §5.6.2), and a pseudo-header's `:` only first.
+fn valid_name(name: &[u8]) -> bool {
+    let body = name.strip_prefix(b":").unwrap_or(name);
+    !body.is_empty()
+        && body.iter().all(|&c| {
+            matches!(c, b'a'..=b'z' | b'0'..=b'9'
+                | b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'.'
+                | b'^' | b'_' | b'`' | b'|' | b'~')
+        })
+}
+
+/// §8.2.1: no NUL, CR or LF, and no whitespace first or last.
+fn valid_value(v: &[u8]) -> bool {
+    let ws = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
+    !v.iter().any(|&c| matches!(c, 0 | b'\r' | b'\n')) && !ws(v.first()) && !ws(v.last())
+}
+
+/// The static table's indexes (RFC 7541 Appendix A) of the response field names canned may
+/// send, by name.
+const STATIC_NAMES: &[(&[u8], u8)] = &[
+    (b"accept-ranges", 18),
+    (b"access-control-allow-origin", 20),
+    (b"age", 21),
+    (b"allow", 22),
+    (b"cache-control", 24),
+    (b"content-disposition", 25),
+    (b"content-encoding", 26),
+    (b"content-language", 27),
+    (b"content-length", 28),
+    (b"content-location", 29),
+    (b"content-range", 30),
+    (b"content-type", 31),
+    (b"date", 33),
+    (b"etag", 34),
+    (b"expires", 36),
+    (b"last-modified", 44),
+    (b"link", 45),
+    (b"location", 46),
+    (b"retry-after", 53),
+    (b"server", 54),
+    (b"set-cookie", 55),
+    (b"strict-transport-security", 56),
+    (b"vary", 59),
+    (b"via", 60),
+    (b"www-authenticate", 61),
+];
+
+/// `:status` values with an entry of their own in the static table.
+const STATIC_STATUS: &[(&[u8], u8)] = &[
+    (b"200", 8),
+    (b"204", 9),
+    (b"206", 10),
+    (b"304", 11),
+    (b"400", 12),
+    (b"404", 13),
+    (b"500", 14),
+];
+
+/// An HPACK integer with an `n`-bit prefix whose high bits are `first` (RFC 7541 §5.1).
+fn integer(out: &mut Vec<u8>, first: u8, n: u32, mut v: usize) {
+    let max = (1usize << n) - 1;
+    if v < max {
+        out.push(first | v as u8);
+        return;
+    }
+    out.push(first | max as u8);
+    v -= max;
+    while v >= 128 {
+        out.push((v % 128) as u8 | 0x80);
+        v /= 128;
+    }
+    out.push(v as u8);
+}
+
+/// A string literal, not Huffman-coded (§5.2).
+fn string(out: &mut Vec<u8>, s: &[u8], lowercase: bool) {
+    integer(out, 0, 7, s.len());
+    if lowercase {
+        out.extend(s.iter().map(u8::to_ascii_lowercase));
+    } else {
+        out.extend_from_slice(s);
+    }
+}
+
+/// Append to `out` the HPACK block of an HTTP/1 response head (`HTTP/1.1 SSS Reason\r\n`, then
+/// `Name: value\r\n` lines, then `\r\n`): `:status`, then each field with its name in
+/// lowercase, connection-specific fields left out (§8.2.2). Every representation is an indexed
+/// `:status` or a literal without indexing (§6.2.2), so the block changes no decoder's table.
+pub(super) fn encode_head(head: &[u8], out: &mut Vec<u8>) {
+    let mut lines = head
+        .split(|&c| c == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let status = lines.next().and_then(|l| l.get(9..12)).unwrap_or(b"500");
+    match STATIC_STATUS.iter().find(|(s, _)| *s == status) {
+        Some((_, i)) => out.push(0x80 | i),
+        None => {
+            integer(out, 0, 4, 8);
+            string(out, status, false);
+        }
+    }
+    for line in lines {
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let name = &line[..colon];
+        let mut value = &line[colon + 1..];
+        while let [b' ' | b'\t', rest @ ..] = value {
+            value = rest;
+        }
+        while let [rest @ .., b' ' | b'\t'] = value {
+            value = rest;
+        }
+        let lower = |s: &[u8]| s.eq_ignore_ascii_case(name);
+        if [
+            &b"connection"[..],
+            b"keep-alive",
+            b"proxy-connection",
+            b"transfer-encoding",
+            b"upgrade",
+        ]
+        .iter()
+        .any(|s| lower(s))
+        {
+            continue;
+        }
+        match STATIC_NAMES.iter().find(|(s, _)| lower(s)) {
+            Some((_, i)) => integer(out, 0, 4, *i as usize),
+            None => {
+                out.push(0);
+                string(out, name, true);
+            }
+        }
+        string(out, value, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hpack::Decoder;
+
+    fn decode(block: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut d = Decoder::new(4096);
+        let mut scratch = [0; 1024];
+        let mut fields = Vec::new();
+        d.decode(block, &mut scratch, |f| {
+            fields.push((f.name.to_vec(), f.value.to_vec()))
+        })
+        .unwrap();
+        assert_eq!(d.table_size(), 0, "no representation adds to the table");
+        fields
+    }
+
+    #[test]
+    fn a_head_becomes_a_block_that_decodes_to_its_fields() {
+        let head = b"HTTP/1.1 200 OK\r\nServer: canned\r\nDate: Wed, 02 Dec 2026 17:00:00 GMT\r\n\
+Content-Type: text/plain\r\nContent-Length: 3\r\nX-Custom: a b\r\nConnection: close\r\n\
+Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
+        let mut out = Vec::new();
+        encode_head(head, &mut out);
+        let fields = decode(&out);
+        let want: Vec<(&[u8], &[u8])> = vec![
+            (b":status", b"200"),
+            (b"server", b"canned"),
+            (b"date", b"Wed, 02 Dec 2026 17:00:00 GMT"),
+            (b"content-type", b"text/plain"),
+            (b"content-length", b"3"),
+            (b"x-custom", b"a b"),
+            (b"access-control-allow-origin", b"*"),
+            (b"allow", b"GET"),
+        ];
+        let got: Vec<(&[u8], &[u8])> = fields.iter().map(|(n, v)| (&n[..], &v[..])).collect();
+        assert_eq!(got, want);
+        for (status, indexed) in [(b"404", true), (b"405", false), (b"503", false)] {
+            let mut head = b"HTTP/1.1 ".to_vec();
+            head.extend_from_slice(status);
+            head.extend_from_slice(b" X\r\n\r\n");
+            let mut out = Vec::new();
+            encode_head(&head, &mut out);
+            assert_eq!(out[0] & 0x80 != 0, indexed);
+            assert_eq!(decode(&out), vec![(b":status".to_vec(), status.to_vec())]);
+        }
+        // A name past the 4-bit prefix and a long value take continuation bytes.
+        let long = format!(
+            "HTTP/1.1 200 OK\r\nWWW-Authenticate: {}\r\n\r\n",
+            "v".repeat(300)
+        );
+        let mut out = Vec::new();
+        encode_head(long.as_bytes(), &mut out);
+        assert_eq!(decode(&out)[1].1.len(), 300);
+    }
+
+    fn check(fields: &[(&[u8], &[u8])], trailers: bool) -> Result<(), &'static str> {
+        let mut r = RequestFields::default();
+        r.reset(trailers);
+        for (name, value) in fields {
+            r.add(Field {
+                name,
+                value,
+                representation: crate::hpack::Representation::Indexed,
+            });
+        }
+        r.check()
+    }
+
+    #[test]
+    fn pseudo_header_rules() {
+        let m: (&[u8], &[u8]) = (b":method", b"GET");
+        let s: (&[u8], &[u8]) = (b":scheme", b"http");
+        let p: (&[u8], &[u8]) = (b":path", b"/");
+        let a: (&[u8], &[u8]) = (b":authority", b"h");
+        let x: (&[u8], &[u8]) = (b"x", b"1");
+        assert_eq!(check(&[m, s, p], false), Ok(()));
+        assert_eq!(check(&[m, s, p, a, x], false), Ok(()));
+        assert_eq!(check(&[(b":method", b"CONNECT"), a], false), Ok(()));
+        assert_eq!(check(&[x], true), Ok(()));
+        type Fields<'a> = &'a [(&'a [u8], &'a [u8])];
+        let bad: &[(&str, Fields<'_>, bool)] = &[
+            ("no method", &[s, p], false),
+            ("no scheme", &[m, p], false),
+            ("no path", &[m, s], false),
+            ("empty path", &[m, s, (b":path", b"")], false),
+            ("method twice", &[m, m, s, p], false),
+            ("path twice", &[m, s, p, p], false),
+            ("after regular", &[m, s, x, p], false),
+            ("status", &[m, s, p, (b":status", b"200")], false),
+            ("unknown pseudo", &[m, s, p, (b":foo", b"1")], false),
+            ("uppercase", &[m, s, p, (b"X-A", b"1")], false),
+            ("space in name", &[m, s, p, (b"x a", b"1")], false),
+            ("empty name", &[m, s, p, (b"", b"1")], false),
+            ("colon inside", &[m, s, p, (b"x:a", b"1")], false),
+            ("connection", &[m, s, p, (b"connection", b"close")], false),
+            ("keep-alive", &[m, s, p, (b"keep-alive", b"1")], false),
+            (
+                "transfer-encoding",
+                &[m, s, p, (b"transfer-encoding", b"chunked")],
+                false,
+            ),
+            ("upgrade", &[m, s, p, (b"upgrade", b"h2c")], false),
+            ("te gzip", &[m, s, p, (b"te", b"gzip")], false),
+            ("value LF", &[m, s, p, (b"x", b"a\nb")], false),
+            ("value NUL", &[m, s, p, (b"x", b"a\0b")], false),
+            ("value leading space", &[m, s, p, (b"x", b" a")], false),
+            (
+                "CONNECT with path",
+                &[(b":method", b"CONNECT"), a, p],
+                false,
+            ),
+            ("CONNECT no authority", &[(b":method", b"CONNECT")], false),
+            ("pseudo in trailers", &[p], true),
+        ];
+        for (what, fields, trailers) in bad {
+            assert!(check(fields, *trailers).is_err(), "{what}");
+        }
+        assert_eq!(check(&[m, s, p, (b"te", b"trailers")], false), Ok(()));
+    }
+}

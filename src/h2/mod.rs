@@ -1,0 +1,894 @@
+//! HTTP/2 over cleartext (RFC 9113): one connection's life as a state machine, without
+//! sockets, beside `h1` and driven by the loop through the same [`Connection`] calls.
+//!
+//! The connection checks the preface, sends its SETTINGS ([`SETTINGS`]), acknowledges and
+//! applies the peer's, reads frames (`crate::frame`), decodes each request's header block with
+//! `crate::hpack` (HEADERS and its CONTINUATION frames), checks it against §8.2 and §8.3
+//! (`fields`), and answers it with the route the `response` layer picks for HTTP/1 (its
+//! method and path, `--methods`, `--health`, the counter routes): the route's head, turned
+//! into an HPACK block of static indexes and literals without indexing, then its body in DATA
+//! frames within the peer's windows and SETTINGS_MAX_FRAME_SIZE. A request's body is
+//! discarded as it arrives and its window given back at once; the request is answered at its
+//! END_STREAM. PING is acknowledged, PRIORITY and unknown frames ignored, a RST_STREAM ends its
+//! stream, and a connection error sends GOAWAY with the RFC's code, then closes. At a drain,
+//! GOAWAY with the last stream id, then the streams in flight are finished.
+//!
+//! Memory, bounded per connection (all of it taken at the preface, in one [`Box`] whose
+//! buffers keep their capacity: no allocation per request once they have grown):
+//! - input: a partial frame (at most 9 + [`MAX_FRAME_SIZE`] bytes), or the rest of one read
+//!   held back while output is over [`OUT_HIGH`];
+//! - output: [`OUT_HIGH`] plus one frame, and the control frames answering one read;
+//! - a header block: at most [`MAX_BLOCK`] bytes; the HPACK table its 4,096 bytes, the
+//!   Huffman scratch [`MAX_HEADER_LIST_SIZE`];
+//! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
+//!   REFUSED_STREAM).
+//!
+//! By concern: `fields` (the request's fields checked, the response head encoded), this file
+//! (the frames, the streams, the calls of the loop).
+
+mod fields;
+#[cfg(test)]
+mod tests;
+
+pub use crate::frame::is_preface;
+
+use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
+use crate::frame::{
+    DEFAULT_WINDOW, ErrorCode, Frame, FrameError, HEADER_LEN, Header, MAX_WINDOW, PREFACE, flag,
+    kind, setting,
+};
+use crate::hpack::Decoder;
+use crate::response::{KeepAliveForm, Responses};
+use crate::stats::Timeout;
+use fields::{RequestFields, encode_head};
+
+/// The environment of an HTTP/2 connection's calls: it borrows nothing from the pool.
+pub type Env<'a> = crate::conn::Env<'a, NoWork>;
+
+/// SETTINGS_MAX_CONCURRENT_STREAMS advertised, and enforced.
+pub const MAX_CONCURRENT_STREAMS: u32 = 100;
+/// SETTINGS_INITIAL_WINDOW_SIZE advertised: each stream's receive window.
+pub const INITIAL_WINDOW_SIZE: u32 = DEFAULT_WINDOW;
+/// SETTINGS_MAX_FRAME_SIZE advertised: the largest frame payload read.
+pub const MAX_FRAME_SIZE: u32 = 16_384;
+/// SETTINGS_HEADER_TABLE_SIZE advertised: the HPACK decoder's table.
+pub const HEADER_TABLE_SIZE: u32 = 4_096;
+/// SETTINGS_MAX_HEADER_LIST_SIZE advertised: the decoded fields of one block, counted as
+/// RFC 9113 §6.5.2 does.
+pub const MAX_HEADER_LIST_SIZE: u32 = 16_384;
+/// The largest header block (HEADERS and its CONTINUATION frames) read: a longer one ends the
+/// connection with ENHANCE_YOUR_CALM.
+pub const MAX_BLOCK: usize = 32 * 1024;
+/// Output is filled with DATA up to this much pending, and no frame is read past it.
+pub const OUT_HIGH: usize = 64 * 1024;
+
+/// The server's SETTINGS frame, sent first (§3.4).
+pub const SETTINGS: [u8; HEADER_LEN + 30] = {
+    let mut f = [0u8; HEADER_LEN + 30];
+    f[2] = 30;
+    f[3] = kind::SETTINGS;
+    let params = [
+        (setting::MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS),
+        (setting::INITIAL_WINDOW_SIZE, INITIAL_WINDOW_SIZE),
+        (setting::MAX_FRAME_SIZE, MAX_FRAME_SIZE),
+        (setting::HEADER_TABLE_SIZE, HEADER_TABLE_SIZE),
+        (setting::MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST_SIZE),
+    ];
+    let mut i = 0;
+    while i < params.len() {
+        let at = HEADER_LEN + 6 * i;
+        let id = params[i].0.to_be_bytes();
+        let v = params[i].1.to_be_bytes();
+        f[at] = id[0];
+        f[at + 1] = id[1];
+        f[at + 2] = v[0];
+        f[at + 3] = v[1];
+        f[at + 4] = v[2];
+        f[at + 5] = v[3];
+        i += 1;
+    }
+    f
+};
+
+/// What an HTTP/2 connection borrows from the worker's pool: nothing (its buffers are its
+/// own, taken once at the preface).
+#[derive(Debug)]
+pub struct NoWork;
+
+impl Pooled for NoWork {
+    fn new(_: &Settings) -> NoWork {
+        NoWork
+    }
+    fn renew(&mut self, _: &Settings) {}
+    fn reset(&mut self) {}
+    fn shed(&mut self) {}
+    fn capacity(&self) -> usize {
+        0
+    }
+}
+
+/// One HTTP/2 connection. See the module documentation.
+#[derive(Debug)]
+pub struct Conn {
+    st: Box<State>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Reading the client preface, then its SETTINGS.
+    Preface,
+    Open,
+    /// A GOAWAY for an error is queued: read nothing more, close once written.
+    Closing,
+    /// The write side is shut: discard input for a while, then close.
+    Lingering,
+}
+
+/// A stream the client opened and canned has not finished answering.
+#[derive(Clone, Copy, Debug)]
+struct Stream {
+    id: u32,
+    /// Its request's END_STREAM came: it is answered.
+    answering: bool,
+    headers_sent: bool,
+    route: u16,
+    head_only: bool,
+    /// Body bytes sent.
+    at: usize,
+    /// The peer's receive window for it (may go negative after a SETTINGS change, §6.9.2).
+    window: i64,
+    /// Its receive window as the peer sees it.
+    recv_window: i64,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// Bytes of the preface matched so far.
+    preface_at: usize,
+    /// The peer's first SETTINGS came (it must be the first frame, §3.4).
+    peer_settings: bool,
+    input: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    decoder: Decoder,
+    scratch: Vec<u8>,
+    /// A header block being gathered (HEADERS, then CONTINUATION frames).
+    block: Vec<u8>,
+    /// Its stream (0: none open; then any frame but its CONTINUATION is an error, §6.10).
+    block_stream: u32,
+    block_end_stream: bool,
+    fields: RequestFields,
+    /// The route's HTTP/1 head, to encode.
+    head: Vec<u8>,
+    /// The encoded header block of a response.
+    encoded: Vec<u8>,
+    streams: Vec<Stream>,
+    /// The highest stream the client opened.
+    last_stream: u32,
+    /// The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE.
+    peer_initial_window: u32,
+    peer_max_frame: u32,
+    /// The connection's send window.
+    window: i64,
+    /// The connection's receive window as the peer sees it.
+    recv_window: i64,
+    /// A GOAWAY was sent: no new stream is answered.
+    goaway_sent: bool,
+    /// The peer sent GOAWAY: close when the streams are answered.
+    peer_goaway: bool,
+    eof: bool,
+    active_us: u64,
+    out_since_us: u64,
+    served: u32,
+    linger_left: usize,
+}
+
+impl Connection for Conn {
+    type Work = NoWork;
+
+    fn new(now_us: u64) -> Conn {
+        let mut out = Vec::with_capacity(OUT_HIGH / 4);
+        out.extend_from_slice(&SETTINGS);
+        Conn {
+            st: Box::new(State {
+                phase: Phase::Preface,
+                preface_at: 0,
+                peer_settings: false,
+                input: Vec::new(),
+                out,
+                out_pos: 0,
+                decoder: Decoder::new(HEADER_TABLE_SIZE as usize)
+                    .max_header_list_size(MAX_HEADER_LIST_SIZE as usize),
+                scratch: vec![0; MAX_HEADER_LIST_SIZE as usize],
+                block: Vec::new(),
+                block_stream: 0,
+                block_end_stream: false,
+                fields: RequestFields::default(),
+                head: Vec::new(),
+                encoded: Vec::new(),
+                streams: Vec::with_capacity(MAX_CONCURRENT_STREAMS as usize),
+                last_stream: 0,
+                peer_initial_window: DEFAULT_WINDOW,
+                peer_max_frame: crate::frame::MIN_MAX_FRAME_SIZE,
+                window: DEFAULT_WINDOW as i64,
+                recv_window: DEFAULT_WINDOW as i64,
+                goaway_sent: false,
+                peer_goaway: false,
+                eof: false,
+                active_us: now_us,
+                out_since_us: now_us,
+                served: 0,
+                linger_left: 0,
+            }),
+        }
+    }
+
+    fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
+        let s = &mut *self.st;
+        env.stats.bytes_in += data.len() as u64;
+        s.active_us = env.now_us;
+        match s.phase {
+            Phase::Lingering => {
+                s.linger_left = s.linger_left.saturating_sub(data.len());
+                return;
+            }
+            Phase::Closing => return,
+            _ => {}
+        }
+        if s.input.is_empty() {
+            let used = s.process(data, env);
+            s.input.extend_from_slice(&data[used..]);
+        } else {
+            s.input.extend_from_slice(data);
+            s.resume(env);
+        }
+        s.after(env);
+    }
+
+    fn on_eof(&mut self) {
+        self.st.eof = true;
+    }
+
+    fn output(&self) -> &[u8] {
+        &self.st.out[self.st.out_pos..]
+    }
+
+    fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
+        let s = &mut *self.st;
+        env.stats.bytes_out += n as u64;
+        if n > 0 {
+            s.active_us = env.now_us;
+            s.out_since_us = env.now_us;
+        }
+        s.out_pos += n;
+        if s.out_pos == s.out.len() {
+            s.out.clear();
+            s.out_pos = 0;
+        } else if s.out_pos >= OUT_HIGH / 2 {
+            s.out.drain(..s.out_pos);
+            s.out_pos = 0;
+        }
+        if matches!(s.phase, Phase::Open | Phase::Preface) {
+            if !s.input.is_empty() && s.pending_out() < OUT_HIGH {
+                s.resume(env);
+            }
+            s.after(env);
+        }
+    }
+
+    fn wants_read(&self) -> bool {
+        let s = &*self.st;
+        match s.phase {
+            Phase::Preface | Phase::Open => {
+                !s.eof
+                    && s.pending_out() < OUT_HIGH
+                    && s.input.len() <= HEADER_LEN + MAX_FRAME_SIZE as usize
+            }
+            Phase::Lingering => !s.eof && s.linger_left > 0,
+            Phase::Closing => false,
+        }
+    }
+
+    fn next(&self) -> Next {
+        let s = &*self.st;
+        let flushed = s.pending_out() == 0;
+        match s.phase {
+            Phase::Closing if flushed => Next::Close { linger: true },
+            Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
+            Phase::Open | Phase::Preface if flushed && s.eof => Next::Close { linger: false },
+            Phase::Open if flushed && s.peer_goaway && s.streams.is_empty() => {
+                Next::Close { linger: false }
+            }
+            _ => Next::Continue,
+        }
+    }
+
+    fn wake_at(&self, settings: &Settings) -> Option<u64> {
+        let s = &*self.st;
+        let t = &settings.timeouts;
+        Some(match s.phase {
+            Phase::Lingering => s.active_us + LINGER_US,
+            Phase::Preface => s.active_us.saturating_add(t.header_us),
+            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
+            _ => s.active_us.saturating_add(t.idle_us),
+        })
+    }
+
+    fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
+        let s = &mut *self.st;
+        let now = env.now_us;
+        let t = env.settings.timeouts;
+        match s.phase {
+            Phase::Lingering if now > s.active_us + LINGER_US => Next::Close { linger: false },
+            Phase::Preface if now > s.active_us.saturating_add(t.header_us) => {
+                env.stats.timeouts[Timeout::Header as usize] += 1;
+                Next::Close { linger: false }
+            }
+            Phase::Open | Phase::Closing
+                if s.pending_out() > 0 && now > s.out_since_us.saturating_add(t.write_us) =>
+            {
+                env.stats.timeouts[Timeout::Write as usize] += 1;
+                Next::Close { linger: false }
+            }
+            Phase::Open if s.pending_out() == 0 && now > s.active_us.saturating_add(t.idle_us) => {
+                env.stats.timeouts[Timeout::Idle as usize] += 1;
+                // Say so before closing (§6.8): no stream is lost that the client may retry.
+                s.goaway(ErrorCode::NoError);
+                s.phase = Phase::Closing;
+                Next::Continue
+            }
+            _ => {
+                s.after(env);
+                Next::Continue
+            }
+        }
+    }
+
+    fn start_lingering(&mut self, now_us: u64, _: &mut Pool<NoWork>) {
+        let s = &mut *self.st;
+        s.phase = Phase::Lingering;
+        s.linger_left = LINGER_BYTES;
+        s.active_us = now_us;
+        s.input = Vec::new();
+    }
+
+    fn release(&mut self, _: &mut Pool<NoWork>) {}
+
+    fn is_lingering(&self) -> bool {
+        self.st.phase == Phase::Lingering
+    }
+
+    fn is_idle(&self) -> bool {
+        let s = &*self.st;
+        matches!(s.phase, Phase::Open)
+            && s.streams.is_empty()
+            && s.block_stream == 0
+            && s.pending_out() == 0
+            && s.input.is_empty()
+    }
+
+    fn is_held(&self) -> bool {
+        false
+    }
+
+    fn is_silent(&self) -> bool {
+        false
+    }
+
+    fn last_active_us(&self) -> u64 {
+        self.st.active_us
+    }
+
+    fn served(&self) -> u32 {
+        self.st.served
+    }
+}
+
+/// What the tests measure.
+impl Conn {
+    /// Streams open or being answered.
+    pub fn streams(&self) -> usize {
+        self.st.streams.len()
+    }
+
+    /// Bytes held by the connection's buffers (their capacity).
+    pub fn buffered(&self) -> usize {
+        let s = &*self.st;
+        std::mem::size_of::<State>()
+            + s.input.capacity()
+            + s.out.capacity()
+            + s.scratch.capacity()
+            + s.block.capacity()
+            + s.head.capacity()
+            + s.encoded.capacity()
+            + s.fields.method.capacity()
+            + s.fields.path.capacity()
+            + s.streams.capacity() * std::mem::size_of::<Stream>()
+    }
+}
+
+/// An error found while reading frames: the connection's (GOAWAY) or one stream's
+/// (RST_STREAM).
+type Failed = FrameError;
+
+fn conn_error(code: ErrorCode) -> Failed {
+    FrameError { code, stream: None }
+}
+
+fn stream_error(code: ErrorCode, stream: u32) -> Failed {
+    FrameError {
+        code,
+        stream: Some(stream),
+    }
+}
+
+impl State {
+    fn pending_out(&self) -> usize {
+        self.out.len() - self.out_pos
+    }
+
+    /// Process held-back input.
+    fn resume(&mut self, env: &mut Env<'_>) {
+        let input = std::mem::take(&mut self.input);
+        let used = self.process(&input, env);
+        let mut input = input;
+        input.drain(..used);
+        // The old buffer kept its capacity; whatever `process` queued went to `out`.
+        self.input = input;
+    }
+
+    /// Read the preface and whole frames from `buf`; returns the bytes used (all once the
+    /// connection is closing). Stops at a partial frame, or while output is over
+    /// [`OUT_HIGH`].
+    fn process(&mut self, buf: &[u8], env: &mut Env<'_>) -> usize {
+        let mut at = 0;
+        if self.phase == Phase::Preface && self.preface_at < PREFACE.len() {
+            let n = (PREFACE.len() - self.preface_at).min(buf.len());
+            if buf[..n] != PREFACE[self.preface_at..self.preface_at + n] {
+                // Not HTTP/2 after all: a protocol error (§3.4).
+                self.goaway(ErrorCode::ProtocolError);
+                return buf.len();
+            }
+            self.preface_at += n;
+            at = n;
+        }
+        while self.phase != Phase::Closing {
+            if self.pending_out() >= OUT_HIGH {
+                break;
+            }
+            let Some(h) = Header::parse(&buf[at..]) else {
+                break;
+            };
+            if h.len > MAX_FRAME_SIZE {
+                self.fail(conn_error(ErrorCode::FrameSizeError), env);
+                break;
+            }
+            let end = at + HEADER_LEN + h.len as usize;
+            if end > buf.len() {
+                break;
+            }
+            let payload = &buf[at + HEADER_LEN..end];
+            at = end;
+            if let Err(e) = self.frame(&h, payload, env) {
+                self.fail(e, env);
+            }
+        }
+        if self.phase == Phase::Closing {
+            return buf.len();
+        }
+        at
+    }
+
+    /// One whole frame.
+    fn frame(&mut self, h: &Header, payload: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
+        let f = Frame::parse(h, payload, MAX_FRAME_SIZE)?;
+        if self.block_stream != 0 {
+            match f {
+                Frame::Continuation { stream, .. } if stream == self.block_stream => {}
+                // §6.10: anything else, a CONTINUATION of another stream included.
+                _ => return Err(conn_error(ErrorCode::ProtocolError)),
+            }
+        }
+        if !self.peer_settings {
+            match f {
+                Frame::Settings { ack: false, .. } => {
+                    self.peer_settings = true;
+                    self.phase = Phase::Open;
+                }
+                // §3.4: the preface ends with a SETTINGS frame.
+                _ => return Err(conn_error(ErrorCode::ProtocolError)),
+            }
+        }
+        match f {
+            Frame::Data {
+                stream,
+                end_stream,
+                flow_len,
+                ..
+            } => self.data(stream, end_stream, flow_len, env),
+            Frame::Headers {
+                stream,
+                end_stream,
+                end_headers,
+                fragment,
+            } => {
+                if stream % 2 == 0 {
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
+                self.block.clear();
+                self.block_end_stream = end_stream;
+                self.block_stream = stream;
+                self.fragment(fragment, end_headers, env)
+            }
+            Frame::Continuation {
+                stream,
+                end_headers,
+                fragment,
+            } => {
+                if self.block_stream != stream {
+                    // No HEADERS before it (§6.10).
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
+                self.fragment(fragment, end_headers, env)
+            }
+            Frame::Priority { .. } | Frame::Unknown { .. } => Ok(()),
+            Frame::RstStream { stream, .. } => {
+                if self.is_idle_stream(stream) {
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
+                self.streams.retain(|s| s.id != stream);
+                Ok(())
+            }
+            Frame::Settings { ack: true, .. } => Ok(()),
+            Frame::Settings { params, .. } => {
+                let mut window = None;
+                let mut max_frame = None;
+                params.each(|id, v| match id {
+                    setting::INITIAL_WINDOW_SIZE => window = Some(v),
+                    setting::MAX_FRAME_SIZE => max_frame = Some(v),
+                    _ => {}
+                })?;
+                if let Some(w) = window {
+                    let delta = i64::from(w) - i64::from(self.peer_initial_window);
+                    self.peer_initial_window = w;
+                    for s in &mut self.streams {
+                        s.window += delta;
+                        if s.window > i64::from(MAX_WINDOW) {
+                            return Err(conn_error(ErrorCode::FlowControlError));
+                        }
+                    }
+                }
+                if let Some(m) = max_frame {
+                    self.peer_max_frame = m;
+                }
+                self.control(kind::SETTINGS, flag::ACK, 0, &[]);
+                Ok(())
+            }
+            Frame::Ping { ack: false, data } => {
+                self.control(kind::PING, flag::ACK, 0, &data);
+                Ok(())
+            }
+            Frame::Ping { ack: true, .. } => Ok(()),
+            Frame::GoAway { .. } => {
+                self.peer_goaway = true;
+                Ok(())
+            }
+            Frame::WindowUpdate {
+                stream: 0,
+                increment,
+            } => {
+                self.window += i64::from(increment);
+                if self.window > i64::from(MAX_WINDOW) {
+                    return Err(conn_error(ErrorCode::FlowControlError));
+                }
+                Ok(())
+            }
+            Frame::WindowUpdate { stream, increment } => {
+                if self.is_idle_stream(stream) {
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
+                if let Some(s) = self.streams.iter_mut().find(|s| s.id == stream) {
+                    s.window += i64::from(increment);
+                    if s.window > i64::from(MAX_WINDOW) {
+                        return Err(stream_error(ErrorCode::FlowControlError, stream));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A stream the client has not opened yet (§5.1 "idle"); a frame on it other than
+    /// HEADERS and PRIORITY is a connection error.
+    fn is_idle_stream(&self, stream: u32) -> bool {
+        stream > self.last_stream
+    }
+
+    /// DATA: counted against the windows and given back at once (the body is discarded);
+    /// END_STREAM makes its request answered.
+    fn data(&mut self, stream: u32, end: bool, len: u32, env: &mut Env<'_>) -> Result<(), Failed> {
+        if self.is_idle_stream(stream) {
+            return Err(conn_error(ErrorCode::ProtocolError));
+        }
+        let len = i64::from(len);
+        self.recv_window -= len;
+        if self.recv_window < 0 {
+            return Err(conn_error(ErrorCode::FlowControlError));
+        }
+        if len > 0 {
+            self.recv_window += len;
+            self.control(kind::WINDOW_UPDATE, 0, 0, &(len as u32).to_be_bytes());
+        }
+        let Some(i) = self
+            .streams
+            .iter()
+            .position(|s| s.id == stream && !s.answering)
+        else {
+            // Closed, or half-closed by its END_STREAM (§6.1, §5.1).
+            return Err(stream_error(ErrorCode::StreamClosed, stream));
+        };
+        let s = &mut self.streams[i];
+        s.recv_window -= len;
+        if s.recv_window < 0 {
+            return Err(stream_error(ErrorCode::FlowControlError, stream));
+        }
+        if end {
+            self.answer(i, env);
+        } else if len > 0 {
+            s.recv_window += len;
+            self.control(kind::WINDOW_UPDATE, 0, stream, &(len as u32).to_be_bytes());
+        }
+        Ok(())
+    }
+
+    /// A fragment of the open header block; the block is decoded at its END_HEADERS.
+    fn fragment(&mut self, fragment: &[u8], end: bool, env: &mut Env<'_>) -> Result<(), Failed> {
+        if self.block.len() + fragment.len() > MAX_BLOCK {
+            // A CONTINUATION flood, or a block canned does not keep: it cannot be decoded
+            // without its whole, so the connection ends (the HPACK table would drift).
+            return Err(conn_error(ErrorCode::EnhanceYourCalm));
+        }
+        if !end {
+            self.block.extend_from_slice(fragment);
+            return Ok(());
+        }
+        let stream = std::mem::replace(&mut self.block_stream, 0);
+        if self.block.is_empty() {
+            self.headers(stream, fragment, env)
+        } else {
+            self.block.extend_from_slice(fragment);
+            let block = std::mem::take(&mut self.block);
+            let r = self.headers(stream, &block, env);
+            self.block = block;
+            r
+        }
+    }
+
+    /// A whole header block on `stream`: a new request, or its trailers.
+    fn headers(&mut self, stream: u32, block: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
+        let end_stream = self.block_end_stream;
+        let existing = self.streams.iter().position(|s| s.id == stream);
+        let new = stream > self.last_stream;
+        if !new {
+            match existing {
+                Some(i) if !self.streams[i].answering => {}
+                // Half-closed (remote): a stream error (§5.1).
+                Some(_) => {
+                    let _ = self.decode(block, true)?;
+                    return Err(stream_error(ErrorCode::StreamClosed, stream));
+                }
+                // Closed: its END_STREAM or RST_STREAM came before (§5.1).
+                None => return Err(conn_error(ErrorCode::StreamClosed)),
+            }
+        }
+        let decoded = self.decode(block, !new)?;
+        if !new {
+            // Trailers: they end the stream (§8.1), carry no pseudo-header, and are otherwise
+            // discarded as the body was.
+            let i = existing.unwrap_or(0);
+            if decoded.is_err() || !end_stream {
+                self.streams.remove(i);
+                return Err(stream_error(ErrorCode::ProtocolError, stream));
+            }
+            self.answer(i, env);
+            return Ok(());
+        }
+        self.last_stream = stream;
+        if self.goaway_sent {
+            // After our GOAWAY, new streams are ignored (§6.8); the block was decoded, so the
+            // table stays in step.
+            return Ok(());
+        }
+        env.stats.requests += 1;
+        if let Err(_why) = decoded {
+            // Malformed (§8.1.1): a stream error.
+            return Err(stream_error(ErrorCode::ProtocolError, stream));
+        }
+        if self.streams.len() >= MAX_CONCURRENT_STREAMS as usize {
+            return Err(stream_error(ErrorCode::RefusedStream, stream));
+        }
+        let f = &self.fields;
+        let route = env.responses.route(&f.method, f.route_path());
+        let head_only = f.method == b"HEAD";
+        self.streams.push(Stream {
+            id: stream,
+            answering: false,
+            headers_sent: false,
+            route: route as u16,
+            head_only,
+            at: 0,
+            window: i64::from(self.peer_initial_window),
+            recv_window: i64::from(INITIAL_WINDOW_SIZE),
+        });
+        if end_stream {
+            let i = self.streams.len() - 1;
+            self.answer(i, env);
+        }
+        Ok(())
+    }
+
+    /// Decode a block into [`State::fields`]: an HPACK error is the connection's
+    /// (COMPRESSION_ERROR, §4.3); a malformed request is returned for its stream.
+    fn decode(&mut self, block: &[u8], trailers: bool) -> Result<Result<(), &'static str>, Failed> {
+        self.fields.reset(trailers);
+        let fields = &mut self.fields;
+        self.decoder
+            .decode(block, &mut self.scratch, |f| fields.add(f))
+            .map_err(|_| conn_error(ErrorCode::CompressionError))?;
+        Ok(self.fields.check())
+    }
+
+    /// Stream `i`'s request is complete: it is answered.
+    fn answer(&mut self, i: usize, env: &mut Env<'_>) {
+        let s = &mut self.streams[i];
+        s.answering = true;
+        self.served = self.served.saturating_add(1);
+        let status = env.responses.status(s.route as usize);
+        env.stats.by_status[status as usize] += 1;
+    }
+
+    /// Queue a frame with this payload.
+    fn control(&mut self, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
+        let h = Header {
+            len: payload.len() as u32,
+            kind,
+            flags,
+            stream,
+        };
+        self.out.extend_from_slice(&h.encode());
+        self.out.extend_from_slice(payload);
+    }
+
+    /// Send GOAWAY with `code` and the last stream processed (§6.8). Any code but NO_ERROR
+    /// closes the connection once it is written.
+    fn goaway(&mut self, code: ErrorCode) {
+        let mut p = [0u8; 8];
+        p[..4].copy_from_slice(&self.last_stream.to_be_bytes());
+        p[4..].copy_from_slice(&(code as u32).to_be_bytes());
+        self.control(kind::GOAWAY, 0, 0, &p);
+        self.goaway_sent = true;
+        if code != ErrorCode::NoError || self.streams.is_empty() {
+            self.phase = Phase::Closing;
+            self.input.clear();
+        }
+    }
+
+    /// A frame broke a rule: RST_STREAM for a stream error (§5.4.2), GOAWAY for a connection
+    /// error (§5.4.1).
+    fn fail(&mut self, e: Failed, env: &mut Env<'_>) {
+        match e.stream {
+            Some(id) => {
+                self.streams.retain(|s| s.id != id);
+                self.control(kind::RST_STREAM, 0, id, &(e.code as u32).to_be_bytes());
+            }
+            None => {
+                let _ = env;
+                self.goaway(e.code);
+            }
+        }
+    }
+
+    /// After input or output: a drain's GOAWAY, then the answers' frames.
+    fn after(&mut self, env: &mut Env<'_>) {
+        if env.draining && !self.goaway_sent && self.phase == Phase::Open {
+            self.goaway(ErrorCode::NoError);
+        }
+        if self.phase == Phase::Open {
+            self.pump(env);
+        }
+        if self.goaway_sent && self.streams.is_empty() && self.phase == Phase::Open {
+            self.phase = Phase::Closing;
+        }
+    }
+
+    /// Fill the output with the answered streams' frames: HEADERS, then DATA within the
+    /// windows and the peer's frame size, up to [`OUT_HIGH`].
+    fn pump(&mut self, env: &mut Env<'_>) {
+        let mut i = 0;
+        while i < self.streams.len() && self.pending_out() < OUT_HIGH {
+            let mut s = self.streams[i];
+            if !s.answering {
+                i += 1;
+                continue;
+            }
+            let responses = env.responses;
+            let body = responses.body(s.route as usize);
+            let body = if s.head_only { &[][..] } else { body };
+            if !s.headers_sent {
+                self.response_headers(&s, body.is_empty(), responses);
+                s.headers_sent = true;
+            }
+            while s.at < body.len() && self.pending_out() < OUT_HIGH {
+                let n = (body.len() - s.at)
+                    .min(self.peer_max_frame as usize)
+                    .min(s.window.max(0) as usize)
+                    .min(self.window.max(0) as usize);
+                if n == 0 {
+                    break;
+                }
+                let end = s.at + n == body.len();
+                let h = Header {
+                    len: n as u32,
+                    kind: kind::DATA,
+                    flags: if end { flag::END_STREAM } else { 0 },
+                    stream: s.id,
+                };
+                self.out.extend_from_slice(&h.encode());
+                self.out.extend_from_slice(&body[s.at..s.at + n]);
+                s.at += n;
+                s.window -= n as i64;
+                self.window -= n as i64;
+            }
+            if s.at == body.len() {
+                self.streams.remove(i);
+            } else {
+                self.streams[i] = s;
+                i += 1;
+            }
+        }
+    }
+
+    /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
+    /// than the peer's frame size), ending the stream when there is no body.
+    fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
+        self.head.clear();
+        responses.append(
+            s.route as usize,
+            KeepAliveForm::KeepAlive11,
+            true,
+            usize::MAX,
+            &mut self.head,
+        );
+        self.encoded.clear();
+        encode_head(&self.head, &mut self.encoded);
+        let max = self.peer_max_frame as usize;
+        let mut rest = &self.encoded[..];
+        let mut first = true;
+        loop {
+            let n = rest.len().min(max);
+            let last = n == rest.len();
+            let mut flags = if last { flag::END_HEADERS } else { 0 };
+            if first && no_body {
+                flags |= flag::END_STREAM;
+            }
+            let h = Header {
+                len: n as u32,
+                kind: if first {
+                    kind::HEADERS
+                } else {
+                    kind::CONTINUATION
+                },
+                flags,
+                stream: s.id,
+            };
+            self.out.extend_from_slice(&h.encode());
+            self.out.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            first = false;
+            if last {
+                break;
+            }
+        }
+    }
+}

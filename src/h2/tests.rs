@@ -1,0 +1,1 @@
+//! Unit tests of the HTTP/2 connection, driven without sockets.
