@@ -463,6 +463,7 @@ fn httpbin_drip() {
         ("/drip?code=foo", "status code"),
         ("/drip?code=-1", "status code"),
         ("/drip?code=25", "status code"),
+        ("/drip?code=100", "status code"),
         ("/drip?code=600", "status code"),
         ("/drip?duration=7s&delay=4s", "too much time"),
         ("/drip?duration=10s", "too much time"),
