@@ -9,11 +9,14 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// One row: the target; go-httpbin's status, body length (`None`: a JSON echo, its length
-/// varies) and content type; canned's status, body length and content type.
+/// varies) and content type; canned's status, body length and content type; and the least
+/// time the whole answer takes (ms; the client measures from before it sends to the body's
+/// end, so the bound is exact, and allows 10 s more).
 struct Row {
     target: &'static str,
     httpbin: (u16, Option<usize>, &'static str),
     canned: (u16, Option<usize>, &'static str),
+    least_ms: u64,
 }
 
 const TEXT: &str = "text/plain; charset=utf-8";
@@ -26,89 +29,169 @@ const ROWS: &[Row] = &[
         target: "/status/503",
         httpbin: (503, Some(0), TEXT),
         canned: (503, Some(0), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/status/201",
         httpbin: (201, Some(0), TEXT),
         canned: (201, Some(0), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/status/418",
         httpbin: (418, Some(13), TEXT),
         canned: (418, Some(0), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/status/200:1,500:0",
         httpbin: (200, Some(0), TEXT),
         canned: (200, Some(0), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/status/500:0,502:2",
         httpbin: (502, Some(0), TEXT),
         canned: (502, Some(0), TEXT),
+        least_ms: 0,
     },
     // A bad code: writeError's JSON 400; canned's one line.
     Row {
         target: "/status/abc",
         httpbin: (400, None, JSON),
         canned: (400, Some(79), TEXT),
+        least_ms: 0,
     },
     // Bytes: N random bytes (handleBytes); canned's N filler bytes.
     Row {
         target: "/bytes/100",
         httpbin: (200, Some(100), OCTETS),
         canned: (200, Some(100), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/bytes/0",
         httpbin: (200, Some(0), ""),
         canned: (200, Some(0), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/bytes/1048577",
         httpbin: (400, None, JSON),
         canned: (400, Some(50), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/stream-bytes/30000",
         httpbin: (200, Some(30000), OCTETS),
         canned: (200, Some(30000), TEXT),
+        least_ms: 0,
     },
     // Delay: the request's JSON after the delay (RequestWithBody); canned's route body.
     Row {
         target: "/delay/0.1",
         httpbin: (200, None, JSON),
         canned: (200, Some(12), TEXT),
+        least_ms: 0,
     },
     Row {
         target: "/delay/11",
         httpbin: (400, None, JSON),
         canned: (400, Some(82), TEXT),
+        least_ms: 0,
     },
     // The echo paths: go-httpbin's JSON of args, headers, origin and url; canned's JSON echo.
     Row {
         target: "/anything?x=1",
         httpbin: (200, None, JSON),
         canned: (200, None, JSON),
+        least_ms: 0,
     },
     Row {
         target: "/get",
         httpbin: (200, None, JSON),
         canned: (200, None, JSON),
+        least_ms: 0,
     },
     Row {
         target: "/headers",
         httpbin: (200, None, JSON),
         canned: (200, None, JSON),
+        least_ms: 0,
     },
     Row {
         target: "/ip",
         httpbin: (200, None, JSON),
         canned: (200, None, JSON),
+        least_ms: 0,
+    },
+    // Drip: after `delay`, the head and the first of `numbytes` `*`s, the others paced so
+    // that the last goes `duration` after the first; text/plain with Content-Length (Drip).
+    Row {
+        target: "/drip?duration=0&delay=0",
+        httpbin: (200, Some(10), TEXT),
+        canned: (200, Some(10), TEXT),
+        least_ms: 0,
+    },
+    Row {
+        target: "/drip?numbytes=101&duration=0&delay=0&code=404",
+        httpbin: (404, Some(101), TEXT),
+        canned: (404, Some(101), TEXT),
+        least_ms: 0,
+    },
+    Row {
+        target: "/drip?numbytes=4&duration=300ms&delay=0",
+        httpbin: (200, Some(4), TEXT),
+        canned: (200, Some(4), TEXT),
+        least_ms: 300,
+    },
+    Row {
+        target: "/drip?numbytes=3&duration=0.2&delay=0.1",
+        httpbin: (200, Some(3), TEXT),
+        canned: (200, Some(3), TEXT),
+        least_ms: 300,
+    },
+    // One byte: no pause after it, so the duration takes no time (computePausePerWrite).
+    Row {
+        target: "/drip?numbytes=1&duration=300ms&delay=100ms",
+        httpbin: (200, Some(1), TEXT),
+        canned: (200, Some(1), TEXT),
+        least_ms: 100,
+    },
+    // A bad value: writeError's JSON 400; canned's one line naming the parameter.
+    Row {
+        target: "/drip?duration=1m",
+        httpbin: (400, None, JSON),
+        canned: (400, Some(91), TEXT),
+        least_ms: 0,
+    },
+    Row {
+        target: "/drip?numbytes=0",
+        httpbin: (400, None, JSON),
+        canned: (400, Some(53), TEXT),
+        least_ms: 0,
+    },
+    Row {
+        target: "/drip?code=600",
+        httpbin: (400, None, JSON),
+        canned: (400, Some(53), TEXT),
+        least_ms: 0,
+    },
+    Row {
+        target: "/drip?duration=7s&delay=4s",
+        httpbin: (400, None, JSON),
+        canned: (400, Some(67), TEXT),
+        least_ms: 0,
     },
 ];
 
-fn check(row: &Row, got: (u16, usize, &str), client: &str) {
+fn check(row: &Row, got: (u16, usize, &str, u64), client: &str) {
+    assert!(
+        (row.least_ms..row.least_ms + 10_000).contains(&got.3),
+        "{client} {}: {} ms",
+        row.target,
+        got.3
+    );
     let (status, len, ctype) = row.canned;
     assert_eq!(got.0, status, "{client} {}", row.target);
     if let Some(len) = len {
@@ -127,6 +210,7 @@ fn table_with_curl() {
     for workers in ["1", "2"] {
         let p = Proc::start(&["--workers", workers, "--control"]);
         for row in ROWS {
+            let start = Instant::now();
             let o = Command::new("curl")
                 .args([
                     "-s",
@@ -138,11 +222,12 @@ fn table_with_curl() {
                 .arg(p.url(row.target))
                 .output()
                 .unwrap();
+            let ms = start.elapsed().as_millis() as u64;
             let out = String::from_utf8(o.stdout).unwrap();
             let mut f = out.splitn(3, ' ');
             let status = f.next().unwrap().parse().unwrap();
             let len = f.next().unwrap().parse().unwrap();
-            check(row, (status, len, f.next().unwrap_or("")), "curl");
+            check(row, (status, len, f.next().unwrap_or(""), ms), "curl");
         }
         let start = Instant::now();
         let o = Command::new("curl")
@@ -164,13 +249,15 @@ fn table_with_python() {
         let targets: Vec<&str> = ROWS.iter().map(|r| r.target).collect();
         let script = format!(
             r#"
-import http.client, sys
+import http.client, sys, time
 c = http.client.HTTPConnection("{}", {}, timeout=10)
 for t in sys.argv[1:]:
+    start = time.monotonic()
     c.request("GET", t)
     r = c.getresponse()
     b = r.read()
-    print(r.status, len(b), r.getheader("Content-Type", ""))
+    ms = int((time.monotonic() - start) * 1000)
+    print(r.status, len(b), ms, r.getheader("Content-Type", ""))
 "#,
             p.addr.ip(),
             p.addr.port()
@@ -188,10 +275,11 @@ for t in sys.argv[1:]:
             String::from_utf8_lossy(&o.stderr)
         );
         for (row, line) in ROWS.iter().zip(out.lines()) {
-            let mut f = line.splitn(3, ' ');
+            let mut f = line.splitn(4, ' ');
             let status = f.next().unwrap().parse().unwrap();
             let len = f.next().unwrap().parse().unwrap();
-            check(row, (status, len, f.next().unwrap_or("")), "python");
+            let ms = f.next().unwrap().parse().unwrap();
+            check(row, (status, len, f.next().unwrap_or(""), ms), "python");
         }
     }
 }
@@ -210,10 +298,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"time"
 )
 
 func main() {
 	for _, t := range os.Args[2:] {
+		start := time.Now()
 		r, err := http.Get(os.Args[1] + t)
 		if err != nil {
 			fmt.Println("error", err)
@@ -221,7 +311,12 @@ func main() {
 		}
 		b, _ := io.ReadAll(r.Body)
 		r.Body.Close()
-		fmt.Println(r.StatusCode, len(b), r.Header.Get("Content-Type"))
+		ms := time.Since(start).Milliseconds()
+		if len(r.TransferEncoding) > 0 {
+			fmt.Println("error: Transfer-Encoding", r.TransferEncoding)
+			os.Exit(1)
+		}
+		fmt.Println(r.StatusCode, len(b), ms, r.Header.Get("Content-Type"))
 	}
 }
 "#,
@@ -239,10 +334,11 @@ func main() {
             String::from_utf8_lossy(&o.stderr)
         );
         for (row, line) in ROWS.iter().zip(out.lines()) {
-            let mut f = line.splitn(3, ' ');
+            let mut f = line.splitn(4, ' ');
             let status = f.next().unwrap().parse().unwrap();
             let len = f.next().unwrap().parse().unwrap();
-            check(row, (status, len, f.next().unwrap_or("")), "go");
+            let ms = f.next().unwrap().parse().unwrap();
+            check(row, (status, len, f.next().unwrap_or(""), ms), "go");
         }
     }
 }
@@ -309,4 +405,71 @@ fn counters_keep_their_paths() {
     assert!(text(2).contains("\"method\":\"GET\""), "{}", text(2));
     h.shutdown();
     h.join();
+}
+
+/// `/drip`'s pacing as go-httpbin's "writes are actually incremental": Python's http.client
+/// reads the head no earlier than `delay`, then one `*` at a time, byte `i` no earlier than
+/// `delay + i * duration / (numbytes - 1)` after the request was sent; the connection stays
+/// open for the next request, and a HEAD gets the head alone. One and two workers.
+#[test]
+fn drip_writes_are_incremental() {
+    if !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--control"]);
+        let script = format!(
+            r#"
+import http.client, time
+c = http.client.HTTPConnection("{}", {}, timeout=20)
+ms = lambda: (time.monotonic() - start) * 1000
+start = time.monotonic()
+c.request("GET", "/drip?numbytes=4&duration=300ms&delay=100ms")
+r = c.getresponse()
+print("head", r.status, r.getheader("Content-Length"), r.getheader("Transfer-Encoding"), ms())
+for i in range(4):
+    b = r.read(1)
+    print("byte", b.decode(), ms())
+print("rest", len(r.read()))
+start = time.monotonic()
+c.request("HEAD", "/drip?numbytes=4&duration=0&delay=50ms")
+r = c.getresponse()
+print("HEAD", r.status, r.getheader("Content-Length"), len(r.read()), ms())
+c.request("GET", "/drip?numbytes=2&duration=0&delay=0")
+r = c.getresponse()
+print("again", r.status, r.read().decode())
+"#,
+            p.addr.ip(),
+            p.addr.port()
+        );
+        let o = Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split(' ').collect()).collect();
+        assert_eq!(
+            lines.len(),
+            8,
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let at = |l: &[&str]| l.last().unwrap().parse::<f64>().unwrap();
+        assert_eq!(lines[0][..4], ["head", "200", "4", "None"], "{out}");
+        assert!(at(&lines[0]) >= 100.0, "{out}");
+        for i in 0..4 {
+            assert_eq!(lines[1 + i][1], "*", "{out}");
+            let least = 100.0 + 100.0 * i as f64;
+            assert!(
+                (least..least + 10_000.0).contains(&at(&lines[1 + i])),
+                "byte {i}: {out}"
+            );
+        }
+        // Paced, not sent whole at the end: the first byte well before the last.
+        assert!(at(&lines[4]) - at(&lines[1]) > 100.0, "{out}");
+        assert_eq!(lines[5], ["rest", "0"], "{out}");
+        assert_eq!(lines[6][..4], ["HEAD", "200", "4", "0"], "{out}");
+        assert!(at(&lines[6]) >= 50.0, "{out}");
+        assert_eq!(lines[7], ["again", "200", "**"], "{out}");
+    }
 }

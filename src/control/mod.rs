@@ -29,6 +29,8 @@ pub struct Control {
     pub delay_ms: u64,
     /// `bytes=SIZE`: the body is this many filler bytes.
     pub bytes: Option<u64>,
+    /// go-httpbin's `/drip`: the `bytes` body is `*`s, not the filler block.
+    pub stars: bool,
     /// `fault=stall`, `truncate:N`, `reset:N`, `drip:...` or `garbage:N`.
     pub delivery: Option<Delivery>,
     /// A `fault=latency:D` was given (counted and logged as a latency fault).
@@ -73,6 +75,14 @@ pub enum Drip {
         pieces: u32,
         /// From the first piece to the last (ms).
         over_ms: u64,
+    },
+    /// go-httpbin's `/drip`: the head with the body's first of `pieces` even pieces (2 to
+    /// 1 MiB) at once, the last `over_us` after the first.
+    Body {
+        /// Number of pieces of the body.
+        pieces: u32,
+        /// From the first piece to the last (µs).
+        over_us: u64,
     },
 }
 
@@ -132,12 +142,19 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
             None => return Ok(None),
         }
     };
+    // On `/drip` the query is go-httpbin's (`numbytes`, `duration`, `delay`, `code`).
+    let mut drip_path = false;
     if paths {
         if let Some(path) = path_of(request_line) {
-            any = httpbin_path(&mut c, path, draw)?;
+            if path == b"/drip" {
+                httpbin_drip(&mut c, query_of(request_line).unwrap_or(b""))?;
+                (any, drip_path) = (true, true);
+            } else {
+                any = httpbin_path(&mut c, path, draw)?;
+            }
         }
     }
-    if let Some(query) = query_of(request_line) {
+    if let Some(query) = query_of(request_line).filter(|_| !drip_path) {
         for pair in query.split(|&b| b == b'&') {
             let (name, value) = split_once(pair, b'=');
             if let Some(name) = known(name) {
@@ -239,6 +256,136 @@ fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'stati
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// go-httpbin's defaults for `/drip` (`DefaultDefaultParams`): 10 bytes, over 2 s, after 2 s.
+const DRIP_NUMBYTES: u64 = 10;
+const DRIP_DURATION_NS: u64 = 2_000_000_000;
+const DRIP_DELAY_NS: u64 = 2_000_000_000;
+const NS_PER_MS: u64 = 1_000_000;
+
+/// go-httpbin's `/drip?numbytes=N&duration=D&delay=D&code=CODE` (`Drip` in its handlers):
+/// after `delay`, the head and the first of N `*`s, then the others spread evenly so that the
+/// last goes `duration` after the first (go-httpbin pauses `duration / (N - 1)`, rounded up,
+/// between writes); with one byte or no duration, the body whole. Each parameter is read from
+/// its first value, an empty one taking the default, others ignored. Durations are seconds
+/// (`0.5`, to the millisecond below, as go-httpbin reads them) or Go durations (`250ms`,
+/// `1m30s`), from 0 to 10 s, and together at most 10 s; N from 1 to 1 MiB.
+fn httpbin_drip(c: &mut Control, query: &[u8]) -> Result<(), &'static str> {
+    const BAD_DURATION: &str = "httpbin: invalid duration: seconds (like 0.5) or a Go duration \
+                                (like 250ms), from 0 to 10s";
+    const BAD_DELAY: &str = "httpbin: invalid delay: seconds (like 0.5) or a Go duration \
+                             (like 250ms), from 0 to 10s";
+    const BAD_NUMBYTES: &str = "httpbin: invalid numbytes: a count from 1 to 1048576";
+    const BAD_CODE: &str = "httpbin: invalid status code: a code from 200 to 599";
+    let (mut duration_ns, mut delay_ns) = (DRIP_DURATION_NS, DRIP_DELAY_NS);
+    let (mut numbytes, mut code) = (DRIP_NUMBYTES, 200);
+    let max_ns = HTTPBIN_MAX_DELAY_MS * NS_PER_MS;
+    let mut seen = [false; 4];
+    for pair in query.split(|&b| b == b'&') {
+        let (name, raw) = split_once(pair, b'=');
+        let i = match name {
+            b"duration" => 0,
+            b"delay" => 1,
+            b"numbytes" => 2,
+            b"code" => 3,
+            _ => continue,
+        };
+        if core::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let mut buf = [0u8; MAX_VALUE];
+        let v = percent_decode(raw, &mut buf).and_then(|v| core::str::from_utf8(v).ok());
+        match (i, v) {
+            (_, Some("")) => {}
+            (0, v) => {
+                duration_ns = v
+                    .and_then(go_duration_ns)
+                    .filter(|&d| d <= max_ns)
+                    .ok_or(BAD_DURATION)?
+            }
+            (1, v) => {
+                delay_ns = v
+                    .and_then(go_duration_ns)
+                    .filter(|&d| d <= max_ns)
+                    .ok_or(BAD_DELAY)?
+            }
+            (2, v) => {
+                numbytes = v
+                    .and_then(|v| whole(v.strip_prefix('+').unwrap_or(v)))
+                    .filter(|n| (1..=HTTPBIN_MAX_BYTES).contains(n))
+                    .ok_or(BAD_NUMBYTES)?
+            }
+            (_, v) => {
+                code = v
+                    .and_then(|v| whole(v.strip_prefix('+').unwrap_or(v)))
+                    .filter(|n| (200..=599).contains(n))
+                    .ok_or(BAD_CODE)? as u16
+            }
+        }
+    }
+    if duration_ns + delay_ns > max_ns {
+        return Err("httpbin: too much time: duration and delay add up to more than 10s");
+    }
+    c.status = Some(code);
+    c.bytes = Some(numbytes);
+    c.stars = true;
+    // Never early: held to the millisecond above.
+    c.delay_ms = delay_ns.div_ceil(NS_PER_MS);
+    if duration_ns > 0 && numbytes > 1 {
+        c.delivery = Some(Delivery::Drip(Drip::Body {
+            pieces: numbytes as u32,
+            over_us: duration_ns.div_ceil(1_000),
+        }));
+    }
+    Ok(())
+}
+
+/// go-httpbin's `parseDuration`: a Go duration (`250ms`, `1.5s`, `1m30s`, `0`; units `ns`,
+/// `us`, `µs`, `ms`, `s`, `m`, `h`, at most six decimals each), else seconds (`1.5`) to the
+/// millisecond below, in ns; `None` for anything else, or a negative one (which go-httpbin
+/// refuses as shorter than 0).
+fn go_duration_ns(v: &str) -> Option<u64> {
+    let (negative, unsigned) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let ns = match scaled(unsigned, 1_000) {
+        Some(ms) => ms.checked_mul(NS_PER_MS)?,
+        None => {
+            let mut rest = unsigned;
+            let mut total = 0u64;
+            while !rest.is_empty() {
+                let n = rest
+                    .bytes()
+                    .position(|b| !(b.is_ascii_digit() || b == b'.'))
+                    .unwrap_or(rest.len());
+                let (num, after) = rest.split_at(n);
+                let u = after
+                    .bytes()
+                    .position(|b| b.is_ascii_digit() || b == b'.')
+                    .unwrap_or(after.len());
+                let (unit, after) = after.split_at(u);
+                let scale = match unit {
+                    "ns" => 1,
+                    "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+                    "ms" => NS_PER_MS,
+                    "s" => 1_000 * NS_PER_MS,
+                    "m" => 60_000 * NS_PER_MS,
+                    "h" => 3_600_000 * NS_PER_MS,
+                    _ => return None,
+                };
+                total = total.checked_add(scaled(num, scale)?)?;
+                rest = after;
+            }
+            if unsigned.is_empty() {
+                return None;
+            }
+            total
+        }
+    };
+    (!negative || ns == 0).then_some(ns)
 }
 
 /// `503`, or `200:0.7,500:0.3` (a weight defaults to 1; weights need not sum to 1), chosen by

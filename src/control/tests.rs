@@ -21,6 +21,7 @@ fn table() {
             status,
             delay_ms,
             bytes,
+            stars: false,
             delivery,
             latency: false,
             latency_ms: 0,
@@ -349,4 +350,161 @@ fn httpbin_paths() {
     }
     // Without `paths`, the same targets name no control.
     assert_eq!(from_head(&head("/status/503", None), false, 0), Ok(None));
+}
+
+/// go-httpbin's `/drip` (`Drip` in `httpbin/handlers.go`, its cases from `TestDrip`): the
+/// status, the `*` body's length, the delay (ms, rounded up) and the pacing.
+#[test]
+fn httpbin_drip() {
+    let get = |target: &str| from_head(&head(target, None), true, 0);
+    let drip = |pieces, over_us| Some(Delivery::Drip(Drip::Body { pieces, over_us }));
+    type DripCase<'a> = (&'a str, u16, u64, u64, Option<Delivery>);
+    let cases: &[DripCase] = &[
+        // Defaults: 10 bytes over 2 s, after 2 s.
+        ("/drip", 200, 10, 2_000, drip(10, 2_000_000)),
+        (
+            "/drip?numbytes=&duration=&delay=&code=",
+            200,
+            10,
+            2_000,
+            drip(10, 2_000_000),
+        ),
+        ("/drip?duration=5ms", 200, 10, 2_000, drip(10, 5_000)),
+        ("/drip?duration=0h&delay=0", 200, 10, 0, None),
+        (
+            "/drip?duration=0.1&delay=0.1",
+            200,
+            10,
+            100,
+            drip(10, 100_000),
+        ),
+        ("/drip?duration=0&delay=5ms", 200, 10, 5, None),
+        ("/drip?duration=1m&delay=0&duration=0", 400, 0, 0, None),
+        (
+            "/drip?duration=1500us&delay=1.5ms",
+            200,
+            10,
+            2,
+            drip(10, 1_500),
+        ),
+        (
+            "/drip?duration=1%C2%B5s&delay=0.0005",
+            200,
+            10,
+            0,
+            drip(10, 1),
+        ),
+        (
+            "/drip?duration=2s500ms&delay=7.5",
+            200,
+            10,
+            7_500,
+            drip(10, 2_500_000),
+        ),
+        ("/drip?numbytes=1&duration=1s", 200, 1, 2_000, None),
+        (
+            "/drip?numbytes=1048576&duration=1s",
+            200,
+            1 << 20,
+            2_000,
+            drip(1 << 20, 1_000_000),
+        ),
+        // `+` is a space in a query, as go-httpbin reads it; `%2B` is the sign.
+        ("/drip?numbytes=%2B5&duration=0&delay=0", 200, 5, 0, None),
+        ("/drip?numbytes=+5", 400, 0, 0, None),
+        ("/drip?code=404&duration=0&delay=0", 404, 10, 0, None),
+        ("/drip?code=599&duration=0&delay=0", 599, 10, 0, None),
+        // The first value counts, as go-httpbin's `Query().Get`; canned's own names are not read.
+        (
+            "/drip?numbytes=3&numbytes=7&duration=0&delay=0",
+            200,
+            3,
+            0,
+            None,
+        ),
+        (
+            "/drip?status=503&bytes=1&duration=0&delay=0",
+            200,
+            10,
+            0,
+            None,
+        ),
+    ];
+    for &(target, status, bytes, delay_ms, delivery) in cases {
+        let got = get(target);
+        if status == 400 {
+            assert!(got.is_err(), "{target}: {got:?}");
+            continue;
+        }
+        let c = got.unwrap().unwrap();
+        assert_eq!(
+            (c.status, c.bytes, c.stars, c.delay_ms, c.delivery),
+            (Some(status), Some(bytes), true, delay_ms, delivery),
+            "{target}"
+        );
+    }
+    // go-httpbin's bad cases, each 400 with one line naming the parameter.
+    for (bad, name) in [
+        ("/drip?duration=1m", "duration"),
+        ("/drip?duration=-1ms", "duration"),
+        ("/drip?duration=1001", "duration"),
+        ("/drip?duration=-1", "duration"),
+        ("/drip?duration=foo", "duration"),
+        ("/drip?delay=1m", "delay"),
+        ("/drip?delay=-1ms", "delay"),
+        ("/drip?delay=1001", "delay"),
+        ("/drip?delay=-1", "delay"),
+        ("/drip?delay=foo", "delay"),
+        ("/drip?numbytes=foo", "numbytes"),
+        ("/drip?numbytes=0", "numbytes"),
+        ("/drip?numbytes=-1", "numbytes"),
+        ("/drip?numbytes=0xff", "numbytes"),
+        ("/drip?numbytes=1048577", "numbytes"),
+        ("/drip?code=foo", "status code"),
+        ("/drip?code=-1", "status code"),
+        ("/drip?code=25", "status code"),
+        ("/drip?code=100", "status code"),
+        ("/drip?code=600", "status code"),
+        ("/drip?duration=7s&delay=4s", "too much time"),
+        ("/drip?duration=10s", "too much time"),
+    ] {
+        let e = get(bad).unwrap_err();
+        assert!(
+            e.starts_with("httpbin: ") && e.contains(name) && !e.contains('\n'),
+            "{bad}: {e}"
+        );
+    }
+    // Without `paths`, `/drip` is a plain path.
+    assert_eq!(from_head(&head("/drip", None), false, 0), Ok(None));
+    // The field still applies after the query: its names are canned's.
+    let c = from_head(&head("/drip?duration=0", Some("status=503")), true, 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!((c.status, c.bytes, c.stars), (Some(503), Some(10), true));
+}
+
+#[test]
+fn go_durations() {
+    for (v, ns) in [
+        ("0", Some(0)),
+        ("-0", Some(0)),
+        ("0h", Some(0)),
+        ("1.5", Some(1_500_000_000)),
+        ("0.0015", Some(1_000_000)),
+        (".5", Some(500_000_000)),
+        ("250ms", Some(250_000_000)),
+        ("1h2m3s", Some(3_723_000_000_000)),
+        ("1.5ms", Some(1_500_000)),
+        ("3ns", Some(3)),
+        ("2us", Some(2_000)),
+        ("2\u{b5}s", Some(2_000)),
+        ("-1ms", None),
+        ("-1", None),
+        ("1x", None),
+        ("ms", None),
+        ("", None),
+        ("1e3", None),
+    ] {
+        assert_eq!(go_duration_ns(v), ns, "{v}");
+    }
 }

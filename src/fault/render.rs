@@ -68,6 +68,12 @@ fn delivery(d: Delivery) -> String {
         Delivery::Drip(Drip::Pieces { pieces, over_ms }) => {
             format!("drip:{pieces}pieces/{over_ms}ms")
         }
+        Delivery::Drip(Drip::Body {
+            pieces, over_us, ..
+        }) => {
+            // Only a request's `/drip` takes it, never a path's fault.
+            format!("drip:{pieces}pieces/{over_us}us")
+        }
         Delivery::Stall => "stall".into(),
         Delivery::Truncate(c) => format!("truncate:{}", cut(c)),
         Delivery::Reset(c) => format!("reset:{}", cut(c)),

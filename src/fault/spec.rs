@@ -94,6 +94,16 @@ pub enum Drip {
         /// From the first piece to the last (ms).
         over_ms: u64,
     },
+    /// The first `head` bytes with the first of `pieces` even pieces of the rest at once, the
+    /// last `over_us` later: go-httpbin's `/drip`, which paces the body alone.
+    Body {
+        /// The head's length, in piece 0 whole.
+        head: u32,
+        /// Number of pieces of the rest (at least 2).
+        pieces: u32,
+        /// From the first piece to the last (µs).
+        over_us: u64,
+    },
     /// At most `per_s` bytes a second (`bandwidth:RATE`): pieces of [`Drip::bandwidth_piece`]
     /// bytes, each due once the rate has paid for the bytes up to its end, so that by `t`
     /// after the response may start at most `per_s * t` bytes are out, and the whole response
@@ -139,6 +149,11 @@ impl Drip {
             Drip::Pieces { pieces, .. } => {
                 (total as u128 * i as u128 / u128::from(pieces)).min(total as u128) as usize
             }
+            Drip::Body { head, pieces, .. } => {
+                let head = total.min(head as usize);
+                let rest = (total - head) as u128 * i as u128 / u128::from(pieces);
+                head + rest.min((total - head) as u128) as usize
+            }
         }
     }
 
@@ -160,6 +175,13 @@ impl Drip {
             Drip::Pieces { pieces, over_ms } => {
                 let over_us = u128::from(over_ms) * u128::from(US_PER_MS);
                 let at = (over_us * u128::from(i.min(pieces - 1))).div_ceil(u128::from(pieces - 1));
+                u64::try_from(at).unwrap_or(u64::MAX)
+            }
+            Drip::Body {
+                pieces, over_us, ..
+            } => {
+                let n = u128::from(pieces.max(2) - 1);
+                let at = (u128::from(over_us) * u128::from(i).min(n)).div_ceil(n);
                 u64::try_from(at).unwrap_or(u64::MAX)
             }
         }

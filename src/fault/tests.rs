@@ -267,6 +267,29 @@ fn cuts_and_drip_steps() {
             [(0, 0), (1, 100_000), (1, 200_000), (2, 300_000)],
             3,
         ),
+        // go-httpbin's `/drip`: a 60-byte head with the first of 4 bytes, then a byte every
+        // 100 ms (the last 300 ms after the first).
+        (
+            Drip::Body {
+                head: 60,
+                pieces: 4,
+                over_us: 300_000,
+            },
+            64,
+            [(61, 0), (62, 100_000), (63, 200_000), (64, 300_000)],
+            3,
+        ),
+        // 10 bytes over 1 ms: the pause rounded up to the microsecond, never early.
+        (
+            Drip::Body {
+                head: 5,
+                pieces: 10,
+                over_us: 1_000,
+            },
+            15,
+            [(6, 0), (7, 112), (8, 223), (15, 1_000)],
+            9,
+        ),
         // 1 MiB/s: pieces of 64 KiB (a tenth of a second's would be more), each due when the
         // rate has paid for its end; the last, short, at the length over the rate.
         (

@@ -121,7 +121,8 @@ impl Conn {
             }),
             (None, None) => None,
         };
-        let filler = c.bytes.is_some() && !env.responses.filler().is_empty();
+        let block = if c.stars { Block::Stars } else { Block::Filler };
+        let filler = c.bytes.is_some() && !block_of(block, env).is_empty();
         let body_len: u64 = match (short, c.bytes) {
             // 205 Reset Content: no content (RFC 9110 §15.3.6), framed as `Content-Length: 0`.
             _ if no_body || status == 205 => 0,
@@ -144,12 +145,13 @@ impl Conn {
             if send_body {
                 match short {
                     Some(parts) => parts.iter().for_each(|p| b.drip_head.extend_from_slice(p)),
+                    None if filler && c.stars => tail = DripTail::Stars { len: body_len },
                     None if filler => tail = DripTail::Filler { len: body_len },
                     None => tail = DripTail::Body { route: p.route },
                 }
             }
             let cursor = DripCursor {
-                drip: drip_of(d),
+                drip: drip_of(d, b.drip_head.len()),
                 source: DripSource::Control {
                     head_len: b.drip_head.len(),
                     date_at,
@@ -175,7 +177,7 @@ impl Conn {
             if let Some(parts) = short {
                 parts.iter().for_each(|p| b.out.extend_from_slice(p));
             } else if filler {
-                b.refill_repeat(body_len, Block::Filler, env);
+                b.refill_repeat(body_len, block, env);
             } else {
                 let body = env.responses.body(route);
                 let end = body.len().min(chunk);
@@ -232,11 +234,26 @@ fn kind_of(d: Delivery) -> FaultKind {
     }
 }
 
-/// A controlled drip as the faults' own, whose schedule the pieces follow.
-fn drip_of(d: Drip) -> fault::Drip {
+/// A controlled drip as the faults' own, whose schedule the pieces follow; `head`: the length
+/// of the head (and short body), which `/drip` sends with its body's first piece.
+fn drip_of(d: Drip, head: usize) -> fault::Drip {
     match d {
         Drip::Rate { bytes, every_ms } => fault::Drip::Rate { bytes, every_ms },
         Drip::Pieces { pieces, over_ms } => fault::Drip::Pieces { pieces, over_ms },
+        Drip::Body { pieces, over_us } => fault::Drip::Body {
+            head: u32::try_from(head).unwrap_or(u32::MAX),
+            pieces,
+            over_us,
+        },
+    }
+}
+
+/// The block a repeated body is cut from.
+fn block_of<'r>(block: Block, env: &Env<'r>) -> &'r [u8] {
+    match block {
+        Block::Filler => env.responses.filler(),
+        Block::Garbage => env.responses.garbage(),
+        Block::Stars => env.responses.stars(),
     }
 }
 
@@ -244,10 +261,7 @@ impl WorkArea {
     /// Append the next piece of a `bytes=N` body or of a garbage answer (`left` bytes to go):
     /// at most a body chunk, cut from the start of its block.
     pub(super) fn refill_repeat(&mut self, left: u64, block: Block, env: &Env<'_>) {
-        let bytes = match block {
-            Block::Filler => env.responses.filler(),
-            Block::Garbage => env.responses.garbage(),
-        };
+        let bytes = block_of(block, env);
         let chunk = env.settings.conn_limits.body_chunk.max(1).min(bytes.len());
         let n = left.min(chunk as u64) as usize;
         self.out.extend_from_slice(&bytes[..n]);

@@ -78,7 +78,9 @@ impl DripCursor {
                     + match tail {
                         DripTail::None => 0,
                         DripTail::Body { route } => r.body(route as usize).len(),
-                        DripTail::Filler { len } => usize::try_from(len).unwrap_or(usize::MAX),
+                        DripTail::Filler { len } | DripTail::Stars { len } => {
+                            usize::try_from(len).unwrap_or(usize::MAX)
+                        }
                     }
             }
         }
@@ -276,6 +278,15 @@ fn copy_controlled(
     match tail {
         DripTail::None => {}
         DripTail::Body { route } => out.extend_from_slice(&r.body(route as usize)[from..to]),
+        DripTail::Stars { .. } => {
+            let block = r.stars();
+            let mut k = from;
+            while k < to && !block.is_empty() {
+                let n = (to - k).min(block.len());
+                out.extend_from_slice(&block[..n]);
+                k += n;
+            }
+        }
         DripTail::Filler { .. } => {
             // The bytes a `bytes=N` body has at these offsets: the block's first body chunk,
             // repeated (`WorkArea::refill_repeat`).

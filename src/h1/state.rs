@@ -116,6 +116,8 @@ pub(super) enum Block {
     Filler,
     /// Bytes of the seeded generator, for `fault=garbage:N`.
     Garbage,
+    /// `*`s, for go-httpbin's `/drip`.
+    Stars,
 }
 
 /// What a connection holds only while it has work: the parser's place in a partial head, the
@@ -269,6 +271,10 @@ pub(super) enum DripTail {
     },
     /// `len` bytes of the filler block, repeated as a `bytes=N` body is.
     Filler {
+        len: u64,
+    },
+    /// `len` `*`s (go-httpbin's `/drip`).
+    Stars {
         len: u64,
     },
 }

@@ -65,6 +65,8 @@ pub struct Responses {
     /// `--control`: the block a `fault=garbage:N` answer is cut from, repeated (empty without
     /// it).
     garbage: Arc<[u8]>,
+    /// `--control`: the block of `*`s a `/drip` body is cut from (empty without `--control`).
+    stars: Arc<[u8]>,
 }
 
 /// The methods a route answers.
@@ -135,6 +137,7 @@ impl Responses {
             journal: u16::MAX,
             filler: Arc::from(&[][..]),
             garbage: Arc::from(&[][..]),
+            stars: Arc::from(&[][..]),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -558,6 +561,16 @@ impl Responses {
     /// The block of `fault=garbage:N` answers (empty without `--control`).
     pub fn garbage(&self) -> &[u8] {
         &self.garbage
+    }
+
+    /// `--control`: keep `block` as the `*`s a `/drip` body is cut from.
+    pub fn set_stars(&mut self, block: Arc<[u8]>) {
+        self.stars = block;
+    }
+
+    /// The block of `/drip` bodies (empty without `--control`).
+    pub fn stars(&self) -> &[u8] {
+        &self.stars
     }
 
     /// The head of route `route` in `form`, in one piece (a copy: the response path

@@ -35,6 +35,7 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
     if config.control {
         responses.set_filler(filler());
         responses.set_garbage(garbage(config.seed));
+        responses.set_stars(std::iter::repeat_n(b'*', 64 * 1024).collect());
     }
     responses.set_route_methods(config.routes.iter().map(|r| r.method.as_deref()));
     if !config.methods.is_empty() {
