@@ -437,3 +437,139 @@ fn a_taken_admin_address_is_an_error_at_start() {
         "{err}"
     );
 }
+
+/// A Go program: `ADMIN TRAFFIC` drives the admin API at ADMIN with one client and GETs
+/// TRAFFIC (a route answering `plain`) with another, keep-alive, checking after each change
+/// that the next GET is on the same connection as the first and answered as the change says:
+/// a PUT of `error:503`, a bad PUT (400, nothing changed), a PUT of `latency:250ms` (no
+/// earlier than 250 ms after the request was sent), the listing, and a DELETE. It prints `ok`.
+const GO_ADMIN: &str = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strings"
+	"time"
+)
+
+func fail(format string, a ...interface{}) {
+	fmt.Fprintf(os.Stderr, format+"\n", a...)
+	os.Exit(1)
+}
+
+var admin = &http.Client{}
+var traffic = &http.Client{Transport: &http.Transport{}}
+var first string
+
+func call(method, path, body string) (int, string) {
+	req, _ := http.NewRequest(method, os.Args[1]+path, strings.NewReader(body))
+	r, err := admin.Do(req)
+	if err != nil {
+		fail("%s %s: %v", method, path, err)
+	}
+	b, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		fail("%s %s: %v", method, path, err)
+	}
+	return r.StatusCode, string(b)
+}
+
+func expect(method, path, body string, status int, answer string) {
+	if s, a := call(method, path, body); s != status || a != answer {
+		fail("%s %s %q: %d %q, want %d %q", method, path, body, s, a, status, answer)
+	}
+}
+
+// get sends one GET on the traffic client: its status, body and µs, and whether it went on
+// the connection of the first.
+func get() (int, string, int64) {
+	local, reused := "", false
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		local, reused = i.Conn.LocalAddr().String(), i.Reused
+	}}
+	req, _ := http.NewRequest("GET", os.Args[2], nil)
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	t := time.Now()
+	r, err := traffic.Do(req)
+	if err != nil {
+		fail("GET: %v", err)
+	}
+	b, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	took := time.Since(t).Microseconds()
+	if err != nil {
+		fail("GET: %v", err)
+	}
+	if first == "" {
+		first = local
+	} else if local != first || !reused {
+		fail("GET on %s (reused %v), not on the first connection %s", local, reused, first)
+	}
+	return r.StatusCode, string(b), took
+}
+
+func want(what string, status int, body string) int64 {
+	s, b, took := get()
+	if s != status || b != body {
+		fail("%s: %d %q, want %d %q", what, s, b, status, body)
+	}
+	return took
+}
+
+func main() {
+	want("before", 200, "plain")
+	expect("PUT", "/faults/x", "error:503", 200, "/x=error:1:503\n")
+	want("after the PUT", 503, "503 Service Unavailable\n")
+	want("again", 503, "503 Service Unavailable\n")
+	if s, a := call("PUT", "/faults/x", "latency:250ms\nslow"); s != 400 || !strings.HasPrefix(a, "line 2: \"slow\" is not a fault kind") || strings.Count(a, "\n") != 1 {
+		fail("a bad PUT: %d %q", s, a)
+	}
+	expect("GET", "/faults/x", "", 200, "/x=error:1:503\n")
+	want("after the bad PUT", 503, "503 Service Unavailable\n")
+	expect("PUT", "/faults/x", "latency:250ms", 200, "/x=latency:250ms\n")
+	if took := want("with a latency", 200, "plain"); took < 250000 {
+		fail("a latency of 250ms answered after %d µs", took)
+	}
+	expect("GET", "/faults", "", 200, "*\n/x=latency:250ms\n")
+	expect("DELETE", "/faults/x", "", 200, "/x\n")
+	expect("GET", "/faults/x", "", 200, "/x\n")
+	want("after the DELETE", 200, "plain")
+	fmt.Println("ok")
+}
+"#;
+
+/// Go's net/http PUTs faults through the admin API and sees each on its own keep-alive
+/// connection, opened before the first change, with one and two workers: `error:503` answers
+/// the next request 503, a bad PUT changes nothing, `latency:250ms` holds the next one no less
+/// than 250 ms, and after the DELETE the route answers as its own again.
+#[test]
+fn go_puts_faults_and_sees_them_on_its_keep_alive_connection() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("admin", GO_ADMIN);
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--route",
+            "/x=200:plain",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let o = go.run(&[format!("http://{a}"), format!("http://{addr}/x")]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "{workers} workers: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        h.shutdown();
+        h.join();
+    }
+}

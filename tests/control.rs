@@ -708,3 +708,165 @@ fn the_journal_records_a_controls_faults() {
     }
     h.shutdown();
 }
+
+/// A Go program: `BASE CASE...` sends each case, `TARGET` or `TARGET|CONTROL` (CONTROL as the
+/// value of `X-Canned-Control`), in turn with one client (keep-alive), printing for each
+/// `STATUS BYTES MICROS REUSED PRINTABLE BODY ERROR`: the status (0 without an answer), the
+/// body's bytes read, the µs from before the request was sent to the end of the body or its
+/// error, whether the connection was used before, whether every body byte was printable
+/// ASCII or CR or LF (the filler's lines), the body's first 16 bytes and the error (`""` for none), the last two quoted.
+const GO_CONTROL: &str = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	for _, c := range os.Args[2:] {
+		target, control, hasControl := strings.Cut(c, "|")
+		req, err := http.NewRequest("GET", os.Args[1]+target, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if hasControl {
+			req.Header.Set("X-Canned-Control", control)
+		}
+		reused := false
+		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }}
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+		t := time.Now()
+		status, body, msg := 0, []byte{}, ""
+		r, err := http.DefaultClient.Do(req)
+		if err == nil {
+			status = r.StatusCode
+			body, err = io.ReadAll(r.Body)
+			r.Body.Close()
+		}
+		took := time.Since(t).Microseconds()
+		if err != nil {
+			msg = err.Error()
+		}
+		printable := true
+		for _, b := range body {
+			printable = printable && (b >= 0x20 && b < 0x7f || b == 0x0d || b == 0x0a)
+		}
+		head := body
+		if len(head) > 16 {
+			head = head[:16]
+		}
+		fmt.Printf("%d %d %d %v %v %q %q\n", status, len(body), took, reused, printable, head, msg)
+	}
+}
+"#;
+
+/// One line of [`GO_CONTROL`]'s.
+#[derive(Debug)]
+struct GoAnswer {
+    status: u16,
+    bytes: usize,
+    micros: u64,
+    reused: bool,
+    printable: bool,
+    rest: String,
+}
+
+/// Go's net/http asks for a status, a body size and a delay (by query and by
+/// `X-Canned-Control`), and a truncated answer, with one and two workers: the status and
+/// bytes asked for, on one keep-alive connection; each delay no earlier than asked (measured
+/// from before the request was sent) and well within seconds after; `fault=truncate:1000` the
+/// first 1000 bytes, head included, which net/http reports as an unexpected EOF in the body,
+/// and the client's next request answered on a new connection.
+#[test]
+fn go_chooses_status_delay_bytes_and_truncate() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("control", GO_CONTROL);
+    let head = "HTTP/1.1 200 OK\r\nServer: canned\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 65536\r\n\r\n";
+    let cases = [
+        "/?status=503",
+        "/any|status=502;bytes=100",
+        "/?bytes=1MiB",
+        "/?bytes=0&status=201",
+        "/?delay=300ms&bytes=5",
+        "/x|delay=250ms;status=202",
+        "/?bytes=64K&fault=truncate:1000",
+        "/?status=404",
+    ];
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--control", "--no-date"]);
+        let mut args = vec![p.url("")];
+        args.extend(cases.iter().map(|c| c.to_string()));
+        let o = go.run(&args);
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            o.status.success(),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let got: Vec<GoAnswer> = out
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.splitn(6, ' ').collect();
+                GoAnswer {
+                    status: f[0].parse().unwrap(),
+                    bytes: f[1].parse().unwrap(),
+                    micros: f[2].parse().unwrap(),
+                    reused: f[3].parse().unwrap(),
+                    printable: f[4].parse().unwrap(),
+                    rest: f[5].to_string(),
+                }
+            })
+            .collect();
+        assert_eq!(got.len(), cases.len(), "{out}");
+        let what = |i: usize| format!("{}, {workers} workers: {:?}", cases[i], got[i]);
+        let no_error = |i: usize| assert!(got[i].rest.ends_with(" \"\""), "{}", what(i));
+        // Status and size, by query and by the field: the route's body with a status alone,
+        // else the filler's printable lines.
+        for (i, status, bytes) in [(0, 503, 12), (1, 502, 100), (2, 200, 1 << 20), (3, 201, 0)] {
+            assert_eq!(
+                (got[i].status, got[i].bytes),
+                (status, bytes),
+                "{}",
+                what(i)
+            );
+            assert!(got[i].printable, "{}", what(i));
+            no_error(i);
+        }
+        assert!(got[0].rest.starts_with("\"Hello World\\n\""), "{}", what(0));
+        // Delays: never early, and not held much past them.
+        for (i, status, bytes, least) in [(4, 200, 5, 300_000), (5, 202, 12, 250_000)] {
+            assert_eq!(
+                (got[i].status, got[i].bytes),
+                (status, bytes),
+                "{}",
+                what(i)
+            );
+            no_error(i);
+            assert!(got[i].micros >= least, "{}", what(i));
+            let most = time_bound(Duration::from_secs(5)) + Duration::from_micros(least);
+            assert!(Duration::from_micros(got[i].micros) < most, "{}", what(i));
+        }
+        // Every request so far on the first connection.
+        assert!(!got[0].reused, "{}", what(0));
+        for (i, g) in got.iter().enumerate().take(7).skip(1) {
+            assert!(g.reused, "{}", what(i));
+        }
+        // The cut: the head whole, the body short of its Content-Length.
+        assert_eq!(got[6].status, 200, "{}", what(6));
+        assert_eq!(got[6].bytes, 1000 - head.len(), "{}", what(6));
+        assert!(got[6].rest.ends_with(" \"unexpected EOF\""), "{}", what(6));
+        // The connection is gone: the next request is on a new one.
+        assert_eq!((got[7].status, got[7].reused), (404, false), "{}", what(7));
+        no_error(7);
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+}

@@ -606,3 +606,201 @@ fn garden_adapter_needs_no_quirks() {
     h.shutdown();
     h.join();
 }
+
+/// A Go program that POSTs to the echo URL it is given, on one keep-alive connection: a text
+/// body by Content-Length, a binary body chunked, and a text body chunked with a trailer field.
+/// It decodes each answer with `encoding/json` into the documented fields alone (an unknown
+/// field is an error) and compares it with what net/http says it wrote (`httptrace`'s
+/// `WroteHeaderField`, every field in order), then prints `ok`.
+const GO_ECHO: &str = r#"package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"reflect"
+)
+
+type field struct {
+	Name     string  `json:"name"`
+	Value    *string `json:"value"`
+	ValueB64 *string `json:"value_b64"`
+}
+
+type echo struct {
+	Method       string  `json:"method"`
+	Target       string  `json:"target"`
+	Path         string  `json:"path"`
+	Query        *string `json:"query"`
+	Version      string  `json:"version"`
+	Headers      []field `json:"headers"`
+	Body         *string `json:"body"`
+	BodyB64      *string `json:"body_b64"`
+	Trailers     []field `json:"trailers"`
+	RequestIndex int     `json:"request_index"`
+}
+
+func fail(format string, a ...interface{}) {
+	fmt.Fprintf(os.Stderr, format+"\n", a...)
+	os.Exit(1)
+}
+
+// pairs turns echoed fields into (name, value) pairs; every value here is text.
+func pairs(fs []field) [][2]string {
+	out := [][2]string{}
+	for _, f := range fs {
+		if f.Value == nil || f.ValueB64 != nil {
+			fail("field %q: want a text value: %+v", f.Name, f)
+		}
+		out = append(out, [2]string{f.Name, *f.Value})
+	}
+	return out
+}
+
+// post sends body to url, chunked (its length hidden from net/http) or by length, with the
+// trailer fields given, and returns the echo, the fields net/http wrote and whether the
+// connection was one it had used before.
+func post(url string, body []byte, chunked bool, trailer http.Header) (echo, [][2]string, bool) {
+	var r io.Reader = bytes.NewReader(body)
+	if chunked {
+		r = io.MultiReader(r)
+	}
+	req, err := http.NewRequest("POST", url, r)
+	if err != nil {
+		fail("%v", err)
+	}
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("X-Client", "Go net/http")
+	req.Trailer = trailer
+	var wrote [][2]string
+	reused := false
+	trace := &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused },
+		WroteHeaderField: func(k string, v []string) {
+			for _, x := range v {
+				wrote = append(wrote, [2]string{k, x})
+			}
+		},
+	}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fail("POST %s: %v", url, err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		fail("POST %s: %d %q", url, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var e echo
+	dec := json.NewDecoder(resp.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		fail("POST %s: %v", url, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return e, wrote, reused
+}
+
+func main() {
+	base := os.Args[1]
+	binary := bytes.Repeat(func() []byte {
+		b := make([]byte, 256)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		return b
+	}(), 40)
+	cases := []struct {
+		url, path, query string
+		body             []byte
+		chunked          bool
+		trailer          http.Header
+	}{
+		{base + "?from=go&n=1", "/anything", "from=go&n=1", []byte("hello, go"), false, nil},
+		{base, "/anything", "", binary, true, nil},
+		{base + "?t", "/anything", "t", []byte("chunked with a trailer"), true, http.Header{"X-Sum": {"42"}}},
+	}
+	for i, c := range cases {
+		e, wrote, reused := post(c.url, c.body, c.chunked, c.trailer)
+		if e.Method != "POST" || e.Version != "HTTP/1.1" || e.Path != c.path {
+			fail("case %d: %+v", i, e)
+		}
+		if want := c.url[len(base)-len(c.path):]; e.Target != want {
+			fail("case %d: target %q, want %q", i, e.Target, want)
+		}
+		if c.query == "" && e.Query != nil || c.query != "" && (e.Query == nil || *e.Query != c.query) {
+			fail("case %d: query %v, want %q", i, e.Query, c.query)
+		}
+		if got := pairs(e.Headers); !reflect.DeepEqual(got, wrote) {
+			fail("case %d: echoed fields\n%q\nnet/http wrote\n%q", i, got, wrote)
+		}
+		var te, cl bool
+		for _, f := range wrote {
+			te = te || f[0] == "Transfer-Encoding" && f[1] == "chunked"
+			cl = cl || f[0] == "Content-Length"
+		}
+		if te != c.chunked || cl == c.chunked {
+			fail("case %d: chunked %v, but net/http wrote %q", i, c.chunked, wrote)
+		}
+		var body []byte
+		if e.BodyB64 != nil {
+			if e.Body != nil {
+				fail("case %d: body and body_b64", i)
+			}
+			b, err := base64.StdEncoding.DecodeString(*e.BodyB64)
+			if err != nil {
+				fail("case %d: %v", i, err)
+			}
+			body = b
+		} else if e.Body != nil {
+			body = []byte(*e.Body)
+		}
+		if !bytes.Equal(body, c.body) {
+			fail("case %d: body %q", i, body)
+		}
+		if (e.BodyB64 != nil) != (i == 1) {
+			fail("case %d: body_b64 only for bytes that are not UTF-8: %+v", i, e)
+		}
+		wantTrailers := [][2]string{}
+		for k, v := range c.trailer {
+			wantTrailers = append(wantTrailers, [2]string{k, v[0]})
+		}
+		if got := pairs(e.Trailers); !reflect.DeepEqual(got, wantTrailers) {
+			fail("case %d: trailers %q, want %q", i, got, wantTrailers)
+		}
+		if e.RequestIndex != i+1 || reused != (i > 0) {
+			fail("case %d: request_index %d on a connection reused: %v", i, e.RequestIndex, reused)
+		}
+	}
+	fmt.Println("ok")
+}
+"#;
+
+/// Go's net/http POSTs to `--echo /anything` on one keep-alive connection, with one and two
+/// workers: a body by Content-Length, a binary body chunked (`body_b64`) and a chunked one with
+/// a trailer field. Every echoed field is one net/http reports writing, in its order, with its
+/// value; the body and trailers are what was sent; `request_index` counts 1, 2, 3.
+#[test]
+fn go_posts_are_echoed() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("echo", GO_ECHO);
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--echo", "/anything", "--no-date"]);
+        let o = go.run(&[p.url("/anything")]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "{workers} workers: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+}

@@ -289,3 +289,200 @@ fn bad_journal_options_are_refused() {
         assert!(err.contains(names), "{args:?}: {err}");
     }
 }
+
+/// A Go program: `BASE` sends requests from two clients (two keep-alive connections, which
+/// the kernel may give to different workers), noting for each the fields net/http wrote
+/// (`httptrace`), its connection's local address and the time around it; then it reads the
+/// journal with `encoding/json` into the documented fields alone and compares every entry with
+/// its request, clears it with DELETE and checks what is kept after. It prints `ok`.
+const GO_JOURNAL: &str = r#"package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"reflect"
+	"time"
+)
+
+type entry struct {
+	Seq        int        `json:"seq"`
+	TimeUs     int64      `json:"time_us"`
+	Client     *string    `json:"client"`
+	Method     *string    `json:"method"`
+	Target     *string    `json:"target"`
+	Headers    [][]string `json:"headers"`
+	BodyLength int        `json:"body_length"`
+	Status     *int       `json:"status"`
+	Faults     []string   `json:"faults"`
+}
+
+type journal struct {
+	Capacity int     `json:"capacity"`
+	Recorded int     `json:"recorded"`
+	Entries  []entry `json:"entries"`
+}
+
+type sent struct {
+	method, target string
+	body           []byte
+	chunked        bool
+	status         int
+	faults         []string
+	wrote          [][]string
+	local          string
+	before, after  int64
+}
+
+func fail(format string, a ...interface{}) {
+	fmt.Fprintf(os.Stderr, format+"\n", a...)
+	os.Exit(1)
+}
+
+var clients = []*http.Client{{Transport: &http.Transport{}}, {Transport: &http.Transport{}}}
+
+func send(base string, c *http.Client, s *sent) {
+	var body io.Reader
+	if s.body != nil {
+		body = bytes.NewReader(s.body)
+		if s.chunked {
+			body = io.MultiReader(body)
+		}
+	}
+	req, err := http.NewRequest(s.method, base+s.target, body)
+	if err != nil {
+		fail("%v", err)
+	}
+	req.Header.Set("X-Go", s.target)
+	trace := &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) { s.local = i.Conn.LocalAddr().String() },
+		WroteHeaderField: func(k string, v []string) {
+			for _, x := range v {
+				s.wrote = append(s.wrote, []string{k, x})
+			}
+		},
+	}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	s.before = time.Now().UnixMicro()
+	r, err := c.Do(req)
+	if err != nil {
+		fail("%s %s: %v", s.method, s.target, err)
+	}
+	io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+	s.after = time.Now().UnixMicro()
+	if r.StatusCode != s.status {
+		fail("%s %s: %d", s.method, s.target, r.StatusCode)
+	}
+}
+
+func read(base, method string) journal {
+	req, _ := http.NewRequest(method, base+"/_journal", nil)
+	r, err := clients[0].Do(req)
+	if err != nil {
+		fail("%s /_journal: %v", method, err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != 200 || r.Header.Get("Content-Type") != "application/json" {
+		fail("%s /_journal: %d %q", method, r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	var j journal
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		fail("%s /_journal: %v", method, err)
+	}
+	io.Copy(io.Discard, r.Body)
+	return j
+}
+
+func check(e entry, seq int, s *sent) {
+	if e.Seq != seq || e.Client == nil || *e.Client != s.local || e.Method == nil || *e.Method != s.method || e.Target == nil || *e.Target != s.target {
+		fail("entry %d: %+v, sent %+v", seq, e, s)
+	}
+	if !reflect.DeepEqual(e.Headers, s.wrote) {
+		fail("entry %d: headers %q, net/http wrote %q", seq, e.Headers, s.wrote)
+	}
+	if e.BodyLength != len(s.body) || e.Status == nil || *e.Status != s.status || !reflect.DeepEqual(e.Faults, s.faults) {
+		fail("entry %d: %+v, sent %+v", seq, e, s)
+	}
+	// Decided after the request was sent and before its answer was read.
+	if e.TimeUs < s.before || e.TimeUs > s.after {
+		fail("entry %d: time_us %d not within %d..%d", seq, e.TimeUs, s.before, s.after)
+	}
+}
+
+func main() {
+	base := os.Args[1]
+	if j := read(base, "GET"); j.Capacity != 20 || j.Recorded != 0 || len(j.Entries) != 0 {
+		fail("at start: %+v", j)
+	}
+	reqs := []*sent{
+		{method: "GET", target: "/a?x=1", status: 200, faults: []string{}},
+		{method: "POST", target: "/b", body: []byte("12345"), status: 200, faults: []string{}},
+		{method: "POST", target: "/c", body: []byte("chunked body"), chunked: true, status: 200, faults: []string{}},
+		{method: "PUT", target: "/broken", body: []byte{}, status: 503, faults: []string{"error"}},
+		{method: "DELETE", target: "/d/e", status: 200, faults: []string{}},
+		{method: "GET", target: "/broken?again", status: 503, faults: []string{"error"}},
+	}
+	for i, s := range reqs {
+		send(base, clients[i%2], s)
+	}
+	j := read(base, "GET")
+	if j.Capacity != 20 || j.Recorded != len(reqs) || len(j.Entries) != len(reqs) {
+		fail("after %d requests: %+v", len(reqs), j)
+	}
+	for i, s := range reqs {
+		check(j.Entries[i], i+1, s)
+	}
+	if j := read(base, "DELETE"); j.Recorded != len(reqs) || len(j.Entries) != 0 {
+		fail("DELETE: %+v", j)
+	}
+	after := &sent{method: "GET", target: "/after", status: 200, faults: []string{}}
+	send(base, clients[1], after)
+	j = read(base, "GET")
+	if j.Recorded != len(reqs)+1 || len(j.Entries) != 1 {
+		fail("after the DELETE: %+v", j)
+	}
+	check(j.Entries[0], len(reqs)+1, after)
+	fmt.Println("ok")
+}
+"#;
+
+/// Go's net/http, from two keep-alive connections, with one and two workers: GET, POST by
+/// length and chunked, PUT, DELETE, a faulted path; the journal read with `encoding/json` has
+/// every request once, in order, each with the connection's own address as net/http has it, the
+/// fields net/http wrote in order, the body's length, the status, the faults, and a time within
+/// the request's; DELETE clears it, `recorded` and `seq` go on counting.
+#[test]
+fn go_reads_the_journal_of_its_requests() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("journal", GO_JOURNAL);
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal",
+            "20",
+            "--journal-path",
+            "/_journal",
+            "--fault",
+            "/broken=error:1:503",
+        ]);
+        let o = go.run(&[p.url("")]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "{workers} workers: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+}

@@ -223,3 +223,96 @@ fn a_sequence_beside_a_delivery_fault_is_a_bad_flag() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A Go program: `URL G N` starts G goroutines, each with a client of its own (one keep-alive
+/// connection each), released together, each sending N GETs in turn; it prints the outcomes
+/// counted in order of their keys, `STATUS=COUNT` (`error=COUNT` for a request that got no
+/// answer), then `conns=` the distinct connections used. A 200 must have the route's body
+/// and a 503 `503 Service Unavailable`.
+const GO_SEQUENCE: &str = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+func main() {
+	g, _ := strconv.Atoi(os.Args[2])
+	n, _ := strconv.Atoi(os.Args[3])
+	var mu sync.Mutex
+	counts := map[string]int{}
+	conns := map[string]bool{}
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < g; i++ {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			c := &http.Client{Transport: &http.Transport{}}
+			ready.Done()
+			<-start
+			for j := 0; j < n; j++ {
+				local := ""
+				trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { local = i.Conn.LocalAddr().String() }}
+				req, _ := http.NewRequest("GET", os.Args[1], nil)
+				req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+				key := "error"
+				if r, err := c.Do(req); err == nil {
+					b, err := io.ReadAll(r.Body)
+					r.Body.Close()
+					want := map[int]string{200: "Hello World\n", 503: "503 Service Unavailable\n"}[r.StatusCode]
+					if err == nil && string(b) == want {
+						key = strconv.Itoa(r.StatusCode)
+					} else {
+						key = fmt.Sprintf("bad-%d-%q", r.StatusCode, b)
+					}
+				}
+				mu.Lock()
+				counts[key]++
+				conns[local] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	keys := []string{}
+	for k, v := range counts {
+		keys = append(keys, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(keys)
+	fmt.Printf("%s conns=%d\n", strings.Join(keys, " "), len(conns))
+}
+"#;
+
+/// Go's net/http, 8 goroutines at once of 10 requests each, every goroutine on a keep-alive
+/// connection of its own, with 1, 2 and 4 workers: exactly two 503s in the whole run, the
+/// other 78 answered 200, and each goroutine kept its one connection (the 503s close nothing).
+#[test]
+fn go_goroutines_see_exactly_two_failures() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("sequence", GO_SEQUENCE);
+    for workers in ["1", "2", "4"] {
+        let p = Proc::start(&["--fault", "/flaky=seq:503,503,ok", "--workers", workers]);
+        let o = go.run(&[p.url("/flaky"), "8".into(), "10".into()]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "200=78 503=2 conns=8\n",
+            "--workers {workers}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+}
