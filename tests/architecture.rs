@@ -23,6 +23,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("hpack", 0),
     // The `Range` grammar and its resolution against a length (`no_std`).
     ("range", 0),
+    // Conditional requests with ranges, in RFC 9110's order (`no_std`); it resolves the range.
+    ("conditional", 0),
     // Value grammars shared by the command line and the fault specs: sizes, durations, counts.
     ("values", 1),
     // The malformed-response catalogue.
@@ -57,6 +59,8 @@ const LAYERS: &[(&str, u8)] = &[
 const SIDEWAYS: &[(&str, &str)] = &[
     // The decoder reports the parser's `Error` and checks its byte classes.
     ("chunked", "parser"),
+    // The conditions decide whether the range is resolved, and resolve it.
+    ("conditional", "range"),
 ];
 
 /// Files outside the library's module tree.

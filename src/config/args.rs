@@ -273,7 +273,21 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         }
         ValueKind::FieldValue(set) => set.set(c, field_value(v)?),
         ValueKind::Text(set) => set.set(c, v),
-        ValueKind::File(set) => set.set(c, read_file(v)?),
+        ValueKind::File(set) => {
+            set.set(c, read_file(v)?);
+            if matches!(set, FileContents::Body) {
+                c.routes[0].modified = super::file::modified(v);
+            }
+        }
+        ValueKind::EntityTag => {
+            if !crate::conditional::is_entity_tag(v.as_bytes()) {
+                return Err(format!(
+                    "{v:?} is not an entity-tag (\"x\" for a strong one, W/\"x\" for a weak \
+                     one; RFC 9110 §8.8.3)"
+                ));
+            }
+            c.etag = Some(v.into());
+        }
         ValueKind::Address => {
             let l = parse_listen(v)?;
             // Port 0 twice is two free ports; any other address twice would clash with itself.

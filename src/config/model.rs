@@ -75,6 +75,8 @@ pub struct Route {
     /// `--echo`: answer with the request, in this format, instead of `spec`'s body (`spec`
     /// gives the status, content type and fields).
     pub echo: Option<EchoFormat>,
+    /// The modification time of the file its body was read from (`--body-file`, `@FILE`).
+    pub modified: Option<std::time::SystemTime>,
 }
 
 /// Everything a server is configured with. Build one with [`Config::default`] and its
@@ -141,6 +143,11 @@ pub struct Config {
     pub journal_path: Option<String>,
     /// `--control`: a request may choose its answer.
     pub control: bool,
+    /// `ETag` and `Last-Modified` on the routes that serve ranges, and the conditional
+    /// fields honoured (off: `--no-validators`).
+    pub validators: bool,
+    /// `--etag`: the entity-tag of every such route instead of a hash of its body.
+    pub etag: Option<String>,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
 }
@@ -172,6 +179,7 @@ impl Default for Config {
                 method: None,
                 faults: RouteFaults::default(),
                 echo: None,
+                modified: None,
             }],
             common: Common {
                 server: "canned".into(),
@@ -189,6 +197,8 @@ impl Default for Config {
             seed: DEFAULT_SEED,
             mutate: None,
             control: false,
+            validators: true,
+            etag: None,
         }
     }
 }

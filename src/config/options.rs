@@ -49,6 +49,8 @@ pub(super) enum ValueKind {
     Echo,
     /// An id of the malformed-response catalogue.
     MutateId,
+    /// An entity-tag, `"x"` or `W/"x"` (RFC 9110 §8.8.3).
+    EntityTag,
 }
 
 /// Settings turned on by a switch.
@@ -61,6 +63,7 @@ pub(super) enum Toggle {
     Quiet,
     Mutate,
     Control,
+    NoValidators,
 }
 
 impl Toggle {
@@ -73,6 +76,7 @@ impl Toggle {
             Toggle::Quiet => c.quiet = true,
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
             Toggle::Control => c.control = true,
+            Toggle::NoValidators => c.validators = false,
         }
     }
 }
@@ -386,6 +390,22 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Switch(Toggle::NoDate),
         "Leave out the Date header (byte-identical output)"
     ),
+    opt!(
+        "--no-validators",
+        "CANNED_NO_VALIDATORS",
+        ValueKind::Switch(Toggle::NoValidators),
+        "Leave out ETag and Last-Modified, and ignore If-Match,\n\
+         If-None-Match, If-Modified-Since and If-Unmodified-Since\n\
+         (If-Range never matches; ranges are still served)"
+    ),
+    opt!(
+        "--etag TAG",
+        "CANNED_ETAG",
+        ValueKind::EntityTag,
+        "ETag of every response that serves ranges, instead of a hash of\n\
+         its body: \"v1\" (strong) or W/\"v1\" (weak)"
+    )
+    .related(&[Relation::ConflictsWith("--no-validators")]),
     opt!(
         "--raw-response PATH",
         "CANNED_RAW_RESPONSE",

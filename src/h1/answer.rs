@@ -5,6 +5,7 @@
 use super::Conn;
 use super::log::log_response;
 use super::state::{Body, Env, Pending, Refill, WorkArea};
+use crate::conditional::Answer;
 
 impl Conn {
     /// Answer the request whose head (and body) is complete.
@@ -37,7 +38,7 @@ impl Conn {
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
-        let status = env.responses.status(p.route as usize);
+        let status = p.status(env.responses);
         env.stats.by_status[status as usize] += 1;
         if p.logged {
             log_response(b, status, env);
@@ -61,6 +62,10 @@ impl WorkArea {
     /// version call for, then the body (its first piece, when it is streamed).
     #[inline(always)]
     pub(super) fn append_response(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
+        if p.answer != Answer::Whole {
+            self.append_answer(p, close, env);
+            return;
+        }
         let head_only = p.head_request || env.settings.switches.raw;
         let chunk = env.settings.conn_limits.body_chunk.max(1);
         if let Some(at) = env.responses.append(

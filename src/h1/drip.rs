@@ -3,6 +3,7 @@
 //! pacing, and the drip parked in the connection's own fields between pieces.
 
 use super::state::{DripCursor, Env, Pending, Refill, WorkArea};
+use crate::conditional::Answer;
 use crate::fault::Drip;
 use crate::response::{KeepAliveForm, Responses};
 
@@ -64,6 +65,13 @@ impl ParkedDrip {
 impl DripCursor {
     /// The response's length.
     pub(super) fn len(&self, r: &Responses) -> usize {
+        if self.answer != Answer::Whole {
+            let body = match self.answer {
+                Answer::Partial { first, last } if !self.head_only => (last - first + 1) as usize,
+                _ => 0,
+            };
+            return self.answer_head as usize + body;
+        }
         let head = r.head_len(self.route as usize, self.variant);
         if self.head_only {
             head
@@ -80,6 +88,31 @@ impl DripCursor {
 }
 
 impl WorkArea {
+    /// A dripped answer that is not the route's own response: format its head once, into
+    /// [`WorkArea::answer_head`], for the pieces to be copied from.
+    #[cold]
+    #[inline(never)]
+    fn start_answer_drip(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
+        let (out, refill, stop) = (
+            std::mem::take(&mut self.out),
+            self.refill,
+            self.pacing.body_stop,
+        );
+        let mut head = std::mem::take(&mut self.answer_head);
+        head.clear();
+        self.out = head;
+        let head_only = Pending {
+            head_request: true,
+            ..*p
+        };
+        self.append_answer(&head_only, close, env);
+        self.answer_head = std::mem::replace(&mut self.out, out);
+        (self.refill, self.pacing.body_stop) = (refill, stop);
+        if let Some(c) = self.pacing.drip.as_mut() {
+            c.answer_head = self.answer_head.len() as u32;
+        }
+    }
+
     /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind
     /// any output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied
     /// but the pieces due.
@@ -97,7 +130,12 @@ impl WorkArea {
             next: 0,
             released: 0,
             copied: 0,
+            answer: p.answer,
+            answer_head: 0,
         });
+        if p.answer != Answer::Whole {
+            self.start_answer_drip(p, close, env);
+        }
         self.refill = Refill::Paced;
         if let Some(c) = self.pacing.drip {
             // Room for the most one copy adds (a short response whole, else a body chunk), so
@@ -154,7 +192,7 @@ impl WorkArea {
                 c.copied
                     .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
             );
-            copy_drip(&mut self.out, &c, end, env);
+            copy_drip(&mut self.out, &c, end, &self.answer_head, env);
             c.copied = end;
         }
         self.pacing.drip = Some(c);
@@ -166,14 +204,30 @@ impl WorkArea {
 /// value is patched in place once a second, so a piece that holds part of it gets the value for
 /// the time of the response's first piece instead: the client reads one date however the head
 /// is split.
-fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
+fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, answer_head: &[u8], env: &mut Env<'_>) {
     let r = env.responses;
     let route = c.route as usize;
-    let head_len = r.head_len(route, c.variant);
+    let whole = c.answer == Answer::Whole;
+    let head_len = if whole {
+        r.head_len(route, c.variant)
+    } else {
+        answer_head.len()
+    };
     let (start, at) = (c.copied, out.len());
     if start < head_len {
-        r.copy_head(route, c.variant, start, end.min(head_len), out);
-        if let Some(d) = r.date_offset(route) {
+        let date_at = if whole {
+            r.copy_head(route, c.variant, start, end.min(head_len), out);
+            r.date_offset(route)
+        } else {
+            out.extend_from_slice(&answer_head[start..end.min(head_len)]);
+            // The answer's status line differs from the route's; the fields after it do not.
+            // `HTTP/1.1 NNN Reason\r\n`
+            let line = |status: u16| 15 + crate::response::reason(status).len();
+            let status = c.answer.status().unwrap_or(200);
+            r.date_offset(route)
+                .map(|d| d - line(r.status(route)) + line(status))
+        };
+        if let Some(d) = date_at {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
                 let date = match env.features.faults.as_deref_mut() {
@@ -185,7 +239,11 @@ fn copy_drip(out: &mut Vec<u8>, c: &DripCursor, end: usize, env: &mut Env<'_>) {
         }
     }
     if end > head_len {
-        let body = r.body(route);
+        let first = match c.answer {
+            Answer::Partial { first, .. } => first as usize,
+            _ => 0,
+        };
+        let body = &r.body(route)[first..];
         out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
     }
 }

@@ -5,6 +5,7 @@
 use super::Conn;
 use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
 use super::state::{Env, Pending, Refill, WorkArea};
+use crate::conditional::Answer;
 use crate::fault::{Decision, Delivery, FaultKind};
 
 impl Conn {
@@ -53,11 +54,22 @@ impl Conn {
             }
             Decision::Fault { plan, route } => (plan, route),
         };
+        let asked = p.route as usize;
+        // A fault's error response is not ranged, nor conditional: only the route's own is.
+        let p = if route == p.route {
+            p
+        } else {
+            Pending {
+                route,
+                answer: Answer::Whole,
+                ..p
+            }
+        };
         let logged = p.logged && {
             let status = match plan.delivery {
                 // Nothing with a status is sent.
                 Delivery::Stall | Delivery::Garbage(_) => 0,
-                _ => env.responses.status(route as usize),
+                _ => p.status(env.responses),
             };
             log_response(b, status, env)
         };
@@ -96,16 +108,15 @@ impl Conn {
             Delivery::Garbage(_) => {
                 b.hold(plan.delay_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.garbage(p.route as usize));
+                    b.out.extend_from_slice(f.garbage(asked));
                 }
                 self.close_after_broken_response();
                 return;
             }
             _ => {}
         }
-        env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        env.stats.by_status[p.status(env.responses) as usize] += 1;
         b.hold(plan.delay_us, env);
-        let p = Pending { route, ..p };
         if let Delivery::Drip(drip) = plan.delivery {
             b.start_drip(drip, &p, close, env);
             // A response held before it is not the last: a drain that begins while the drip
@@ -118,7 +129,8 @@ impl Conn {
                 let sent_now = b.out.len() - start;
                 let (rest, body_at) = match b.refill {
                     Refill::Body { route, at } => {
-                        (env.responses.body(route as usize).len() - at, Some(at))
+                        let body = env.responses.body(route as usize).len();
+                        (b.pacing.body_stop.unwrap_or(body) - at, Some(at))
                     }
                     _ => (0, None),
                 };

@@ -4,6 +4,7 @@
 //! them while the connection has work.
 
 use crate::chunked::ChunkedDecoder;
+use crate::conditional::Answer;
 use crate::conn::{Pooled, Settings};
 use crate::control::Control;
 use crate::echo::ChunkWalk;
@@ -57,9 +58,21 @@ pub(super) struct Pending {
     pub(super) http10: bool,
     /// The access-log line's `METHOD TARGET VERSION ` is in [`WorkArea::log_line`].
     pub(super) logged: bool,
+    /// What its `Range` and conditional fields ask (`Whole` without them, or on a route that
+    /// does not serve them).
+    pub(super) answer: Answer,
 }
 
 impl Pending {
+    /// The status its response has.
+    #[inline(always)]
+    pub(super) fn status(&self, responses: &crate::response::Responses) -> u16 {
+        match self.answer {
+            Answer::Whole => responses.status(self.route as usize),
+            other => other.status().unwrap_or(200),
+        }
+    }
+
     /// The head its response takes: the closing one when `close`, else the keep-alive one of
     /// the request's version.
     #[inline(always)]
@@ -131,6 +144,8 @@ pub struct WorkArea {
     pub(super) journal_body: u64,
     /// `--journal`: the request being answered is to be recorded.
     pub(super) journaled: bool,
+    /// A dripped range or condition's answer: its head, formatted when the drip starts.
+    pub(super) answer_head: Vec<u8>,
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
@@ -192,6 +207,10 @@ pub(super) struct DripCursor {
     pub(super) released: usize,
     /// The end of what was copied into the output (at most a body chunk ahead of the written).
     pub(super) copied: usize,
+    /// A range or a condition's answer (`Whole`: the route's own response): its head is
+    /// [`WorkArea::answer_head`], `answer_head` bytes, and a 206's body is its range.
+    pub(super) answer: Answer,
+    pub(super) answer_head: u32,
 }
 
 impl Pooled for WorkArea {
@@ -215,6 +234,7 @@ impl Pooled for WorkArea {
             journal_head: Vec::new(),
             journal_body: 0,
             journaled: false,
+            answer_head: Vec::new(),
             control: None,
         }
     }
@@ -254,6 +274,7 @@ impl Pooled for WorkArea {
         self.out = Vec::new();
         self.log_line = Vec::new();
         self.journal_head = Vec::new();
+        self.answer_head = Vec::new();
     }
 
     fn capacity(&self) -> usize {

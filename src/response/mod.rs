@@ -32,6 +32,7 @@ pub use date::http_date;
 pub use format::{INLINE_BODY, MAX_FORMATTED_BYTES, formatted_bytes};
 pub use route::{CounterPaths, CounterRoutes, DEFAULT_ALLOW, METRICS_CONTENT_TYPE};
 pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
+
 pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
 
 use crate::echo::EchoFormat;
@@ -62,6 +63,19 @@ pub struct Responses {
     journal: u16,
     /// `--control`: the block a `bytes=N` body is cut from, repeated (empty without it).
     filler: Arc<[u8]>,
+    /// By route, the routes that serve ranges and conditional requests, with their
+    /// validators (shared by every worker; empty when no route does).
+    representations: Arc<[Option<Representation>]>,
+}
+
+/// What a route that serves ranges and conditional requests compares them with: its
+/// validators, as its heads carry them (`ETag`, `Last-Modified`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Representation {
+    /// The entity-tag, quotes included (`W/` when weak); empty: none (`--no-validators`).
+    pub etag: Box<[u8]>,
+    /// The modification time, seconds since 1970; `None`: none.
+    pub modified: Option<u64>,
 }
 
 /// The methods a route answers.
@@ -131,6 +145,7 @@ impl Responses {
             echo: Vec::new(),
             journal: u16::MAX,
             filler: Arc::from(&[][..]),
+            representations: Arc::from(Vec::new()),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -468,13 +483,16 @@ impl Responses {
     /// Append the head of route `route` in `form` with status `status` instead of its own, and
     /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
-    /// answer a request chose (`--control`). Out of the plain path: the lines are found here.
+    /// answer a request chose (`--control`, a range, a condition), with the lines `extra`
+    /// (each ending in CRLF) before its empty line. Out of the plain path: the lines are found
+    /// here.
     pub fn append_status_head(
         &self,
         route: usize,
         status: u16,
         form: KeepAliveForm,
         length: Option<&[u8]>,
+        extra: &[u8],
         out: &mut Vec<u8>,
     ) {
         const LENGTH: &[u8] = b"Content-Length: ";
@@ -508,8 +526,26 @@ impl Responses {
             if length.is_none() && line.starts_with(b"Content-Type: ") {
                 continue;
             }
+            if last {
+                out.extend_from_slice(extra);
+            }
             out.extend_from_slice(line);
         }
+    }
+
+    /// Make the routes given a [`Representation`] serve ranges and conditional requests, by
+    /// route index (their heads carry `Accept-Ranges` and their validators already).
+    pub fn set_representations(&mut self, by_route: Vec<Option<Representation>>) {
+        self.representations = if by_route.iter().all(Option::is_none) {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(by_route)
+        };
+    }
+
+    /// The validators of route `route`, when it serves ranges and conditional requests.
+    pub fn representation(&self, route: usize) -> Option<&Representation> {
+        self.representations.get(route)?.as_ref()
     }
 
     /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.

@@ -61,6 +61,7 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
         ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
+        ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
     }
 }
 

@@ -1,0 +1,109 @@
+//! Ranges and conditional requests on a route that serves them: the answer a head with
+//! `Range` or a conditional field gets ([`crate::conditional::evaluate`]), and its head (206,
+//! 304, 412, 416) formatted into the output from the route's own, followed by a slice of the
+//! route's preformatted body. Out of line: a request without those fields never comes here.
+
+use super::state::{Env, Pending, Refill, WorkArea};
+use crate::conditional::{Answer, evaluate};
+use crate::echo::decimal;
+use crate::parser::Request;
+
+/// The answer to `req` (whose head is `head`) on route `route`: `Whole` unless the route
+/// serves ranges and conditional requests. Called only when the parser found a `Range` or a
+/// conditional field.
+#[cold]
+#[inline(never)]
+pub(super) fn answer(req: &Request<'_>, head: &[u8], route: usize, env: &Env<'_>) -> Answer {
+    if env.settings.switches.raw {
+        return Answer::Whole;
+    }
+    let Some(r) = env.responses.representation(route) else {
+        return Answer::Whole;
+    };
+    let get_or_head = req.method == b"GET" || req.is_head;
+    let len = env.responses.body(route).len() as u64;
+    evaluate(head, get_or_head, req.range, len, &r.etag, r.modified)
+}
+
+/// The most bytes of a `Content-Range` line: `Content-Range: bytes ` and three numbers of up
+/// to 20 digits, `-`, `/`, CRLF.
+const RANGE_LINE: usize = 21 + 3 * 20 + 4;
+
+/// `Content-Range: bytes first-last/len` (or `*/len` without a range) and CRLF, in `buf`.
+fn content_range(range: Option<(u64, u64)>, len: u64, buf: &mut [u8; RANGE_LINE]) -> usize {
+    let mut at = 0;
+    let mut put = |bytes: &[u8], buf: &mut [u8; RANGE_LINE]| {
+        buf[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    let mut digits = [0u8; 20];
+    put(b"Content-Range: bytes ", buf);
+    match range {
+        Some((first, last)) => {
+            put(decimal(first, &mut digits), buf);
+            put(b"-", buf);
+            put(decimal(last, &mut digits), buf);
+        }
+        None => put(b"*", buf),
+    }
+    put(b"/", buf);
+    put(decimal(len, &mut digits), buf);
+    put(b"\r\n", buf);
+    at
+}
+
+impl WorkArea {
+    /// Append the response to `p`, whose answer is not the whole response: the head of its
+    /// status formatted from its route's (the same fields; `Content-Range` for 206 and 416;
+    /// for 304 no `Content-Length` nor `Content-Type`, RFC 9110 §15.4.5; `Content-Length: 0`
+    /// for 412 and 416), then for 206 the range of the body, unless the request is HEAD. Returns
+    /// the length of the head appended.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn append_answer(&mut self, p: &Pending, close: bool, env: &Env<'_>) -> usize {
+        let route = p.route as usize;
+        let r = env.responses;
+        let len = r.body(route).len() as u64;
+        let mut line = [0u8; RANGE_LINE];
+        let mut digits = [0u8; 20];
+        let start = self.out.len();
+        let form = p.variant(close);
+        match p.answer {
+            Answer::Partial { first, last } => {
+                let n = content_range(Some((first, last)), len, &mut line);
+                let length = decimal(last - first + 1, &mut digits);
+                r.append_status_head(route, 206, form, Some(length), &line[..n], &mut self.out);
+                let head = self.out.len() - start;
+                if !p.head_request {
+                    let chunk = env.settings.conn_limits.body_chunk.max(1) as u64;
+                    let end = (last + 1).min(first + chunk);
+                    let body = r.body(route);
+                    self.out
+                        .extend_from_slice(&body[first as usize..end as usize]);
+                    if end <= last {
+                        self.refill = Refill::Body {
+                            route: p.route,
+                            at: end as usize,
+                        };
+                        self.pacing.body_stop = Some(last as usize + 1);
+                    }
+                }
+                head
+            }
+            Answer::Unsatisfiable => {
+                let n = content_range(None, len, &mut line);
+                r.append_status_head(route, 416, form, Some(b"0"), &line[..n], &mut self.out);
+                self.out.len() - start
+            }
+            Answer::NotModified => {
+                r.append_status_head(route, 304, form, None, b"", &mut self.out);
+                self.out.len() - start
+            }
+            Answer::PreconditionFailed | Answer::Whole => {
+                let status = p.answer.status().unwrap_or(412);
+                r.append_status_head(route, status, form, Some(b"0"), b"", &mut self.out);
+                self.out.len() - start
+            }
+        }
+    }
+}
