@@ -105,8 +105,15 @@ impl Conn {
         let mut digits = [0u8; 20];
         let length = (!no_body).then(|| decimal(body_len, &mut digits));
         let start = b.out.len();
-        env.responses
-            .append_status_head(route, status, p.variant(close), length, b"", &mut b.out);
+        env.responses.append_status_head(
+            route,
+            status,
+            p.variant(close),
+            length,
+            b"",
+            false,
+            &mut b.out,
+        );
         if !p.head_request && body_len > 0 {
             let chunk = env.settings.conn_limits.body_chunk.max(1);
             if let Some(m) = message {

@@ -72,7 +72,15 @@ impl WorkArea {
             Answer::Partial { first, last } => {
                 let n = content_range(Some((first, last)), len, &mut line);
                 let length = decimal(last - first + 1, &mut digits);
-                r.append_status_head(route, 206, form, Some(length), &line[..n], &mut self.out);
+                r.append_status_head(
+                    route,
+                    206,
+                    form,
+                    Some(length),
+                    &line[..n],
+                    true,
+                    &mut self.out,
+                );
                 let head = self.out.len() - start;
                 if !p.head_request {
                     let chunk = env.settings.conn_limits.body_chunk.max(1) as u64;
@@ -92,16 +100,24 @@ impl WorkArea {
             }
             Answer::Unsatisfiable => {
                 let n = content_range(None, len, &mut line);
-                r.append_status_head(route, 416, form, Some(b"0"), &line[..n], &mut self.out);
+                r.append_status_head(
+                    route,
+                    416,
+                    form,
+                    Some(b"0"),
+                    &line[..n],
+                    true,
+                    &mut self.out,
+                );
                 self.out.len() - start
             }
             Answer::NotModified => {
-                r.append_status_head(route, 304, form, None, b"", &mut self.out);
+                r.append_status_head(route, 304, form, None, b"", true, &mut self.out);
                 self.out.len() - start
             }
             Answer::PreconditionFailed | Answer::Whole => {
                 let status = p.answer.status().unwrap_or(412);
-                r.append_status_head(route, status, form, Some(b"0"), b"", &mut self.out);
+                r.append_status_head(route, status, form, Some(b"0"), b"", true, &mut self.out);
                 self.out.len() - start
             }
         }

@@ -78,6 +78,9 @@ pub struct Representation {
     pub modified: Option<u64>,
 }
 
+/// The fields of a route that serves ranges, about its own body.
+const VALIDATOR_FIELDS: [&[u8]; 3] = [b"Accept-Ranges: ", b"ETag: ", b"Last-Modified: "];
+
 /// The methods a route answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Methods {
@@ -484,8 +487,9 @@ impl Responses {
     /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
     /// answer a request chose (`--control`, a range, a condition), with the lines `extra`
-    /// (each ending in CRLF) before its empty line. Out of the plain path: the lines are found
-    /// here.
+    /// (each ending in CRLF) before its empty line. Another body than the route's (`--control`:
+    /// `same_body` false) leaves out the route's `Accept-Ranges`, `ETag` and `Last-Modified`,
+    /// which speak of its own. Out of the plain path: the lines are found here.
     pub fn append_status_head(
         &self,
         route: usize,
@@ -493,8 +497,10 @@ impl Responses {
         form: KeepAliveForm,
         length: Option<&[u8]>,
         extra: &[u8],
+        same_body: bool,
         out: &mut Vec<u8>,
     ) {
+        let ranged = !same_body && self.representation(route).is_some();
         const LENGTH: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
         let line_end = f
@@ -524,6 +530,9 @@ impl Responses {
                 }
             }
             if length.is_none() && line.starts_with(b"Content-Type: ") {
+                continue;
+            }
+            if ranged && VALIDATOR_FIELDS.iter().any(|f| line.starts_with(f)) {
                 continue;
             }
             if last {

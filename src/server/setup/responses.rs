@@ -67,7 +67,7 @@ fn filler() -> std::sync::Arc<[u8]> {
 /// The validators of a route that serves ranges and conditional requests: a 200 with a body
 /// of its own (not an echo, nor a counter route, whose bodies change). The entity-tag is
 /// `--etag`'s, or a strong one from a hash of the body; the modification time its file's, or
-/// `started`. Without validators (`--no-validators`), none, but the route still serves ranges.
+/// `started` (none with `--no-date`). Without validators (`--no-validators`), none, but the route still serves ranges.
 fn representation(r: &Route, config: &Config, started: SystemTime) -> Option<Representation> {
     if r.spec.status != 200 || r.spec.body.is_empty() || r.echo.is_some() {
         return None;
@@ -81,13 +81,15 @@ fn representation(r: &Route, config: &Config, started: SystemTime) -> Option<Rep
             .into_bytes()
             .into(),
     };
-    let when = r.modified.unwrap_or(started);
-    let secs = when
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    // `--no-date` keeps the output byte-identical from run to run: no start time in it.
+    let when = r.modified.or(config.common.date.then_some(started));
+    let secs = when.map(|w| {
+        w.duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    });
     Some(Representation {
         etag,
-        modified: Some(secs),
+        modified: secs,
     })
 }
 
