@@ -232,6 +232,28 @@ pub fn parse_date(v: &[u8]) -> Option<u64> {
     Some(days * 86_400 + h * 3_600 + m * 60 + s)
 }
 
+/// What a request whose head is `head` gets from a representation without validators
+/// (`--no-validators`): the conditions are not read, but an `If-Range`, which nothing can
+/// match, sends the whole body.
+pub fn evaluate_range_only(
+    head: &[u8],
+    get_or_head: bool,
+    range: Option<&[u8]>,
+    len: u64,
+) -> Answer {
+    let Some(range) = range.filter(|_| get_or_head) else {
+        return Answer::Whole;
+    };
+    if Fields::scan(head).if_range.is_some() {
+        return Answer::Whole;
+    }
+    match resolve(range, len) {
+        Outcome::Whole => Answer::Whole,
+        Outcome::Partial { first, last } => Answer::Partial { first, last },
+        Outcome::Unsatisfiable => Answer::Unsatisfiable,
+    }
+}
+
 /// What a request whose head is `head` gets from a representation of `len` bytes whose
 /// entity-tag is `etag` (quotes included, `W/` when weak; empty: none) and whose
 /// modification time is `modified` (seconds since 1970; `None`: none). `get_or_head`: the

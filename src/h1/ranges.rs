@@ -4,7 +4,7 @@
 //! route's preformatted body. Out of line: a request without those fields never comes here.
 
 use super::state::{Env, Pending, Refill, WorkArea};
-use crate::conditional::{Answer, evaluate};
+use crate::conditional::{Answer, evaluate, evaluate_range_only};
 use crate::echo::decimal;
 use crate::parser::Request;
 
@@ -22,6 +22,9 @@ pub(super) fn answer(req: &Request<'_>, head: &[u8], route: usize, env: &Env<'_>
     };
     let get_or_head = req.method == b"GET" || req.is_head;
     let len = env.responses.body(route).len() as u64;
+    if r.etag.is_empty() && r.modified.is_none() {
+        return evaluate_range_only(head, get_or_head, req.range, len);
+    }
     evaluate(head, get_or_head, req.range, len, &r.etag, r.modified)
 }
 
