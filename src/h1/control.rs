@@ -8,6 +8,7 @@ use super::state::{Body, Env, Refill, WorkArea};
 use crate::control::{Control, Delivery, from_head};
 use crate::echo::decimal;
 use crate::fault::FaultKind;
+use crate::response::StatusHead;
 
 impl Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -105,15 +106,14 @@ impl Conn {
         let mut digits = [0u8; 20];
         let length = (!no_body).then(|| decimal(body_len, &mut digits));
         let start = b.out.len();
-        env.responses.append_status_head(
-            route,
+        let head = StatusHead {
             status,
-            p.variant(close),
             length,
-            b"",
-            false,
-            &mut b.out,
-        );
+            extra: b"",
+            same_body: false,
+        };
+        env.responses
+            .append_status_head(route, p.variant(close), head, &mut b.out);
         if !p.head_request && body_len > 0 {
             let chunk = env.settings.conn_limits.body_chunk.max(1);
             if let Some(m) = message {

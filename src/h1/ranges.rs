@@ -7,6 +7,7 @@ use super::state::{Env, Pending, Refill, WorkArea};
 use crate::conditional::{Answer, evaluate, evaluate_range_only};
 use crate::echo::decimal;
 use crate::parser::Request;
+use crate::response::StatusHead;
 
 /// The answer to `req` (whose head is `head`) on route `route`: `Whole` unless the route
 /// serves ranges and conditional requests. Called only when the parser found a `Range` or a
@@ -77,11 +78,13 @@ impl WorkArea {
                 let length = decimal(last - first + 1, &mut digits);
                 r.append_status_head(
                     route,
-                    206,
                     form,
-                    Some(length),
-                    &line[..n],
-                    true,
+                    StatusHead {
+                        status: 206,
+                        length: Some(length),
+                        extra: &line[..n],
+                        same_body: true,
+                    },
                     &mut self.out,
                 );
                 let head = self.out.len() - start;
@@ -105,22 +108,44 @@ impl WorkArea {
                 let n = content_range(None, len, &mut line);
                 r.append_status_head(
                     route,
-                    416,
                     form,
-                    Some(b"0"),
-                    &line[..n],
-                    true,
+                    StatusHead {
+                        status: 416,
+                        length: Some(b"0"),
+                        extra: &line[..n],
+                        same_body: true,
+                    },
                     &mut self.out,
                 );
                 self.out.len() - start
             }
             Answer::NotModified => {
-                r.append_status_head(route, 304, form, None, b"", true, &mut self.out);
+                r.append_status_head(
+                    route,
+                    form,
+                    StatusHead {
+                        status: 304,
+                        length: None,
+                        extra: b"",
+                        same_body: true,
+                    },
+                    &mut self.out,
+                );
                 self.out.len() - start
             }
             Answer::PreconditionFailed | Answer::Whole => {
                 let status = p.answer.status().unwrap_or(412);
-                r.append_status_head(route, status, form, Some(b"0"), b"", true, &mut self.out);
+                r.append_status_head(
+                    route,
+                    form,
+                    StatusHead {
+                        status,
+                        length: Some(b"0"),
+                        extra: b"",
+                        same_body: true,
+                    },
+                    &mut self.out,
+                );
                 self.out.len() - start
             }
         }

@@ -78,6 +78,19 @@ pub struct Representation {
     pub modified: Option<u64>,
 }
 
+/// What [`Responses::append_status_head`] changes in a route's head.
+#[derive(Clone, Copy, Debug)]
+pub struct StatusHead<'a> {
+    /// The status instead of the route's.
+    pub status: u16,
+    /// The `Content-Length` digits; `None`: no `Content-Length` nor `Content-Type` (204, 304).
+    pub length: Option<&'a [u8]>,
+    /// Lines (each ending in CRLF) before the empty line.
+    pub extra: &'a [u8],
+    /// The body is the route's own (a range of it, or none in its stead).
+    pub same_body: bool,
+}
+
 /// The fields of a route that serves ranges, about its own body.
 const VALIDATOR_FIELDS: [&[u8]; 3] = [b"Accept-Ranges: ", b"ETag: ", b"Last-Modified: "];
 
@@ -493,13 +506,16 @@ impl Responses {
     pub fn append_status_head(
         &self,
         route: usize,
-        status: u16,
         form: KeepAliveForm,
-        length: Option<&[u8]>,
-        extra: &[u8],
-        same_body: bool,
+        head: StatusHead<'_>,
         out: &mut Vec<u8>,
     ) {
+        let StatusHead {
+            status,
+            length,
+            extra,
+            same_body,
+        } = head;
         let ranged = !same_body && self.representation(route).is_some();
         const LENGTH: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
