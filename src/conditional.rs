@@ -113,6 +113,32 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// The `Range` field's value in `head` (a whole head the parser accepted), OWS trimmed, as
+/// [`crate::parser::Request::range`] has it: empty when the field came twice (RFC 9110 §5.3),
+/// `None` without it. For a caller that kept only the parser's flag.
+pub fn range_field(head: &[u8]) -> Option<&[u8]> {
+    let mut range = None;
+    for line in head.split(|&c| c == b'\n').skip(1) {
+        if let Some(colon) = line.iter().position(|&c| c == b':') {
+            if line[..colon].eq_ignore_ascii_case(b"range") {
+                once(&mut range, trim(&line[colon + 1..]));
+            }
+        }
+    }
+    range
+}
+
+/// The method of the request whose head is `head` (a whole head the parser accepted, maybe
+/// after empty lines, RFC 9112 §2.2).
+pub fn method(head: &[u8]) -> &[u8] {
+    let start = head
+        .iter()
+        .position(|&c| c != b'\r' && c != b'\n')
+        .unwrap_or(head.len());
+    let line = &head[start..];
+    &line[..line.iter().position(|&c| c == b' ').unwrap_or(line.len())]
+}
+
 /// Whether any line of field `name` in `head` lists a tag matching `etag` (`*` matches any),
 /// compared strongly or weakly (§8.8.3.2).
 fn any_line_matches(head: &[u8], name: &[u8], etag: &[u8], strong: bool) -> bool {

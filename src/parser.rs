@@ -121,10 +121,11 @@ pub struct Request<'b> {
     /// The `Range` field's value (OWS trimmed; empty when the field came twice, which makes it
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
-    /// A conditional field came (`If-Match`, `If-None-Match`, `If-Modified-Since`,
-    /// `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to be read for it. Only
-    /// flagged, so that a request without one pays nothing for them.
-    pub conditional: bool,
+    /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
+    /// be read for them. One flag for all of them, so that a request without one pays a single
+    /// test.
+    pub range_or_conditional: bool,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -968,7 +969,7 @@ impl Parser {
             } else {
                 None
             },
-            conditional: self.flags & F_CONDITIONAL != 0,
+            range_or_conditional: self.flags & (F_RANGE | F_CONDITIONAL) != 0,
             headers: self.headers as usize,
             head_len,
         }
@@ -989,7 +990,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         expect_continue: false,
         is_head: false,
         range: None,
-        conditional: false,
+        range_or_conditional: false,
         headers: 1,
         head_len,
     }

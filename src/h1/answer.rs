@@ -4,8 +4,7 @@
 
 use super::Conn;
 use super::log::log_response;
-use super::state::{Body, Env, Pending, Refill, WorkArea};
-use crate::conditional::Answer;
+use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
 
 impl Conn {
     /// Answer the request whose head (and body) is complete.
@@ -33,12 +32,34 @@ impl Conn {
         }
     }
 
-    /// Answer `p` with its route's response.
+    /// Answer `p` with its route's response, or with what its `Range` and conditional fields
+    /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        if p.answer != Asked::Whole {
+            self.respond_asked(b, p, env);
+            return;
+        }
+        self.respond_as::<true>(b, p, env);
+    }
+
+    /// [`Conn::respond_plain`] for a request whose answer is not the whole response.
+    #[cold]
+    #[inline(never)]
+    fn respond_asked(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        self.respond_as::<false>(b, p, env);
+    }
+
+    /// Answer `p`; `WHOLE`: with its route's own response, known at compile time.
+    #[inline(always)]
+    fn respond_as<const WHOLE: bool>(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
-        let status = p.status(env.responses);
+        let status = if WHOLE {
+            env.responses.status(p.route as usize)
+        } else {
+            p.status(env.responses)
+        };
         env.stats.by_status[status as usize] += 1;
         if p.logged {
             log_response(b, status, env);
@@ -52,7 +73,11 @@ impl Conn {
                 b.last_held = Some((b.out.len(), p));
             }
         }
-        b.append_response(&p, close, env);
+        if WHOLE {
+            b.append_whole(&p, close, env);
+        } else {
+            b.append_response(&p, close, env);
+        }
         self.close_after_response(&p, close, env);
     }
 }
@@ -62,10 +87,16 @@ impl WorkArea {
     /// version call for, then the body (its first piece, when it is streamed).
     #[inline(always)]
     pub(super) fn append_response(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
-        if p.answer != Answer::Whole {
+        if p.answer != Asked::Whole {
             self.append_answer(p, close, env);
             return;
         }
+        self.append_whole(p, close, env);
+    }
+
+    /// [`WorkArea::append_response`] for the route's own response.
+    #[inline(always)]
+    pub(super) fn append_whole(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
         let head_only = p.head_request || env.settings.switches.raw;
         let chunk = env.settings.conn_limits.body_chunk.max(1);
         if let Some(at) = env.responses.append(

@@ -2,7 +2,7 @@
 //! copying them into the output (with one `Date` for the whole response), ending a fault's
 //! pacing, and the drip parked in the connection's own fields between pieces.
 
-use super::state::{DripCursor, Env, Pending, Refill, WorkArea};
+use super::state::{Asked, DripCursor, Env, Pending, Refill, WorkArea};
 use crate::conditional::Answer;
 use crate::fault::Drip;
 use crate::response::{KeepAliveForm, Responses};
@@ -130,10 +130,10 @@ impl WorkArea {
             next: 0,
             released: 0,
             copied: 0,
-            answer: p.answer,
+            answer: self.answer_of(p),
             answer_head: 0,
         });
-        if p.answer != Answer::Whole {
+        if p.answer != Asked::Whole {
             self.start_answer_drip(p, close, env);
         }
         self.refill = Refill::Paced;

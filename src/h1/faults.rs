@@ -4,8 +4,7 @@
 
 use super::Conn;
 use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
-use super::state::{Env, Pending, Refill, WorkArea};
-use crate::conditional::Answer;
+use super::state::{Asked, Env, Pending, Refill, WorkArea};
 use crate::fault::{Decision, Delivery, FaultKind};
 
 impl Conn {
@@ -61,7 +60,7 @@ impl Conn {
         } else {
             Pending {
                 route,
-                answer: Answer::Whole,
+                answer: Asked::Whole,
                 ..p
             }
         };

@@ -3,30 +3,40 @@
 //! 304, 412, 416) formatted into the output from the route's own, followed by a slice of the
 //! route's preformatted body. Out of line: a request without those fields never comes here.
 
-use super::state::{Env, Pending, Refill, WorkArea};
-use crate::conditional::{Answer, evaluate, evaluate_range_only};
+use super::state::{Asked, Env, Pending, Refill, WorkArea};
+use crate::conditional::{Answer, evaluate, evaluate_range_only, method, range_field};
 use crate::echo::decimal;
-use crate::parser::Request;
 use crate::response::StatusHead;
 
-/// The answer to `req` (whose head is `head`) on route `route`: `Whole` unless the route
-/// serves ranges and conditional requests. Called only when the parser found a `Range` or a
-/// conditional field.
+/// The pending request's answer, when the request whose head is `head` on route `route` asks
+/// other than the whole response: in `b.pending`, a 206's range in `b.range`. Only a route
+/// that serves ranges and conditional requests answers so. Called only when the parser found
+/// a `Range` or a conditional field; `head` is the request's whole head.
 #[cold]
 #[inline(never)]
-pub(super) fn answer(req: &Request<'_>, head: &[u8], route: usize, env: &Env<'_>) -> Answer {
+pub(super) fn answer(head: &[u8], route: usize, b: &mut WorkArea, env: &Env<'_>) {
     if env.settings.switches.raw {
-        return Answer::Whole;
+        return;
     }
     let Some(r) = env.responses.representation(route) else {
-        return Answer::Whole;
+        return;
     };
-    let get_or_head = req.method == b"GET" || req.is_head;
+    // Read from the head, here: the plain path keeps only the parser's flag of a request.
+    let method = method(head);
+    let get_or_head = method == b"GET" || method == b"HEAD";
+    let range = range_field(head);
     let len = env.responses.body(route).len() as u64;
-    if r.etag.is_empty() && r.modified.is_none() {
-        return evaluate_range_only(head, get_or_head, req.range, len);
+    let answer = if r.etag.is_empty() && r.modified.is_none() {
+        evaluate_range_only(head, get_or_head, range, len)
+    } else {
+        evaluate(head, get_or_head, range, len, &r.etag, r.modified)
+    };
+    if let Answer::Partial { first, last } = answer {
+        b.range = (first, last);
     }
-    evaluate(head, get_or_head, req.range, len, &r.etag, r.modified)
+    if let Some(p) = b.pending.as_mut() {
+        p.answer = Asked::of(answer);
+    }
 }
 
 /// The most bytes of a `Content-Range` line: `Content-Range: bytes ` and three numbers of up
@@ -72,7 +82,8 @@ impl WorkArea {
         let mut digits = [0u8; 20];
         let start = self.out.len();
         let form = p.variant(close);
-        match p.answer {
+        let answer = self.answer_of(p);
+        match answer {
             Answer::Partial { first, last } => {
                 let n = content_range(Some((first, last)), len, &mut line);
                 let length = decimal(last - first + 1, &mut digits);
@@ -134,7 +145,7 @@ impl WorkArea {
                 self.out.len() - start
             }
             Answer::PreconditionFailed | Answer::Whole => {
-                let status = p.answer.status().unwrap_or(412);
+                let status = answer.status().unwrap_or(412);
                 r.append_status_head(
                     route,
                     form,

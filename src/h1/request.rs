@@ -5,9 +5,8 @@
 use super::Conn;
 use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
-use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
+use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
-use crate::conditional::Answer;
 use crate::conn::Settings;
 use crate::parser::{Framing, Status, Version};
 use crate::response::CONTINUE;
@@ -119,20 +118,18 @@ impl Conn {
                             if logged {
                                 request_line(&mut b.log_line, &req);
                             }
-                            let answer = if req.range.is_some() || req.conditional {
-                                let head = &buf[at - req.head_len..at];
-                                super::ranges::answer(&req, head, route, env)
-                            } else {
-                                Answer::Whole
-                            };
                             b.pending = Some(Pending {
                                 route: route as u16,
                                 head_request: req.is_head,
                                 keep_alive: req.keep_alive,
                                 http10: req.version == Version::Http10,
                                 logged,
-                                answer,
+                                answer: Asked::Whole,
                             });
+                            if req.range_or_conditional {
+                                let head = &buf[at - req.head_len..at];
+                                super::ranges::answer(head, route, b, env);
+                            }
                             b.body = match req.framing {
                                 Framing::None => Body::None,
                                 Framing::Length(n) if n > settings.conn_limits.max_body => {

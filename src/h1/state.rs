@@ -59,8 +59,50 @@ pub(super) struct Pending {
     /// The access-log line's `METHOD TARGET VERSION ` is in [`WorkArea::log_line`].
     pub(super) logged: bool,
     /// What its `Range` and conditional fields ask (`Whole` without them, or on a route that
-    /// does not serve them).
-    pub(super) answer: Answer,
+    /// does not serve them), in one byte: a 206's range is [`WorkArea::range`].
+    pub(super) answer: Asked,
+}
+
+/// The kind of a [`Answer`], without a 206's offsets: a request's record stays a few bytes
+/// that the plain path copies and tests once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Asked {
+    /// The route's own response.
+    Whole,
+    /// 206: the range in [`WorkArea::range`].
+    Partial,
+    /// 416.
+    Unsatisfiable,
+    /// 304.
+    NotModified,
+    /// 412.
+    PreconditionFailed,
+}
+
+impl Asked {
+    /// `answer`'s kind.
+    pub(super) fn of(answer: Answer) -> Asked {
+        match answer {
+            Answer::Whole => Asked::Whole,
+            Answer::Partial { .. } => Asked::Partial,
+            Answer::Unsatisfiable => Asked::Unsatisfiable,
+            Answer::NotModified => Asked::NotModified,
+            Answer::PreconditionFailed => Asked::PreconditionFailed,
+        }
+    }
+
+    /// The status of an answer of this kind other than the whole response.
+    #[cold]
+    fn status(self) -> u16 {
+        match self {
+            Asked::Whole => 200,
+            Asked::Partial => 206,
+            Asked::Unsatisfiable => 416,
+            Asked::NotModified => 304,
+            Asked::PreconditionFailed => 412,
+        }
+    }
 }
 
 impl Pending {
@@ -68,8 +110,8 @@ impl Pending {
     #[inline(always)]
     pub(super) fn status(&self, responses: &crate::response::Responses) -> u16 {
         match self.answer {
-            Answer::Whole => responses.status(self.route as usize),
-            other => other.status().unwrap_or(200),
+            Asked::Whole => responses.status(self.route as usize),
+            other => other.status(),
         }
     }
 
@@ -146,6 +188,9 @@ pub struct WorkArea {
     pub(super) journaled: bool,
     /// A dripped range or condition's answer: its head, formatted when the drip starts.
     pub(super) answer_head: Vec<u8>,
+    /// The range (first and last byte offsets) of the pending request's 206, set only when
+    /// its [`Pending::answer`] is [`Asked::Partial`].
+    pub(super) range: (u64, u64),
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
@@ -235,6 +280,7 @@ impl Pooled for WorkArea {
             journal_body: 0,
             journaled: false,
             answer_head: Vec::new(),
+            range: (0, 0),
             control: None,
         }
     }
@@ -285,6 +331,20 @@ impl Pooled for WorkArea {
 }
 
 impl WorkArea {
+    /// What `p`, the pending request, asks, its 206's range from [`WorkArea::range`].
+    pub(super) fn answer_of(&self, p: &Pending) -> Answer {
+        match p.answer {
+            Asked::Whole => Answer::Whole,
+            Asked::Partial => Answer::Partial {
+                first: self.range.0,
+                last: self.range.1,
+            },
+            Asked::Unsatisfiable => Answer::Unsatisfiable,
+            Asked::NotModified => Answer::NotModified,
+            Asked::PreconditionFailed => Answer::PreconditionFailed,
+        }
+    }
+
     /// Nothing in progress: the work area can go back to the pool.
     pub(super) fn is_done(&self) -> bool {
         self.input.is_empty()
