@@ -562,7 +562,9 @@ fn range_or_conditional_flag() {
     for (field, want) in cases {
         let head = format!("GET / HTTP/1.1\r\nHost: a\r\n{field}\r\n");
         match parse_request(head.as_bytes(), limits()) {
-            Result::Ok(Status::Complete(r)) => assert_eq!(r.range_or_conditional, want, "{field:?}"),
+            Result::Ok(Status::Complete(r)) => {
+                assert_eq!(r.range_or_conditional, want, "{field:?}")
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -425,6 +425,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         Relation::ConflictsWith("--stats"),
         Relation::ConflictsWith("--metrics"),
         Relation::ConflictsWith("--methods"),
+        Relation::ConflictsWith("--etag"),
+        Relation::ConflictsWith("--no-validators"),
     ]),
     opt!(
         "--raw-close",
