@@ -36,7 +36,7 @@ impl Conn {
     /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
-        if p.answer != Asked::Whole {
+        if b.asked != Asked::Whole {
             self.respond_asked(b, p, env);
             return;
         }
@@ -55,10 +55,11 @@ impl Conn {
     fn respond_as<const WHOLE: bool>(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
+        let asked = if WHOLE { Asked::Whole } else { b.asked };
         let status = if WHOLE {
             env.responses.status(p.route as usize)
         } else {
-            p.status(env.responses)
+            asked.status(env.responses, p.route)
         };
         env.stats.by_status[status as usize] += 1;
         if p.logged {
@@ -70,13 +71,13 @@ impl Conn {
                 b.hold_until_us = env.now_us + delay_us;
             }
             if b.hold_until_us != 0 {
-                b.last_held = Some((b.out.len(), p));
+                b.last_held = Some((b.out.len(), p, asked));
             }
         }
         if WHOLE {
             b.append_whole(&p, close, env);
         } else {
-            b.append_response(&p, close, env);
+            b.append_response(&p, asked, close, env);
         }
         self.close_after_response(&p, close, env);
     }
@@ -86,9 +87,15 @@ impl WorkArea {
     /// Append the response to `p`: the head of the variant that `close` and the request's
     /// version call for, then the body (its first piece, when it is streamed).
     #[inline(always)]
-    pub(super) fn append_response(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
-        if p.answer != Asked::Whole {
-            self.append_answer(p, close, env);
+    pub(super) fn append_response(
+        &mut self,
+        p: &Pending,
+        asked: Asked,
+        close: bool,
+        env: &Env<'_>,
+    ) {
+        if asked != Asked::Whole {
+            self.append_answer(p, asked, close, env);
             return;
         }
         self.append_whole(p, close, env);

@@ -92,7 +92,7 @@ impl WorkArea {
     /// [`WorkArea::answer_head`], for the pieces to be copied from.
     #[cold]
     #[inline(never)]
-    fn start_answer_drip(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
+    fn start_answer_drip(&mut self, p: &Pending, asked: Asked, close: bool, env: &Env<'_>) {
         let (out, refill, stop) = (
             std::mem::take(&mut self.out),
             self.refill,
@@ -105,7 +105,7 @@ impl WorkArea {
             head_request: true,
             ..*p
         };
-        self.append_answer(&head_only, close, env);
+        self.append_answer(&head_only, asked, close, env);
         self.answer_head = std::mem::replace(&mut self.out, out);
         (self.refill, self.pacing.body_stop) = (refill, stop);
         if let Some(c) = self.pacing.drip.as_mut() {
@@ -116,7 +116,14 @@ impl WorkArea {
     /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind
     /// any output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied
     /// but the pieces due.
-    pub(super) fn start_drip(&mut self, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
+    pub(super) fn start_drip(
+        &mut self,
+        drip: Drip,
+        p: &Pending,
+        asked: Asked,
+        close: bool,
+        env: &mut Env<'_>,
+    ) {
         self.pacing.drip = Some(DripCursor {
             drip,
             route: p.route,
@@ -130,11 +137,11 @@ impl WorkArea {
             next: 0,
             released: 0,
             copied: 0,
-            answer: self.answer_of(p),
+            answer: self.answer_of(asked),
             answer_head: 0,
         });
-        if p.answer != Asked::Whole {
-            self.start_answer_drip(p, close, env);
+        if asked != Asked::Whole {
+            self.start_answer_drip(p, asked, close, env);
         }
         self.refill = Refill::Paced;
         if let Some(c) = self.pacing.drip {

@@ -53,22 +53,18 @@ impl Conn {
             }
             Decision::Fault { plan, route } => (plan, route),
         };
-        let asked = p.route as usize;
+        let asked_route = p.route as usize;
         // A fault's error response is not ranged, nor conditional: only the route's own is.
-        let p = if route == p.route {
-            p
+        let (p, asked) = if route == p.route {
+            (p, b.asked)
         } else {
-            Pending {
-                route,
-                answer: Asked::Whole,
-                ..p
-            }
+            (Pending { route, ..p }, Asked::Whole)
         };
         let logged = p.logged && {
             let status = match plan.delivery {
                 // Nothing with a status is sent.
                 Delivery::Stall | Delivery::Garbage(_) => 0,
-                _ => p.status(env.responses),
+                _ => asked.status(env.responses, p.route),
             };
             log_response(b, status, env)
         };
@@ -107,23 +103,23 @@ impl Conn {
             Delivery::Garbage(_) => {
                 b.hold(plan.delay_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.garbage(asked));
+                    b.out.extend_from_slice(f.garbage(asked_route));
                 }
                 self.close_after_broken_response();
                 return;
             }
             _ => {}
         }
-        env.stats.by_status[p.status(env.responses) as usize] += 1;
+        env.stats.by_status[asked.status(env.responses, p.route) as usize] += 1;
         b.hold(plan.delay_us, env);
         if let Delivery::Drip(drip) = plan.delivery {
-            b.start_drip(drip, &p, close, env);
+            b.start_drip(drip, &p, asked, close, env);
             // A response held before it is not the last: a drain that begins while the drip
             // is held changes the drip's head instead (`Conn::release_hold`).
             b.last_held = None;
         } else {
             let start = b.out.len();
-            b.append_response(&p, close, env);
+            b.append_response(&p, asked, close, env);
             if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
                 let sent_now = b.out.len() - start;
                 let (rest, body_at) = match b.refill {
@@ -149,7 +145,7 @@ impl Conn {
             if b.hold_until_us != 0 {
                 // Whole: a drain that begins while it is held turns it into the closing
                 // response, as a `--delay` hold's (`Conn::release_hold`).
-                b.last_held = Some((start, p));
+                b.last_held = Some((start, p, asked));
             }
             if plan.delay_us > 0 && matches!(b.refill, Refill::None) {
                 b.refill = Refill::Paced;

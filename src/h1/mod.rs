@@ -481,12 +481,12 @@ impl Conn {
         b.hold_until_us = 0;
         b.out_since_us = env.now_us;
         let last = env.draining && matches!(self.phase, Phase::Open) && !env.settings.switches.raw;
-        if let Some((at, p)) = b.last_held.take() {
+        if let Some((at, p, asked)) = b.last_held.take() {
             if last {
                 // Held by `--delay` or a latency, whole: answered again with the closing head.
                 b.out.truncate(at);
                 b.refill = Refill::None;
-                b.append_response(&p, true, env);
+                b.append_response(&p, asked, true, env);
                 self.phase = Phase::Closing { linger: true };
             }
         } else if last {

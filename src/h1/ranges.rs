@@ -9,7 +9,7 @@ use crate::echo::decimal;
 use crate::response::StatusHead;
 
 /// The pending request's answer, when the request whose head is `head` on route `route` asks
-/// other than the whole response: in `b.pending`, a 206's range in `b.range`. Only a route
+/// other than the whole response: in `b.asked`, a 206's range in `b.range`. Only a route
 /// that serves ranges and conditional requests answers so. Called only when the parser found
 /// a `Range` or a conditional field; `head` is the request's whole head.
 #[cold]
@@ -34,9 +34,7 @@ pub(super) fn answer(head: &[u8], route: usize, b: &mut WorkArea, env: &Env<'_>)
     if let Answer::Partial { first, last } = answer {
         b.range = (first, last);
     }
-    if let Some(p) = b.pending.as_mut() {
-        p.answer = Asked::of(answer);
-    }
+    b.asked = Asked::of(answer);
 }
 
 /// The most bytes of a `Content-Range` line: `Content-Range: bytes ` and three numbers of up
@@ -74,7 +72,13 @@ impl WorkArea {
     /// the length of the head appended.
     #[cold]
     #[inline(never)]
-    pub(super) fn append_answer(&mut self, p: &Pending, close: bool, env: &Env<'_>) -> usize {
+    pub(super) fn append_answer(
+        &mut self,
+        p: &Pending,
+        asked: Asked,
+        close: bool,
+        env: &Env<'_>,
+    ) -> usize {
         let route = p.route as usize;
         let r = env.responses;
         let len = r.body(route).len() as u64;
@@ -82,7 +86,7 @@ impl WorkArea {
         let mut digits = [0u8; 20];
         let start = self.out.len();
         let form = p.variant(close);
-        let answer = self.answer_of(p);
+        let answer = self.answer_of(asked);
         match answer {
             Answer::Partial { first, last } => {
                 let n = content_range(Some((first, last)), len, &mut line);

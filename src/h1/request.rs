@@ -124,8 +124,8 @@ impl Conn {
                                 keep_alive: req.keep_alive,
                                 http10: req.version == Version::Http10,
                                 logged,
-                                answer: Asked::Whole,
                             });
+                            b.asked = Asked::Whole;
                             if req.range_or_conditional {
                                 let head = &buf[at - req.head_len..at];
                                 super::ranges::answer(head, route, b, env);

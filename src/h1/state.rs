@@ -58,13 +58,11 @@ pub(super) struct Pending {
     pub(super) http10: bool,
     /// The access-log line's `METHOD TARGET VERSION ` is in [`WorkArea::log_line`].
     pub(super) logged: bool,
-    /// What its `Range` and conditional fields ask (`Whole` without them, or on a route that
-    /// does not serve them), in one byte: a 206's range is [`WorkArea::range`].
-    pub(super) answer: Asked,
 }
 
-/// The kind of a [`Answer`], without a 206's offsets: a request's record stays a few bytes
-/// that the plain path copies and tests once.
+/// The kind of an [`Answer`], without a 206's offsets: what the pending request's `Range` and
+/// conditional fields ask, kept in [`WorkArea::asked`] (not in [`Pending`], whose every
+/// byte the plain path copies).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(super) enum Asked {
@@ -92,9 +90,18 @@ impl Asked {
         }
     }
 
+    /// The status of an answer of this kind to a request on route `route`.
+    #[inline(always)]
+    pub(super) fn status(self, responses: &crate::response::Responses, route: u16) -> u16 {
+        match self {
+            Asked::Whole => responses.status(route as usize),
+            other => other.other_status(),
+        }
+    }
+
     /// The status of an answer of this kind other than the whole response.
     #[cold]
-    fn status(self) -> u16 {
+    fn other_status(self) -> u16 {
         match self {
             Asked::Whole => 200,
             Asked::Partial => 206,
@@ -106,15 +113,6 @@ impl Asked {
 }
 
 impl Pending {
-    /// The status its response has.
-    #[inline(always)]
-    pub(super) fn status(&self, responses: &crate::response::Responses) -> u16 {
-        match self.answer {
-            Asked::Whole => responses.status(self.route as usize),
-            other => other.status(),
-        }
-    }
-
     /// The head its response takes: the closing one when `close`, else the keep-alive one of
     /// the request's version.
     #[inline(always)]
@@ -168,7 +166,7 @@ pub struct WorkArea {
     /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
     /// answers, so that a drain that begins while it is held can turn it into the closing
     /// response.
-    pub(super) last_held: Option<(usize, Pending)>,
+    pub(super) last_held: Option<(usize, Pending, Asked)>,
     /// [`ConnLimits::high_water`](crate::conn::ConnLimits::high_water), kept here for
     /// `wants_read`.
     pub(super) high_water: usize,
@@ -191,6 +189,9 @@ pub struct WorkArea {
     /// The range (first and last byte offsets) of the pending request's 206, set only when
     /// its [`Pending::answer`] is [`Asked::Partial`].
     pub(super) range: (u64, u64),
+    /// What the pending request's `Range` and conditional fields ask: set with each
+    /// [`WorkArea::pending`] (`Whole` but for a route that serves them).
+    pub(super) asked: Asked,
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
@@ -281,6 +282,7 @@ impl Pooled for WorkArea {
             journaled: false,
             answer_head: Vec::new(),
             range: (0, 0),
+            asked: Asked::Whole,
             control: None,
         }
     }
@@ -331,9 +333,9 @@ impl Pooled for WorkArea {
 }
 
 impl WorkArea {
-    /// What `p`, the pending request, asks, its 206's range from [`WorkArea::range`].
-    pub(super) fn answer_of(&self, p: &Pending) -> Answer {
-        match p.answer {
+    /// The answer of kind `asked`, a 206's range from [`WorkArea::range`].
+    pub(super) fn answer_of(&self, asked: Asked) -> Answer {
+        match asked {
             Asked::Whole => Answer::Whole,
             Asked::Partial => Answer::Partial {
                 first: self.range.0,
