@@ -53,6 +53,7 @@
 //! | 0 | [`parser`] | the request-head grammar: incremental, zero-copy, strict (RFC 9112) | always (`no_std`) |
 //! | 0 | [`chunked`] | the chunked body decoder | always (`no_std`) |
 //! | 0 | [`range`] | the `Range` field's grammar and its resolution against a body's length (RFC 9110 §14) | always (`no_std`) |
+//! | 0 | [`conditional`] | conditional requests and ranges together, in RFC 9110 §13.2.2's order | always (`no_std`) |
 //! | 0 | [`hpack`] | the HPACK decoder of HTTP/2 header blocks (RFC 7541) | always (`no_std`) |
 //! | 0 | [`frame`] | HTTP/2 frames: the frame header, each type's payload, SETTINGS bounds, error codes (RFC 9113) | always (`no_std`) |
 //! | 1 | `values` | value grammars shared by the command line and the faults: sizes, durations, counts | `server` |
@@ -86,6 +87,8 @@
 #[doc(hidden)]
 pub mod check;
 pub mod chunked;
+#[cfg(feature = "server")]
+pub mod conditional;
 #[cfg(feature = "server")]
 pub mod config;
 #[cfg(feature = "server")]

@@ -121,6 +121,11 @@ pub struct Request<'b> {
     /// The `Range` field's value (OWS trimmed; empty when the field came twice, which makes it
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
+    /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
+    /// be read for them. One flag for all of them, so that a request without one pays a single
+    /// test.
+    pub range_or_conditional: bool,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -367,6 +372,8 @@ const F_TARGET_BRACKET: u16 = 1 << 12;
 /// A transfer coding canned does not know (501 unless the framing is already a 400).
 const F_TE_UNKNOWN: u16 = 1 << 13;
 const F_RANGE: u16 = 1 << 14;
+/// A conditional field (RFC 9110 §13.1).
+const F_CONDITIONAL: u16 = 1 << 15;
 
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
@@ -825,6 +832,7 @@ impl Parser {
                 };
                 self.flags |= F_RANGE;
             }
+            Field::Conditional => self.flags |= F_CONDITIONAL,
             Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
@@ -965,6 +973,7 @@ impl Parser {
             } else {
                 None
             },
+            range_or_conditional: self.flags & (F_RANGE | F_CONDITIONAL) != 0,
             headers: self.headers as usize,
             head_len,
         }
@@ -985,6 +994,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         expect_continue: false,
         is_head: false,
         range: None,
+        range_or_conditional: false,
         headers: 1,
         head_len,
     }
@@ -996,6 +1006,7 @@ enum Field {
     Host,
     Expect,
     Range,
+    Conditional,
     Connection,
     ContentLength,
     TransferEncoding,
@@ -1010,9 +1021,17 @@ impl Field {
             4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
             5 if name.eq_ignore_ascii_case(b"range") => Field::Range,
             6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
+            8 if name.eq_ignore_ascii_case(b"if-match")
+                || name.eq_ignore_ascii_case(b"if-range") =>
+            {
+                Field::Conditional
+            }
             10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
+            13 if name.eq_ignore_ascii_case(b"if-none-match") => Field::Conditional,
             14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,
             17 if name.eq_ignore_ascii_case(b"transfer-encoding") => Field::TransferEncoding,
+            17 if name.eq_ignore_ascii_case(b"if-modified-since") => Field::Conditional,
+            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => Field::Conditional,
             _ => Field::Other,
         }
     }

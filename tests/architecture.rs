@@ -25,6 +25,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("range", 0),
     // HTTP/2 frames: header, payloads, SETTINGS bounds, error codes (`no_std`).
     ("frame", 0),
+    // Conditional requests with ranges, in RFC 9110's order (`no_std`); it resolves the range.
+    ("conditional", 0),
     // Value grammars shared by the command line and the fault specs: sizes, durations, counts.
     ("values", 1),
     // The malformed-response catalogue.
@@ -59,6 +61,8 @@ const LAYERS: &[(&str, u8)] = &[
 const SIDEWAYS: &[(&str, &str)] = &[
     // The decoder reports the parser's `Error` and checks its byte classes.
     ("chunked", "parser"),
+    // The conditions decide whether the range is resolved, and resolve it.
+    ("conditional", "range"),
 ];
 
 /// Files outside the library's module tree.

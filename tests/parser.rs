@@ -541,3 +541,31 @@ fn range_value() {
         }
     }
 }
+
+/// `Range` and the conditional fields (RFC 9110 §13.1) are flagged by name, any case, and
+/// nothing else is: a request without one is never read again for them.
+#[test]
+fn range_or_conditional_flag() {
+    let cases: [(&str, bool); 11] = [
+        ("", false),
+        ("If-Match: \"a\"\r\n", true),
+        ("if-none-match: *\r\n", true),
+        ("IF-MODIFIED-SINCE: x\r\n", true),
+        ("If-Unmodified-Since: x\r\n", true),
+        ("If-Range: \"a\"\r\n", true),
+        ("If-Matches: x\r\n", false),
+        ("X-If-Range: x\r\n", false),
+        ("Range: bytes=0-1\r\n", true),
+        ("range: x\r\n", true),
+        ("X-Range: bytes=0-1\r\n", false),
+    ];
+    for (field, want) in cases {
+        let head = format!("GET / HTTP/1.1\r\nHost: a\r\n{field}\r\n");
+        match parse_request(head.as_bytes(), limits()) {
+            Result::Ok(Status::Complete(r)) => {
+                assert_eq!(r.range_or_conditional, want, "{field:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

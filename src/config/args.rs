@@ -9,7 +9,7 @@ use super::grammar::{
     add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
     no_body_status, parse_admin, parse_header, parse_listen, parse_methods, parse_route,
 };
-use super::model::{Config, Listen};
+use super::model::{Config, Listen, Route};
 use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
@@ -273,7 +273,21 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         }
         ValueKind::FieldValue(set) => set.set(c, field_value(v)?),
         ValueKind::Text(set) => set.set(c, v),
-        ValueKind::File(set) => set.set(c, read_file(v)?),
+        ValueKind::File(set) => {
+            set.set(c, read_file(v)?);
+            if matches!(set, FileContents::Body) {
+                c.routes[0].modified = super::file::modified(v);
+            }
+        }
+        ValueKind::EntityTag => {
+            if !crate::conditional::is_entity_tag(v.as_bytes()) {
+                return Err(format!(
+                    "{v:?} is not an entity-tag (\"x\" for a strong one, W/\"x\" for a weak \
+                     one; RFC 9110 §8.8.3)"
+                ));
+            }
+            c.etag = Some(v.into());
+        }
         ValueKind::Address => {
             let l = parse_listen(v)?;
             // Port 0 twice is two free ports; any other address twice would clash with itself.
@@ -352,6 +366,30 @@ impl Config {
         }
         if let Some(clash) = method_route_clash(&c) {
             return Err(ArgError(clash));
+        }
+        // A route that serves ranges sends its own ETag: a second one from --header would
+        // contradict it, and the conditions are compared with canned's.
+        if c.validators {
+            let etag = |h: &String| {
+                h.split_once(':')
+                    .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("etag"))
+            };
+            let ranged =
+                |r: &&Route| r.spec.status == 200 && !r.spec.body.is_empty() && r.echo.is_none();
+            if let Some(h) = c
+                .routes
+                .iter()
+                .filter(ranged)
+                .find_map(|r| r.spec.headers.iter().find(|h| etag(h)))
+            {
+                return fail(
+                    "--header",
+                    format!(
+                        "{h}: a route with a 200 body sends its own ETag; give it with --etag \
+                         (or leave validators out with --no-validators)"
+                    ),
+                );
+            }
         }
         let kind_given = |is: fn(ValueKind) -> bool| given.iter().find(|g| is(OPTIONS[g.opt].kind));
         // A 204 or 304 has no body to send the one given (a route's is checked with its own).

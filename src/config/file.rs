@@ -12,6 +12,11 @@ pub(super) fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
     read_at_most(path, MAX_FILE)
 }
 
+/// The modification time of the file at `path`, when the system has one.
+pub(super) fn modified(path: &str) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
 /// At most `limit + 1` bytes of the file at `path` (one reader for every file canned reads).
 /// A regular file longer than `limit` is refused by its size, before anything is read
 /// (`FileTooLarge`); anything else (a pipe, a device such as `/dev/zero`) is read until it ends

@@ -2,7 +2,7 @@
 //! request paths, routes (`PATH=STATUS[:BODY]`), faults' and echoes' paths, and method lists.
 //! The shared ones (sizes, durations, counts) are in [`crate::values`].
 
-use super::file::read_file;
+use super::file::{modified, read_file};
 use super::model::{Config, Listen, Route};
 use crate::echo::EchoFormat;
 use crate::fault::{RouteFaults, parse_fault};
@@ -186,9 +186,9 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         no_body_status(status)
             .map_err(|why| format!("{path}={code} cannot send the body {body:?}: {why}"))?;
     }
-    let body = match body.strip_prefix('@') {
-        Some(file) => read_file(file)?,
-        None => Arc::from(body.as_bytes()),
+    let (body, modified) = match body.strip_prefix('@') {
+        Some(file) => (read_file(file)?, modified(file)),
+        None => (Arc::from(body.as_bytes()), None),
     };
     Ok(Route {
         path: path.into(),
@@ -202,6 +202,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         method: method.map(str::to_string),
         faults: RouteFaults::default(),
         echo: None,
+        modified,
     })
 }
 
@@ -295,6 +296,7 @@ pub(super) fn health_route(path: String) -> Route {
         method: None,
         faults: RouteFaults::default(),
         echo: None,
+        modified: None,
     }
 }
 

@@ -75,6 +75,8 @@ pub struct Route {
     /// `--echo`: answer with the request, in this format, instead of `spec`'s body (`spec`
     /// gives the status, content type and fields).
     pub echo: Option<EchoFormat>,
+    /// The modification time of the file its body was read from (`--body-file`, `@FILE`).
+    pub modified: Option<std::time::SystemTime>,
 }
 
 /// Everything a server is configured with. Build one with [`Config::default`] and its
@@ -143,6 +145,11 @@ pub struct Config {
     pub control: bool,
     /// `--no-http2`: the HTTP/2 preface is answered as HTTP/1 (505).
     pub no_http2: bool,
+    /// `ETag` and `Last-Modified` on the routes that serve ranges, and the conditional
+    /// fields honoured (off: `--no-validators`).
+    pub validators: bool,
+    /// `--etag`: the entity-tag of every such route instead of a hash of its body.
+    pub etag: Option<String>,
     /// `--seed`: the seed of the generator that draws fault delays, error shares and garbage.
     pub seed: u64,
     /// `--admin ADDR`: the address of the admin API's listener (none by default).
@@ -176,6 +183,7 @@ impl Default for Config {
                 method: None,
                 faults: RouteFaults::default(),
                 echo: None,
+                modified: None,
             }],
             common: Common {
                 server: "canned".into(),
@@ -195,6 +203,8 @@ impl Default for Config {
             mutate: None,
             control: false,
             no_http2: false,
+            validators: true,
+            etag: None,
         }
     }
 }

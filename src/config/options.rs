@@ -51,6 +51,8 @@ pub(super) enum ValueKind {
     MutateId,
     /// A TCP address, or a bare port on 127.0.0.1: the admin API's listener.
     Admin,
+    /// An entity-tag, `"x"` or `W/"x"` (RFC 9110 §8.8.3).
+    EntityTag,
 }
 
 /// Settings turned on by a switch.
@@ -64,6 +66,7 @@ pub(super) enum Toggle {
     Mutate,
     Control,
     NoHttp2,
+    NoValidators,
 }
 
 impl Toggle {
@@ -77,6 +80,7 @@ impl Toggle {
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
             Toggle::Control => c.control = true,
             Toggle::NoHttp2 => c.no_http2 = true,
+            Toggle::NoValidators => c.validators = false,
         }
     }
 }
@@ -398,6 +402,22 @@ pub(super) static OPTIONS: &[Opt] = &[
          (h2c with prior knowledge is on by default)"
     ),
     opt!(
+        "--no-validators",
+        "CANNED_NO_VALIDATORS",
+        ValueKind::Switch(Toggle::NoValidators),
+        "Leave out ETag and Last-Modified, and ignore If-Match,\n\
+         If-None-Match, If-Modified-Since and If-Unmodified-Since\n\
+         (If-Range never matches; ranges are still served)"
+    ),
+    opt!(
+        "--etag TAG",
+        "CANNED_ETAG",
+        ValueKind::EntityTag,
+        "ETag of every response that serves ranges, instead of a hash of\n\
+         its body: \"v1\" (strong) or W/\"v1\" (weak)"
+    )
+    .related(&[Relation::ConflictsWith("--no-validators")]),
+    opt!(
         "--raw-response PATH",
         "CANNED_RAW_RESPONSE",
         ValueKind::File(FileContents::RawResponse),
@@ -416,6 +436,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         Relation::ConflictsWith("--stats"),
         Relation::ConflictsWith("--metrics"),
         Relation::ConflictsWith("--methods"),
+        Relation::ConflictsWith("--etag"),
+        Relation::ConflictsWith("--no-validators"),
     ]),
     opt!(
         "--raw-close",

@@ -4,7 +4,7 @@
 
 use super::Conn;
 use super::log::log_response;
-use super::state::{Body, Env, Pending, Refill, WorkArea};
+use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
 
 impl Conn {
     /// Answer the request whose head (and body) is complete.
@@ -32,12 +32,35 @@ impl Conn {
         }
     }
 
-    /// Answer `p` with its route's response.
+    /// Answer `p` with its route's response, or with what its `Range` and conditional fields
+    /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        if b.asked != Asked::Whole {
+            self.respond_asked(b, p, env);
+            return;
+        }
+        self.respond_as::<true>(b, p, env);
+    }
+
+    /// [`Conn::respond_plain`] for a request whose answer is not the whole response.
+    #[cold]
+    #[inline(never)]
+    fn respond_asked(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
+        self.respond_as::<false>(b, p, env);
+    }
+
+    /// Answer `p`; `WHOLE`: with its route's own response, known at compile time.
+    #[inline(always)]
+    fn respond_as<const WHOLE: bool>(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
         let close = self.closes_after(&p, env);
-        let status = env.responses.status(p.route as usize);
+        let asked = if WHOLE { Asked::Whole } else { b.asked };
+        let status = if WHOLE {
+            env.responses.status(p.route as usize)
+        } else {
+            asked.status(env.responses, p.route)
+        };
         env.stats.by_status[status as usize] += 1;
         if p.logged {
             log_response(b, status, env);
@@ -48,10 +71,14 @@ impl Conn {
                 b.hold_until_us = env.now_us + delay_us;
             }
             if b.hold_until_us != 0 {
-                b.last_held = Some((b.out.len(), p));
+                b.last_held = Some((b.out.len(), p, asked));
             }
         }
-        b.append_response(&p, close, env);
+        if WHOLE {
+            b.append_whole(&p, close, env);
+        } else {
+            b.append_response(&p, asked, close, env);
+        }
         self.close_after_response(&p, close, env);
     }
 }
@@ -60,7 +87,23 @@ impl WorkArea {
     /// Append the response to `p`: the head of the variant that `close` and the request's
     /// version call for, then the body (its first piece, when it is streamed).
     #[inline(always)]
-    pub(super) fn append_response(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
+    pub(super) fn append_response(
+        &mut self,
+        p: &Pending,
+        asked: Asked,
+        close: bool,
+        env: &Env<'_>,
+    ) {
+        if asked != Asked::Whole {
+            self.append_answer(p, asked, close, env);
+            return;
+        }
+        self.append_whole(p, close, env);
+    }
+
+    /// [`WorkArea::append_response`] for the route's own response.
+    #[inline(always)]
+    pub(super) fn append_whole(&mut self, p: &Pending, close: bool, env: &Env<'_>) {
         let head_only = p.head_request || env.settings.switches.raw;
         let chunk = env.settings.conn_limits.body_chunk.max(1);
         if let Some(at) = env.responses.append(

@@ -7,9 +7,10 @@ use super::Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::control::{Control, Delivery, Drip, from_head};
+use crate::conditional::Answer;
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
-use crate::response::reason;
+use crate::response::{StatusHead, reason};
 
 impl Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -138,9 +139,15 @@ impl Conn {
             // The head (and a short body) formatted now, the rest cut from where it is, each
             // piece copied when it is due.
             b.drip_head.clear();
-            let date_at =
-                env.responses
-                    .append_status_head(route, status, form, length, &mut b.drip_head);
+            let head = StatusHead {
+                status,
+                length,
+                extra: b"",
+                same_body: false,
+            };
+            let date_at = env
+                .responses
+                .append_status_head(route, form, head, &mut b.drip_head);
             let mut tail = DripTail::None;
             if send_body {
                 match short {
@@ -164,14 +171,22 @@ impl Conn {
                 next: 0,
                 released: 0,
                 copied: 0,
+                answer: Answer::Whole,
+                answer_head: 0,
             };
             b.begin_drip(cursor, env);
             self.close_after_response(&p, close, env);
             return;
         }
         let start = b.out.len();
+        let head = StatusHead {
+            status,
+            length,
+            extra: b"",
+            same_body: false,
+        };
         env.responses
-            .append_status_head(route, status, form, length, &mut b.out);
+            .append_status_head(route, form, head, &mut b.out);
         if send_body {
             let chunk = env.settings.conn_limits.body_chunk.max(1);
             if let Some(parts) = short {

@@ -2,7 +2,8 @@
 //! copying them into the output (with one `Date` for the whole response), ending a fault's
 //! pacing, and the drip parked in the connection's own fields between pieces.
 
-use super::state::{DripCursor, DripSource, DripTail, Env, Pending, Refill, WorkArea};
+use super::state::{Asked, DripCursor, DripSource, DripTail, Env, Pending, Refill, WorkArea};
+use crate::conditional::Answer;
 use crate::fault::Drip;
 use crate::response::{KeepAliveForm, Responses};
 
@@ -65,6 +66,15 @@ impl DripCursor {
     /// The response's length.
     pub(super) fn len(&self, r: &Responses) -> usize {
         match self.source {
+            DripSource::Route if self.answer != Answer::Whole => {
+                let body = match self.answer {
+                    Answer::Partial { first, last } if !self.head_only => {
+                        (last - first + 1) as usize
+                    }
+                    _ => 0,
+                };
+                self.answer_head as usize + body
+            }
             DripSource::Route => {
                 let head = r.head_len(self.route as usize, self.variant);
                 if self.head_only {
@@ -94,11 +104,40 @@ impl DripCursor {
 }
 
 impl WorkArea {
+    /// A dripped answer that is not the route's own response: format its head once, into
+    /// [`WorkArea::answer_head`], for the pieces to be copied from.
+    #[cold]
+    #[inline(never)]
+    fn start_answer_drip(&mut self, p: &Pending, asked: Asked, close: bool, env: &Env<'_>) {
+        let (out, refill, stop) = (
+            std::mem::take(&mut self.out),
+            self.refill,
+            self.pacing.body_stop,
+        );
+        let mut head = std::mem::take(&mut self.answer_head);
+        head.clear();
+        self.out = head;
+        let head_only = Pending {
+            head_request: true,
+            ..*p
+        };
+        self.append_answer(&head_only, asked, close, env);
+        self.answer_head = std::mem::replace(&mut self.out, out);
+        (self.refill, self.pacing.body_stop) = (refill, stop);
+    }
+
     /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind
     /// any output before it, or when a latency's hold ends (`hold_until_us`). Nothing is copied
     /// but the pieces due.
-    pub(super) fn start_drip(&mut self, drip: Drip, p: &Pending, close: bool, env: &mut Env<'_>) {
-        let c = DripCursor {
+    pub(super) fn start_drip(
+        &mut self,
+        drip: Drip,
+        p: &Pending,
+        asked: Asked,
+        close: bool,
+        env: &mut Env<'_>,
+    ) {
+        let mut c = DripCursor {
             drip,
             source: DripSource::Route,
             route: p.route,
@@ -108,7 +147,13 @@ impl WorkArea {
             next: 0,
             released: 0,
             copied: 0,
+            answer: self.answer_of(asked),
+            answer_head: 0,
         };
+        if asked != Asked::Whole {
+            self.start_answer_drip(p, asked, close, env);
+            c.answer_head = self.answer_head.len() as u32;
+        }
         self.begin_drip(c, env);
     }
 
@@ -190,7 +235,7 @@ impl WorkArea {
                 c.copied
                     .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
             );
-            copy_drip(&mut self.out, &mut self.drip_head, &c, end, env);
+            copy_drip(&mut self.out, &mut self.drip_head, &c, end, &self.answer_head, env);
             c.copied = end;
         }
         self.pacing.drip = Some(c);
@@ -211,6 +256,7 @@ fn copy_drip(
     drip_head: &mut [u8],
     c: &DripCursor,
     end: usize,
+    answer_head: &[u8],
     env: &mut Env<'_>,
 ) {
     if let DripSource::Control {
@@ -231,11 +277,27 @@ fn copy_drip(
     }
     let r = env.responses;
     let route = c.route as usize;
-    let head_len = r.head_len(route, c.variant);
+    let whole = c.answer == Answer::Whole;
+    let head_len = if whole {
+        r.head_len(route, c.variant)
+    } else {
+        answer_head.len()
+    };
     let (start, at) = (c.copied, out.len());
     if start < head_len {
-        r.copy_head(route, c.variant, start, end.min(head_len), out);
-        if let Some(d) = r.date_offset(route) {
+        let date_at = if whole {
+            r.copy_head(route, c.variant, start, end.min(head_len), out);
+            r.date_offset(route)
+        } else {
+            out.extend_from_slice(&answer_head[start..end.min(head_len)]);
+            // The answer's status line differs from the route's; the fields after it do not.
+            // `HTTP/1.1 NNN Reason\r\n`
+            let line = |status: u16| 15 + crate::response::reason(status).len();
+            let status = c.answer.status().unwrap_or(200);
+            r.date_offset(route)
+                .map(|d| d - line(r.status(route)) + line(status))
+        };
+        if let Some(d) = date_at {
             let (lo, hi) = (d.max(start), (d + r.date().len()).min(end));
             if lo < hi {
                 let date = match env.features.faults.as_deref_mut() {
@@ -247,7 +309,11 @@ fn copy_drip(
         }
     }
     if end > head_len {
-        let body = r.body(route);
+        let first = match c.answer {
+            Answer::Partial { first, .. } => first as usize,
+            _ => 0,
+        };
+        let body = &r.body(route)[first..];
         out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::Conn;
 use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
-use super::state::{Env, HeldClose, Pending, Refill, WorkArea};
+use super::state::{Asked, Env, HeldClose, Pending, Refill, WorkArea};
 use crate::fault::{Decision, Delivery, Drip, FaultKind};
 use crate::values::US_PER_MS;
 
@@ -55,11 +55,18 @@ impl Conn {
             }
             Decision::Fault { plan, route } => (plan, route),
         };
+        let asked_route = p.route as usize;
+        // A fault's error response is not ranged, nor conditional: only the route's own is.
+        let (p, asked) = if route == p.route {
+            (p, b.asked)
+        } else {
+            (Pending { route, ..p }, Asked::Whole)
+        };
         let logged = p.logged && {
             let status = match plan.delivery {
                 // Nothing with a status is sent.
                 Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. } => 0,
-                _ => env.responses.status(route as usize),
+                _ => asked.status(env.responses, p.route),
             };
             log_response(b, status, env)
         };
@@ -105,7 +112,7 @@ impl Conn {
             Delivery::Garbage(n) => {
                 b.hold(plan.delay_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.garbage(p.route as usize, n));
+                    b.out.extend_from_slice(f.garbage(asked_route, n));
                 }
                 self.close_after_broken_response();
                 return;
@@ -125,9 +132,8 @@ impl Conn {
             }
             _ => {}
         }
-        env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        env.stats.by_status[asked.status(env.responses, p.route) as usize] += 1;
         b.hold(plan.delay_us, env);
-        let p = Pending { route, ..p };
         if let Delivery::SlowClose(ms) = plan.delivery {
             // The whole response through a drip's cursor, which sees its end; then the FIN
             // waits D after its last byte is written (`Conn::park`).
@@ -135,24 +141,25 @@ impl Conn {
                 at_us: 0,
                 after_us: ms.saturating_mul(US_PER_MS),
             });
-            b.start_drip(Drip::AT_ONCE, &p, close, env);
+            b.start_drip(Drip::AT_ONCE, &p, asked, close, env);
             b.last_held = None;
             self.hang(false);
             return;
         }
         if let Delivery::Drip(drip) = plan.delivery {
-            b.start_drip(drip, &p, close, env);
+            b.start_drip(drip, &p, asked, close, env);
             // A response held before it is not the last: a drain that begins while the drip
             // is held changes the drip's head instead (`Conn::release_hold`).
             b.last_held = None;
         } else {
             let start = b.out.len();
-            b.append_response(&p, close, env);
+            b.append_response(&p, asked, close, env);
             if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
                 let sent_now = b.out.len() - start;
                 let (rest, body_at) = match b.refill {
                     Refill::Body { route, at } => {
-                        (env.responses.body(route as usize).len() - at, Some(at))
+                        let body = env.responses.body(route as usize).len();
+                        (b.pacing.body_stop.unwrap_or(body) - at, Some(at))
                     }
                     _ => (0, None),
                 };
@@ -172,7 +179,7 @@ impl Conn {
             if b.hold_until_us != 0 {
                 // Whole: a drain that begins while it is held turns it into the closing
                 // response, as a `--delay` hold's (`Conn::release_hold`).
-                b.last_held = Some((start, p));
+                b.last_held = Some((start, p, asked));
             }
             if plan.delay_us > 0 && matches!(b.refill, Refill::None) {
                 b.refill = Refill::Paced;

@@ -17,7 +17,7 @@
 //!
 //! By concern: `state` (the types), `request` (parsing, skipping bodies), `answer` (the
 //! response to a request, error responses), `faults` (applying a fault plan), `drip` (pieces
-//! of a dripped response), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
+//! of a dripped response), `ranges` (a range or a condition's answer), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
 //! request kept and written back, `--echo`), `control` (an answer a request chose,
 //! `--control`). Every change of phase is made in this file.
 
@@ -28,6 +28,7 @@ mod drip;
 mod echo;
 mod faults;
 mod log;
+mod ranges;
 mod request;
 mod state;
 #[cfg(test)]
@@ -35,6 +36,7 @@ mod tests;
 
 pub use state::WorkArea;
 
+use crate::conditional::Answer;
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Settings};
 use crate::fault::Drip;
 use crate::parser::Error;
@@ -158,6 +160,8 @@ impl Connection for Conn {
                     b.refill = if end < stop {
                         Refill::Body { route, at: end }
                     } else {
+                        // A range's end, or a cut's: the next body is sent whole.
+                        b.pacing.body_stop = None;
                         Refill::None
                     };
                 }
@@ -442,7 +446,8 @@ impl Conn {
             && !b.parser.in_progress()
             && b.head_since_us.is_none()
             && b.last_held.is_none()
-            && b.pacing.body_stop.is_none();
+            && b.pacing.body_stop.is_none()
+            && c.answer == Answer::Whole;
         if !only_waiting {
             return false;
         }
@@ -494,6 +499,8 @@ impl Conn {
             next: w.next,
             released: 0,
             copied: 0,
+            answer: Answer::Whole,
+            answer_head: 0,
         };
         c.from_us = w
             .due_us
@@ -522,12 +529,12 @@ impl Conn {
         b.hold_until_us = 0;
         b.out_since_us = env.now_us;
         let last = env.draining && matches!(self.phase, Phase::Open) && !env.settings.switches.raw;
-        if let Some((at, p)) = b.last_held.take() {
+        if let Some((at, p, asked)) = b.last_held.take() {
             if last {
                 // Held by `--delay` or a latency, whole: answered again with the closing head.
                 b.out.truncate(at);
                 b.refill = Refill::None;
-                b.append_response(&p, true, env);
+                b.append_response(&p, asked, true, env);
                 self.phase = Phase::Closing { linger: true };
             }
         } else if last {

@@ -5,7 +5,7 @@
 use super::Conn;
 use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
-use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
+use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::parser::{Framing, Status, Version};
@@ -125,6 +125,11 @@ impl Conn {
                                 http10: req.version == Version::Http10,
                                 logged,
                             });
+                            b.asked = Asked::Whole;
+                            if req.range_or_conditional {
+                                let head = &buf[at - req.head_len..at];
+                                super::ranges::answer(head, route, b, env);
+                            }
                             b.body = match req.framing {
                                 Framing::None => Body::None,
                                 Framing::Length(n) if n > settings.conn_limits.max_body => {

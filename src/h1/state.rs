@@ -4,6 +4,7 @@
 //! them while the connection has work.
 
 use crate::chunked::ChunkedDecoder;
+use crate::conditional::Answer;
 use crate::conn::{Pooled, Settings};
 use crate::control::Control;
 use crate::echo::ChunkWalk;
@@ -79,6 +80,58 @@ pub(super) struct Pending {
     pub(super) logged: bool,
 }
 
+/// The kind of an [`Answer`], without a 206's offsets: what the pending request's `Range` and
+/// conditional fields ask, kept in [`WorkArea::asked`] (not in [`Pending`], whose every
+/// byte the plain path copies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Asked {
+    /// The route's own response.
+    Whole,
+    /// 206: the range in [`WorkArea::range`].
+    Partial,
+    /// 416.
+    Unsatisfiable,
+    /// 304.
+    NotModified,
+    /// 412.
+    PreconditionFailed,
+}
+
+impl Asked {
+    /// `answer`'s kind.
+    pub(super) fn of(answer: Answer) -> Asked {
+        match answer {
+            Answer::Whole => Asked::Whole,
+            Answer::Partial { .. } => Asked::Partial,
+            Answer::Unsatisfiable => Asked::Unsatisfiable,
+            Answer::NotModified => Asked::NotModified,
+            Answer::PreconditionFailed => Asked::PreconditionFailed,
+        }
+    }
+
+    /// The status of an answer of this kind to a request on route `route`.
+    #[inline(always)]
+    pub(super) fn status(self, responses: &crate::response::Responses, route: u16) -> u16 {
+        match self {
+            Asked::Whole => responses.status(route as usize),
+            other => other.other_status(),
+        }
+    }
+
+    /// The status of an answer of this kind other than the whole response.
+    #[cold]
+    fn other_status(self) -> u16 {
+        match self {
+            Asked::Whole => 200,
+            Asked::Partial => 206,
+            Asked::Unsatisfiable => 416,
+            Asked::NotModified => 304,
+            Asked::PreconditionFailed => 412,
+        }
+    }
+}
+
 impl Pending {
     /// The head its response takes: the closing one when `close`, else the keep-alive one of
     /// the request's version.
@@ -145,7 +198,7 @@ pub struct WorkArea {
     /// `--delay` or a latency fault: where the last held response starts in `out`, and what it
     /// answers, so that a drain that begins while it is held can turn it into the closing
     /// response.
-    pub(super) last_held: Option<(usize, Pending)>,
+    pub(super) last_held: Option<(usize, Pending, Asked)>,
     /// [`ConnLimits::high_water`](crate::conn::ConnLimits::high_water), kept here for
     /// `wants_read`.
     pub(super) high_water: usize,
@@ -163,6 +216,14 @@ pub struct WorkArea {
     pub(super) journal_body: u64,
     /// `--journal`: the request being answered is to be recorded.
     pub(super) journaled: bool,
+    /// A dripped range or condition's answer: its head, formatted when the drip starts.
+    pub(super) answer_head: Vec<u8>,
+    /// The range (first and last byte offsets) of the pending request's 206, set only when
+    /// its [`Pending::answer`] is [`Asked::Partial`].
+    pub(super) range: (u64, u64),
+    /// What the pending request's `Range` and conditional fields ask: set with each
+    /// [`WorkArea::pending`] (`Whole` but for a route that serves them).
+    pub(super) asked: Asked,
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
     pub(super) control: Option<Result<Control, &'static str>>,
@@ -243,6 +304,10 @@ pub(super) struct DripCursor {
     pub(super) released: usize,
     /// The end of what was copied into the output (at most a body chunk ahead of the written).
     pub(super) copied: usize,
+    /// A range or a condition's answer (`Whole`: the route's own response): its head is
+    /// [`WorkArea::answer_head`], `answer_head` bytes, and a 206's body is its range.
+    pub(super) answer: Answer,
+    pub(super) answer_head: u32,
 }
 
 /// Where a dripped response's bytes are.
@@ -300,6 +365,9 @@ impl Pooled for WorkArea {
             journal_head: Vec::new(),
             journal_body: 0,
             journaled: false,
+            answer_head: Vec::new(),
+            range: (0, 0),
+            asked: Asked::Whole,
             control: None,
             drip_head: Vec::new(),
         }
@@ -341,6 +409,7 @@ impl Pooled for WorkArea {
         self.log_line = Vec::new();
         self.journal_head = Vec::new();
         self.drip_head = Vec::new();
+        self.answer_head = Vec::new();
     }
 
     fn capacity(&self) -> usize {
@@ -351,6 +420,20 @@ impl Pooled for WorkArea {
 }
 
 impl WorkArea {
+    /// The answer of kind `asked`, a 206's range from [`WorkArea::range`].
+    pub(super) fn answer_of(&self, asked: Asked) -> Answer {
+        match asked {
+            Asked::Whole => Answer::Whole,
+            Asked::Partial => Answer::Partial {
+                first: self.range.0,
+                last: self.range.1,
+            },
+            Asked::Unsatisfiable => Answer::Unsatisfiable,
+            Asked::NotModified => Answer::NotModified,
+            Asked::PreconditionFailed => Answer::PreconditionFailed,
+        }
+    }
+
     /// Nothing in progress: the work area can go back to the pool.
     pub(super) fn is_done(&self) -> bool {
         self.input.is_empty()

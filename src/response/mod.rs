@@ -32,6 +32,7 @@ pub use date::http_date;
 pub use format::{INLINE_BODY, MAX_FORMATTED_BYTES, formatted_bytes};
 pub use route::{CounterPaths, CounterRoutes, DEFAULT_ALLOW, METRICS_CONTENT_TYPE};
 pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
+
 pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
 
 use crate::echo::EchoFormat;
@@ -67,7 +68,36 @@ pub struct Responses {
     garbage: Arc<[u8]>,
     /// `--control`: the block of `*`s a `/drip` body is cut from (empty without `--control`).
     stars: Arc<[u8]>,
+    /// By route, the routes that serve ranges and conditional requests, with their
+    /// validators (shared by every worker; empty when no route does).
+    representations: Arc<[Option<Representation>]>,
 }
+
+/// What a route that serves ranges and conditional requests compares them with: its
+/// validators, as its heads carry them (`ETag`, `Last-Modified`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Representation {
+    /// The entity-tag, quotes included (`W/` when weak); empty: none (`--no-validators`).
+    pub etag: Box<[u8]>,
+    /// The modification time, seconds since 1970; `None`: none.
+    pub modified: Option<u64>,
+}
+
+/// What [`Responses::append_status_head`] changes in a route's head.
+#[derive(Clone, Copy, Debug)]
+pub struct StatusHead<'a> {
+    /// The status instead of the route's.
+    pub status: u16,
+    /// The `Content-Length` digits; `None`: no `Content-Length` nor `Content-Type` (204, 304).
+    pub length: Option<&'a [u8]>,
+    /// Lines (each ending in CRLF) before the empty line.
+    pub extra: &'a [u8],
+    /// The body is the route's own (a range of it, or none in its stead).
+    pub same_body: bool,
+}
+
+/// The fields of a route that serves ranges, about its own body.
+const VALIDATOR_FIELDS: [&[u8]; 3] = [b"Accept-Ranges: ", b"ETag: ", b"Last-Modified: "];
 
 /// The methods a route answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +168,7 @@ impl Responses {
             filler: Arc::from(&[][..]),
             garbage: Arc::from(&[][..]),
             stars: Arc::from(&[][..]),
+            representations: Arc::from(Vec::new()),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -491,17 +522,26 @@ impl Responses {
     /// Append the head of route `route` in `form` with status `status` instead of its own, and
     /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
-    /// answer a request chose (`--control`). Out of the plain path: the lines are found here.
-    /// Returns where the `Date` value is in what it appended (none with `--no-date`), for a
-    /// dripped answer to send the date of its first piece.
+    /// answer a request chose (`--control`, a range, a condition), with the lines `extra`
+    /// (each ending in CRLF) before its empty line. Another body than the route's (`--control`:
+    /// `same_body` false) leaves out the route's `Accept-Ranges`, `ETag` and `Last-Modified`,
+    /// which speak of its own. Out of the plain path: the lines are found here. Returns where
+    /// the `Date` value is in what it appended (none with `--no-date`), for a dripped answer
+    /// to send the date of its first piece.
     pub fn append_status_head(
         &self,
         route: usize,
-        status: u16,
         form: KeepAliveForm,
-        length: Option<&[u8]>,
+        head: StatusHead<'_>,
         out: &mut Vec<u8>,
     ) -> Option<usize> {
+        let StatusHead {
+            status,
+            length,
+            extra,
+            same_body,
+        } = head;
+        let ranged = !same_body && self.representation(route).is_some();
         const LENGTH: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
         let line_end = f
@@ -538,9 +578,30 @@ impl Responses {
             if length.is_none() && line.starts_with(b"Content-Type: ") {
                 continue;
             }
+            if ranged && VALIDATOR_FIELDS.iter().any(|f| line.starts_with(f)) {
+                continue;
+            }
+            if last {
+                out.extend_from_slice(extra);
+            }
             out.extend_from_slice(line);
         }
         date_at
+    }
+
+    /// Make the routes given a [`Representation`] serve ranges and conditional requests, by
+    /// route index (their heads carry `Accept-Ranges` and their validators already).
+    pub fn set_representations(&mut self, by_route: Vec<Option<Representation>>) {
+        self.representations = if by_route.iter().all(Option::is_none) {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(by_route)
+        };
+    }
+
+    /// The validators of route `route`, when it serves ranges and conditional requests.
+    pub fn representation(&self, route: usize) -> Option<&Representation> {
+        self.representations.get(route)?.as_ref()
     }
 
     /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.

@@ -239,6 +239,28 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             "--raw-response and --methods cannot be combined",
         ),
         (
+            &["--raw-response", "/dev/null", "--etag", "\"v1\""],
+            none,
+            "--etag and --raw-response cannot be combined",
+        ),
+        (
+            &["--no-validators", "--raw-response", "/dev/null"],
+            none,
+            "--no-validators and --raw-response cannot be combined",
+        ),
+        (
+            &["--header", "ETag: \"mine\""],
+            none,
+            "--header: ETag: \"mine\": a route with a 200 body sends its own ETag; give it \
+             with --etag (or leave validators out with --no-validators)",
+        ),
+        (
+            &["--route", "/a=200:x", "--header", "etag:\"mine\""],
+            none,
+            "--header: etag: \"mine\": a route with a 200 body sends its own ETag; give it \
+             with --etag (or leave validators out with --no-validators)",
+        ),
+        (
             &[
                 "--listen",
                 "127.0.0.1:9",
@@ -449,4 +471,11 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
         ),
     ];
     assert_errors(cases);
+}
+
+/// Without validators a route sends no ETag of its own: one from `--header` is the user's.
+#[test]
+fn an_etag_header_without_validators_is_accepted() {
+    assert!(super::run_env(&["--no-validators", "--header", "ETag: \"mine\""], &[]).is_ok());
+    assert!(super::run_env(&["--header", "ETag: \"mine\"", "--status", "404"], &[]).is_ok());
 }

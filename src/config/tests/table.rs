@@ -62,6 +62,7 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
         ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
         ValueKind::Admin => pair("127.0.0.1:9091", "9092"),
+        ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
     }
 }
 
