@@ -289,6 +289,15 @@ fn a_bad_admin_request_leaves_the_traffic_alone() {
             b"PUT /faults/s HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
             "HTTP/1.1 411 ",
         ),
+        // Targets whose path is not a slice of the request: absolute-form, authority-form
+        // and asterisk-form.
+        (b"GET http://x HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 404 "),
+        (
+            b"GET http://x?a=b HTTP/1.1\r\nHost: x\r\n\r\n",
+            "HTTP/1.1 400 ",
+        ),
+        (b"CONNECT x:80 HTTP/1.1\r\nHost: x:80\r\n\r\n", "HTTP/1.1 4"),
+        (b"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 4"),
     ] {
         let got = exchange(a, req);
         let got = String::from_utf8_lossy(&got);

@@ -125,9 +125,9 @@ impl Admin {
         let _ = s.set_write_timeout(Some(CLIENT_TIMEOUT));
         let answer = match read_request(&mut s) {
             Ok(req) => self.api.answer(
-                &req.buf[req.method.0..req.method.1],
-                &req.buf[req.path.0..req.path.1],
-                req.query.map(|(a, b)| &req.buf[a..b]),
+                &req.method,
+                &req.path,
+                req.query.as_deref(),
                 &req.buf[req.body_at..],
             ),
             Err(Refusal::Answer(a)) => a,
@@ -163,12 +163,14 @@ impl Admin {
     }
 }
 
-/// A request read whole: its bytes and where its parts are in them.
+/// A request read whole: its bytes, where its body starts in them, and its parts copied out
+/// (the parser's path is not always a slice of the bytes: an absolute-form or asterisk-form
+/// target gives its own `/`).
 struct Request {
     buf: Vec<u8>,
-    method: (usize, usize),
-    path: (usize, usize),
-    query: Option<(usize, usize)>,
+    method: Vec<u8>,
+    path: Vec<u8>,
+    query: Option<Vec<u8>>,
     body_at: usize,
 }
 
@@ -217,17 +219,16 @@ fn read_request(s: &mut TcpStream) -> Result<Request, Refusal> {
                         return Err(refuse(411, "send the body with Content-Length"));
                     }
                 };
-                let at = |part: &[u8]| part.as_ptr() as usize - buf.as_ptr() as usize;
-                let path_at = at(r.path);
-                let query = r.target.iter().position(|&c| c == b'?').map(|q| {
-                    let t = at(r.target);
-                    (t + q + 1, t + r.target.len())
-                });
+                let query = r
+                    .target
+                    .iter()
+                    .position(|&c| c == b'?')
+                    .map(|q| r.target[q + 1..].to_vec());
                 break (
                     r.head_len,
                     length,
-                    (at(r.method), at(r.method) + r.method.len()),
-                    (path_at, path_at + r.path.len()),
+                    r.method.to_vec(),
+                    r.path.to_vec(),
                     query,
                     r.expect_continue,
                 );
