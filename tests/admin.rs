@@ -446,3 +446,53 @@ fn a_taken_admin_address_is_an_error_at_start() {
         "{err}"
     );
 }
+
+/// A drip under way when the admin API changes the route's drip keeps its own: the whole body
+/// arrives, at the old pace (`drip:200/100ms`, done in about a second), not the new one
+/// (`drip:100/20s`, which would take minutes), with 1 and 2 workers.
+#[test]
+fn a_drip_under_way_keeps_its_pace_across_a_change() {
+    let body = "x".repeat(2000);
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--body",
+            &body,
+            "--fault",
+            "/d=drip:200/100ms",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let mut s = connect(addr);
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let t = Instant::now();
+        s.write_all(b"GET /d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut got = vec![0u8; 200];
+        s.read_exact(&mut got).unwrap();
+        let put = exchange(
+            a,
+            b"PUT /faults/d HTTP/1.1\r\nHost: a\r\nContent-Length: 13\r\n\r\ndrip:100/20s\n",
+        );
+        assert!(put.starts_with(b"HTTP/1.1 200 "), "{workers}: {put:?}");
+        got.extend(read_to_eof(&mut s));
+        let took = t.elapsed();
+        let r = parse_responses(&got, &[false]);
+        assert_eq!(r.len(), 1, "{workers}");
+        assert_eq!(r[0].body, body.as_bytes(), "{workers}: the whole body");
+        let pieces = got.len().div_ceil(200) as u64;
+        let least = Duration::from_millis(100 * (pieces - 1));
+        assert!(took >= least, "{workers}: {} bytes in {took:?}", got.len());
+        assert!(took < time_bound(Duration::from_secs(15)), "{workers}: {took:?}");
+        // The next response is the new drip's: its first piece only, at once.
+        let mut s = connect(addr);
+        s.write_all(b"GET /d HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut first = [0u8; 100];
+        s.read_exact(&mut first).unwrap();
+        drop(s);
+        h.shutdown();
+        h.join();
+    }
+}
