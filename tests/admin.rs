@@ -485,7 +485,10 @@ fn a_drip_under_way_keeps_its_pace_across_a_change() {
         let pieces = got.len().div_ceil(200) as u64;
         let least = Duration::from_millis(100 * (pieces - 1));
         assert!(took >= least, "{workers}: {} bytes in {took:?}", got.len());
-        assert!(took < time_bound(Duration::from_secs(15)), "{workers}: {took:?}");
+        assert!(
+            took < time_bound(Duration::from_secs(15)),
+            "{workers}: {took:?}"
+        );
         // The next response is the new drip's: its first piece only, at once.
         let mut s = connect(addr);
         s.write_all(b"GET /d HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();

@@ -375,3 +375,62 @@ print(" ".join(out))
         }
     }
 }
+
+/// How a raw client that half-closes after its request (`shutdown(SHUT_WR)`) sees the end:
+/// the bytes before it, when it came (from before the request), and FIN or RST.
+fn half_close_end(addr: std::net::SocketAddr, path: &str) -> (Vec<u8>, Duration, &'static str) {
+    use std::io::{ErrorKind, Read, Write};
+    let mut s = connect(addr);
+    s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
+        .unwrap();
+    let t = Instant::now();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (got, t.elapsed(), "FIN"),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => {
+                return (got, t.elapsed(), "RST");
+            }
+            Err(e) => panic!("{path}: {e} after {} bytes", got.len()),
+        }
+    }
+}
+
+/// A client's half-close does not end a hang or a slow close early: nothing, then FIN (RST
+/// for `hang:D:reset`) no earlier than D; the slow close's whole response first. With one
+/// and two workers.
+#[test]
+fn a_half_close_does_not_cut_a_hang_or_a_slow_close_short() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--fault",
+            "/h=hang:600ms",
+            "--fault",
+            "/r=hang:600ms:reset",
+            "--fault",
+            "/s=slow-close:600ms",
+            "--workers",
+            workers,
+        ]);
+        for (path, end, empty) in [
+            ("/h", "FIN", true),
+            ("/r", "RST", true),
+            ("/s", "FIN", false),
+        ] {
+            let (got, took, how) = half_close_end(addr, path);
+            assert_eq!(how, end, "{workers} {path}");
+            assert_eq!(got.is_empty(), empty, "{workers} {path}: {got:?}");
+            if !empty {
+                assert_eq!(parse_responses(&got, &[false])[0].status, 200);
+            }
+            assert!(took >= ms(600), "{workers} {path}: {took:?}");
+            assert!(took < ms(600) + slack(), "{workers} {path}: {took:?}");
+        }
+        h.shutdown();
+        h.join();
+    }
+}

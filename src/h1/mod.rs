@@ -201,13 +201,9 @@ impl Connection for Conn {
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
-            Phase::Open
-            | Phase::Lingering
-            | Phase::Stalled
-            | Phase::Hanging
-            | Phase::HangingReset
-                if flushed && self.eof =>
-            {
+            // A hang (or slow close) ends by its timer alone, the client's half-close or not:
+            // FIN or RST after D (`Conn::close_after_hang`).
+            Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
                 Next::Close { linger: false }
             }
             Phase::Lingering if self.linger_kib_or_parked_route == 0 => {
