@@ -410,6 +410,40 @@ fn sigterm_with_the_admin_listener_open_exits_promptly() {
     assert!(matches!(silent.read(&mut buf), Ok(0) | Err(_)));
 }
 
+/// SIGTERM while an admin client trickles its head, a line every 300 ms: the client has 2 s in
+/// all, not 2 s per read, and the stop is looked at between reads; the process exits 0
+/// within 5 s.
+#[test]
+fn sigterm_with_a_trickling_admin_client_exits_promptly() {
+    let mut p = Proc::start(&["--admin", "127.0.0.1:0", "--workers", "2"]);
+    let mut line = String::new();
+    p.stderr.read_line(&mut line).unwrap();
+    let admin: SocketAddr = line
+        .strip_prefix("canned admin API on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    // A header line every 300 ms, for at most 30 s (each read gets bytes well within 2 s).
+    let mut s = TcpStream::connect(admin).unwrap();
+    s.write_all(b"GET /faults HTTP/1.1\r\n").unwrap();
+    let trickle = std::thread::spawn(move || {
+        for i in 0..100 {
+            std::thread::sleep(Duration::from_millis(300));
+            if write!(s, "X-{i}: a\r\n").is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    let (code, rest) = p.stop();
+    let took = t.elapsed();
+    assert_eq!(code, 0, "{rest}");
+    assert!(took < time_bound(Duration::from_secs(5)), "took {took:?}");
+    trickle.join().unwrap();
+}
+
 /// `--admin` takes a port or a TCP address; anything else is one line naming the flag, exit 2.
 #[test]
 fn bad_admin_addresses_are_refused() {
