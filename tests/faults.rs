@@ -535,8 +535,8 @@ fn the_readme_states_the_herd_bounds() {
 /// Memory per connection held by a fault (README, Faults: Memory). Six servers with the same
 /// flags, each warmed up with one request of every kind, take a herd of 10,000 connections:
 /// idle keep-alive ones (answered), stalled ones, dripping ones waiting for their next piece,
-/// hung ones (`hang:10s`), ones whose FIN is held back after their response
-/// (`slow-close:10s`) and ones paced at `bandwidth:1KiB/s` between pieces. Each adds what an
+/// hung ones (`hang:60s`), ones whose FIN is held back after their response
+/// (`slow-close:60s`) and ones paced at `bandwidth:1KiB/s` between pieces. Each adds what an
 /// idle one does, within `HERD_MARGIN` bytes, and none adds more than the goal. The goal is the static musl build's; glibc's heap
 /// keeps the earlier, smaller copies of the connection tables as they grow (about 10 to 20
 /// bytes a connection more, in amounts that follow the order of every allocation: starting
@@ -567,9 +567,9 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
             "--fault",
             "/drip=drip:1/10s",
             "--fault",
-            "/hang=hang:10s",
+            "/hang=hang:60s",
             "--fault",
-            "/slow=slow-close:10s",
+            "/slow=slow-close:60s",
             "--route",
             &bw_route,
             "--fault",
@@ -650,9 +650,9 @@ fn ten_thousand_stalled_or_dripping_connections_stay_small() {
         let during = p.rss_kib();
         let took = t0.elapsed();
         if native && matches!(name, "/hang" | "/slow") {
-            // Measured while every connection waits: within the 10 s of the first.
+            // Measured while every connection waits: within the 60 s of the first.
             assert!(
-                took < Duration::from_secs(10),
+                took < Duration::from_secs(60),
                 "{name}: the herd took {took:?}"
             );
         }
