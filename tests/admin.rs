@@ -533,3 +533,55 @@ fn a_drip_under_way_keeps_its_pace_across_a_change() {
         h.join();
     }
 }
+
+/// `POST /reset` zeroes the `--stats` counters too: each worker at its next loop turn, with
+/// one and two workers.
+#[test]
+fn a_reset_zeroes_the_counters() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--stats",
+            "/stats",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let requests = || {
+            let got = exchange(addr, b"GET /stats HTTP/1.0\r\n\r\n");
+            let got = String::from_utf8_lossy(&got).into_owned();
+            let (_, rest) = got.split_once("\"requests\":").expect("a requests counter");
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            n.parse::<u64>().unwrap()
+        };
+        for _ in 0..20 {
+            exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+        }
+        // Published every 100 ms.
+        let t = Instant::now();
+        while requests() < 20 {
+            assert!(
+                t.elapsed() < time_bound(Duration::from_secs(5)),
+                "{workers}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let got = exchange(
+            a,
+            b"POST /reset HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n",
+        );
+        assert!(got.starts_with(b"HTTP/1.1 200 "), "{workers}");
+        let t = Instant::now();
+        while requests() >= 20 {
+            assert!(
+                t.elapsed() < time_bound(Duration::from_secs(5)),
+                "{workers}: the counters were not reset"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(requests() < 20, "{workers}");
+        h.shutdown();
+        h.join();
+    }
+}
