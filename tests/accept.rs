@@ -155,6 +155,40 @@ fn accept_errors_pause_instead_of_spinning() {
     }
 }
 
+/// The admin listener when accept fails with EMFILE (the client stays queued, the listener
+/// readable): a 100 ms pause before it tries again, not a spin.
+#[test]
+fn admin_accept_errors_pause_instead_of_spinning() {
+    if !strace_works() {
+        return;
+    }
+    let (mut g, mut stderr, _, trace) = under_strace(
+        "error=EMFILE",
+        &["--workers", "1", "--no-date", "--admin", "127.0.0.1:0"],
+    );
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let admin: std::net::SocketAddr = line
+        .strip_prefix("canned admin API on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .parse()
+        .unwrap();
+    let _waiting = TcpStream::connect(admin).unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let calls = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("accept4("))
+        .count();
+    sigterm_and_wait(&mut g.strace, "admin EMFILE");
+    let _ = std::fs::remove_file(&trace);
+    eprintln!("admin, EMFILE: {calls} accept4 calls in 2 s");
+    // 100 ms pauses: about 20 in 2 s; a spin makes tens of thousands.
+    assert!(calls <= 100, "{calls} accept4 calls in 2 s");
+    assert!(calls >= 2, "{calls}: the listener was not retried");
+}
+
 /// A client that waits while accept fails is answered once it succeeds again, after the
 /// pauses; the failures are counted in the summary.
 #[test]

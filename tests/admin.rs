@@ -289,6 +289,15 @@ fn a_bad_admin_request_leaves_the_traffic_alone() {
             b"PUT /faults/s HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
             "HTTP/1.1 411 ",
         ),
+        // Targets whose path is not a slice of the request: absolute-form, authority-form
+        // and asterisk-form.
+        (b"GET http://x HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 404 "),
+        (
+            b"GET http://x?a=b HTTP/1.1\r\nHost: x\r\n\r\n",
+            "HTTP/1.1 400 ",
+        ),
+        (b"CONNECT x:80 HTTP/1.1\r\nHost: x:80\r\n\r\n", "HTTP/1.1 4"),
+        (b"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 4"),
     ] {
         let got = exchange(a, req);
         let got = String::from_utf8_lossy(&got);
@@ -401,6 +410,40 @@ fn sigterm_with_the_admin_listener_open_exits_promptly() {
     assert!(matches!(silent.read(&mut buf), Ok(0) | Err(_)));
 }
 
+/// SIGTERM while an admin client trickles its head, a line every 300 ms: the client has 2 s in
+/// all, not 2 s per read, and the stop is looked at between reads; the process exits 0
+/// within 5 s.
+#[test]
+fn sigterm_with_a_trickling_admin_client_exits_promptly() {
+    let mut p = Proc::start(&["--admin", "127.0.0.1:0", "--workers", "2"]);
+    let mut line = String::new();
+    p.stderr.read_line(&mut line).unwrap();
+    let admin: SocketAddr = line
+        .strip_prefix("canned admin API on ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    // A header line every 300 ms, for at most 30 s (each read gets bytes well within 2 s).
+    let mut s = TcpStream::connect(admin).unwrap();
+    s.write_all(b"GET /faults HTTP/1.1\r\n").unwrap();
+    let trickle = std::thread::spawn(move || {
+        for i in 0..100 {
+            std::thread::sleep(Duration::from_millis(300));
+            if write!(s, "X-{i}: a\r\n").is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    let (code, rest) = p.stop();
+    let took = t.elapsed();
+    assert_eq!(code, 0, "{rest}");
+    assert!(took < time_bound(Duration::from_secs(5)), "took {took:?}");
+    trickle.join().unwrap();
+}
+
 /// `--admin` takes a port or a TCP address; anything else is one line naming the flag, exit 2.
 #[test]
 fn bad_admin_addresses_are_refused() {
@@ -436,6 +479,111 @@ fn a_taken_admin_address_is_an_error_at_start() {
         err.starts_with(&format!("canned: error: --admin 127.0.0.1:{port}: ")),
         "{err}"
     );
+}
+
+/// A drip under way when the admin API changes the route's drip keeps its own: the whole body
+/// arrives, at the old pace (`drip:200/100ms`, done in about a second), not the new one
+/// (`drip:100/20s`, which would take minutes), with 1 and 2 workers.
+#[test]
+fn a_drip_under_way_keeps_its_pace_across_a_change() {
+    let body = "x".repeat(2000);
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--body",
+            &body,
+            "--fault",
+            "/d=drip:200/100ms",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let mut s = connect(addr);
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let t = Instant::now();
+        s.write_all(b"GET /d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut got = vec![0u8; 200];
+        s.read_exact(&mut got).unwrap();
+        let put = exchange(
+            a,
+            b"PUT /faults/d HTTP/1.1\r\nHost: a\r\nContent-Length: 13\r\n\r\ndrip:100/20s\n",
+        );
+        assert!(put.starts_with(b"HTTP/1.1 200 "), "{workers}: {put:?}");
+        got.extend(read_to_eof(&mut s));
+        let took = t.elapsed();
+        let r = parse_responses(&got, &[false]);
+        assert_eq!(r.len(), 1, "{workers}");
+        assert_eq!(r[0].body, body.as_bytes(), "{workers}: the whole body");
+        let pieces = got.len().div_ceil(200) as u64;
+        let least = Duration::from_millis(100 * (pieces - 1));
+        assert!(took >= least, "{workers}: {} bytes in {took:?}", got.len());
+        assert!(
+            took < time_bound(Duration::from_secs(15)),
+            "{workers}: {took:?}"
+        );
+        // The next response is the new drip's: its first piece only, at once.
+        let mut s = connect(addr);
+        s.write_all(b"GET /d HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut first = [0u8; 100];
+        s.read_exact(&mut first).unwrap();
+        drop(s);
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// `POST /reset` zeroes the `--stats` counters too: each worker at its next loop turn, with
+/// one and two workers.
+#[test]
+fn a_reset_zeroes_the_counters() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--stats",
+            "/stats",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let requests = || {
+            let got = exchange(addr, b"GET /stats HTTP/1.0\r\n\r\n");
+            let got = String::from_utf8_lossy(&got).into_owned();
+            let (_, rest) = got.split_once("\"requests\":").expect("a requests counter");
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            n.parse::<u64>().unwrap()
+        };
+        for _ in 0..20 {
+            exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+        }
+        // Published every 100 ms.
+        let t = Instant::now();
+        while requests() < 20 {
+            assert!(
+                t.elapsed() < time_bound(Duration::from_secs(5)),
+                "{workers}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let got = exchange(
+            a,
+            b"POST /reset HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n",
+        );
+        assert!(got.starts_with(b"HTTP/1.1 200 "), "{workers}");
+        let t = Instant::now();
+        while requests() >= 20 {
+            assert!(
+                t.elapsed() < time_bound(Duration::from_secs(5)),
+                "{workers}: the counters were not reset"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(requests() < 20, "{workers}");
+        h.shutdown();
+        h.join();
+    }
 }
 
 /// A Go program: `ADMIN TRAFFIC` drives the admin API at ADMIN with one client and GETs

@@ -124,6 +124,14 @@ fn bad_values_get_one_line() {
             "control: bytes must be a size like 512, 64K or 1MiB\n",
         ),
         (
+            "/?fault=hang:2h",
+            "control: fault=hang takes a duration, like hang:2s or hang:2s:reset, at most 1h\n",
+        ),
+        (
+            "/?fault=bandwidth:1KiB",
+            "control: fault=bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)\n",
+        ),
+        (
             "/?fault=drip:1KiB",
             "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, at most 1h)\n",
         ),
@@ -141,7 +149,7 @@ fn bad_values_get_one_line() {
         ),
         (
             "/?fault=flood",
-            "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, garbage:N or error:STATUS, with an optional @SHARE\n",
+            "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, bandwidth:RATE, hang:D, hang:D:reset, slow-close:D, garbage:N or error:STATUS, with an optional @SHARE\n",
         ),
     ] {
         let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -707,6 +715,81 @@ fn the_journal_records_a_controls_faults() {
         assert!(journal.contains(want), "{want} in {journal}");
     }
     h.shutdown();
+}
+
+/// How a raw client sees the end of `target`'s answer: the bytes, when the end came (from
+/// before the request), and FIN or RST.
+fn raw_end(addr: std::net::SocketAddr, target: &str) -> (Vec<u8>, Duration, &'static str) {
+    use std::io::{ErrorKind, Read};
+    let mut s = connect(addr);
+    s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
+        .unwrap();
+    let t = Instant::now();
+    write!(s, "GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (got, t.elapsed(), "FIN"),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => return (got, t.elapsed(), "RST"),
+            Err(e) => panic!("{target}: {e} after {} bytes", got.len()),
+        }
+    }
+}
+
+/// `fault=hang:D`, `hang:D:reset`, `slow-close:D` and `bandwidth:RATE` per request, as
+/// `--fault`'s: nothing then FIN (RST) no earlier than D; the whole answer, then FIN no
+/// earlier than D; the bytes no faster than the rate. Raw sockets and curl, with one and two
+/// workers.
+#[test]
+fn hang_slow_close_and_bandwidth_per_request() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--control", "--workers", workers]);
+        let d = Duration::from_millis(400);
+        for (target, end, empty) in [
+            ("/?fault=hang:400ms", "FIN", true),
+            ("/?fault=hang:400ms:reset", "RST", true),
+            ("/?fault=slow-close:400ms&status=201", "FIN", false),
+            ("/?fault=hang:300ms&delay=100ms", "FIN", true),
+        ] {
+            let (got, took, how) = raw_end(addr, target);
+            assert_eq!(
+                (how, got.is_empty()),
+                (end, empty),
+                "{workers} {target}: {got:?}"
+            );
+            if !empty {
+                assert_eq!(parse_responses(&got, &[false])[0].status, 201);
+            }
+            assert!(took >= d, "{workers} {target}: {took:?}");
+            assert!(took < d + time_bound(Duration::from_secs(5)), "{took:?}");
+        }
+        if have("curl") {
+            let url = format!("http://{addr}/?fault=hang:300ms");
+            let t = Instant::now();
+            let o = Command::new("curl")
+                .args(["-s", "-m", "20"])
+                .arg(&url)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(52), "an empty reply");
+            assert!(t.elapsed() >= Duration::from_millis(300));
+            // 40 KiB at 20 KiB/s: never faster than the rate, the first piece (a tenth of a
+            // second's bytes) at once.
+            let t = Instant::now();
+            let got = curl(
+                &format!("http://{addr}/?fault=bandwidth:20KiB/s&bytes=40K"),
+                &[],
+            );
+            let took = t.elapsed();
+            assert_eq!(got, "200 40960");
+            assert!(took >= Duration::from_millis(1900), "{took:?}");
+            assert!(took < time_bound(Duration::from_secs(10)), "{took:?}");
+        }
+        h.shutdown();
+        h.join();
+    }
 }
 
 /// A Go program: `BASE CASE...` sends each case, `TARGET` or `TARGET|CONTROL` (CONTROL as the

@@ -589,7 +589,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Let a request choose its answer (for test networks): query\n\
          parameters or X-Canned-Control: status=503;delay=250ms;bytes=1MiB;\n\
          fault=latency:D, stall, truncate:N, reset:N, drip:SIZE/D,\n\
-         garbage:N or error:STATUS[:BODY], each with an optional @SHARE"
+         bandwidth:RATE, hang:D[:reset], slow-close:D, garbage:N or\n\
+         error:STATUS[:BODY], each with an optional @SHARE"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(

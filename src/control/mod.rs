@@ -56,6 +56,15 @@ pub enum Delivery {
     Drip(Drip),
     /// This many bytes that are not a response (1 B to 1 MiB), then FIN.
     Garbage(u32),
+    /// Read the request, send nothing for `ms` (after any delay), then FIN, or RST.
+    Hang {
+        /// How long (ms, at most 1 h).
+        ms: u64,
+        /// RST instead of FIN.
+        reset: bool,
+    },
+    /// The whole answer, then the FIN held back `ms` after its last byte is written.
+    SlowClose(u64),
 }
 
 /// How a dripped answer is spread out: `--fault`'s drip, in the same units.
@@ -83,6 +92,12 @@ pub enum Drip {
         pieces: u32,
         /// From the first piece to the last (µs).
         over_us: u64,
+    },
+    /// `bandwidth:RATE`: `per_s` bytes a second (1 B/s to 1 GiB/s), in pieces sized for the
+    /// rate as `--fault`'s.
+    Bandwidth {
+        /// Bytes per second.
+        per_s: u64,
     },
 }
 
@@ -546,7 +561,8 @@ impl Draws {
 }
 
 const BAD_FAULT: &str = "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, \
-                         garbage:N or error:STATUS, with an optional @SHARE";
+                         bandwidth:RATE, hang:D, hang:D:reset, slow-close:D, garbage:N or \
+                         error:STATUS, with an optional @SHARE";
 
 /// `KIND[:ARGS][@SHARE]`: `latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`,
 /// `drip:SIZE/D` or `drip:Npieces/D`, `garbage:N`, `error:[RATE:]STATUS[:BODY]`. A fault of
@@ -583,6 +599,32 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
              drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, \
              at most 1h)",
         )?),
+        ("hang", Some(a)) => {
+            let (d, reset) = match a.strip_suffix(":reset") {
+                Some(d) => (d, true),
+                None => (a, false),
+            };
+            let ms = millis(d).ok_or(
+                "control: fault=hang takes a duration, like hang:2s or hang:2s:reset, at most 1h",
+            )?;
+            Delivery::Hang { ms, reset }
+        }
+        ("slow-close", Some(a)) => {
+            Delivery::SlowClose(millis(a).ok_or(
+                "control: fault=slow-close takes a duration, like slow-close:1s, at most 1h",
+            )?)
+        }
+        ("bandwidth", Some(a)) => {
+            let per_s = a
+                .strip_suffix("/s")
+                .and_then(size_bytes)
+                .flatten()
+                .filter(|n| (1..=1 << 30).contains(n))
+                .ok_or(
+                    "control: fault=bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)",
+                )?;
+            Delivery::Drip(Drip::Bandwidth { per_s })
+        }
         ("garbage", Some(a)) => match size_bytes(a) {
             Some(Some(n)) if (1..=1 << 20).contains(&n) => Delivery::Garbage(n as u32),
             _ => {

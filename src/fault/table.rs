@@ -24,8 +24,13 @@ pub struct FaultSet {
     pub(super) mix_routes: Vec<Box<[u16]>>,
     /// By route index: its sequence, if it has one.
     pub(super) sequences: Vec<Option<Arc<Sequence>>>,
+    /// By route index: the index in `Responses` of the route's own answer formatted for its
+    /// drip (the route's own when it has no drip).
+    pub(super) drip_routes: Vec<u16>,
     /// By index in `Responses` (error-rate, mix and step responses included): the drip of the
-    /// response, for a dripped response that takes up its work area again.
+    /// response, for a dripped response that takes up its work area again. An index keeps
+    /// its drip for ever (a route's own index has none: its dripped answer is a copy), so
+    /// that a drip parked between pieces resumes at its own pace after a change.
     pub(super) drips: Vec<Option<Drip>>,
 }
 
@@ -90,11 +95,16 @@ impl FaultResponses {
             // Each status of a mix: the route's own status is its own response; another, that
             // status with its reason phrase as body, sent as the route's are (its drip).
             let mix = faults.mix.as_ref().map_or(&[][..], |m| &m.entries);
+            // The route's own answer as it is dripped: a copy formatted for the drip.
+            let dripped = match drip {
+                Some(_) => self.response(spec.clone(), drip, responses),
+                None => i as u16,
+            };
             let mix = mix
                 .iter()
                 .map(|&(status, _)| {
                     if status == spec.status {
-                        i as u16
+                        dripped
                     } else {
                         self.response(
                             status_spec(spec, status, error_body(status)),
@@ -124,10 +134,7 @@ impl FaultResponses {
             set.error_routes.push(error);
             set.mix_routes.push(mix);
             set.sequences.push(sequence);
-            if set.drips.len() <= i {
-                set.drips.resize(i + 1, None);
-            }
-            set.drips[i] = drip;
+            set.drip_routes.push(dripped);
         }
         set.drips
             .resize(responses.routes().max(set.drips.len()), None);

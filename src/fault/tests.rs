@@ -794,8 +794,9 @@ fn a_set_formats_each_mix_status_once() {
     ];
     let set =
         FaultResponses::default().build(routes.iter().map(|f| (&spec, f)), &mut responses, None);
-    // 503 (the error rate's and route 1's), 500, and 503 again with route 2's drip.
-    assert_eq!(responses.routes(), base + 3);
+    // 503 (the error rate's and route 1's), 500, 503 again with route 2's drip, and route
+    // 2's own answer formatted for its drip.
+    assert_eq!(responses.routes(), base + 4);
     let mix = &set.mix_routes[1];
     assert_eq!(mix[0], 1, "the route's own status is its own response");
     assert_eq!(mix[1], set.error_routes[0]);
@@ -809,6 +810,14 @@ fn a_set_formats_each_mix_status_once() {
     assert_eq!(responses.status(paced), 503);
     assert_eq!(set.drips[paced], Some(Drip::Bandwidth { per_s: 1024 }));
     assert_eq!(set.drips[usize::from(mix[1])], None);
+    // A route's own index has no drip (a change would replace it under a parked drip): its
+    // dripped answer is a copy of its own, with the drip for ever.
+    let dripped = usize::from(set.drip_routes[2]);
+    assert_ne!(dripped, 2);
+    assert_eq!(responses.body(dripped), b"own");
+    assert_eq!(set.drips[dripped], Some(Drip::Bandwidth { per_s: 1024 }));
+    assert_eq!(set.drips[2], None);
+    assert_eq!(set.drip_routes[1], 1);
 }
 
 /// What the admin API lists is what `--fault` takes back: every kind, rendered and parsed.

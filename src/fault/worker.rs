@@ -127,15 +127,24 @@ impl WorkerFaults {
                 act.response
             }
             None if plan.error => self.set.error_routes[route],
-            None if plan.mix > 0 => {
-                let r = self.set.mix_routes[route][usize::from(plan.mix - 1)];
-                if r == own {
-                    // The route's own status: its own response, not a fault.
+            None => {
+                let r = match plan.mix {
+                    0 => own,
+                    m => self.set.mix_routes[route][usize::from(m - 1)],
+                };
+                let dripped = self.set.drip_routes[route];
+                if r == own || r == dripped {
+                    // The route's own status: its own response, not a fault; dripped from
+                    // its copy for the drip, whose index keeps that drip for ever.
                     plan.mix = 0;
+                    match plan.delivery {
+                        Delivery::Drip(_) => dripped,
+                        _ => own,
+                    }
+                } else {
+                    r
                 }
-                r
             }
-            None => own,
         };
         Some(Decision::Fault {
             plan,

@@ -5,12 +5,15 @@
 
 use super::Conn;
 use super::log::{annotate_log, journal_fault, log_response};
-use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
+use super::state::{
+    Block, Body, DripCursor, DripSource, DripTail, Env, HeldClose, Refill, WorkArea,
+};
 use crate::control::{Control, Delivery, Drip, from_head};
 use crate::conditional::Answer;
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};
+use crate::values::US_PER_MS;
 
 impl Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -74,7 +77,10 @@ impl Conn {
             (None, None) => c.status.unwrap_or(env.responses.status(route)),
         };
         // A stall and garbage send nothing with a status.
-        let silent = matches!(c.delivery, Some(Delivery::Stall | Delivery::Garbage(_)));
+        let silent = matches!(
+            c.delivery,
+            Some(Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. })
+        );
         let logged = p.logged && log_response(b, if silent { 0 } else { status }, env);
         let note = |kind: FaultKind, env: &mut Env<'_>| {
             env.stats.faults[kind.index()] += 1;
@@ -99,6 +105,17 @@ impl Conn {
             return;
         }
         let delay_us = env.settings.switches.delay_us + (c.delay_ms + c.latency_ms) * 1_000;
+        if let Some(Delivery::Hang { ms, reset }) = c.delivery {
+            // Nothing is sent: the close is due D after the request, the delays added, as
+            // `--fault`'s hang; output before it is written first.
+            b.pacing.close = Some(HeldClose {
+                at_us: env.now_us + delay_us + ms.saturating_mul(US_PER_MS),
+                after_us: 0,
+            });
+            b.refill = Refill::Paced;
+            self.hang(reset);
+            return;
+        }
         if delay_us > 0 {
             // Output queued before it is held with it: answers stay in order.
             b.hold_until_us = b.hold_until_us.max(env.now_us + delay_us);
@@ -135,7 +152,19 @@ impl Conn {
         let length = (!no_body).then(|| decimal(body_len, &mut digits));
         let send_body = !p.head_request && body_len > 0;
         let form = p.variant(close);
-        if let Some(Delivery::Drip(d)) = c.delivery {
+        let slow_close = match c.delivery {
+            Some(Delivery::SlowClose(ms)) => Some(ms),
+            _ => None,
+        };
+        // A drip's pacing; `None` for a slow close: the whole answer through a drip's cursor,
+        // which sees its end, then the FIN waits D after its last byte is written
+        // (`Conn::park`).
+        let paced = match c.delivery {
+            Some(Delivery::Drip(d)) => Some(Some(d)),
+            Some(Delivery::SlowClose(_)) => Some(None),
+            _ => None,
+        };
+        if let Some(paced) = paced {
             // The head (and a short body) formatted now, the rest cut from where it is, each
             // piece copied when it is due.
             b.drip_head.clear();
@@ -158,7 +187,7 @@ impl Conn {
                 }
             }
             let cursor = DripCursor {
-                drip: drip_of(d, b.drip_head.len()),
+                drip: paced.map_or(fault::Drip::AT_ONCE, |d| drip_of(d, b.drip_head.len())),
                 source: DripSource::Control {
                     head_len: b.drip_head.len(),
                     date_at,
@@ -174,8 +203,19 @@ impl Conn {
                 answer: Answer::Whole,
                 answer_head: 0,
             };
+            if let Some(ms) = slow_close {
+                b.pacing.close = Some(HeldClose {
+                    at_us: 0,
+                    after_us: ms.saturating_mul(US_PER_MS),
+                });
+            }
             b.begin_drip(cursor, env);
-            self.close_after_response(&p, close, env);
+            if slow_close.is_some() {
+                b.last_held = None;
+                self.hang(false);
+            } else {
+                self.close_after_response(&p, close, env);
+            }
             return;
         }
         let start = b.out.len();
@@ -244,8 +284,11 @@ fn kind_of(d: Delivery) -> FaultKind {
         Delivery::Stall => FaultKind::Stall,
         Delivery::Truncate(_) => FaultKind::Truncate,
         Delivery::Reset(_) => FaultKind::Reset,
+        Delivery::Drip(Drip::Bandwidth { .. }) => FaultKind::Bandwidth,
         Delivery::Drip(_) => FaultKind::Drip,
         Delivery::Garbage(_) => FaultKind::Garbage,
+        Delivery::Hang { .. } => FaultKind::Hang,
+        Delivery::SlowClose(_) => FaultKind::SlowClose,
     }
 }
 
@@ -255,6 +298,7 @@ fn drip_of(d: Drip, head: usize) -> fault::Drip {
     match d {
         Drip::Rate { bytes, every_ms } => fault::Drip::Rate { bytes, every_ms },
         Drip::Pieces { pieces, over_ms } => fault::Drip::Pieces { pieces, over_ms },
+        Drip::Bandwidth { per_s } => fault::Drip::Bandwidth { per_s },
         Drip::Body { pieces, over_us } => fault::Drip::Body {
             head: u32::try_from(head).unwrap_or(u32::MAX),
             pieces,

@@ -45,6 +45,11 @@ use crate::stats::Timeout;
 use drip::ParkedDrip;
 use state::{Body, DripCursor, DripSource, Env, Pending, Phase, Refill};
 
+/// In the activity field of a parked slow close (`Phase::Hanging` with no work area): its D
+/// counts from the next turn's clock, the first read after its last byte was written (this
+/// turn's was read before the write); the bits below are D in µs.
+const CLOSE_FROM_NEXT_TURN: u64 = 1 << 63;
+
 /// The state of one HTTP/1 connection. See the module documentation.
 ///
 /// An idle keep-alive connection is this struct alone (24 bytes); a request in progress or
@@ -205,13 +210,9 @@ impl Connection for Conn {
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
-            Phase::Open
-            | Phase::Lingering
-            | Phase::Stalled
-            | Phase::Hanging
-            | Phase::HangingReset
-                if flushed && self.eof =>
-            {
+            // A hang (or slow close) ends by its timer alone, the client's half-close or not:
+            // FIN or RST after D (`Conn::close_after_hang`).
+            Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
                 Next::Close { linger: false }
             }
             Phase::Lingering if self.linger_kib_or_parked_route == 0 => {
@@ -229,7 +230,11 @@ impl Connection for Conn {
             Phase::Lingering => return Some(self.active_us_or_parked + LINGER_US),
             Phase::Dripping => return Some(self.parked().due_us),
             Phase::Hanging | Phase::HangingReset if self.work.is_none() => {
-                return Some(self.active_us_or_parked);
+                // A slow close not yet timed: the next turn.
+                return Some(match self.active_us_or_parked {
+                    w if w & CLOSE_FROM_NEXT_TURN != 0 => 0,
+                    at => at,
+                });
             }
             _ => {}
         }
@@ -258,7 +263,11 @@ impl Connection for Conn {
             self.work = Some(self.unpark(env));
         }
         if let (Some(reset), None) = (self.phase.hang_reset(), &self.work) {
-            if now > self.active_us_or_parked {
+            let w = self.active_us_or_parked;
+            if w & CLOSE_FROM_NEXT_TURN != 0 {
+                // The turn after the slow close's last byte was written: D from now.
+                self.active_us_or_parked = now.saturating_add(w & !CLOSE_FROM_NEXT_TURN);
+            } else if now > w {
                 self.close_after_hang(reset, now);
             }
             return Next::Continue;
@@ -425,9 +434,14 @@ impl Conn {
                 return false;
             }
             debug_assert!(self.phase.hang_reset().is_some());
-            self.active_us_or_parked = close
-                .at_us
-                .max(b.out_since_us.saturating_add(close.after_us));
+            self.active_us_or_parked = if close.after_us > 0 {
+                // A slow close (no time of its own): D after the last byte's write, which
+                // came after this turn's clock was read; the next turn's clock is after it.
+                debug_assert_eq!(close.at_us, 0);
+                CLOSE_FROM_NEXT_TURN | close.after_us.min(!CLOSE_FROM_NEXT_TURN)
+            } else {
+                close.at_us
+            };
             return true;
         }
         let Some(c) = b.pacing.drip else {

@@ -113,6 +113,7 @@ impl Server {
             PublishedFaults::new(FaultTables {
                 set: canned.fault_set.clone(),
                 responses: canned.responses().clone(),
+                counter_resets: 0,
             })
         });
         let shared = Arc::new(Shared::new(workers, catalogue, log, published)?);

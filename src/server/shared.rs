@@ -63,6 +63,8 @@ pub(super) struct PublishedFaults {
 pub(super) struct FaultTables {
     pub(super) set: Arc<FaultSet>,
     pub(super) responses: Responses,
+    /// `POST /reset`s so far: a worker that sees it move zeroes its `--stats` counters.
+    pub(super) counter_resets: u64,
 }
 
 impl PublishedFaults {

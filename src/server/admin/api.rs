@@ -52,6 +52,8 @@ pub(super) struct Api {
     set: Arc<FaultSet>,
     journal: Option<Arc<Journal>>,
     shared: Arc<Shared>,
+    /// `POST /reset`s so far, published with the tables.
+    counter_resets: u64,
 }
 
 impl Api {
@@ -89,6 +91,7 @@ impl Api {
             set,
             journal,
             shared,
+            counter_resets: 0,
         }
     }
 
@@ -115,6 +118,9 @@ impl Api {
             "/reset" => match method {
                 b"POST" => {
                     let n = self.set.reset_sequences();
+                    // The counters: every worker zeroes its own at its next loop turn.
+                    self.counter_resets += 1;
+                    self.publish();
                     Answer::text(200, format!("reset {n} sequences"))
                 }
                 _ => allow("POST"),
@@ -226,14 +232,20 @@ impl Api {
         self.builder = builder;
         self.responses = responses;
         self.set = Arc::new(set);
+        self.publish();
+        Answer::text(200, self.list(Some(i)))
+    }
+
+    /// Publish the tables (and the count of counter resets) to the workers.
+    fn publish(&self) {
         if let Some(published) = &self.shared.faults {
             let tables = FaultTables {
                 set: self.set.clone(),
                 responses: self.responses.clone(),
+                counter_resets: self.counter_resets,
             };
             published.publish(tables, &self.shared.pollers);
         }
-        Answer::text(200, self.list(Some(i)))
     }
 
     /// The routes' faults (or route `only`'s), a line per fault as `--fault` takes it

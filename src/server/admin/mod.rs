@@ -21,12 +21,17 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The largest request body the API reads (a fault list).
 pub(super) const MAX_BODY: usize = 64 * 1024;
-/// How long a client has to send its request, and to read the answer.
+/// How long a client has, in all, to send its request and to read the answer.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long what a client sends after the answer is read and dropped, in all.
+const DRAIN_TIME: Duration = Duration::from_millis(200);
+/// The pause after an accept fails for want of resources (out of fds): the listener stays
+/// readable, and accepting again at once would spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 const LISTENER: usize = 0;
 const WAKE: usize = 1;
@@ -111,23 +116,32 @@ impl Admin {
                     Ok((s, _)) => self.handle(s),
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    // Out of fds, or the client gone: the next readiness tries again.
-                    Err(_) => break,
+                    // The client gone before it was accepted: the next one.
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => {}
+                    // Out of fds, or another failure: the next readiness tries again, after
+                    // a pause.
+                    Err(_) => {
+                        std::thread::sleep(ACCEPT_BACKOFF);
+                        break;
+                    }
                 }
             }
         }
     }
 
     /// One request on `s`, answered, then closed.
-    fn handle(&mut self, mut s: TcpStream) {
+    fn handle(&mut self, s: TcpStream) {
         let _ = s.set_nonblocking(false);
-        let _ = s.set_read_timeout(Some(CLIENT_TIMEOUT));
-        let _ = s.set_write_timeout(Some(CLIENT_TIMEOUT));
+        let mut s = Client {
+            s,
+            deadline: Instant::now() + CLIENT_TIMEOUT,
+            shared: &self.shared,
+        };
         let answer = match read_request(&mut s) {
             Ok(req) => self.api.answer(
-                &req.buf[req.method.0..req.method.1],
-                &req.buf[req.path.0..req.path.1],
-                req.query.map(|(a, b)| &req.buf[a..b]),
+                &req.method,
+                &req.path,
+                req.query.as_deref(),
                 &req.buf[req.body_at..],
             ),
             Err(Refusal::Answer(a)) => a,
@@ -149,8 +163,8 @@ impl Admin {
         if s.write_all(&out).is_ok() {
             // FIN, then what the client still sends is read and dropped, briefly, so that
             // the close is not a reset that loses the answer.
-            let _ = s.shutdown(Shutdown::Write);
-            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let _ = s.s.shutdown(Shutdown::Write);
+            s.deadline = Instant::now() + DRAIN_TIME;
             let mut sink = [0u8; 4096];
             let mut left = MAX_BODY;
             while let Ok(n @ 1..) = s.read(&mut sink) {
@@ -163,12 +177,52 @@ impl Admin {
     }
 }
 
-/// A request read whole: its bytes and where its parts are in them.
+/// An admin client: its socket, blocking, with one deadline for all its reads and writes,
+/// and the stop flag looked at before each, so that a client that trickles its bytes holds
+/// neither the listener nor a shutdown beyond the deadline.
+struct Client<'a> {
+    s: TcpStream,
+    deadline: Instant,
+    shared: &'a Shared,
+}
+
+impl Client<'_> {
+    /// What is left of the deadline, or an error once it passed or the server stops.
+    fn left(&self) -> io::Result<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || self.shared.stop.load(Ordering::SeqCst) {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        Ok(left)
+    }
+}
+
+impl Read for Client<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.s.set_read_timeout(Some(self.left()?))?;
+        self.s.read(buf)
+    }
+}
+
+impl Write for Client<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.s.set_write_timeout(Some(self.left()?))?;
+        self.s.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A request read whole: its bytes, where its body starts in them, and its parts copied out
+/// (the parser's path is not always a slice of the bytes: an absolute-form or asterisk-form
+/// target gives its own `/`).
 struct Request {
     buf: Vec<u8>,
-    method: (usize, usize),
-    path: (usize, usize),
-    query: Option<(usize, usize)>,
+    method: Vec<u8>,
+    path: Vec<u8>,
+    query: Option<Vec<u8>>,
     body_at: usize,
 }
 
@@ -192,7 +246,7 @@ fn refuse(status: u16, why: impl Into<String>) -> Refusal {
 
 /// Read one request: a strict head of at most the default head limit, and its body by
 /// `Content-Length`, at most [`MAX_BODY`] bytes.
-fn read_request(s: &mut TcpStream) -> Result<Request, Refusal> {
+fn read_request(s: &mut (impl Read + Write)) -> Result<Request, Refusal> {
     let limits = Limits::default();
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 4096];
@@ -217,17 +271,16 @@ fn read_request(s: &mut TcpStream) -> Result<Request, Refusal> {
                         return Err(refuse(411, "send the body with Content-Length"));
                     }
                 };
-                let at = |part: &[u8]| part.as_ptr() as usize - buf.as_ptr() as usize;
-                let path_at = at(r.path);
-                let query = r.target.iter().position(|&c| c == b'?').map(|q| {
-                    let t = at(r.target);
-                    (t + q + 1, t + r.target.len())
-                });
+                let query = r
+                    .target
+                    .iter()
+                    .position(|&c| c == b'?')
+                    .map(|q| r.target[q + 1..].to_vec());
                 break (
                     r.head_len,
                     length,
-                    (at(r.method), at(r.method) + r.method.len()),
-                    (path_at, path_at + r.path.len()),
+                    r.method.to_vec(),
+                    r.path.to_vec(),
                     query,
                     r.expect_continue,
                 );

@@ -129,6 +129,8 @@ pub(crate) struct Worker {
     pub(super) publisher: Publisher,
     /// `--admin`: the change of the faults this worker serves ([`Shared::faults`]).
     pub(super) faults_epoch: u64,
+    /// `--admin`: the `POST /reset`s this worker has zeroed its counters for.
+    pub(super) counter_resets: u64,
 }
 
 impl Worker {
@@ -195,6 +197,7 @@ impl Worker {
             id,
             publisher: Publisher::new(id, setup.counter_routes),
             faults_epoch: 0,
+            counter_resets: 0,
         })
     }
 
@@ -233,6 +236,16 @@ impl Worker {
         self.parts.responses.adopt_routes(&tables.responses);
         if let Some(f) = self.parts.faults.as_mut() {
             f.replace(tables.set.clone());
+        }
+        if tables.counter_resets != self.counter_resets {
+            // `POST /reset`: the counters start again from zero (connections open are not a
+            // count of this worker's, and stay).
+            self.counter_resets = tables.counter_resets;
+            self.parts.stats = crate::stats::Stats::default();
+            self.accepted = 0;
+            self.idle_closed_at_limit = 0;
+            self.accept_errors = 0;
+            self.publish();
         }
     }
 
