@@ -66,6 +66,8 @@ impl FaultSet {
 #[derive(Clone, Debug, Default)]
 pub struct FaultResponses {
     added: Vec<(Spec, Option<Drip>, u16)>,
+    /// Copies of a route's own response (route, drip, index).
+    copies: Vec<(u16, Option<Drip>, u16)>,
 }
 
 impl FaultResponses {
@@ -97,7 +99,7 @@ impl FaultResponses {
             let mix = faults.mix.as_ref().map_or(&[][..], |m| &m.entries);
             // The route's own answer as it is dripped: a copy formatted for the drip.
             let dripped = match drip {
-                Some(_) => self.response(spec.clone(), drip, responses),
+                Some(_) => self.copy(i as u16, drip, responses),
                 None => i as u16,
             };
             let mix = mix
@@ -141,6 +143,9 @@ impl FaultResponses {
         for (_, drip, at) in &self.added {
             set.drips[usize::from(*at)] = *drip;
         }
+        for (_, drip, at) in &self.copies {
+            set.drips[usize::from(*at)] = *drip;
+        }
         set
     }
 
@@ -163,7 +168,7 @@ impl FaultResponses {
             },
             // A drip goes with the response it paces: its own copy of the route's answer.
             Step::Delivery(Delivery::Drip(d)) => Act {
-                response: self.response(spec.clone(), Some(d), responses),
+                response: self.copy(route, Some(d), responses),
                 delivery: Delivery::Drip(d),
                 status: false,
             },
@@ -173,6 +178,21 @@ impl FaultResponses {
                 status: false,
             },
         }
+    }
+
+    /// The index of a copy of route `route`'s own response sent with `drip`: one made before,
+    /// or a new one (the same bytes and validators: [`Responses::add_copy`]).
+    fn copy(&mut self, route: u16, drip: Option<Drip>, responses: &mut Responses) -> u16 {
+        if let Some((_, _, at)) = self
+            .copies
+            .iter()
+            .find(|(r, d, _)| *r == route && *d == drip)
+        {
+            return *at;
+        }
+        let at = responses.add_copy(usize::from(route)) as u16;
+        self.copies.push((route, drip, at));
+        at
     }
 
     /// The index of a response of `spec` sent with `drip`: one formatted before, or a new one.

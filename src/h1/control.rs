@@ -8,8 +8,8 @@ use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{
     Block, Body, DripCursor, DripSource, DripTail, Env, HeldClose, Refill, WorkArea,
 };
-use crate::control::{Control, Delivery, Drip, from_head};
 use crate::conditional::Answer;
+use crate::control::{Control, Delivery, Drip, from_head};
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};

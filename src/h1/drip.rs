@@ -235,7 +235,14 @@ impl WorkArea {
                 c.copied
                     .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
             );
-            copy_drip(&mut self.out, &mut self.drip_head, &c, end, &self.answer_head, env);
+            copy_drip(
+                &mut self.out,
+                &mut self.drip_head,
+                &c,
+                end,
+                &self.answer_head,
+                env,
+            );
             c.copied = end;
         }
         self.pacing.drip = Some(c);

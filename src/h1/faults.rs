@@ -56,9 +56,13 @@ impl Conn {
             Decision::Fault { plan, route } => (plan, route),
         };
         let asked_route = p.route as usize;
-        // A fault's error response is not ranged, nor conditional: only the route's own is.
+        // A fault's error response is not ranged, nor conditional: only the route's own is,
+        // and a copy of it that a fault sends (a drip's), which has the same validators.
         let (p, asked) = if route == p.route {
             (p, b.asked)
+        } else if b.asked != Asked::Whole && env.responses.representation(route as usize).is_some()
+        {
+            (Pending { route, ..p }, b.asked)
         } else {
             (Pending { route, ..p }, Asked::Whole)
         };

@@ -270,10 +270,29 @@ impl Responses {
         self.push_route(spec.clone())
     }
 
+    /// Add a copy of route `of`'s response, the same bytes (its `Accept-Ranges` and
+    /// validators included) and the same validators for ranges and conditions: the route's
+    /// own answer as a fault sends it from an index of its own (a drip). Returns its index.
+    pub fn add_copy(&mut self, of: usize) -> usize {
+        let copy = self.routes[of].clone();
+        self.routes.push(copy);
+        let at = self.routes.len() - 1;
+        if let Some(r) = self.representation(of).cloned() {
+            let mut by_route = self.representations.to_vec();
+            by_route.resize(at + 1, None);
+            by_route[at] = Some(r);
+            self.representations = Arc::from(by_route);
+        }
+        at
+    }
+
     /// Take the routes of `from` beyond this one's (responses a fault formatted later into a
     /// clone of the same responses), with this one's `Date`: the bytes are shared, only the
     /// heads' starts are copied. The routes both have are left as they are.
     pub fn adopt_routes(&mut self, from: &Responses) {
+        if from.representations.len() > self.representations.len() {
+            self.representations = from.representations.clone();
+        }
         for f in from.routes.iter().skip(self.routes.len()) {
             let mut f = f.clone();
             if let Some(at) = f.date_at {
