@@ -554,8 +554,11 @@ impl Conn {
         } else if last {
             // A drip with nothing sent yet (held, or its first pieces empty) only changes its
             // head: every variant's head has its `Date` at the same offset. A controlled drip's
-            // head is formatted already: it goes as it is, as a held echo does.
-            let route_drip = |c: &&mut DripCursor| c.copied == 0 && c.source == DripSource::Route;
+            // head, and a range's or a condition's (206, 304, 412, 416), is formatted already:
+            // it goes as it is, as a held echo does.
+            let route_drip = |c: &&mut DripCursor| {
+                c.copied == 0 && c.source == DripSource::Route && c.answer == Answer::Whole
+            };
             if let Some(c) = b.pacing.drip.as_mut().filter(route_drip) {
                 c.variant = KeepAliveForm::Close;
                 self.phase = Phase::Closing { linger: true };
