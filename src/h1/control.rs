@@ -5,9 +5,7 @@
 
 use super::Conn;
 use super::log::{annotate_log, journal_fault, log_response};
-use super::state::{
-    Block, Body, DripCursor, DripSource, DripTail, Env, HeldClose, Refill, WorkArea,
-};
+use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
 use crate::control::{Control, Delivery, Drip, from_head};
 use crate::echo::decimal;
@@ -108,11 +106,7 @@ impl Conn {
         if let Some(Delivery::Hang { ms, reset }) = c.delivery {
             // Nothing is sent: the close is due D after the request, the delays added, as
             // `--fault`'s hang; output before it is written first.
-            b.pacing.close = Some(HeldClose {
-                at_us: env.now_us + delay_us + ms.saturating_mul(US_PER_MS),
-                after_us: 0,
-            });
-            b.refill = Refill::Paced;
+            b.close_at(env.now_us + delay_us + ms.saturating_mul(US_PER_MS));
             self.hang(reset);
             return;
         }
@@ -204,10 +198,7 @@ impl Conn {
                 answer_head: 0,
             };
             if let Some(ms) = slow_close {
-                b.pacing.close = Some(HeldClose {
-                    at_us: 0,
-                    after_us: ms.saturating_mul(US_PER_MS),
-                });
+                b.close_after_written(ms);
             }
             b.begin_drip(cursor, env);
             if slow_close.is_some() {

@@ -126,11 +126,7 @@ impl Conn {
                 // latency added; output before it is written first.
                 let wait_us =
                     env.settings.switches.delay_us + plan.delay_us + ms.saturating_mul(US_PER_MS);
-                b.pacing.close = Some(HeldClose {
-                    at_us: env.now_us + wait_us,
-                    after_us: 0,
-                });
-                b.refill = Refill::Paced;
+                b.close_at(env.now_us + wait_us);
                 self.hang(reset);
                 return;
             }
@@ -141,10 +137,7 @@ impl Conn {
         if let Delivery::SlowClose(ms) = plan.delivery {
             // The whole response through a drip's cursor, which sees its end; then the FIN
             // waits D after its last byte is written (`Conn::park`).
-            b.pacing.close = Some(HeldClose {
-                at_us: 0,
-                after_us: ms.saturating_mul(US_PER_MS),
-            });
+            b.close_after_written(ms);
             b.start_drip(Drip::AT_ONCE, &p, asked, close, env);
             b.last_held = None;
             self.hang(false);
@@ -194,6 +187,22 @@ impl Conn {
 }
 
 impl WorkArea {
+    /// A hang: nothing more is sent, and the connection closes at `at_us` (`Conn::park`),
+    /// once the output before it is written.
+    pub(super) fn close_at(&mut self, at_us: u64) {
+        self.pacing.close = Some(HeldClose { at_us, after_us: 0 });
+        self.refill = Refill::Paced;
+    }
+
+    /// A slow close: the FIN waits `ms` after the response's last byte is written
+    /// (`Conn::park`).
+    pub(super) fn close_after_written(&mut self, ms: u64) {
+        self.pacing.close = Some(HeldClose {
+            at_us: 0,
+            after_us: ms.saturating_mul(US_PER_MS),
+        });
+    }
+
     /// Hold the response about to be appended for `--delay` (joining the hold of the batch it
     /// belongs to, as a plain response does), then `latency_us` more: a latency fault adds to
     /// the delay. A latency holds output queued before the response with it: responses stay
