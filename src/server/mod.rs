@@ -208,41 +208,29 @@ impl Server {
                     .spawn(move || w.run())
             })
             .collect::<io::Result<Vec<_>>>()?;
+        // A thread beside the workers; when it cannot start, the workers (running) are stopped
+        // before the error is reported.
+        let beside = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(f)
+                .inspect_err(|_| wake(&self.shared))
+        };
         let admin = match admin_api {
-            Some(a) => {
-                let spawned = std::thread::Builder::new()
-                    .name("canned-admin".into())
-                    .spawn(move || a.run());
-                match spawned {
-                    Ok(t) => Some(t),
-                    Err(e) => {
-                        // The workers are running: stop them before reporting.
-                        wake(&self.shared);
-                        return Err(e);
-                    }
-                }
-            }
+            Some(a) => Some(beside("canned-admin", Box::new(move || a.run()))?),
             None => None,
         };
         let log_writer = match self.shared.log {
             Some(_) => {
                 let shared = self.shared.clone();
-                let writer =
-                    std::thread::Builder::new()
-                        .name("canned-log".into())
-                        .spawn(move || {
-                            if let Some(log) = &shared.log {
-                                log.write_to_stdout();
-                            }
-                        });
-                match writer {
-                    Ok(w) => Some(w),
-                    Err(e) => {
-                        // The workers are running: stop them before reporting.
-                        wake(&self.shared);
-                        return Err(e);
-                    }
-                }
+                Some(beside(
+                    "canned-log",
+                    Box::new(move || {
+                        if let Some(log) = &shared.log {
+                            log.write_to_stdout();
+                        }
+                    }),
+                )?)
             }
             None => None,
         };
