@@ -5,6 +5,9 @@
 /// Microseconds in a millisecond: specs are given in milliseconds, the worker's clock counts µs.
 pub const US_PER_MS: u64 = 1_000;
 
+/// The fastest `bandwidth:RATE` (bytes a second), for `--fault` and `--control` alike: 1 GiB/s.
+pub const BANDWIDTH_MAX: u64 = 1 << 30;
+
 /// `n` (read from `v`; `None` when it overflowed) if it is from `min` to `max`.
 #[inline(never)]
 pub fn within(n: Option<u64>, v: &str, min: u64, max: u64) -> Result<u64, String> {

@@ -619,7 +619,7 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
                 .strip_suffix("/s")
                 .and_then(size_bytes)
                 .flatten()
-                .filter(|n| (1..=1 << 30).contains(n))
+                .filter(|n| (1..=crate::values::BANDWIDTH_MAX).contains(n))
                 .ok_or(
                     "control: fault=bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)",
                 )?;

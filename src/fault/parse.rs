@@ -211,16 +211,13 @@ fn parse_hang(a: &str) -> Result<Delivery, String> {
     })
 }
 
-/// The fastest `bandwidth`: 1 GiB/s.
-const BANDWIDTH_MAX: u64 = 1 << 30;
-
 /// `64KiB/s`: bytes a second, in the size grammar, from 1 B/s to 1 GiB/s.
 fn parse_bandwidth(a: &str) -> Result<u64, String> {
     let Some(amount) = a.strip_suffix("/s") else {
         return Err(format!("{a:?} is not a rate like 64KiB/s"));
     };
     let per_s = parse_size(amount)?;
-    if !(1..=BANDWIDTH_MAX).contains(&per_s) {
+    if !(1..=values::BANDWIDTH_MAX).contains(&per_s) {
         return Err(format!("{a} is out of range (1/s to 1GiB/s)"));
     }
     Ok(per_s)
