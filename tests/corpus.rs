@@ -51,6 +51,11 @@ fn connection() {
 }
 
 #[test]
+fn h2_connection() {
+    replay("h2_connection", canned::check::fuzz_h2_connection);
+}
+
+#[test]
 fn held() {
     replay("held", canned::check::fuzz_held);
 }

@@ -7,12 +7,15 @@
 //! - `parse`: the parser's and the chunked decoder's invariants, and their fuzz entries;
 //! - [`expected`]: what a connection must send and log, from the grammar and RFC 9112's tables;
 //! - [`connection`]: the socket-free connection driver, checked against `expected`;
-//! - [`held`]: responses held back by time, and a client that hangs up meanwhile.
+//! - [`held`]: responses held back by time, and a client that hangs up meanwhile;
+//! - [`h2`]: the HTTP/2 connection's frames, windows and memory bound.
 
 #[cfg(feature = "server")]
 pub mod connection;
 #[cfg(feature = "server")]
 pub mod expected;
+#[cfg(feature = "server")]
+pub mod h2;
 #[cfg(feature = "server")]
 pub mod held;
 mod parse;
@@ -21,6 +24,8 @@ mod parse;
 pub use connection::{fuzz_connection, run_connection};
 #[cfg(feature = "server")]
 pub use expected::{ConnScript, expected_output};
+#[cfg(feature = "server")]
+pub use h2::fuzz_h2_connection;
 #[cfg(feature = "server")]
 pub use held::fuzz_held;
 pub use parse::{
