@@ -526,6 +526,46 @@ fn drain_sends_goaway_with_the_last_stream_and_finishes_it() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// At a drain, an idle connection (its responses all written) is told GOAWAY NO_ERROR with
+/// its last stream before the close, so that its client knows no request was lost; with 1
+/// and 2 workers.
+#[test]
+fn drain_says_goaway_to_an_idle_connection() {
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers]);
+        let mut conns = Vec::new();
+        for _ in 0..4 {
+            let mut s = connect(p.addr);
+            let mut b = hello();
+            b.extend(frame(
+                kind::HEADERS,
+                flag::END_HEADERS | flag::END_STREAM,
+                1,
+                GET_ROOT,
+            ));
+            s.write_all(&b).unwrap();
+            let fs = frames_until(&mut s, |h, _| {
+                h.kind == kind::DATA && h.has(flag::END_STREAM)
+            });
+            assert_eq!(goaway_code(&fs), None);
+            conns.push(s);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(p.child.id() as i32, libc::SIGTERM) };
+        for s in &mut conns {
+            let fs = frames_until_close(s);
+            assert_eq!(
+                goaway_code(&fs),
+                Some((1, 0)),
+                "last stream 1, NO_ERROR: {fs:?}"
+            );
+        }
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+}
+
 /// A header block over 32 KiB (a CONTINUATION flood) ends in GOAWAY ENHANCE_YOUR_CALM.
 #[test]
 fn a_header_block_over_its_bound_is_enhance_your_calm() {

@@ -78,6 +78,12 @@ pub trait Connection {
     /// without losing anything (idle keep-alive).
     fn is_idle(&self) -> bool;
 
+    /// An idle connection is being closed by a drain: the bytes to send first, if its
+    /// protocol says goodbye (HTTP/2's GOAWAY, RFC 9113 §6.8); HTTP/1 closes in silence.
+    fn farewell(&mut self) -> &[u8] {
+        &[]
+    }
+
     /// A response is held back by time: `--delay`, a latency, a drip between its pieces. The
     /// loop then watches for the peer's hang-up, which no read would see.
     fn is_held(&self) -> bool;

@@ -368,6 +368,14 @@ impl Connection for Conn {
             && s.input.is_empty()
     }
 
+    fn farewell(&mut self) -> &[u8] {
+        let s = &mut *self.st;
+        if s.phase == Phase::Open && !s.goaway_sent {
+            s.goaway(ErrorCode::NoError);
+        }
+        &s.out[s.out_pos..]
+    }
+
     fn is_held(&self) -> bool {
         false
     }

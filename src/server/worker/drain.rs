@@ -34,13 +34,21 @@ impl Worker {
             };
             // A request may already wait in the socket buffer: leave the connection to the
             // loop, which reads it and answers it with `Connection: close` instead of
-            // resetting it. With nothing there, the idle connection is closed at once.
+            // resetting it. With nothing there, the idle connection is closed at once, after
+            // its protocol's goodbye if it has one (HTTP/2's GOAWAY: an idle connection's
+            // socket buffer has room for its 17 bytes; if not, it is not sent).
             if slot.conn.is_idle()
                 && !matches!(
                     slot.sock.peek(&mut [std::mem::MaybeUninit::uninit()]),
                     Ok(1..)
                 )
             {
+                if let Some(slot) = self.slots[k].as_mut() {
+                    let bye = slot.conn.farewell();
+                    if !bye.is_empty() {
+                        let _ = slot.sock.send(bye);
+                    }
+                }
                 self.close(k);
             }
         }

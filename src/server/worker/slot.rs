@@ -175,6 +175,10 @@ impl Connection for Conn {
         both!(self, c => c.is_idle())
     }
 
+    fn farewell(&mut self) -> &[u8] {
+        both!(self, c => c.farewell())
+    }
+
     #[inline(always)]
     fn is_held(&self) -> bool {
         both!(self, c => c.is_held())
