@@ -27,6 +27,7 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod grpc;
 #[cfg(test)]
 mod tests;
 
@@ -139,6 +140,8 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// A gRPC health call (`--grpc-health`), answered instead of the route.
+    grpc: grpc::Call,
 }
 
 #[derive(Debug)]
@@ -720,6 +723,7 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
         });
         if end_stream {
             let i = self.streams.len() - 1;
@@ -744,7 +748,10 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        let status = env.responses.status(s.route as usize);
+        let status = match s.grpc {
+            grpc::Call::None => env.responses.status(s.route as usize),
+            _ => 200,
+        };
         env.stats.by_status[status as usize] += 1;
     }
 
@@ -810,6 +817,15 @@ impl State {
             let mut s = self.streams[i];
             if !s.answering {
                 i += 1;
+                continue;
+            }
+            if s.grpc != grpc::Call::None {
+                if self.grpc_answer(&mut s) {
+                    self.streams.remove(i);
+                } else {
+                    self.streams[i] = s;
+                    i += 1;
+                }
                 continue;
             }
             let responses = env.responses;
