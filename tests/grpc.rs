@@ -407,7 +407,7 @@ print("ok")
 #[test]
 fn grpc_health_needs_http2() {
     let got = canned::config::Config::from_args(["--grpc-health", "--no-http2"], &[]);
-    let err = got.err().expect("an error").to_string();
+    let err = got.expect_err("an error").to_string();
     assert!(err.contains("cannot be combined"), "{err}");
     let env = vec![("CANNED_GRPC_HEALTH".into(), "1".into())];
     match canned::config::Config::from_args(["--listen", "127.0.0.1:0"], &env) {

@@ -11,7 +11,6 @@
 //! response with `grpc-status: 12` (UNIMPLEMENTED). Both header blocks use a static-table index
 //! and literals without indexing, so they leave the peer's HPACK decoder as it was.
 
-use super::{State, Stream};
 use crate::frame::{HEADER_LEN, flag, kind};
 
 /// The health service's paths (gRPC over HTTP/2: `/{service}/{method}`).
@@ -168,27 +167,29 @@ fn put(out: &mut Vec<u8>, frames: &[u8], stream: u32) {
     }
 }
 
-impl State {
-    /// Write what stream `s`'s health call gets; true when it is all written (the stream is
-    /// done), false while the windows hold back the DATA (its HEADERS are then sent).
-    pub(super) fn grpc_answer(&mut self, s: &mut Stream) -> bool {
-        if s.grpc == Call::Watch {
-            put(&mut self.out, &WATCH, s.id);
-            return true;
-        }
-        if !s.headers_sent {
-            put(&mut self.out, &CHECK[..CHECK_HEAD_LEN], s.id);
-            s.headers_sent = true;
-        }
-        let n = SERVING_MESSAGE.len() as i64;
-        if s.window < n || self.window < n {
-            return false;
-        }
-        put(&mut self.out, &CHECK[CHECK_HEAD_LEN..], s.id);
-        s.window -= n;
-        self.window -= n;
-        true
+/// Write stream `id`'s answer to `call` into `out`: its HEADERS unless `head_sent`, then its
+/// DATA and trailers when `room` (the smaller of the peer's windows) holds the DATA. Returns
+/// the DATA's length once all is written (the stream is done), None while the windows hold it
+/// back.
+pub(super) fn answer(
+    call: Call,
+    id: u32,
+    head_sent: bool,
+    room: i64,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    if call == Call::Watch {
+        put(out, &WATCH, id);
+        return Some(0);
     }
+    if !head_sent {
+        put(out, &CHECK[..CHECK_HEAD_LEN], id);
+    }
+    if room < SERVING_MESSAGE.len() as i64 {
+        return None;
+    }
+    put(out, &CHECK[CHECK_HEAD_LEN..], id);
+    Some(SERVING_MESSAGE.len())
 }
 
 #[cfg(test)]

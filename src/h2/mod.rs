@@ -820,7 +820,11 @@ impl State {
                 continue;
             }
             if s.grpc != grpc::Call::None {
-                if self.grpc_answer(&mut s) {
+                let room = s.window.min(self.window);
+                let sent = grpc::answer(s.grpc, s.id, s.headers_sent, room, &mut self.out);
+                s.headers_sent = true;
+                if let Some(n) = sent {
+                    self.window -= n as i64;
                     self.streams.remove(i);
                 } else {
                     self.streams[i] = s;
