@@ -145,6 +145,8 @@ pub struct Config {
     pub control: bool,
     /// `--no-http2`: the HTTP/2 preface is answered as HTTP/1 (505).
     pub no_http2: bool,
+    /// `--grpc-health`: HTTP/2 answers `/grpc.health.v1.Health/Check` SERVING.
+    pub grpc_health: bool,
     /// `ETag` and `Last-Modified` on the routes that serve ranges, and the conditional
     /// fields honoured (off: `--no-validators`).
     pub validators: bool,
@@ -203,6 +205,7 @@ impl Default for Config {
             mutate: None,
             control: false,
             no_http2: false,
+            grpc_health: false,
             validators: true,
             etag: None,
         }

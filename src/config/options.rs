@@ -66,6 +66,7 @@ pub(super) enum Toggle {
     Mutate,
     Control,
     NoHttp2,
+    GrpcHealth,
     NoValidators,
 }
 
@@ -80,6 +81,7 @@ impl Toggle {
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
             Toggle::Control => c.control = true,
             Toggle::NoHttp2 => c.no_http2 = true,
+            Toggle::GrpcHealth => c.grpc_health = true,
             Toggle::NoValidators => c.validators = false,
         }
     }
@@ -401,6 +403,17 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Answer the HTTP/2 preface with 505 instead of speaking HTTP/2\n\
          (h2c with prior knowledge is on by default)"
     ),
+    opt!(
+        "--grpc-health",
+        "CANNED_GRPC_HEALTH",
+        ValueKind::Switch(Toggle::GrpcHealth),
+        "Answer the gRPC health service over HTTP/2: Check SERVING for\n\
+         every service name, Watch UNIMPLEMENTED (grpc-status 12)"
+    )
+    .related(&[
+        Relation::ConflictsWith("--no-http2"),
+        Relation::ConflictsWith("--raw-response"),
+    ]),
     opt!(
         "--no-validators",
         "CANNED_NO_VALIDATORS",

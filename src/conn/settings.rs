@@ -42,4 +42,6 @@ pub struct Switches {
     /// `--no-http2`: a connection that opens with the HTTP/2 preface is HTTP/1 (and answered
     /// 505), not HTTP/2. Read by the loop only, for a connection's first bytes.
     pub no_http2: bool,
+    /// `--grpc-health`: HTTP/2 answers the gRPC health service's `Check` SERVING.
+    pub grpc_health: bool,
 }

@@ -27,6 +27,7 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod grpc;
 #[cfg(test)]
 mod tests;
 
@@ -139,6 +140,8 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// A gRPC health call (`--grpc-health`), answered instead of the route.
+    grpc: grpc::Call,
 }
 
 #[derive(Debug)]
@@ -728,6 +731,7 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
         });
         if end_stream {
             let i = self.streams.len() - 1;
@@ -752,7 +756,10 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        let status = env.responses.status(s.route as usize);
+        let status = match s.grpc {
+            grpc::Call::None => env.responses.status(s.route as usize),
+            _ => 200,
+        };
         env.stats.by_status[status as usize] += 1;
     }
 
@@ -818,6 +825,19 @@ impl State {
             let mut s = self.streams[i];
             if !s.answering {
                 i += 1;
+                continue;
+            }
+            if s.grpc != grpc::Call::None {
+                let room = s.window.min(self.window);
+                let sent = grpc::answer(s.grpc, s.id, s.headers_sent, room, &mut self.out);
+                s.headers_sent = true;
+                if let Some(n) = sent {
+                    self.window -= n as i64;
+                    self.streams.remove(i);
+                } else {
+                    self.streams[i] = s;
+                    i += 1;
+                }
                 continue;
             }
             let responses = env.responses;

@@ -152,6 +152,7 @@ fn settings(config: &Config) -> Settings {
             control: config.control,
             by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
             no_http2: config.no_http2,
+            grpc_health: config.grpc_health,
         },
     }
 }
