@@ -304,6 +304,27 @@ impl Class for RegName {
     }
 }
 
+/// The block of `w` at `base` (`w.len() >= 16`, `base <= w.len()`): bit k set when byte
+/// `base + k` is one [`Class::block_bad`] cannot vouch for, and for every k at or past the
+/// end of `w` (a block that would run past the end is loaded from the last 16 bytes and moved
+/// down). The bits depend on `base` and the bytes alone, never on what the scan found before,
+/// so the processor computes the masks of the next blocks while the positions in this one are
+/// being worked out.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(super) fn block_at<C: Class>(w: &[u8], base: usize) -> u32 {
+    match w.get(base..).and_then(|r| r.first_chunk::<16>()) {
+        Some(b) => C::block_bad(b),
+        None => {
+            let from = w.len() - 16;
+            let Some(b) = w[from..].first_chunk::<16>() else {
+                return !0;
+            };
+            (C::block_bad(b) >> (base - from)) | !0u32 << (w.len() - base)
+        }
+    }
+}
+
 /// Advance `*i` over bytes of class `C`, several at a time: the quick test flags the bytes it
 /// cannot vouch for, each flagged byte is looked up in the table, lowest first, and the scan
 /// stops at the first one outside the class. Fewer than eight bytes left: byte by byte.
