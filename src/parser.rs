@@ -441,6 +441,13 @@ impl Parser {
     /// `--admin` listener's) would otherwise leave it a call (+54 instructions a request).
     #[inline(always)]
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Status<'b>, Error> {
+        self.parse_with::<true>(buf)
+    }
+
+    /// [`Parser::parse`], with the field lines' block path (`BLOCKS`) or with the byte-exact
+    /// scan alone, which the tests compare it with.
+    #[inline(always)]
+    fn parse_with<'b, const BLOCKS: bool>(&mut self, buf: &'b [u8]) -> Result<Status<'b>, Error> {
         let window = &buf[..buf.len().min(self.limits.max_head)];
         if self.pos == 0 && window.first_chunk::<16>() == Some(b"GET / HTTP/1.1\r\n") {
             if let Some(head_len) = self.root_head(window) {
@@ -449,7 +456,7 @@ impl Parser {
             self.root_request_line();
         }
         let mut i = self.pos as usize;
-        let scanned = self.scan(window, &mut i);
+        let scanned = self.scan::<BLOCKS>(window, &mut i);
         self.pos = i as u32;
         match scanned? {
             Some(head_len) => {
@@ -479,16 +486,20 @@ impl Parser {
     /// The phases run in the order of the bytes, each falling straight into the next, and the
     /// field lines loop without going back through a dispatch: the phase is looked at once, to
     /// resume where the last call stopped, and stored once, on the way out.
-    fn scan(&mut self, w: &[u8], i: &mut usize) -> Result<Option<usize>, Error> {
+    fn scan<const BLOCKS: bool>(
+        &mut self,
+        w: &[u8],
+        i: &mut usize,
+    ) -> Result<Option<usize>, Error> {
         let mut phase = self.phase;
-        let scanned = self.scan_from(w, i, &mut phase);
+        let scanned = self.scan_from::<BLOCKS>(w, i, &mut phase);
         self.phase = phase;
         scanned
     }
 
     /// [`Parser::scan`] with the phase in a local.
     #[inline(always)]
-    fn scan_from(
+    fn scan_from<const BLOCKS: bool>(
         &mut self,
         w: &[u8],
         i: &mut usize,
@@ -505,7 +516,7 @@ impl Parser {
             // up from the name at the end of the line.
             let mut field = None;
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            if *phase == Phase::LineStart {
+            if BLOCKS && *phase == Phase::LineStart {
                 if let Some(head_len) = self.field_blocks(w, i)? {
                     *phase = Phase::EndLf;
                     return Ok(Some(head_len));
@@ -1400,4 +1411,82 @@ fn parse_decimal(s: &[u8]) -> Option<u64> {
 /// Parse one complete head from `buf` with a fresh parser.
 pub fn parse_request(buf: &[u8], limits: Limits) -> Result<Status<'_>, Error> {
     Parser::new(limits).parse(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Heads of the benchmarks' and the clients' shapes, each at least a few blocks long.
+    fn seeds() -> [&'static [u8]; 4] {
+        [
+            b"GET /index.html?x=1 HTTP/1.1\r\nHost: example.com\r\nConnection: keep-alive\r\nsec-ch-ua: \"Chromium\";v=\"119\"\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36\r\nAccept-Encoding: gzip, deflate, br\r\n\r\n",
+            b"POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nX-Custom-Header-1: value-1-abcdefghij\r\nX-Custom-Header-22: value-22-abcdefghij\r\nExpect: 100-continue\r\n\r\n",
+            b"PUT /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\nHost: h:80\r\nRange: bytes=0-1\r\nIf-None-Match: \"e\"\r\nCookie: session_id=0123456789abcdef; session_id=0123456789abcdef; end=1\r\n\r\n",
+            b"GET / HTTP/1.0\r\nA: b\r\nConnection: close\r\nx_y.z!#$%&'*+^`|~: \t v\t\x80\xff \r\nHost: [::1]:8\r\n\r\n",
+        ]
+    }
+
+    /// The block path of the field lines reaches the byte-exact scan's outcome, and stops at
+    /// the same byte, for heads changed at random places into the bytes the grammar turns on:
+    /// both one-shot and fed in two pieces, under limits that cut some of them.
+    #[test]
+    fn field_blocks_agree_with_the_scan() {
+        const BYTES: &[u8] = b":\r\n\t \0\x7f\x80\xffa_-/\"(,;=?@[]{}";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..20_000 {
+            let seed = seeds()[round % 4];
+            let mut head = seed.to_vec();
+            for _ in 0..1 + next() % 3 {
+                let at = next() as usize % head.len();
+                let b = BYTES[next() as usize % BYTES.len()];
+                match next() % 3 {
+                    0 => head[at] = b,
+                    1 => head.insert(at, b),
+                    _ => drop(head.remove(at)),
+                }
+            }
+            let limits = Limits {
+                max_head: if round % 5 == 0 {
+                    40 + next() as usize % 200
+                } else {
+                    8192
+                },
+                max_headers: if round % 7 == 0 {
+                    next() as usize % 6
+                } else {
+                    100
+                },
+            };
+            let cut = next() as usize % (head.len() + 1);
+            for pieces in [&[head.len()][..], &[cut, head.len()]] {
+                let (mut blocks, mut bytes) = (Parser::new(limits), Parser::new(limits));
+                for &end in pieces {
+                    let got = blocks.parse_with::<true>(&head[..end]);
+                    let want = bytes.parse_with::<false>(&head[..end]);
+                    assert_eq!(
+                        got,
+                        want,
+                        "{:?} cut at {pieces:?}",
+                        head.escape_ascii().to_string()
+                    );
+                    assert_eq!(
+                        blocks.position(),
+                        bytes.position(),
+                        "{:?}",
+                        head.escape_ascii().to_string()
+                    );
+                    if got != Ok(Status::Partial) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }
