@@ -42,7 +42,7 @@ use memchr::memchr;
 mod classes;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use classes::block_at;
+use classes::{STEP, block_at};
 use classes::{HostCommon, NotQuery, REG_NAME, RegName, Target, Token, Value, run_within, skip};
 pub(crate) use classes::{TCHAR, VALUE};
 
@@ -609,23 +609,23 @@ impl Parser {
     #[inline(always)]
     fn field_blocks(&mut self, w: &[u8], i: &mut usize) -> Result<Option<usize>, Error> {
         let len = w.len();
-        if len < *i + 16 {
+        if len < *i + 16 || len < STEP {
             return Ok(None);
         }
         let mut base = *i;
         let mut tok = block_at::<Token>(w, base);
         let mut val = block_at::<Value>(w, base);
-        // The next byte to look at is `base + rel`, `rel` at most 17.
+        // The next byte to look at is `base + rel`, `rel` at most STEP + 1.
         let mut rel = 0u32;
         loop {
             let line = base + rel as usize;
             *i = line;
             // field-name = token, no whitespace before ":"  (RFC 9112 §5.1)
             let colon = loop {
-                let m = tok & (!0u32 << rel);
+                let m = tok & (!0u64).checked_shl(rel).unwrap_or(0);
                 if m == 0 {
-                    base += 16;
-                    rel = rel.saturating_sub(16);
+                    base += STEP;
+                    rel = rel.saturating_sub(STEP as u32);
                     tok = block_at::<Token>(w, base);
                     val = block_at::<Value>(w, base);
                     continue;
@@ -652,11 +652,11 @@ impl Parser {
             rel = (colon - base) as u32 + 1;
             // field-value bytes: VCHAR / obs-text / SP / HTAB  (RFC 9110 §5.5)
             let cr = loop {
-                let m = val & (!0u32 << rel);
+                let m = val & (!0u64).checked_shl(rel).unwrap_or(0);
                 if m == 0 {
                     // A long value: its blocks need no name mask.
                     loop {
-                        base += 16;
+                        base += STEP;
                         val = block_at::<Value>(w, base);
                         if val != 0 {
                             break;
