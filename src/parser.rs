@@ -41,9 +41,9 @@ use memchr::memchr;
 
 mod classes;
 
+use classes::{HostCommon, NotQuery, REG_NAME, RegName, Target, Token, Value, run_within, skip};
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use classes::{STEP, block_at};
-use classes::{HostCommon, NotQuery, REG_NAME, RegName, Target, Token, Value, run_within, skip};
 pub(crate) use classes::{TCHAR, VALUE};
 
 /// Limits the caller imposes on one request head.
@@ -1123,27 +1123,60 @@ enum Field {
 }
 
 impl Field {
-    /// The field a name names (field names are case-insensitive, RFC 9110 §5.1).
+    /// The field a name names (field names are case-insensitive, RFC 9110 §5.1). `name` is a
+    /// token: its length and first letter leave at most two names to compare it with, each
+    /// in a few words.
     #[inline(always)]
     fn named(name: &[u8]) -> Field {
-        match name.len() {
-            4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
-            5 if name.eq_ignore_ascii_case(b"range") => Field::Range,
-            6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
-            8 if name.eq_ignore_ascii_case(b"if-match")
-                || name.eq_ignore_ascii_case(b"if-range") =>
-            {
+        let Some(&first) = name.first() else {
+            return Field::Other;
+        };
+        match (name.len(), first | 0x20) {
+            (4, b'h') if token_is(name, b"host") => Field::Host,
+            (5, b'r') if token_is(name, b"range") => Field::Range,
+            (6, b'e') if token_is(name, b"expect") => Field::Expect,
+            (8, b'i') if token_is(name, b"if-match") || token_is(name, b"if-range") => {
                 Field::Conditional
             }
-            10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
-            13 if name.eq_ignore_ascii_case(b"if-none-match") => Field::Conditional,
-            14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => Field::TransferEncoding,
-            17 if name.eq_ignore_ascii_case(b"if-modified-since") => Field::Conditional,
-            19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => Field::Conditional,
+            (10, b'c') if token_is(name, b"connection") => Field::Connection,
+            (13, b'i') if token_is(name, b"if-none-match") => Field::Conditional,
+            (14, b'c') if token_is(name, b"content-length") => Field::ContentLength,
+            (17, b't') if token_is(name, b"transfer-encoding") => Field::TransferEncoding,
+            (17, b'i') if token_is(name, b"if-modified-since") => Field::Conditional,
+            (19, b'i') if token_is(name, b"if-unmodified-since") => Field::Conditional,
             _ => Field::Other,
         }
     }
+}
+
+/// Whether the token `name` is `lower` (lower-case letters and `-`, as long as `name`, at
+/// least 4 bytes) in any case. Setting 0x20 in every byte of a token turns exactly its
+/// upper-case letters into lower-case ones, and leaves `-` (the one byte that becomes `-`
+/// so, CR, is not a token byte), so the comparison takes words: the first and the last 4 or 8
+/// bytes, and the 8 between for a name over 16.
+#[inline(always)]
+fn token_is<const N: usize>(name: &[u8], lower: &[u8; N]) -> bool {
+    #[inline(always)]
+    fn word<const W: usize>(s: &[u8], at: usize) -> u64 {
+        match s.get(at..).and_then(|r| r.first_chunk::<W>()) {
+            Some(b) => b.iter().rev().fold(0, |w, &c| w << 8 | c as u64),
+            None => 0,
+        }
+    }
+    // The fold, 0x20 in each byte of a word of W bytes.
+    #[inline(always)]
+    fn same<const W: usize>(name: &[u8], lower: &[u8], at: usize) -> bool {
+        word::<W>(name, at) | (0x2020_2020_2020_2020 >> (64 - 8 * W)) == word::<W>(lower, at)
+    }
+    if name.len() != N {
+        return false;
+    }
+    if N < 8 {
+        return same::<4>(name, lower, 0) && same::<4>(name, lower, N - 4);
+    }
+    same::<8>(name, lower, 0)
+        && same::<8>(name, lower, N - 8)
+        && (N <= 16 || same::<8>(name, lower, 8))
 }
 
 const KNOWN_CODINGS: [&[u8]; 5] = [b"gzip", b"x-gzip", b"deflate", b"compress", b"x-compress"];
@@ -1425,6 +1458,51 @@ mod tests {
             b"PUT /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\nHost: h:80\r\nRange: bytes=0-1\r\nIf-None-Match: \"e\"\r\nCookie: session_id=0123456789abcdef; session_id=0123456789abcdef; end=1\r\n\r\n",
             b"GET / HTTP/1.0\r\nA: b\r\nConnection: close\r\nx_y.z!#$%&'*+^`|~: \t v\t\x80\xff \r\nHost: [::1]:8\r\n\r\n",
         ]
+    }
+
+    /// A name is the field it names in any case, and no other: every known name with each
+    /// byte in turn made upper-case, and with each byte in turn replaced by every other token
+    /// byte, against a case-insensitive comparison.
+    #[test]
+    fn field_names_in_any_case_and_no_other() {
+        let known: [(&[u8], Field); 12] = [
+            (b"host", Field::Host),
+            (b"range", Field::Range),
+            (b"expect", Field::Expect),
+            (b"if-match", Field::Conditional),
+            (b"if-range", Field::Conditional),
+            (b"connection", Field::Connection),
+            (b"if-none-match", Field::Conditional),
+            (b"content-length", Field::ContentLength),
+            (b"transfer-encoding", Field::TransferEncoding),
+            (b"if-modified-since", Field::Conditional),
+            (b"if-unmodified-since", Field::Conditional),
+            (b"x-custom-header-1", Field::Other),
+        ];
+        for (name, field) in known {
+            assert_eq!(Field::named(name), field);
+            assert_eq!(Field::named(&name.to_ascii_uppercase()), field);
+            for at in 0..name.len() {
+                let mut n = name.to_vec();
+                n[at] = n[at].to_ascii_uppercase();
+                assert_eq!(
+                    Field::named(&n),
+                    field,
+                    "{:?}",
+                    n.escape_ascii().to_string()
+                );
+                for c in (0..=255u8).filter(|&c| TCHAR[c as usize]) {
+                    n[at] = c;
+                    let want = known
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(&n))
+                        .map_or(Field::Other, |&(_, f)| f);
+                    assert_eq!(Field::named(&n), want, "{:?}", n.escape_ascii().to_string());
+                }
+            }
+            assert_eq!(Field::named(&name[1..]), Field::Other);
+        }
+        assert_eq!(Field::named(b""), Field::Other);
     }
 
     /// The block path of the field lines reaches the byte-exact scan's outcome, and stops at
