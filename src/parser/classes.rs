@@ -322,8 +322,10 @@ pub(super) fn block_at<C: Class>(w: &[u8], base: usize) -> u64 {
     #[inline(always)]
     fn lanes<C: Class>(b: &[u8; STEP]) -> u64 {
         let mut m = 0;
-        for (k, lane) in b.as_chunks::<16>().0.iter().enumerate() {
-            m |= (C::block_bad(lane) as u64) << (16 * k);
+        for k in 0..LANES {
+            if let Some(lane) = b[16 * k..].first_chunk::<16>() {
+                m |= (C::block_bad(lane) as u64) << (16 * k);
+            }
         }
         m
     }
