@@ -304,6 +304,45 @@ impl Class for RegName {
     }
 }
 
+/// Bytes the field lines' block path takes in one step: [`LANES`] SSE2 blocks of 16.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(super) const STEP: usize = 16 * LANES;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const LANES: usize = 2;
+
+/// The [`STEP`] bytes of `w` at `base` (`w.len() >= STEP`, `base <= w.len()`): bit k set when
+/// byte `base + k` is one [`Class::block_bad`] cannot vouch for, and for every k at or past
+/// the end of `w` (a step that would run past the end is loaded from the last bytes and moved
+/// down). The bits depend on `base` and the bytes alone, never on what the scan found before,
+/// so the processor computes the masks of the next steps while the positions in this one are
+/// being worked out.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(super) fn block_at<C: Class>(w: &[u8], base: usize) -> u64 {
+    #[inline(always)]
+    fn lanes<C: Class>(b: &[u8; STEP]) -> u64 {
+        let mut m = 0;
+        for k in 0..LANES {
+            if let Some(lane) = b[16 * k..].first_chunk::<16>() {
+                m |= (C::block_bad(lane) as u64) << (16 * k);
+            }
+        }
+        m
+    }
+    match w.get(base..).and_then(|r| r.first_chunk::<STEP>()) {
+        Some(b) => lanes::<C>(b),
+        None => {
+            let Some(from) = w.len().checked_sub(STEP) else {
+                return !0;
+            };
+            let Some(b) = w[from..].first_chunk::<STEP>() else {
+                return !0;
+            };
+            lanes::<C>(b).checked_shr((base - from) as u32).unwrap_or(0) | !0u64 << (w.len() - base)
+        }
+    }
+}
+
 /// Advance `*i` over bytes of class `C`, several at a time: the quick test flags the bytes it
 /// cannot vouch for, each flagged byte is looked up in the table, lowest first, and the scan
 /// stops at the first one outside the class. Fewer than eight bytes left: byte by byte.
