@@ -123,6 +123,7 @@ for round in $(seq "$ROUNDS"); do
                 exit 1
             fi
             record "$s" "rps$m" "$(awk '/^finished in/ {print $4}' <<<"$h2_out")"
+            record "$s" "ticks$m" "$((t1 - t0))"
             record "$s" "cpu$m" "$(awk -v d=$((t1 - t0)) -v n="$N" -v c="$clk" 'BEGIN {printf "%.2f", d / c * 1e6 / n}')"
         done
     done
@@ -150,6 +151,13 @@ goal() { # text value limit
     for s in "${servers[@]}"; do
         echo "| $s | $(k "$(median "$s" rps10)") | $(median "$s" cpu10) | $(k "$(median "$s" rps100)") | $(median "$s" cpu100) |"
     done
+    echo
+    # utime + stime count whole ticks: a figure of few ticks is coarse (one tick either way).
+    echo -n "CPU measured in ticks of 1/$clk s, medians per run:"
+    for s in "${servers[@]}"; do
+        echo -n " $s $(median "$s" ticks10) (-m 10), $(median "$s" ticks100) (-m 100);"
+    done
+    echo
     for ref in nginx hyper; do
         has "$ref" || continue
         echo

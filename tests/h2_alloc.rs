@@ -58,7 +58,9 @@ fn push_frame(out: &mut Vec<u8>, k: u8, flags: u8, stream: u32, payload: &[u8]) 
 /// HPACK blocks: the static table's :method GET (2), :scheme http (6), :path / (4); a path
 /// and HEAD as literals without indexing (no decoder state).
 const GET_ROOT: &[u8] = &[0x82, 0x86, 0x84];
-const GET_MISSING: &[u8] = &[0x82, 0x86, 0x04, 8, b'/', b'm', b'i', b's', b's', b'i', b'n', b'g'];
+const GET_MISSING: &[u8] = &[
+    0x82, 0x86, 0x04, 8, b'/', b'm', b'i', b's', b's', b'i', b'n', b'g',
+];
 const HEAD_ROOT: &[u8] = &[0x02, 4, b'H', b'E', b'A', b'D', 0x86, 0x84];
 
 struct Client {
@@ -206,7 +208,10 @@ fn steady_state_http2_requests_allocate_nothing() {
     }
     let requests = 4_000;
     let before = ALLOCS.load(Ordering::SeqCst);
-    assert!(before > 0, "the allocator counts (the server's start-up allocated)");
+    assert!(
+        before > 0,
+        "the allocator counts (the server's start-up allocated)"
+    );
     for _ in 0..requests / STREAMS {
         assert_eq!(client.round(), per_round);
     }

@@ -146,14 +146,18 @@ fn valid_name(name: &[u8]) -> bool {
     let body = name.strip_prefix(b":").unwrap_or(name);
     // And-ed over the whole name, without an exit per byte: names are short, and a loop
     // without a branch per byte is the faster one for them.
-    !body.is_empty() && body.iter().fold(true, |ok, &c| ok & NAME_BYTE[usize::from(c)])
+    !body.is_empty()
+        && body
+            .iter()
+            .fold(true, |ok, &c| ok & NAME_BYTE[usize::from(c)])
 }
 
 /// §8.2.1: no NUL, CR or LF, and no whitespace first or last.
 fn valid_value(v: &[u8]) -> bool {
     let ws = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
     // Or-ed over the whole value, as the name's bytes are and-ed.
-    !v.iter().fold(false, |bad, &c| bad | VALUE_BAN[usize::from(c)])
+    !v.iter()
+        .fold(false, |bad, &c| bad | VALUE_BAN[usize::from(c)])
         && !ws(v.first())
         && !ws(v.last())
 }

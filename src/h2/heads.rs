@@ -64,7 +64,13 @@ fn frame(responses: &Responses, route: usize, head: &mut Vec<u8>) -> Option<H2He
 
 /// Append `head` for stream `stream` (with END_STREAM when `end_stream`) and `date`.
 #[inline(always)]
-pub(super) fn write(out: &mut Vec<u8>, head: &H2Head, stream: u32, end_stream: bool, date: &[u8; 29]) {
+pub(super) fn write(
+    out: &mut Vec<u8>,
+    head: &H2Head,
+    stream: u32,
+    end_stream: bool,
+    date: &[u8; 29],
+) {
     let at = out.len();
     out.extend_from_slice(&head.frame);
     let f = &mut out[at..];
@@ -133,7 +139,10 @@ mod tests {
             assert!(fields.contains(&("x-a".into(), "b".into())));
             let dates: Vec<_> = fields.iter().filter(|(n, _)| n == "date").collect();
             if date {
-                assert_eq!(dates, [&("date".into(), String::from_utf8_lossy(&new_date).into())]);
+                assert_eq!(
+                    dates,
+                    [&("date".into(), String::from_utf8_lossy(&new_date).into())]
+                );
             } else {
                 assert!(dates.is_empty());
             }
