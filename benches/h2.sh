@@ -8,8 +8,8 @@
 #
 # One worker each, the server pinned to CPU 0 and h2load to CPU 1 (taskset). Loads:
 # `h2load -c 100 -m 10` and `-m 100`, a fixed request count each, so every run ends by itself.
-# Columns: requests/s (h2load's), and the server's CPU per request in µs (utime + stime from
-# /proc/PID/stat around the run). Prints a Markdown table, the ratios canned/nginx and
+# Columns: requests/s (h2load's), the server's CPU per request in µs (utime + stime from
+# /proc/PID/stat around the run) and, with perf, its syscalls per request (one more run each). Prints a Markdown table, the ratios canned/nginx and
 # canned/hyper and the goals (CPU per request at most 0.5x nginx's and 0.7x hyper's), and
 # writes them to bench-results/h2-DATE.md. Everything targets 127.0.0.1.
 set -euo pipefail
@@ -128,6 +128,24 @@ for round in $(seq "$ROUNDS"); do
         done
     done
 done
+# Syscalls per request: perf's syscall tracepoints on the server around one run per load
+# (counts do not depend on the machine's load, unlike the CPU figures).
+if need perf && perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
+    for m in "${loads[@]}"; do
+        for s in "${servers[@]}"; do
+            url="http://127.0.0.1:${port[$s]}/"
+            perf stat -x, -e 'syscalls:sys_enter_*' -p "${pid[$s]}" -o "$work/perf-$s-$m" &
+            perf_pid=$!
+            sleep 0.5
+            $PIN_L h2load -n "$N" -c 100 -m "$m" "$url" >/dev/null 2>&1 || true
+            kill -INT "$perf_pid"
+            wait "$perf_pid" || true
+            record "$s" "sys$m" "$(awk -F, -v n="$N" '$1 ~ /^[0-9]+$/ {t += $1} END {printf "%.3f", t / n}' "$work/perf-$s-$m")"
+        done
+    done
+else
+    echo "skipping syscall counts: perf with syscall tracepoints is not available" >&2
+fi
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 ratio() { # value reference
@@ -146,10 +164,10 @@ goal() { # text value limit
     echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -sr); load average $load_before before, $load_after after."
     echo "One worker each; server on CPU 0, h2load on CPU 1. Medians of $ROUNDS interleaved rounds of \`h2load -n $N -c 100 -m M\`."
     echo
-    echo "| server | -m 10 req/s | -m 10 CPU µs/req | -m 100 req/s | -m 100 CPU µs/req |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| server | -m 10 req/s | -m 10 CPU µs/req | -m 10 syscalls/req | -m 100 req/s | -m 100 CPU µs/req | -m 100 syscalls/req |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
     for s in "${servers[@]}"; do
-        echo "| $s | $(k "$(median "$s" rps10)") | $(median "$s" cpu10) | $(k "$(median "$s" rps100)") | $(median "$s" cpu100) |"
+        echo "| $s | $(k "$(median "$s" rps10)") | $(median "$s" cpu10) | $(median "$s" sys10) | $(k "$(median "$s" rps100)") | $(median "$s" cpu100) | $(median "$s" sys100) |"
     done
     echo
     # utime + stime count whole ticks: a figure of few ticks is coarse (one tick either way).
