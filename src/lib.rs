@@ -64,7 +64,7 @@
 //! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
 //! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
 //! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
-//! | 6 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `server` |
+//! | 6 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `http2` |
 //! | 7 | `config` | the command line and the environment | `server` |
 //! | 8 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
 //! | 9 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
@@ -73,6 +73,9 @@
 //!
 //! - `server` (default): the server, the connection state machine, the command line and the
 //!   binary. Needs `std`; adds the `polling`, `socket2` and `libc` dependencies.
+//! - `http2` (default, implies `server`): HTTP/2 over cleartext on the server's listeners (the
+//!   `h2` module). Without it a connection that opens with the HTTP/2 preface is HTTP/1 (505)
+//!   and `--no-http2` changes nothing; `frame` and `hpack` stay in the library.
 //! - `std` (implied by `server`): std-only conveniences in the parser's dependencies.
 //! - `check`: the invariant checks of the tests and the fuzz targets (the connection's, with
 //!   `server`); not for the binary.
@@ -102,7 +105,7 @@ pub mod fault;
 pub mod frame;
 #[cfg(feature = "server")]
 pub mod h1;
-#[cfg(feature = "server")]
+#[cfg(feature = "http2")]
 pub mod h2;
 pub mod hpack;
 #[cfg(feature = "server")]

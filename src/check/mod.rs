@@ -14,7 +14,7 @@
 pub mod connection;
 #[cfg(feature = "server")]
 pub mod expected;
-#[cfg(feature = "server")]
+#[cfg(feature = "http2")]
 pub mod h2;
 #[cfg(feature = "server")]
 pub mod held;
@@ -24,7 +24,7 @@ mod parse;
 pub use connection::{fuzz_connection, run_connection};
 #[cfg(feature = "server")]
 pub use expected::{ConnScript, expected_output};
-#[cfg(feature = "server")]
+#[cfg(feature = "http2")]
 pub use h2::fuzz_h2_connection;
 #[cfg(feature = "server")]
 pub use held::fuzz_held;

@@ -117,21 +117,49 @@ impl RequestFields {
     }
 }
 
+/// The bytes of a field name (§8.2.1): lowercase tchar (RFC 9110 §5.6.2), by byte. A table:
+/// every field of every request goes through it (`benches/h2.sh`'s profile).
+const NAME_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = matches!(b, b'a'..=b'z' | b'0'..=b'9'
+            | b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'.'
+            | b'^' | b'_' | b'`' | b'|' | b'~');
+        c += 1;
+    }
+    t
+};
+
+/// The bytes a field value may not hold (§8.2.1): NUL, CR, LF.
+const VALUE_BAN: [bool; 256] = {
+    let mut t = [false; 256];
+    t[0] = true;
+    t[b'\r' as usize] = true;
+    t[b'\n' as usize] = true;
+    t
+};
+
 /// §8.2.1: a name is lowercase tchar (RFC 9110 §5.6.2), and a pseudo-header's `:` only first.
 fn valid_name(name: &[u8]) -> bool {
     let body = name.strip_prefix(b":").unwrap_or(name);
+    // And-ed over the whole name, without an exit per byte: names are short, and a loop
+    // without a branch per byte is the faster one for them.
     !body.is_empty()
-        && body.iter().all(|&c| {
-            matches!(c, b'a'..=b'z' | b'0'..=b'9'
-                | b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'.'
-                | b'^' | b'_' | b'`' | b'|' | b'~')
-        })
+        && body
+            .iter()
+            .fold(true, |ok, &c| ok & NAME_BYTE[usize::from(c)])
 }
 
 /// §8.2.1: no NUL, CR or LF, and no whitespace first or last.
 fn valid_value(v: &[u8]) -> bool {
     let ws = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
-    !v.iter().any(|&c| matches!(c, 0 | b'\r' | b'\n')) && !ws(v.first()) && !ws(v.last())
+    // Or-ed over the whole value, as the name's bytes are and-ed.
+    !v.iter()
+        .fold(false, |bad, &c| bad | VALUE_BAN[usize::from(c)])
+        && !ws(v.first())
+        && !ws(v.last())
 }
 
 /// The static table's indexes (RFC 7541 Appendix A) of the response field names canned may

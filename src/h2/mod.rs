@@ -28,10 +28,12 @@
 
 mod fields;
 mod grpc;
+mod heads;
 #[cfg(test)]
 mod tests;
 
 pub use crate::frame::is_preface;
+pub use heads::preformat;
 
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
 use crate::frame::{
@@ -880,6 +882,9 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
+        if let Some(head) = responses.h2_head(s.route as usize) {
+            return heads::write(&mut self.out, head, s.id, no_body, responses.date());
+        }
         self.head.clear();
         responses.append(
             s.route as usize,

@@ -71,6 +71,21 @@ pub struct Responses {
     /// By route, the routes that serve ranges and conditional requests, with their
     /// validators (shared by every worker; empty when no route does).
     representations: Arc<[Option<Representation>]>,
+    /// By route, its HTTP/2 HEADERS frame formatted once by the `h2` layer
+    /// ([`Responses::set_h2_heads`]; shared by every worker; empty until then).
+    h2_heads: Arc<[Option<H2Head>]>,
+}
+
+/// A route's response HEADERS frame for HTTP/2, formatted once (by the `h2` layer, which
+/// knows HPACK): the 9-byte frame header with stream 0, then a header block of static-table
+/// indexes and literals without indexing, which is the same bytes on every connection. A
+/// response copies it and patches the stream id, and the `Date` value at [`H2Head::date_at`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct H2Head {
+    /// The frame, header included.
+    pub frame: Box<[u8]>,
+    /// Where the 29 bytes of the `Date` value are in `frame` (none with `--no-date`).
+    pub date_at: Option<usize>,
 }
 
 /// What a route that serves ranges and conditional requests compares them with: its
@@ -169,6 +184,7 @@ impl Responses {
             garbage: Arc::from(&[][..]),
             stars: Arc::from(&[][..]),
             representations: Arc::from(Vec::new()),
+            h2_heads: Arc::from(Vec::new()),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -621,6 +637,24 @@ impl Responses {
     /// The validators of route `route`, when it serves ranges and conditional requests.
     pub fn representation(&self, route: usize) -> Option<&Representation> {
         self.representations.get(route)?.as_ref()
+    }
+
+    /// Keep each route's HTTP/2 HEADERS frame (by route index; `None`: formatted per
+    /// response instead). Routes added later have none.
+    pub fn set_h2_heads(&mut self, by_route: Vec<Option<H2Head>>) {
+        self.h2_heads = Arc::from(by_route);
+    }
+
+    /// Route `route`'s preformatted HTTP/2 HEADERS frame, if it has one.
+    #[inline(always)]
+    pub fn h2_head(&self, route: usize) -> Option<&H2Head> {
+        self.h2_heads.get(route)?.as_ref()
+    }
+
+    /// Whether route `route`'s body is replaced while the server runs (a counter route):
+    /// its head's `Content-Length` changes with it.
+    pub fn body_changes(&self, route: usize) -> bool {
+        self.replaceable.iter().any(|(r, _)| *r == route)
     }
 
     /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.

@@ -49,6 +49,9 @@ impl Canned {
                 crate::config::formatted_too_large(bytes),
             ));
         }
+        // Every route's HTTP/2 HEADERS, formatted once for every worker.
+        #[cfg(feature = "http2")]
+        crate::h2::preformat(&mut responses);
         // Taken whole now, so that recording allocates nothing.
         let journal = (config.journal > 0).then(|| {
             Arc::new(Journal::new(

@@ -56,7 +56,9 @@ use self::publish::PUBLISH_US;
 /// How long after buffers were given back the worker returns them to the system: at most one
 /// heap walk a second.
 const TRIM_DELAY_US: u64 = 1_000_000;
-use self::slot::{Conn, FORCE, Interest, LISTENER, Slot, WAKE, flush, set_interest, with_h2_env};
+#[cfg(feature = "http2")]
+use self::slot::with_h2_env;
+use self::slot::{Conn, FORCE, Interest, LISTENER, Slot, WAKE, flush, set_interest};
 use crate::conn::{Connection, Env, LogSink, Next, Settings};
 use crate::server::timers::Deadlines;
 use crate::stats::Summary;
@@ -252,9 +254,10 @@ impl Worker {
         };
         let after = match conn {
             Conn::H1(c) => {
-                let preface = !env.settings.switches.no_http2;
+                let preface = cfg!(feature = "http2") && !env.settings.switches.no_http2;
                 ev.handle(c, cause, &mut self.scratch, preface, &mut env)
             }
+            #[cfg(feature = "http2")]
             Conn::H2(c) => with_h2_env(&mut env, |env| {
                 ev.handle(c, cause, &mut self.scratch, false, env)
             }),
@@ -262,6 +265,7 @@ impl Worker {
         match after {
             After::Done => {}
             After::Close => self.close(k),
+            #[cfg(feature = "http2")]
             After::TurnH2(n) => {
                 conn.turn_h2(&self.scratch[..n], &mut env);
                 let Conn::H2(c) = conn else {
@@ -282,6 +286,7 @@ enum After {
     Close,
     /// HTTP/1 read the HTTP/2 preface, the first `n` bytes of the scratch buffer, and left it
     /// unhandled: the connection turns HTTP/2 and takes it.
+    #[cfg(feature = "http2")]
     TurnH2(usize),
 }
 
@@ -324,9 +329,12 @@ impl Event<'_> {
                         if was_silent {
                             *self.silent -= 1;
                             self.shared_silent.fetch_sub(1, Ordering::Relaxed);
+                            #[cfg(feature = "http2")]
                             if preface && crate::h2::is_preface(&scratch[..n]) {
                                 return After::TurnH2(n);
                             }
+                            #[cfg(not(feature = "http2"))]
+                            let _ = preface;
                         }
                         conn.on_data(&scratch[..n], env);
                     }

@@ -19,11 +19,13 @@ pub(super) type Work = <crate::h1::Conn as Connection>::Work;
 /// only while nothing has been received (`is_silent`).
 pub(super) enum Conn {
     H1(crate::h1::Conn),
+    #[cfg(feature = "http2")]
     H2(crate::h2::Conn),
 }
 
 /// An HTTP/2 connection's environment from the loop's: the same parts, and an empty pool of
 /// its own (it borrows nothing; an empty pool allocates nothing).
+#[cfg(feature = "http2")]
 macro_rules! h2_env {
     ($env:expr, $pool:ident) => {{
         let env: &mut Env<'_, Work> = $env;
@@ -50,11 +52,13 @@ macro_rules! both {
     ($self:expr, $c:ident => $e:expr) => {
         match $self {
             Conn::H1($c) => $e,
+            #[cfg(feature = "http2")]
             Conn::H2($c) => $e,
         }
     };
 }
 
+#[cfg(feature = "http2")]
 impl Conn {
     /// The first bytes of a fresh connection are the HTTP/2 preface: it is HTTP/2 from now on.
     #[cold]
@@ -68,6 +72,7 @@ impl Conn {
 }
 
 /// Run `f` with an HTTP/2 connection's environment made from the loop's `env`.
+#[cfg(feature = "http2")]
 #[inline(always)]
 pub(super) fn with_h2_env<R>(
     env: &mut Env<'_, Work>,
@@ -88,6 +93,7 @@ impl Connection for Conn {
     #[inline(always)]
     fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
         match self {
+            #[cfg(feature = "http2")]
             Conn::H1(c) => {
                 if c.is_silent() && !env.settings.switches.no_http2 && crate::h2::is_preface(data) {
                     self.turn_h2(data, env);
@@ -95,6 +101,9 @@ impl Connection for Conn {
                     c.on_data(data, env)
                 }
             }
+            #[cfg(not(feature = "http2"))]
+            Conn::H1(c) => c.on_data(data, env),
+            #[cfg(feature = "http2")]
             Conn::H2(c) => {
                 let mut pool = Pool::default();
                 c.on_data(data, &mut h2_env!(env, pool))
@@ -116,6 +125,7 @@ impl Connection for Conn {
     fn wrote(&mut self, n: usize, env: &mut Env<'_, Work>) {
         match self {
             Conn::H1(c) => c.wrote(n, env),
+            #[cfg(feature = "http2")]
             Conn::H2(c) => {
                 let mut pool = Pool::default();
                 c.wrote(n, &mut h2_env!(env, pool))
@@ -142,6 +152,7 @@ impl Connection for Conn {
     fn on_wake(&mut self, env: &mut Env<'_, Work>) -> Next {
         match self {
             Conn::H1(c) => c.on_wake(env),
+            #[cfg(feature = "http2")]
             Conn::H2(c) => {
                 let mut pool = Pool::default();
                 c.on_wake(&mut h2_env!(env, pool))
@@ -153,6 +164,7 @@ impl Connection for Conn {
     fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<Work>) {
         match self {
             Conn::H1(c) => c.start_lingering(now_us, pool),
+            #[cfg(feature = "http2")]
             Conn::H2(c) => c.start_lingering(now_us, &mut Pool::default()),
         }
     }
@@ -161,6 +173,7 @@ impl Connection for Conn {
     fn release(&mut self, pool: &mut Pool<Work>) {
         match self {
             Conn::H1(c) => c.release(pool),
+            #[cfg(feature = "http2")]
             Conn::H2(c) => c.release(&mut Pool::default()),
         }
     }
