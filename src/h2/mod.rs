@@ -27,8 +27,10 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod log;
 #[cfg(test)]
 mod tests;
+mod upgrade;
 
 pub use crate::frame::is_preface;
 
@@ -182,6 +184,8 @@ struct State {
     out_since_us: u64,
     served: u32,
     linger_left: usize,
+    /// `--access-log`: the streams' words until they are answered (`log`).
+    held_log: Vec<u8>,
 }
 
 impl Connection for Conn {
@@ -220,6 +224,7 @@ impl Connection for Conn {
                 out_since_us: now_us,
                 served: 0,
                 linger_left: 0,
+                held_log: Vec::new(),
             }),
         }
     }
@@ -721,6 +726,7 @@ impl State {
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
         });
+        self.hold_log(stream, route, env);
         if end_stream {
             let i = self.streams.len() - 1;
             self.answer(i, env);
@@ -746,6 +752,8 @@ impl State {
         self.served = self.served.saturating_add(1);
         let status = env.responses.status(s.route as usize);
         env.stats.by_status[status as usize] += 1;
+        let id = s.id;
+        self.log_answer(id, status, env);
     }
 
     /// Queue a frame with this payload.

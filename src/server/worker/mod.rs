@@ -262,6 +262,17 @@ impl Worker {
         match after {
             After::Done => {}
             After::Close => self.close(k),
+            After::Upgrade => {
+                conn.upgrade(&mut env);
+                let Conn::H2(c) = conn else {
+                    self.close(k);
+                    return;
+                };
+                let after = with_h2_env(&mut env, |env| ev.finish(c, env));
+                if let After::Close = after {
+                    self.close(k);
+                }
+            }
             After::TurnH2(n) => {
                 conn.turn_h2(&self.scratch[..n], &mut env);
                 let Conn::H2(c) = conn else {
@@ -283,6 +294,8 @@ enum After {
     /// HTTP/1 read the HTTP/2 preface, the first `n` bytes of the scratch buffer, and left it
     /// unhandled: the connection turns HTTP/2 and takes it.
     TurnH2(usize),
+    /// HTTP/1 answered `Upgrade: h2c` ([`Next::Upgrade`]): the connection turns HTTP/2.
+    Upgrade,
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
@@ -363,6 +376,7 @@ impl Event<'_> {
         }
         match conn.next() {
             Next::Close { linger: false } => After::Close,
+            Next::Upgrade => After::Upgrade,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
                 let _ = self.sock.set_linger(Some(Duration::ZERO));
