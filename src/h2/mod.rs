@@ -27,6 +27,7 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod limits;
 mod log;
 #[cfg(test)]
 mod tests;
@@ -141,6 +142,10 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// Body bytes received (`--max-body-bytes`).
+    received: u64,
+    /// An error status answered instead of its route's (413), 0: none (`limits`).
+    error: u16,
 }
 
 #[derive(Debug)]
@@ -630,6 +635,9 @@ impl State {
             .iter()
             .position(|s| s.id == stream && !s.answering)
         else {
+            if self.refused_body(stream) {
+                return Ok(());
+            }
             // Closed, or half-closed by its END_STREAM (§6.1, §5.1).
             return Err(stream_error(ErrorCode::StreamClosed, stream));
         };
@@ -637,6 +645,11 @@ impl State {
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
+        }
+        s.received += len as u64;
+        if s.received > env.settings.conn_limits.max_body {
+            self.body_too_large(i, env);
+            return Ok(());
         }
         if end {
             self.answer(i, env);
@@ -725,6 +738,8 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            received: 0,
+            error: 0,
         });
         self.hold_log(stream, route, env);
         if end_stream {
@@ -750,7 +765,10 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        let status = env.responses.status(s.route as usize);
+        let status = match s.error {
+            0 => env.responses.status(s.route as usize),
+            e => e,
+        };
         env.stats.by_status[status as usize] += 1;
         let id = s.id;
         self.log_answer(id, status, env);
@@ -821,7 +839,10 @@ impl State {
                 continue;
             }
             let responses = env.responses;
-            let body = responses.body(s.route as usize);
+            let body = match s.error {
+                0 => responses.body(s.route as usize),
+                e => responses.error(e).1,
+            };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
                 self.response_headers(&s, body.is_empty(), responses);
@@ -850,6 +871,9 @@ impl State {
             }
             if s.at == body.len() {
                 self.streams.remove(i);
+                if s.error != 0 {
+                    self.end_refused(s.id);
+                }
             } else {
                 self.streams[i] = s;
                 i += 1;
@@ -861,13 +885,18 @@ impl State {
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
         self.head.clear();
-        responses.append(
-            s.route as usize,
-            KeepAliveForm::KeepAlive11,
-            true,
-            usize::MAX,
-            &mut self.head,
-        );
+        match s.error {
+            0 => {
+                responses.append(
+                    s.route as usize,
+                    KeepAliveForm::KeepAlive11,
+                    true,
+                    usize::MAX,
+                    &mut self.head,
+                );
+            }
+            e => self.head.extend_from_slice(responses.error(e).0),
+        }
         self.encoded.clear();
         encode_head(&self.head, &mut self.encoded);
         let max = self.peer_max_frame as usize;

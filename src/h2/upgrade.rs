@@ -49,6 +49,8 @@ impl Conn {
             at: 0,
             window: i64::from(s.peer_initial_window),
             recv_window: 0,
+            received: 0,
+            error: 0,
         });
         s.upgraded_log(&h.log_words, env);
         s.answer(0, env);
