@@ -360,36 +360,6 @@ fn access_log_max_body_and_stats_per_stream() {
     let _ = std::fs::remove_file(&big);
 }
 
-/// `curl --http2` on `http://`: the upgrade for GET and HEAD, HTTP/1.1 for a request with a
-/// body (its Upgrade ignored).
-#[test]
-fn curl_http2_upgrade() {
-    if !have("curl") {
-        return;
-    }
-    for workers in ["1", "2"] {
-        let (h, addr) = start(&["--workers", workers, "--route", "/a=200:hello"]);
-        let url = format!("http://{addr}/a");
-        let fmt = "%{http_code} %{http_version} %{size_download}\n";
-        assert_eq!(
-            curl(&["--http2", "-o", "/dev/null", "-w", fmt, &url]),
-            "200 2 5\n"
-        );
-        let head = curl(&["--http2", "-I", &url]);
-        assert!(
-            head.starts_with("HTTP/1.1 101 Switching Protocols\r\n"),
-            "{head}"
-        );
-        assert!(head.contains("HTTP/2 200"), "{head}");
-        assert!(head.contains("content-length: 5"), "{head}");
-        assert_eq!(
-            curl(&["--http2", "-d", "abc", "-o", "/dev/null", "-w", fmt, &url]),
-            "200 1.1 5\n"
-        );
-        stop(h);
-    }
-}
-
 fn stop(h: canned::server::Handle) {
     h.shutdown();
     h.join();
