@@ -119,6 +119,8 @@ mod tests {
         assert!(decode_settings(b"AAQAAP__", &mut out));
         assert_eq!(out, [0, 4, 0, 0, 255, 255]);
         assert!(decode_settings(b"AAQAAP__==", &mut out));
+        assert!(decode_settings(&[b'A'; 512], &mut out));
+        assert!(!decode_settings(&[b'A'; 516], &mut out), "over 384 bytes");
         for bad in [&b"AAQAAP+/"[..], b"AAQAAP", b"AAQ=AP__", b"A"] {
             assert!(!decode_settings(bad, &mut out), "{bad:?}");
         }
