@@ -122,14 +122,10 @@ pub struct Request<'b> {
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
     /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
-    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
-    /// be read for them. One flag for all of them, so that a request without one pays a single
-    /// test.
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1), or an
+    /// `Upgrade` field (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read for them.
+    /// One flag for all of them, so that a request without one pays a single test.
     pub range_or_conditional: bool,
-    /// The `HTTP2-Settings` value of an HTTP/1.1 request that asks to continue in HTTP/2
-    /// (RFC 7540 §3.2): `Upgrade` lists `h2c`, `Connection` lists `upgrade`, and
-    /// `HTTP2-Settings` came once. `None` otherwise.
-    pub h2c_settings: Option<&'b [u8]>,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -344,22 +340,7 @@ pub struct Parser {
     host: (u32, u32),
     /// The Range value (OWS trimmed), when `F_RANGE` is set.
     range: (u32, u32),
-    /// What the head says of an upgrade to h2c (`U_*` bits), and the `HTTP2-Settings`
-    /// value (OWS trimmed).
-    upgrade: u8,
-    h2c_settings: (u32, u32),
 }
-
-/// `Upgrade` lists `h2c`.
-const U_H2C: u8 = 1;
-/// `Connection` lists `upgrade`.
-const U_CONNECTION: u8 = 1 << 1;
-/// `HTTP2-Settings` came (once).
-const U_SETTINGS: u8 = 1 << 2;
-/// `HTTP2-Settings` came more than once: no upgrade (RFC 7540 §3.2.1).
-const U_SETTINGS_TWICE: u8 = 1 << 3;
-/// An upgrade to h2c is asked for.
-const U_ALL: u8 = U_H2C | U_CONNECTION | U_SETTINGS;
 
 /// Where the scanner is inside the head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -422,8 +403,6 @@ impl Parser {
             content_length: 0,
             host: (0, 0),
             range: (0, 0),
-            upgrade: 0,
-            h2c_settings: (0, 0),
         }
     }
 
@@ -866,8 +845,6 @@ impl Parser {
                         self.flags |= F_CLOSE;
                     } else if token.eq_ignore_ascii_case(b"keep-alive") {
                         self.flags |= F_KEEP_ALIVE;
-                    } else if token.eq_ignore_ascii_case(b"upgrade") {
-                        self.upgrade |= U_CONNECTION;
                     }
                 }
             }
@@ -905,22 +882,6 @@ impl Parser {
                         self.flags &= !F_TE_LAST_CHUNKED;
                     }
                 }
-            }
-            Field::Upgrade => {
-                for token in value.split(|&c| c == b',').map(trim_ows) {
-                    if token.eq_ignore_ascii_case(b"h2c") {
-                        self.upgrade |= U_H2C;
-                    }
-                }
-            }
-            Field::Http2Settings => {
-                if self.upgrade & U_SETTINGS != 0 {
-                    self.upgrade |= U_SETTINGS_TWICE;
-                }
-                let at =
-                    self.colon as usize + 1 + (value.as_ptr() as usize - raw.as_ptr() as usize);
-                self.h2c_settings = (at as u32, (at + value.len()) as u32);
-                self.upgrade |= U_SETTINGS;
             }
             Field::Other => {}
         }
@@ -1013,11 +974,6 @@ impl Parser {
                 None
             },
             range_or_conditional: self.flags & (F_RANGE | F_CONDITIONAL) != 0,
-            h2c_settings: if self.upgrade == U_ALL && http11 {
-                Some(&buf[self.h2c_settings.0 as usize..self.h2c_settings.1 as usize])
-            } else {
-                None
-            },
             headers: self.headers as usize,
             head_len,
         }
@@ -1039,7 +995,6 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         is_head: false,
         range: None,
         range_or_conditional: false,
-        h2c_settings: None,
         headers: 1,
         head_len,
     }
@@ -1055,8 +1010,6 @@ enum Field {
     Connection,
     ContentLength,
     TransferEncoding,
-    Upgrade,
-    Http2Settings,
     Other,
 }
 
@@ -1068,7 +1021,8 @@ impl Field {
             4 if name.eq_ignore_ascii_case(b"host") => Field::Host,
             5 if name.eq_ignore_ascii_case(b"range") => Field::Range,
             6 if name.eq_ignore_ascii_case(b"expect") => Field::Expect,
-            7 if name.eq_ignore_ascii_case(b"upgrade") => Field::Upgrade,
+            // Read from the head with the conditional fields (`Request::range_or_conditional`).
+            7 if name.eq_ignore_ascii_case(b"upgrade") => Field::Conditional,
             8 if name.eq_ignore_ascii_case(b"if-match")
                 || name.eq_ignore_ascii_case(b"if-range") =>
             {
@@ -1077,7 +1031,6 @@ impl Field {
             10 if name.eq_ignore_ascii_case(b"connection") => Field::Connection,
             13 if name.eq_ignore_ascii_case(b"if-none-match") => Field::Conditional,
             14 if name.eq_ignore_ascii_case(b"content-length") => Field::ContentLength,
-            14 if name.eq_ignore_ascii_case(b"http2-settings") => Field::Http2Settings,
             17 if name.eq_ignore_ascii_case(b"transfer-encoding") => Field::TransferEncoding,
             17 if name.eq_ignore_ascii_case(b"if-modified-since") => Field::Conditional,
             19 if name.eq_ignore_ascii_case(b"if-unmodified-since") => Field::Conditional,

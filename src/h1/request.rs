@@ -126,13 +126,11 @@ impl Conn {
                                 logged,
                             });
                             b.asked = Asked::Whole;
-                            if let Some(v) = req.h2c_settings {
-                                if self.upgrade(b, &req, v, env) {
-                                    return at;
-                                }
-                            }
                             if req.range_or_conditional {
                                 let head = &buf[at - req.head_len..at];
+                                if self.upgrade(b, &req, head, env) {
+                                    return at;
+                                }
                                 super::ranges::answer(head, route, b, env);
                             }
                             b.body = match req.framing {

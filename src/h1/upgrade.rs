@@ -10,7 +10,7 @@
 use super::Conn;
 use super::state::{Env, Phase, WorkArea};
 use crate::conn::{Handoff, Pool};
-use crate::parser::{Framing, Request};
+use crate::parser::{Framing, Request, Version};
 
 /// The `101` answer to an upgrade to h2c.
 pub const SWITCHING_PROTOCOLS: &[u8] =
@@ -20,21 +20,30 @@ pub const SWITCHING_PROTOCOLS: &[u8] =
 pub const MAX_H2C_SETTINGS: usize = 6 * 64;
 
 impl Conn {
-    /// `req` asks to upgrade to h2c with the `HTTP2-Settings` value `value`: returns whether
-    /// it is taken (the `101` queued, nothing more read or answered in HTTP/1).
+    /// The request whose head is `head` came with an `Upgrade` field (the parser's
+    /// `range_or_conditional`, out of the plain path): if it asks for h2c, queue the `101`
+    /// and stop answering in HTTP/1; returns whether it did.
     #[cold]
     #[inline(never)]
     pub(super) fn upgrade(
         &mut self,
         b: &mut WorkArea,
         req: &Request<'_>,
-        value: &[u8],
+        head: &[u8],
         env: &Env<'_>,
     ) -> bool {
         let s = &env.settings.switches;
-        if s.no_http2 || s.raw || s.by_request || req.framing != Framing::None {
+        if s.no_http2
+            || s.raw
+            || s.by_request
+            || req.framing != Framing::None
+            || req.version != Version::Http11
+        {
             return false;
         }
+        let Some(value) = h2c_settings(head) else {
+            return false;
+        };
         if !decode_settings(value, &mut b.h2c_settings) {
             return false;
         }
@@ -66,6 +75,32 @@ impl Conn {
         pool.put(b);
         h
     }
+}
+
+/// The `HTTP2-Settings` value of a head that asks for h2c: `Upgrade` lists `h2c`,
+/// `Connection` lists `upgrade`, and `HTTP2-Settings` comes once (RFC 7540 §3.2.1). The
+/// parser has checked the head: field lines end in CRLF, names are tokens.
+fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
+    let (mut h2c, mut connection, mut settings, mut twice) = (false, false, None, false);
+    let tokens = |v: &[u8], want: &[u8]| {
+        v.split(|&c| c == b',')
+            .any(|t| t.trim_ascii().eq_ignore_ascii_case(want))
+    };
+    for line in head.split(|&c| c == b'\n').skip(1) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
+        if name.eq_ignore_ascii_case(b"upgrade") {
+            h2c |= tokens(value, b"h2c");
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            connection |= tokens(value, b"upgrade");
+        } else if name.eq_ignore_ascii_case(b"http2-settings") {
+            twice |= settings.replace(value).is_some();
+        }
+    }
+    settings.filter(|_| h2c && connection && !twice)
 }
 
 /// Decode `HTTP2-Settings` (token68 of base64url, RFC 7540 §3.2.1; padding tolerated) into
@@ -103,7 +138,26 @@ fn decode_settings(value: &[u8], out: &mut Vec<u8>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::decode_settings;
+    use super::{decode_settings, h2c_settings};
+
+    #[test]
+    fn an_upgrade_to_h2c_is_read_from_the_head() {
+        let head = |fields: &str| format!("GET / HTTP/1.1\r\nHost: x\r\n{fields}\r\n");
+        let asks = |fields: &str| h2c_settings(head(fields).as_bytes()).map(<[u8]>::to_vec);
+        let all = "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMA\r\n";
+        assert_eq!(asks(all), Some(b"AAMA".to_vec()));
+        let lower =
+            "connection: keep-alive,upgrade\r\nupgrade: websocket, H2C\r\nhttp2-settings:  \r\n";
+        assert_eq!(asks(lower), Some(Vec::new()));
+        for no in [
+            "Connection: HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMA\r\n",
+            "Connection: Upgrade\r\nUpgrade: h2\r\nHTTP2-Settings: AAMA\r\n",
+            "Connection: Upgrade\r\nUpgrade: h2c\r\n",
+            "Connection: Upgrade\r\nUpgrade: h2c\r\nHTTP2-Settings: A\r\nHTTP2-Settings: A\r\n",
+        ] {
+            assert_eq!(asks(no), None, "{no}");
+        }
+    }
 
     #[test]
     fn settings_decode_as_base64url() {
