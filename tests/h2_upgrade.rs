@@ -381,3 +381,64 @@ fn stop(h: canned::server::Handle) {
     h.shutdown();
     h.join();
 }
+
+/// A stream reset before its END_STREAM and a malformed one write no access-log line; both
+/// count as requests without a response in `--stats`; the stream after them is logged.
+#[test]
+fn reset_and_malformed_streams_are_not_logged() {
+    if !have("curl") {
+        return;
+    }
+    let mut p = Proc::start(&[
+        "--workers",
+        "1",
+        "--access-log",
+        "--no-date",
+        "--stats",
+        "/s",
+    ]);
+    let mut stdout = p.child.stdout.take().unwrap();
+    let mut s = connect(p.addr);
+    let get_root = [0x82, 0x86, 0x84];
+    let mut b = PREFACE.to_vec();
+    b.extend(frame(kind::SETTINGS, 0, 0, &[]));
+    b.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &get_root));
+    b.extend(frame(kind::RST_STREAM, 0, 1, &8u32.to_be_bytes()));
+    // An uppercase field name (§8.2.1): RST_STREAM PROTOCOL_ERROR.
+    let mut malformed = get_root.to_vec();
+    malformed.extend([0x00, 0x01, b'A', 0x01, b'b']);
+    b.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        3,
+        &malformed,
+    ));
+    b.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        5,
+        &get_root,
+    ));
+    s.write_all(&b).unwrap();
+    let mut got = Vec::new();
+    let fs = read_until(&mut s, &mut got, 0, |fs| {
+        fs.iter()
+            .any(|(h, _)| h.kind == kind::DATA && h.stream == 5 && h.flags & flag::END_STREAM != 0)
+    });
+    assert!(
+        fs.iter()
+            .any(|(h, p)| h.kind == kind::RST_STREAM && h.stream == 3 && p[..] == [0, 0, 0, 1]),
+        "{fs:?}"
+    );
+    stats_until(&p.url("/s"), |j| {
+        let answered: u64 = ["200", "404"].iter().map(|k| stat(j, k)).sum();
+        stat(j, "requests") == answered + 2
+    });
+    drop(s);
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut log = String::new();
+    stdout.read_to_string(&mut log).unwrap();
+    let lines: Vec<&str> = log.lines().filter(|l| !l.contains(" /s ")).collect();
+    assert_eq!(lines, ["- GET / HTTP/2.0 200"], "{log}");
+}
