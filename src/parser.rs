@@ -126,9 +126,9 @@ pub struct Request<'b> {
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
     /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
-    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
-    /// be read for them. One flag for all of them, so that a request without one pays a single
-    /// test.
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1), or an
+    /// `Upgrade` field (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read for them.
+    /// One flag for all of them, so that a request without one pays a single test.
     pub range_or_conditional: bool,
     /// The number of header fields.
     pub headers: usize,
@@ -1138,6 +1138,8 @@ impl Field {
             (4, b'h') if token_is(name, b"host") => Field::Host,
             (5, b'r') if token_is(name, b"range") => Field::Range,
             (6, b'e') if token_is(name, b"expect") => Field::Expect,
+            // Read from the head with the conditional fields (`Request::range_or_conditional`).
+            (7, b'u') if token_is(name, b"upgrade") => Field::Conditional,
             (8, b'i') if token_is(name, b"if-match") || token_is(name, b"if-range") => {
                 Field::Conditional
             }

@@ -599,32 +599,6 @@ fn idle_timeout_ends_with_goaway_no_error() {
     h.join();
 }
 
-/// `Upgrade: h2c` is not taken up yet: `curl --http2` on `http://` gets HTTP/1.1.
-#[test]
-fn curl_http2_upgrade_gets_http1() {
-    if !have("curl") {
-        return;
-    }
-    let (h, addr) = start(&[]);
-    let out = Command::new("curl")
-        .args([
-            "-s",
-            "--max-time",
-            "20",
-            "--http2",
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{http_code} %{http_version}",
-        ])
-        .arg(format!("http://{addr}/"))
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "200 1.1");
-    h.shutdown();
-    h.join();
-}
-
 /// `--header-timeout`: the preface and the client's SETTINGS must come within it.
 #[test]
 fn the_preface_without_settings_times_out() {

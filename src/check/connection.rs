@@ -171,7 +171,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
             conn.buffered()
         );
         match conn.next() {
-            Next::Close { .. } | Next::Reset => break,
+            Next::Close { .. } | Next::Reset | Next::Upgrade => break,
             Next::Continue if !progressed => {
                 // Nothing more can happen: all input given, no output pending.
                 assert!(eof_sent && conn.output().is_empty(), "connection stuck");

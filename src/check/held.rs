@@ -134,7 +134,7 @@ pub fn fuzz_held(data: &[u8]) {
             progressed = true;
         }
         match conn.next() {
-            Next::Close { .. } | Next::Reset => {
+            Next::Close { .. } | Next::Reset | Next::Upgrade => {
                 closed = true;
                 break;
             }

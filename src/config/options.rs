@@ -400,8 +400,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         "--no-http2",
         "CANNED_NO_HTTP2",
         ValueKind::Switch(Toggle::NoHttp2),
-        "Answer the HTTP/2 preface with 505 instead of speaking HTTP/2\n\
-         (h2c with prior knowledge is on by default)"
+        "Answer the HTTP/2 preface with 505 and ignore Upgrade: h2c instead\n\
+         of speaking HTTP/2 (h2c, prior knowledge and Upgrade, is on by default)"
     ),
     opt!(
         "--grpc-health",

@@ -21,6 +21,27 @@ pub enum Next {
     /// Close it now with a reset (RST: SO_LINGER 0, then close), its output written (a
     /// `reset` fault).
     Reset,
+    /// Its output is written and the rest of it is another protocol's: the loop takes its
+    /// [`Handoff`] and builds that protocol's connection from it (`Upgrade: h2c`).
+    Upgrade,
+}
+
+/// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`, RFC 7540 §3.2),
+/// handed from one protocol's connection to the other's once its `101` is written: the
+/// request (its route, whether it is HEAD, its access-log words), the decoded `HTTP2-Settings`
+/// payload, and the input read after the request's head.
+#[derive(Debug, Default)]
+pub struct Handoff {
+    /// The request's route.
+    pub route: usize,
+    /// The request is HEAD.
+    pub head_only: bool,
+    /// `METHOD TARGET ` for its access-log line (empty without `--access-log`).
+    pub log_words: Vec<u8>,
+    /// The SETTINGS payload the `HTTP2-Settings` field carried.
+    pub settings: Vec<u8>,
+    /// Bytes read after the request's head (the client's preface, usually not yet).
+    pub input: Vec<u8>,
 }
 
 /// One connection as the loop sees it: bytes in, bytes out, a time to be woken at, and what

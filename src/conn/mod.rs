@@ -26,7 +26,7 @@ mod limits;
 mod pool;
 mod settings;
 
-pub use connection::{Connection, Next};
+pub use connection::{Connection, Handoff, Next};
 pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,

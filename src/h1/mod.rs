@@ -33,6 +33,7 @@ mod request;
 mod state;
 #[cfg(test)]
 mod tests;
+mod upgrade;
 
 pub use state::WorkArea;
 
@@ -198,7 +199,7 @@ impl Connection for Conn {
             }
             Phase::Lingering => !self.eof && self.linger_kib_or_parked_route > 0,
             Phase::Stalled | Phase::Hanging | Phase::HangingReset => !self.eof,
-            Phase::Closing { .. } | Phase::Resetting | Phase::Dripping => false,
+            Phase::Closing { .. } | Phase::Resetting | Phase::Dripping | Phase::Upgrading => false,
         }
     }
 
@@ -210,6 +211,7 @@ impl Connection for Conn {
         match self.phase {
             Phase::Closing { linger } if flushed => Next::Close { linger },
             Phase::Resetting if flushed => Next::Reset,
+            Phase::Upgrading if flushed => Next::Upgrade,
             // A hang (or slow close) ends by its timer alone, the client's half-close or not:
             // FIN or RST after D (`Conn::close_after_hang`).
             Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
@@ -385,6 +387,14 @@ impl Conn {
                     self.on_data(data, env);
                     return;
                 }
+            }
+            Phase::Upgrading => {
+                // Not asked for; kept for the protocol it turns into.
+                env.stats.bytes_in += data.len() as u64;
+                if let Some(b) = self.work.as_mut() {
+                    b.input.extend_from_slice(data);
+                }
+                return;
             }
             Phase::Hanging | Phase::HangingReset => {
                 // Read and discarded; the close keeps its time (held in the activity field

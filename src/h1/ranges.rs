@@ -11,7 +11,8 @@ use crate::response::StatusHead;
 /// The pending request's answer, when the request whose head is `head` on route `route` asks
 /// other than the whole response: in `b.asked`, a 206's range in `b.range`. Only a route
 /// that serves ranges and conditional requests answers so. Called only when the parser found
-/// a `Range` or a conditional field; `head` is the request's whole head.
+/// a `Range` or a conditional field (or an `Upgrade` that is not h2c's, which changes
+/// nothing here); `head` is the request's whole head.
 #[cold]
 #[inline(never)]
 pub(super) fn answer(head: &[u8], route: usize, b: &mut WorkArea, env: &Env<'_>) {

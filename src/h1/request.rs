@@ -128,6 +128,9 @@ impl Conn {
                             b.asked = Asked::Whole;
                             if req.range_or_conditional {
                                 let head = &buf[at - req.head_len..at];
+                                if self.upgrade(b, &req, head, env) {
+                                    return at;
+                                }
                                 super::ranges::answer(head, route, b, env);
                             }
                             b.body = match req.framing {

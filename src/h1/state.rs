@@ -46,6 +46,9 @@ pub(super) enum Phase {
     /// second variant with a field would take the phase a byte of its own, and the
     /// connection 8 more.
     HangingReset,
+    /// `Upgrade: h2c`: its `101` is being written; then the connection is handed over
+    /// ([`Next::Upgrade`](crate::conn::Next::Upgrade)). Nothing more is read or answered.
+    Upgrading,
 }
 
 impl Phase {
@@ -230,6 +233,8 @@ pub struct WorkArea {
     /// `--control`'s `fault=drip`: the dripped answer's head (and a short body: an error's),
     /// formatted when it was decided, copied a piece at a time ([`DripSource::Control`]).
     pub(super) drip_head: Vec<u8>,
+    /// `Upgrade: h2c`: the decoded `HTTP2-Settings` payload, until the handoff.
+    pub(super) h2c_settings: Vec<u8>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -370,6 +375,7 @@ impl Pooled for WorkArea {
             asked: Asked::Whole,
             control: None,
             drip_head: Vec::new(),
+            h2c_settings: Vec::new(),
         }
     }
 

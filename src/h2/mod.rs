@@ -29,8 +29,11 @@
 mod fields;
 mod grpc;
 mod heads;
+mod limits;
+mod log;
 #[cfg(test)]
 mod tests;
+mod upgrade;
 
 pub use crate::frame::is_preface;
 pub use heads::preformat;
@@ -144,6 +147,10 @@ struct Stream {
     recv_window: i64,
     /// A gRPC health call (`--grpc-health`), answered instead of the route.
     grpc: grpc::Call,
+    /// Body bytes received (`--max-body-bytes`).
+    received: u64,
+    /// An error status answered instead of its route's (413), 0: none (`limits`).
+    error: u16,
 }
 
 #[derive(Debug)]
@@ -187,6 +194,8 @@ struct State {
     out_since_us: u64,
     served: u32,
     linger_left: usize,
+    /// `--access-log`: the streams' words until they are answered (`log`).
+    held_log: Vec<u8>,
 }
 
 impl Connection for Conn {
@@ -225,6 +234,7 @@ impl Connection for Conn {
                 out_since_us: now_us,
                 served: 0,
                 linger_left: 0,
+                held_log: Vec::new(),
             }),
         }
     }
@@ -638,6 +648,9 @@ impl State {
             .iter()
             .position(|s| s.id == stream && !s.answering)
         else {
+            if self.refused_body(stream) {
+                return Ok(());
+            }
             // Closed, or half-closed by its END_STREAM (§6.1, §5.1).
             return Err(stream_error(ErrorCode::StreamClosed, stream));
         };
@@ -645,6 +658,11 @@ impl State {
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
+        }
+        s.received += len as u64;
+        if s.received > env.settings.conn_limits.max_body {
+            self.body_too_large(i, env);
+            return Ok(());
         }
         if end {
             self.answer(i, env);
@@ -734,7 +752,10 @@ impl State {
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            received: 0,
+            error: 0,
         });
+        self.hold_log(stream, route, env);
         if end_stream {
             let i = self.streams.len() - 1;
             self.answer(i, env);
@@ -758,11 +779,14 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        let status = match s.grpc {
-            grpc::Call::None => env.responses.status(s.route as usize),
+        let status = match (s.grpc, s.error) {
+            (grpc::Call::None, 0) => env.responses.status(s.route as usize),
+            (grpc::Call::None, e) => e,
             _ => 200,
         };
         env.stats.by_status[status as usize] += 1;
+        let id = s.id;
+        self.log_answer(id, status, env);
     }
 
     /// Queue a frame with this payload.
@@ -843,7 +867,10 @@ impl State {
                 continue;
             }
             let responses = env.responses;
-            let body = responses.body(s.route as usize);
+            let body = match s.error {
+                0 => responses.body(s.route as usize),
+                e => responses.error(e).1,
+            };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
                 self.response_headers(&s, body.is_empty(), responses);
@@ -872,6 +899,9 @@ impl State {
             }
             if s.at == body.len() {
                 self.streams.remove(i);
+                if s.error != 0 {
+                    self.end_refused(s.id);
+                }
             } else {
                 self.streams[i] = s;
                 i += 1;
@@ -882,17 +912,24 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if let Some(head) = responses.h2_head(s.route as usize) {
+        if s.error == 0
+            && let Some(head) = responses.h2_head(s.route as usize)
+        {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());
         }
         self.head.clear();
-        responses.append(
-            s.route as usize,
-            KeepAliveForm::KeepAlive11,
-            true,
-            usize::MAX,
-            &mut self.head,
-        );
+        match s.error {
+            0 => {
+                responses.append(
+                    s.route as usize,
+                    KeepAliveForm::KeepAlive11,
+                    true,
+                    usize::MAX,
+                    &mut self.head,
+                );
+            }
+            e => self.head.extend_from_slice(responses.error(e).0),
+        }
         self.encoded.clear();
         encode_head(&self.head, &mut self.encoded);
         let max = self.peer_max_frame as usize;

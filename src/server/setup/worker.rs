@@ -154,7 +154,8 @@ fn settings(config: &Config) -> Settings {
             echo: config.routes.iter().any(|r| r.echo.is_some()),
             control: config.control,
             by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
-            no_http2: config.no_http2,
+            // A build without HTTP/2 never answers a preface or an Upgrade with it.
+            no_http2: config.no_http2 || !cfg!(feature = "http2"),
             grpc_health: config.grpc_health,
         },
     }

@@ -266,6 +266,18 @@ impl Worker {
             After::Done => {}
             After::Close => self.close(k),
             #[cfg(feature = "http2")]
+            After::Upgrade => {
+                conn.upgrade(&mut env);
+                let Conn::H2(c) = conn else {
+                    self.close(k);
+                    return;
+                };
+                let after = with_h2_env(&mut env, |env| ev.finish(c, env));
+                if let After::Close = after {
+                    self.close(k);
+                }
+            }
+            #[cfg(feature = "http2")]
             After::TurnH2(n) => {
                 conn.turn_h2(&self.scratch[..n], &mut env);
                 let Conn::H2(c) = conn else {
@@ -288,6 +300,9 @@ enum After {
     /// unhandled: the connection turns HTTP/2 and takes it.
     #[cfg(feature = "http2")]
     TurnH2(usize),
+    /// HTTP/1 answered `Upgrade: h2c` ([`Next::Upgrade`]): the connection turns HTTP/2.
+    #[cfg(feature = "http2")]
+    Upgrade,
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
@@ -371,6 +386,11 @@ impl Event<'_> {
         }
         match conn.next() {
             Next::Close { linger: false } => After::Close,
+            #[cfg(feature = "http2")]
+            Next::Upgrade => After::Upgrade,
+            // Not sent without HTTP/2 (`Switches::no_http2` is set).
+            #[cfg(not(feature = "http2"))]
+            Next::Upgrade => After::Close,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
                 let _ = self.sock.set_linger(Some(Duration::ZERO));

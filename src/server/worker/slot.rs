@@ -71,6 +71,23 @@ impl Conn {
     }
 }
 
+#[cfg(feature = "http2")]
+impl Conn {
+    /// HTTP/1 answered `Upgrade: h2c` with `101` and wrote it ([`Next::Upgrade`]): the
+    /// connection turns HTTP/2, the request its stream 1.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn upgrade(&mut self, env: &mut Env<'_, Work>) {
+        let Conn::H1(c) = self else {
+            return;
+        };
+        let handoff = c.take_handoff(env.pool);
+        let mut pool = Pool::default();
+        let c = crate::h2::Conn::upgraded(self.last_active_us(), handoff, &mut h2_env!(env, pool));
+        *self = Conn::H2(c);
+    }
+}
+
 /// Run `f` with an HTTP/2 connection's environment made from the loop's `env`.
 #[cfg(feature = "http2")]
 #[inline(always)]

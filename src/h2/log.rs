@@ -1,0 +1,118 @@
+//! `--access-log` per stream: one line a stream, `[DATE] METHOD TARGET HTTP/2.0 STATUS`, as
+//! HTTP/1 writes it (the `:path` stands for the target). A stream's `METHOD TARGET ` is kept
+//! from its HEADERS (the fields are gone once the next block is decoded) until it is
+//! answered; the `--health` path is not logged, as in HTTP/1.
+
+use super::{Env, State};
+use crate::conn::ACCESS_LOG_TURN_BYTES;
+
+/// Each held entry: the stream id (4 bytes), the words' length (2 bytes), the words.
+const ENTRY_HEAD: usize = 6;
+
+impl State {
+    /// Keep `METHOD TARGET ` of `stream`'s request (its fields just decoded), when logging.
+    pub(super) fn hold_log(&mut self, stream: u32, route: usize, env: &Env<'_>) {
+        if env.features.access_log.is_none() || env.responses.is_health(route) {
+            return;
+        }
+        self.forget_logs();
+        let f = &self.fields;
+        let words = f.method.len() + f.path.len() + 2;
+        let Ok(len) = u16::try_from(words) else {
+            return;
+        };
+        self.held_log.extend_from_slice(&stream.to_be_bytes());
+        self.held_log.extend_from_slice(&len.to_be_bytes());
+        self.held_log.extend_from_slice(&f.method);
+        self.held_log.push(b' ');
+        self.held_log.extend_from_slice(&f.path);
+        self.held_log.push(b' ');
+    }
+
+    /// Stream 1 of an upgraded connection: its words from HTTP/1 (empty: not logged).
+    pub(super) fn upgraded_log(&mut self, words: &[u8], env: &Env<'_>) {
+        if env.features.access_log.is_none() || words.is_empty() {
+            return;
+        }
+        let Ok(len) = u16::try_from(words.len()) else {
+            return;
+        };
+        self.held_log.extend_from_slice(&1u32.to_be_bytes());
+        self.held_log.extend_from_slice(&len.to_be_bytes());
+        self.held_log.extend_from_slice(words);
+    }
+
+    /// `stream` is answered with `status`: write its line, if it has one held.
+    pub(super) fn log_answer(&mut self, stream: u32, status: u16, env: &mut Env<'_>) {
+        let Some(log) = env.features.access_log.as_deref_mut() else {
+            return;
+        };
+        let Some((at, end)) = find(&self.held_log, stream) else {
+            return;
+        };
+        let words = &self.held_log[at + ENTRY_HEAD..end];
+        let date = env.responses.date();
+        let dated = date[0] != b' ';
+        let len = if dated { date.len() + 3 } else { 2 } + words.len() + 9 + 4;
+        if log.len() + len > ACCESS_LOG_TURN_BYTES {
+            match env.features.log_sink {
+                Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+                None => {
+                    env.stats.log_lines_dropped += 1;
+                    self.held_log.drain(at..end);
+                    return;
+                }
+            }
+        }
+        if dated {
+            log.push(b'[');
+            log.extend_from_slice(date);
+            log.extend_from_slice(b"] ");
+        } else {
+            log.extend_from_slice(b"- ");
+        }
+        log.extend_from_slice(words);
+        log.extend_from_slice(b"HTTP/2.0 ");
+        log.extend_from_slice(&[
+            b'0' + (status / 100) as u8,
+            b'0' + (status / 10 % 10) as u8,
+            b'0' + (status % 10) as u8,
+            b'\n',
+        ]);
+        self.held_log.drain(at..end);
+    }
+
+    /// Drop the held words of streams that ended unanswered (reset, refused, malformed):
+    /// what is held is at most one entry per open stream.
+    fn forget_logs(&mut self) {
+        let mut at = 0;
+        while at < self.held_log.len() {
+            let (id, end) = entry(&self.held_log, at);
+            if self.streams.iter().any(|s| s.id == id && !s.answering) || id == 0 {
+                at = end;
+            } else {
+                self.held_log.drain(at..end);
+            }
+        }
+    }
+}
+
+/// The entry at `at`: its stream and its end.
+fn entry(held: &[u8], at: usize) -> (u32, usize) {
+    let id = u32::from_be_bytes([held[at], held[at + 1], held[at + 2], held[at + 3]]);
+    let len = u16::from_be_bytes([held[at + 4], held[at + 5]]) as usize;
+    (id, at + ENTRY_HEAD + len)
+}
+
+/// Where `stream`'s entry is.
+fn find(held: &[u8], stream: u32) -> Option<(usize, usize)> {
+    let mut at = 0;
+    while at < held.len() {
+        let (id, end) = entry(held, at);
+        if id == stream {
+            return Some((at, end));
+        }
+        at = end;
+    }
+    None
+}

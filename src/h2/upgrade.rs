@@ -1,0 +1,66 @@
+//! A connection that began as HTTP/1.1 and asked for h2c (`Upgrade: h2c`, RFC 7540 §3.2):
+//! built from the HTTP/1 side's [`Handoff`] once its `101` is written. The `HTTP2-Settings`
+//! payload is applied as the peer's SETTINGS (the `101` acknowledges it: no SETTINGS ACK,
+//! §3.2.1), the request becomes stream 1, half-closed (remote), answered as any stream once
+//! the client's preface and SETTINGS have come; canned's SETTINGS go first, as on every
+//! HTTP/2 connection.
+
+use super::{Conn, Env, Stream};
+use crate::conn::{Connection, Handoff};
+use crate::frame::{ErrorCode, Frame, Header, kind, setting};
+
+impl Conn {
+    /// The HTTP/2 connection an upgraded HTTP/1.1 request continues on.
+    #[cold]
+    #[inline(never)]
+    pub fn upgraded(now_us: u64, h: Handoff, env: &mut Env<'_>) -> Conn {
+        let mut c = Conn::new(now_us);
+        let s = &mut *c.st;
+        let header = Header {
+            len: h.settings.len() as u32,
+            kind: kind::SETTINGS,
+            flags: 0,
+            stream: 0,
+        };
+        let mut window = None;
+        let mut max_frame = None;
+        let applied = match Frame::parse(&header, &h.settings, super::MAX_FRAME_SIZE) {
+            Ok(Frame::Settings { params, .. }) => params.each(|id, v| match id {
+                setting::INITIAL_WINDOW_SIZE => window = Some(v),
+                setting::MAX_FRAME_SIZE => max_frame = Some(v),
+                _ => {}
+            }),
+            Ok(_) => Err(super::conn_error(ErrorCode::ProtocolError)),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = applied {
+            s.goaway(e.code);
+            return c;
+        }
+        s.peer_initial_window = window.unwrap_or(s.peer_initial_window);
+        s.peer_max_frame = max_frame.unwrap_or(s.peer_max_frame);
+        s.last_stream = 1;
+        s.streams.push(Stream {
+            id: 1,
+            answering: false,
+            headers_sent: false,
+            route: h.route as u16,
+            head_only: h.head_only,
+            at: 0,
+            window: i64::from(s.peer_initial_window),
+            recv_window: 0,
+            received: 0,
+            error: 0,
+            // A gRPC call has a body: it is never upgraded.
+            grpc: super::grpc::Call::None,
+        });
+        s.upgraded_log(&h.log_words, env);
+        s.answer(0, env);
+        if !h.input.is_empty() {
+            // Counted when HTTP/1 read it.
+            env.stats.bytes_in -= h.input.len() as u64;
+            c.on_data(&h.input, env);
+        }
+        c
+    }
+}
