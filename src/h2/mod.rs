@@ -27,6 +27,7 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod flood;
 #[cfg(test)]
 mod tests;
 
@@ -182,6 +183,7 @@ struct State {
     out_since_us: u64,
     served: u32,
     linger_left: usize,
+    flood: flood::Flood,
 }
 
 impl Connection for Conn {
@@ -220,6 +222,7 @@ impl Connection for Conn {
                 out_since_us: now_us,
                 served: 0,
                 linger_left: 0,
+                flood: flood::Flood::new(now_us),
             }),
         }
     }
@@ -260,6 +263,7 @@ impl Connection for Conn {
         if n > 0 {
             s.active_us = env.now_us;
             s.out_since_us = env.now_us;
+            s.flood.wrote();
         }
         s.out_pos += n;
         if s.out_pos == s.out.len() {
@@ -483,6 +487,9 @@ impl State {
     /// One whole frame.
     fn frame(&mut self, h: &Header, payload: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
         let f = Frame::parse(h, payload, MAX_FRAME_SIZE)?;
+        if self.flood.frame(&f, env.now_us).is_err() {
+            return Err(conn_error(ErrorCode::EnhanceYourCalm));
+        }
         if self.block_stream != 0 {
             match f {
                 Frame::Continuation { stream, .. } if stream == self.block_stream => {}
@@ -758,6 +765,7 @@ impl State {
         };
         self.out.extend_from_slice(&h.encode());
         self.out.extend_from_slice(payload);
+        self.flood.queued(HEADER_LEN + payload.len());
     }
 
     /// Send GOAWAY with `code` and the last stream processed (§6.8). Any code but NO_ERROR
@@ -779,6 +787,7 @@ impl State {
     fn fail(&mut self, e: Failed, env: &mut Env<'_>) {
         match e.stream {
             Some(id) => {
+                self.flood.reset();
                 self.streams.retain(|s| s.id != id);
                 self.control(kind::RST_STREAM, 0, id, &(e.code as u32).to_be_bytes());
             }
@@ -841,6 +850,7 @@ impl State {
                 self.window -= n as i64;
             }
             if s.at == body.len() {
+                self.flood.answered();
                 self.streams.remove(i);
             } else {
                 self.streams[i] = s;
