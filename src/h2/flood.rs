@@ -78,6 +78,9 @@ impl Flood {
         if self.control_unread > CONTROL_UNREAD {
             return Err(Vector::ControlUnread);
         }
+        if self.resets > RESET_DEBT {
+            return Err(Vector::Resets);
+        }
         let idle = match *f {
             Frame::Data {
                 data, end_stream, ..
@@ -105,9 +108,6 @@ impl Flood {
             }
             Frame::RstStream { .. } => {
                 self.resets += 1;
-                if self.resets > RESET_DEBT {
-                    return Err(Vector::Resets);
-                }
                 false
             }
             Frame::WindowUpdate { increment, .. } => increment < SMALL_WINDOW_UPDATE,
@@ -198,7 +198,15 @@ mod tests {
         }
         f.answered();
         assert_eq!(f.frame(&r, 0), Ok(()));
-        assert_eq!(f.frame(&r, 0), Err(Vector::Resets));
+        // The 101st reset is counted; the next frame is refused, whatever it is.
+        assert_eq!(f.frame(&r, 0), Ok(()));
+        let p = Frame::Priority { stream: 1 };
+        assert_eq!(f.frame(&p, 0), Err(Vector::Resets));
+        let mut f = Flood::new(0);
+        for _ in 0..=RESET_DEBT {
+            f.reset();
+        }
+        assert_eq!(f.frame(&p, 0), Err(Vector::Resets));
     }
 
     #[test]
