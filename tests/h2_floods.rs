@@ -157,10 +157,7 @@ fn cpu_over<T>(p: &Proc, what: &str, f: impl FnOnce() -> T) -> (T, u64) {
     let t = Instant::now();
     let r = f();
     let ticks = p.cpu_ticks() - before;
-    eprintln!(
-        "{what}: server CPU {ticks} ticks over {:?}",
-        t.elapsed()
-    );
+    eprintln!("{what}: server CPU {ticks} ticks over {:?}", t.elapsed());
     (r, ticks)
 }
 
@@ -225,7 +222,10 @@ fn data_dribble_9511() {
             .iter()
             .filter(|(h, _)| h.kind == kind::WINDOW_UPDATE)
             .count();
-        eprintln!("1-byte DATA: {} bytes sent, {updates} WINDOW_UPDATE", f.sent);
+        eprintln!(
+            "1-byte DATA: {} bytes sent, {updates} WINDOW_UPDATE",
+            f.sent
+        );
     });
     let path = std::env::temp_dir().join(format!("canned-h2-dribble-{}", std::process::id()));
     std::fs::write(&path, vec![b'x'; 1 << 20]).unwrap();
@@ -269,7 +269,11 @@ fn ping_flood_9512() {
             FLOOD_MAX,
             ErrorCode::EnhanceYourCalm,
         );
-        let acks = f.frames.iter().filter(|(h, _)| h.kind == kind::PING).count();
+        let acks = f
+            .frames
+            .iter()
+            .filter(|(h, _)| h.kind == kind::PING)
+            .count();
         assert!(acks <= 10_100, "{acks} PING acknowledgements");
     });
 }
@@ -611,4 +615,51 @@ fn a_body_that_never_comes() {
         assert_eq!(goaway_code(&fs), Some(ErrorCode::NoError as u32));
         still_answers(p.addr);
     });
+}
+
+/// The memory bound: 40 connections, each in the worst state a peer can hold it in at once
+/// (99 streams waiting for their bodies, one answering a 1 MB body to a peer that does not
+/// read, so its output is full and its input held back; then most of a 32 KiB header block
+/// and a partial frame). The server's RSS grows by less than the documented 320 KiB per
+/// connection.
+#[test]
+fn memory_per_connection_is_bounded() {
+    let path = std::env::temp_dir().join(format!("canned-h2-memory-{}", std::process::id()));
+    std::fs::write(&path, vec![b'x'; 1 << 20]).unwrap();
+    let p = Proc::start(&["--workers", "2", "--body-file", path.to_str().unwrap()]);
+    still_answers(p.addr);
+    let before = p.rss_kib();
+    let mut b = hello();
+    for i in 0..99u32 {
+        b.extend(frame(kind::HEADERS, flag::END_HEADERS, 1 + 2 * i, GET_ROOT));
+    }
+    b.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        199,
+        GET_ROOT,
+    ));
+    let mut rest = frame(kind::HEADERS, 0, 201, &[0x82; 16_384]);
+    rest.extend(frame(kind::CONTINUATION, 0, 201, &[0x82; 16_000]));
+    let partial = frame(kind::CONTINUATION, 0, 201, &[0x82; 300]);
+    rest.extend_from_slice(&partial[..200]);
+    const N: u64 = 40;
+    let conns: Vec<TcpStream> = (0..N)
+        .map(|_| {
+            let mut s = small_connect(p.addr);
+            s.write_all(&b).unwrap();
+            s.write_all(&rest).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let grown = p.rss_kib().saturating_sub(before);
+    eprintln!(
+        "{N} connections held at their bounds: RSS grew {grown} KiB, {} KiB each",
+        grown / N
+    );
+    assert!(grown / N < 320, "{} KiB per connection", grown / N);
+    drop(conns);
+    still_answers(p.addr);
+    let _ = std::fs::remove_file(&path);
 }
