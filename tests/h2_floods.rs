@@ -617,6 +617,63 @@ fn a_body_that_never_comes() {
     });
 }
 
+/// A body that never comes on a busy connection: stream 1 waits for its body while the peer
+/// keeps the connection active with PINGs every 200 ms. Not before `--idle-timeout` (1 s) since
+/// its HEADERS, the stream is reset with CANCEL; the connection goes on and answers stream 3.
+#[test]
+fn a_body_that_never_comes_on_a_busy_connection() {
+    each_workers(|w| {
+        let p = Proc::start(&["--workers", w, "--idle-timeout", "1"]);
+        let mut s = small_connect(p.addr);
+        let mut b = hello();
+        b.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, GET_ROOT));
+        let t = Instant::now();
+        s.write_all(&b).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        let rst = loop {
+            assert!(t.elapsed() < time_bound(Duration::from_secs(8)));
+            s.write_all(&frame(kind::PING, 0, 0, &[1; 8])).unwrap();
+            match s.read(&mut buf) {
+                Ok(0) => panic!("closed: {:?}", split(&got)),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(_) => {}
+            }
+            let fs = split(&got);
+            if let Some((h, p)) = fs.iter().find(|(h, _)| h.kind == kind::RST_STREAM) {
+                break (h.stream, p.clone(), t.elapsed());
+            }
+        };
+        assert_eq!(rst.0, 1);
+        assert_eq!(rst.1, (ErrorCode::Cancel as u32).to_be_bytes());
+        assert!(rst.2 >= Duration::from_secs(1), "{:?}", rst.2);
+        assert!(goaway_code(&split(&got)).is_none());
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(&frame(
+            kind::HEADERS,
+            flag::END_HEADERS | flag::END_STREAM,
+            3,
+            GET_ROOT,
+        ))
+        .unwrap();
+        loop {
+            let fs = split(&got);
+            if let Some((_, p)) = fs
+                .iter()
+                .find(|(h, _)| h.kind == kind::HEADERS && h.stream == 3)
+            {
+                assert_eq!(p[0], 0x88);
+                break;
+            }
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0);
+            got.extend_from_slice(&buf[..n]);
+        }
+    });
+}
+
 /// The memory bound: 40 connections, each in the worst state a peer can hold it in at once
 /// (99 streams waiting for their bodies, one answering a 1 MB body to a peer that does not
 /// read, so its output is full and its input held back; then most of a 32 KiB header block

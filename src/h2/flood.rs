@@ -24,8 +24,13 @@
 //! - **CONTINUATION**: more than [`MAX_CONTINUATIONS`] in one header block, empty ones
 //!   included (CVE-2024-27316 and its 2024 siblings; nghttp2 allows 8). The block's bytes are
 //!   bounded by the connection (`MAX_BLOCK`).
+//!
+//! And a request whose body never comes: its stream is reset (CANCEL) once it has had no
+//! frame for `--idle-timeout` ([`State::expire_bodies`]).
 
-use crate::frame::Frame;
+use super::{Env, State};
+use crate::frame::{ErrorCode, Frame, kind};
+use crate::stats::Timeout;
 
 /// Control frames queued and not yet read by the peer, in bytes (about 960 PING
 /// acknowledgements, 1,260 RST_STREAM frames).
@@ -169,6 +174,41 @@ impl Flood {
     #[cfg(test)]
     pub(super) fn control_unread(&self) -> usize {
         self.control_unread
+    }
+}
+
+/// A request whose body never comes: a stream with no frame since its HEADERS or its last DATA
+/// for `--idle-timeout`, the HTTP/1 meaning inside a body, is reset with CANCEL (the
+/// connection goes on).
+impl State {
+    /// When the first such stream is due (`u64::MAX`: none waits for its body).
+    pub(super) fn body_deadline(&self, idle_us: u64) -> u64 {
+        self.streams
+            .iter()
+            .filter(|s| !s.answering)
+            .map(|s| s.last_us.saturating_add(idle_us))
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Reset the streams that are due.
+    pub(super) fn expire_bodies(&mut self, env: &mut Env<'_>) {
+        let idle_us = env.settings.timeouts.idle_us;
+        let now = env.now_us;
+        while let Some(i) = self
+            .streams
+            .iter()
+            .position(|s| !s.answering && now > s.last_us.saturating_add(idle_us))
+        {
+            let id = self.streams.remove(i).id;
+            env.stats.timeouts[Timeout::Idle as usize] += 1;
+            self.control(
+                kind::RST_STREAM,
+                0,
+                id,
+                &(ErrorCode::Cancel as u32).to_be_bytes(),
+            );
+        }
     }
 }
 

@@ -140,6 +140,8 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// When its HEADERS or its last DATA came (`flood`: a body that never comes).
+    last_us: u64,
 }
 
 #[derive(Debug)]
@@ -315,7 +317,10 @@ impl Connection for Conn {
             Phase::Lingering => s.active_us + LINGER_US,
             Phase::Preface => s.active_us.saturating_add(t.header_us),
             _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
-            _ => s.active_us.saturating_add(t.idle_us),
+            _ => s
+                .active_us
+                .saturating_add(t.idle_us)
+                .min(s.body_deadline(t.idle_us)),
         })
     }
 
@@ -343,6 +348,7 @@ impl Connection for Conn {
                 Next::Continue
             }
             _ => {
+                s.expire_bodies(env);
                 s.after(env);
                 Next::Continue
             }
@@ -636,6 +642,7 @@ impl State {
             return Err(stream_error(ErrorCode::StreamClosed, stream));
         };
         let s = &mut self.streams[i];
+        s.last_us = env.now_us;
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
@@ -727,6 +734,7 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            last_us: env.now_us,
         });
         if end_stream {
             let i = self.streams.len() - 1;
