@@ -79,6 +79,16 @@ fn small_connect(addr: SocketAddr) -> TcpStream {
 struct Flooded {
     frames: Frames,
     sent: usize,
+    /// From the first byte sent to the close.
+    elapsed: Duration,
+}
+
+impl Flooded {
+    /// The frames without progress canned takes over this flood: its bucket of 10,000, what
+    /// refills it at 100 a second while the flood lasts, and the 8 of a header block.
+    fn idle_allowed(&self) -> usize {
+        10_000 + 8 + 100 * (self.elapsed.as_millis() as usize / 1000 + 1)
+    }
 }
 
 /// What a flood sends at most: after its GOAWAY, canned discards up to 1 MiB of input while it
@@ -91,6 +101,7 @@ const FLOOD_MAX: usize = 1 << 20;
 /// server closes.
 fn flood(addr: SocketAddr, head: &[u8], chunk: &[u8], max: usize) -> Flooded {
     let mut s = small_connect(addr);
+    let t = Instant::now();
     s.write_all(head).unwrap();
     s.set_write_timeout(Some(Duration::from_millis(500)))
         .unwrap();
@@ -120,6 +131,7 @@ fn flood(addr: SocketAddr, head: &[u8], chunk: &[u8], max: usize) -> Flooded {
     Flooded {
         frames: split(&got),
         sent,
+        elapsed: t.elapsed(),
     }
 }
 
@@ -251,8 +263,10 @@ fn data_dribble_9511() {
         .filter(|(h, _)| h.kind == kind::DATA)
         .map(|(_, p)| p.len())
         .sum();
-    // The bucket's 10,000 tokens and what refills them while the flood lasts.
-    assert!(data <= 20_000, "{data} bytes of DATA sent in 1-byte frames");
+    assert!(
+        data <= f.idle_allowed(),
+        "{data} bytes of DATA sent in 1-byte frames"
+    );
     let _ = std::fs::remove_file(&path);
 }
 
@@ -274,7 +288,8 @@ fn ping_flood_9512() {
             .iter()
             .filter(|(h, _)| h.kind == kind::PING)
             .count();
-        assert!(acks <= 10_100, "{acks} PING acknowledgements");
+        eprintln!("PING flood: {acks} PING ACKs, {} bytes sent", f.sent);
+        assert!(acks <= f.idle_allowed(), "{acks} PING acknowledgements");
     });
 }
 
@@ -352,7 +367,11 @@ fn settings_flood_9515() {
             .iter()
             .filter(|(h, _)| h.kind == kind::SETTINGS && h.has(flag::ACK))
             .count();
-        assert!(acks <= 10_100, "{acks} SETTINGS acknowledgements");
+        // The client's first SETTINGS is acknowledged too.
+        assert!(
+            acks <= f.idle_allowed() + 1,
+            "{acks} SETTINGS acknowledgements"
+        );
     });
 }
 
