@@ -9,8 +9,9 @@
 //! - **control output the peer does not read**: PING and SETTINGS acknowledgements,
 //!   RST_STREAM and WINDOW_UPDATE frames queued since the last write that made progress;
 //!   more than [`CONTROL_UNREAD`] bytes of them (CVE-2019-9512 ping flood, 9515 settings flood,
-//!   9514 reset flood, 9511 data dribble with tiny DATA). As Go's `maxQueuedControlFrames`,
-//!   but in bytes and below the output bound, so it is reached before reading stops.
+//!   9514 reset flood, 9511 data dribble with tiny DATA). Go's `maxQueuedControlFrames` and
+//!   nghttp2's outbound-queue limit count 10,000 frames; here bytes, below the output bound, so
+//!   that it is reached before reading stops.
 //! - **frames that make no progress**: PRIORITY, unknown types, PING, SETTINGS, DATA without
 //!   data or END_STREAM, HEADERS or CONTINUATION without a fragment or END_HEADERS, and
 //!   WINDOW_UPDATE of less than [`SMALL_WINDOW_UPDATE`] bytes, spend one token of a bucket of
@@ -19,8 +20,9 @@
 //!   window updates, and PING or SETTINGS floods from a peer that reads).
 //! - **resets**: streams reset by the peer, and stream errors canned answers with
 //!   RST_STREAM, less the streams answered in full; more than [`RESET_DEBT`] (CVE-2023-44487
-//!   rapid reset, 9514 reset flood, 9516 zero-length header names). As hyper's
-//!   `max_pending_accept_reset_streams` and Go's reset accounting, counted against requests.
+//!   rapid reset, 9514 reset flood, 9516 zero-length header names). hyper's h2 bounds the
+//!   streams reset by the peer before they are accepted (20) and those it reset (1,024);
+//!   here resets are counted against the requests answered.
 //! - **CONTINUATION**: more than [`MAX_CONTINUATIONS`] in one header block, empty ones
 //!   included (CVE-2024-27316 and its 2024 siblings; nghttp2 allows 8). The block's bytes are
 //!   bounded by the connection (`MAX_BLOCK`).
