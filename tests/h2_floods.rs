@@ -739,3 +739,50 @@ fn memory_per_connection_is_bounded() {
     still_answers(p.addr);
     let _ = std::fs::remove_file(&path);
 }
+
+/// The budgets leave real clients alone: h2load uploading a 20 KB body with each of 3,000
+/// requests, 100 at once on each of 2 connections (WINDOW_UPDATEs both ways), and curl
+/// uploading 3 MB and downloading a 1 MB body, are answered in full with no GOAWAY.
+#[test]
+fn real_clients_are_not_refused() {
+    use std::process::Command;
+    let path = std::env::temp_dir().join(format!("canned-h2-real-{}", std::process::id()));
+    std::fs::write(&path, vec![b'u'; 20_000]).unwrap();
+    let big = std::env::temp_dir().join(format!("canned-h2-real-big-{}", std::process::id()));
+    std::fs::write(&big, vec![b'v'; 3 << 20]).unwrap();
+    let body = std::env::temp_dir().join(format!("canned-h2-real-body-{}", std::process::id()));
+    std::fs::write(&body, vec![b'x'; 1 << 20]).unwrap();
+    each_workers(|w| {
+        let p = Proc::start(&["--workers", w, "--body-file", body.to_str().unwrap()]);
+        if have("h2load") {
+            let out = Command::new("timeout")
+                .args(["60", "h2load", "-n", "3000", "-c", "2", "-m", "100", "-d"])
+                .arg(&path)
+                .arg(p.url("/"))
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{text}");
+            assert!(
+                text.contains("3000 succeeded, 0 failed, 0 errored"),
+                "{text}"
+            );
+        }
+        if have("curl") {
+            let out = Command::new("curl")
+                .args(["-s", "--max-time", "30", "--http2-prior-knowledge"])
+                .args(["-o", "/dev/null", "-w", "%{http_code} %{size_download}"])
+                .arg("--data-binary")
+                .arg(format!("@{}", big.display()))
+                .arg(p.url("/"))
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{out:?}");
+            assert_eq!(text, format!("200 {}", 1 << 20));
+        }
+    });
+    for f in [&path, &big, &body] {
+        let _ = std::fs::remove_file(f);
+    }
+}

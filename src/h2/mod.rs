@@ -23,8 +23,9 @@
 //! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
 //!   REFUSED_STREAM).
 //!
-//! By concern: `fields` (the request's fields checked, the response head encoded), this file
-//! (the frames, the streams, the calls of the loop).
+//! By concern: `fields` (the request's fields checked, the response head encoded), `flood`
+//! (the budgets against floods, and a request body that never comes), this file (the frames,
+//! the streams, the calls of the loop).
 
 mod fields;
 mod flood;
