@@ -28,11 +28,9 @@
 //!   bounded by the connection (`MAX_BLOCK`).
 //!
 //! And a request whose body never comes: its stream is reset (CANCEL) once it has had no
-//! frame for `--idle-timeout` ([`State::expire_bodies`]).
+//! frame for `--idle-timeout` ([`body_deadline`], [`body_due`]).
 
-use super::{Env, State};
-use crate::frame::{ErrorCode, Frame, kind};
-use crate::stats::Timeout;
+use crate::frame::Frame;
 
 /// Control frames queued and not yet read by the peer, in bytes (about 960 PING
 /// acknowledgements, 1,260 RST_STREAM frames).
@@ -180,38 +178,19 @@ impl Flood {
 }
 
 /// A request whose body never comes: a stream with no frame since its HEADERS or its last DATA
-/// for `--idle-timeout`, the HTTP/1 meaning inside a body, is reset with CANCEL (the
-/// connection goes on).
-impl State {
-    /// When the first such stream is due (`u64::MAX`: none waits for its body).
-    pub(super) fn body_deadline(&self, idle_us: u64) -> u64 {
-        self.streams
-            .iter()
-            .filter(|s| !s.answering)
-            .map(|s| s.last_us.saturating_add(idle_us))
-            .min()
-            .unwrap_or(u64::MAX)
-    }
+/// for `--idle-timeout` (the HTTP/1 meaning inside a body) is due, and reset with CANCEL; the
+/// connection goes on. When the first of those waiting (each one's last frame, `last_us`) is
+/// due (`u64::MAX`: none).
+pub(super) fn body_deadline(last_us: impl Iterator<Item = u64>, idle_us: u64) -> u64 {
+    last_us
+        .map(|t| t.saturating_add(idle_us))
+        .min()
+        .unwrap_or(u64::MAX)
+}
 
-    /// Reset the streams that are due.
-    pub(super) fn expire_bodies(&mut self, env: &mut Env<'_>) {
-        let idle_us = env.settings.timeouts.idle_us;
-        let now = env.now_us;
-        while let Some(i) = self
-            .streams
-            .iter()
-            .position(|s| !s.answering && now > s.last_us.saturating_add(idle_us))
-        {
-            let id = self.streams.remove(i).id;
-            env.stats.timeouts[Timeout::Idle as usize] += 1;
-            self.control(
-                kind::RST_STREAM,
-                0,
-                id,
-                &(ErrorCode::Cancel as u32).to_be_bytes(),
-            );
-        }
-    }
+/// Whether a request waiting for its body since `last_us` is due.
+pub(super) fn body_due(last_us: u64, now_us: u64, idle_us: u64) -> bool {
+    now_us > last_us.saturating_add(idle_us)
 }
 
 #[cfg(test)]

@@ -321,7 +321,7 @@ impl Connection for Conn {
             _ => s
                 .active_us
                 .saturating_add(t.idle_us)
-                .min(s.body_deadline(t.idle_us)),
+                .min(flood::body_deadline(s.waiting(), t.idle_us)),
         })
     }
 
@@ -804,6 +804,27 @@ impl State {
                 let _ = env;
                 self.goaway(e.code);
             }
+        }
+    }
+
+    /// When the requests still waiting for their bodies had their last frame (`flood`).
+    fn waiting(&self) -> impl Iterator<Item = u64> + '_ {
+        self.streams
+            .iter()
+            .filter(|s| !s.answering)
+            .map(|s| s.last_us)
+    }
+
+    /// Reset (CANCEL) the requests whose body never came (`flood`).
+    fn expire_bodies(&mut self, env: &mut Env<'_>) {
+        let (now, idle) = (env.now_us, env.settings.timeouts.idle_us);
+        while let Some(i) = (self.streams.iter())
+            .position(|s| !s.answering && flood::body_due(s.last_us, now, idle))
+        {
+            let id = self.streams.remove(i).id;
+            env.stats.timeouts[Timeout::Idle as usize] += 1;
+            let code = (ErrorCode::Cancel as u32).to_be_bytes();
+            self.control(kind::RST_STREAM, 0, id, &code);
         }
     }
 
