@@ -23,10 +23,12 @@
 //! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
 //!   REFUSED_STREAM).
 //!
-//! By concern: `fields` (the request's fields checked, the response head encoded), this file
-//! (the frames, the streams, the calls of the loop).
+//! By concern: `fields` (the request's fields checked, the response head encoded), `flood`
+//! (the budgets against floods, and a request body that never comes), this file (the frames,
+//! the streams, the calls of the loop).
 
 mod fields;
+mod flood;
 mod grpc;
 mod heads;
 mod limits;
@@ -151,6 +153,8 @@ struct Stream {
     received: u64,
     /// An error status answered instead of its route's (413), 0: none (`limits`).
     error: u16,
+    /// When its HEADERS or its last DATA came (`flood`: a body that never comes).
+    last_us: u64,
 }
 
 #[derive(Debug)]
@@ -196,6 +200,7 @@ struct State {
     linger_left: usize,
     /// `--access-log`: the streams' words until they are answered (`log`).
     held_log: Vec<u8>,
+    flood: flood::Flood,
 }
 
 impl Connection for Conn {
@@ -235,6 +240,7 @@ impl Connection for Conn {
                 served: 0,
                 linger_left: 0,
                 held_log: Vec::new(),
+                flood: flood::Flood::new(now_us),
             }),
         }
     }
@@ -275,6 +281,7 @@ impl Connection for Conn {
         if n > 0 {
             s.active_us = env.now_us;
             s.out_since_us = env.now_us;
+            s.flood.wrote();
         }
         s.out_pos += n;
         if s.out_pos == s.out.len() {
@@ -326,7 +333,10 @@ impl Connection for Conn {
             Phase::Lingering => s.active_us + LINGER_US,
             Phase::Preface => s.active_us.saturating_add(t.header_us),
             _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
-            _ => s.active_us.saturating_add(t.idle_us),
+            _ => s
+                .active_us
+                .saturating_add(t.idle_us)
+                .min(flood::body_deadline(s.waiting(), t.idle_us)),
         })
     }
 
@@ -354,6 +364,7 @@ impl Connection for Conn {
                 Next::Continue
             }
             _ => {
+                s.expire_bodies(env);
                 s.after(env);
                 Next::Continue
             }
@@ -506,6 +517,9 @@ impl State {
     /// One whole frame.
     fn frame(&mut self, h: &Header, payload: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
         let f = Frame::parse(h, payload, MAX_FRAME_SIZE)?;
+        if self.flood.frame(&f, env.now_us).is_err() {
+            return Err(conn_error(ErrorCode::EnhanceYourCalm));
+        }
         if self.block_stream != 0 {
             match f {
                 Frame::Continuation { stream, .. } if stream == self.block_stream => {}
@@ -655,6 +669,7 @@ impl State {
             return Err(stream_error(ErrorCode::StreamClosed, stream));
         };
         let s = &mut self.streams[i];
+        s.last_us = env.now_us;
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
@@ -754,6 +769,7 @@ impl State {
             grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
             received: 0,
             error: 0,
+            last_us: env.now_us,
         });
         self.hold_log(stream, route, env);
         if end_stream {
@@ -799,6 +815,7 @@ impl State {
         };
         self.out.extend_from_slice(&h.encode());
         self.out.extend_from_slice(payload);
+        self.flood.queued(HEADER_LEN + payload.len());
     }
 
     /// Send GOAWAY with `code` and the last stream processed (§6.8). Any code but NO_ERROR
@@ -820,6 +837,7 @@ impl State {
     fn fail(&mut self, e: Failed, env: &mut Env<'_>) {
         match e.stream {
             Some(id) => {
+                self.flood.reset();
                 self.streams.retain(|s| s.id != id);
                 self.control(kind::RST_STREAM, 0, id, &(e.code as u32).to_be_bytes());
             }
@@ -827,6 +845,27 @@ impl State {
                 let _ = env;
                 self.goaway(e.code);
             }
+        }
+    }
+
+    /// When the requests still waiting for their bodies had their last frame (`flood`).
+    fn waiting(&self) -> impl Iterator<Item = u64> + '_ {
+        self.streams
+            .iter()
+            .filter(|s| !s.answering)
+            .map(|s| s.last_us)
+    }
+
+    /// Reset (CANCEL) the requests whose body never came (`flood`).
+    fn expire_bodies(&mut self, env: &mut Env<'_>) {
+        let (now, idle) = (env.now_us, env.settings.timeouts.idle_us);
+        while let Some(i) = (self.streams.iter())
+            .position(|s| !s.answering && flood::body_due(s.last_us, now, idle))
+        {
+            let id = self.streams.remove(i).id;
+            env.stats.timeouts[Timeout::Idle as usize] += 1;
+            let code = (ErrorCode::Cancel as u32).to_be_bytes();
+            self.control(kind::RST_STREAM, 0, id, &code);
         }
     }
 
@@ -898,6 +937,7 @@ impl State {
                 self.window -= n as i64;
             }
             if s.at == body.len() {
+                self.flood.answered();
                 self.streams.remove(i);
                 if s.error != 0 {
                     self.end_refused(s.id);

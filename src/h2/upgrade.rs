@@ -53,6 +53,7 @@ impl Conn {
             error: 0,
             // A gRPC call has a body: it is never upgraded.
             grpc: super::grpc::Call::None,
+            last_us: env.now_us,
         });
         s.upgraded_log(&h.log_words, env);
         s.answer(0, env);
