@@ -27,6 +27,7 @@
 //! (the frames, the streams, the calls of the loop).
 
 mod fields;
+mod mutate;
 #[cfg(test)]
 mod tests;
 
@@ -744,6 +745,10 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
+        if s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
+            return;
+        }
+        let s = &self.streams[i];
         let status = env.responses.status(s.route as usize);
         env.stats.by_status[status as usize] += 1;
     }
