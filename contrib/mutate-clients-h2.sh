@@ -47,7 +47,7 @@ fi
 if [ $# -gt 0 ]; then
     ids=("$@")
 else
-    mapfile -t ids < <(sed -n '/^| h2 id | what is sent | breaks |$/,/^$/s/^| `\(h2-[a-z0-9-]*\)` .*/\1/p' README.md)
+    mapfile -t ids < <(sed -n '/^| h2 id | what is sent | breaks | then |$/,/^$/s/^| `\(h2-[a-z0-9-]*\)` .*/\1/p' README.md)
 fi
 
 # node: one request with the http2 module; its error's code, or the stream's close code.

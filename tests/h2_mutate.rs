@@ -99,7 +99,10 @@ impl Client {
                     acked = true;
                 } else if skip_settings && h.kind == kind::SETTINGS && h.flags == 0 {
                     skip_settings = false;
-                } else if skip_ack && h.kind == kind::SETTINGS && h.flags == flag::ACK && p.is_empty()
+                } else if skip_ack
+                    && h.kind == kind::SETTINGS
+                    && h.flags == flag::ACK
+                    && p.is_empty()
                 {
                     skip_ack = false;
                 } else {
@@ -120,7 +123,10 @@ impl Client {
                 Err(e) => panic!("read: {e} after {} bytes", out.len()),
             }
         }
-        assert!(input.is_empty(), "a partial frame before the close: {input:?}");
+        assert!(
+            input.is_empty(),
+            "a partial frame before the close: {input:?}"
+        );
         Got {
             bytes: out,
             closed: true,
@@ -169,9 +175,14 @@ fn every_h2_id_is_served_in_order_and_breaks_its_rule() {
     }
     // HTTP/1 has its own cycle, untouched by the HTTP/2 one.
     let h1 = exchange(addr, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    assert!(h1.starts_with(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n"));
+    assert!(
+        h1.starts_with(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n")
+    );
     // Counted by id.
-    let stats = exchange(addr, b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let stats = exchange(
+        addr,
+        b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     let stats = String::from_utf8_lossy(&stats);
     assert!(stats.contains("\"h2-valid\":1"), "{stats}");
     assert!(stats.contains("\"h2-204-with-data\":1"), "{stats}");
@@ -218,10 +229,19 @@ fn mutate_id_reproduces(workers: &str) {
         }
         got.push((id, first.bytes));
         if i == 0 {
-            let h1 = exchange(addr, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let h1 = exchange(
+                addr,
+                b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            );
             let (_plain, plain_addr) = start(&["--workers", workers]);
-            let plain = exchange(plain_addr, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            assert_eq!(String::from_utf8_lossy(&h1), String::from_utf8_lossy(&plain));
+            let plain = exchange(
+                plain_addr,
+                b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&h1),
+                String::from_utf8_lossy(&plain)
+            );
         }
     }
     python_checks(&got);
@@ -249,5 +269,73 @@ fn an_http1_id_leaves_http2_plain() {
     assert_eq!(c.get_plain(1), want);
     assert_eq!(c.get_plain(3), Client::new(plain_addr).get_plain(3));
     let h1 = exchange(addr, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    assert!(h1.starts_with(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: -1\r\n"));
+    assert!(
+        h1.starts_with(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: -1\r\n")
+    );
+}
+
+/// The README's HTTP/2 catalogue table lists every variant, in order, with its description,
+/// clause, and whether the connection closes after it.
+#[test]
+fn readme_table_matches_the_h2_catalogue() {
+    let readme = include_str!("../README.md");
+    let section = readme
+        .split("\n### Malformed responses on HTTP/2\n")
+        .nth(1)
+        .expect("the section");
+    let rows: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| h2 id | what is sent |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .collect();
+    let cat = H2Catalogue::new();
+    let want: Vec<String> = h2_ids()
+        .iter()
+        .zip(&canned::mutate::H2_ABOUT)
+        .enumerate()
+        .map(|(i, (id, a))| {
+            let then = if cat.variant(i).closes() {
+                "close"
+            } else {
+                "goes on"
+            };
+            format!("| `{id}` | {} | {} | {then} |", a.description, a.rfc)
+        })
+        .collect();
+    assert_eq!(rows, want);
+}
+
+/// The ids are unique, `h2-` and plain; `find` and `id` go both ways; `--mutate-list` prints
+/// HTTP/1's ids, then these.
+#[test]
+fn h2_ids_are_unique_prefixed_and_listed() {
+    let ids = h2_ids();
+    assert_eq!(ids.len(), H2_COUNT);
+    for (i, (v, a)) in ids.iter().zip(&canned::mutate::H2_ABOUT).enumerate() {
+        assert_eq!(canned::mutate::find(v), Some(COUNT + i), "{v} twice");
+        assert_eq!(canned::mutate::id(COUNT + i), *v);
+        assert_eq!(canned::mutate::h2_index(COUNT + i), Some(i));
+        assert!(v.starts_with("h2-"), "{v}");
+        assert!(
+            v.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{v}"
+        );
+        assert!(!a.description.contains('|'), "{v}");
+        assert!(a.rfc.starts_with("RFC "), "{v}");
+    }
+    assert!(
+        !canned::mutate::ids()
+            .take(COUNT)
+            .any(|v| v.starts_with("h2-"))
+    );
+    let o = std::process::Command::new(bin())
+        .arg("--mutate-list")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(o.stdout).unwrap();
+    let all: Vec<&str> = canned::mutate::ids().collect();
+    assert_eq!(listed.lines().collect::<Vec<_>>(), all);
+    assert_eq!(all.len(), canned::mutate::TOTAL);
 }

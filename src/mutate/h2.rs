@@ -387,7 +387,7 @@ h2_catalogue! {
             b.close();
         };
     "h2-push-promise", "RFC 9113 §6.6, §8.4",
-        "PUSH_PROMISE of stream 2 (GET /) on the request's stream, though clients send SETTINGS_ENABLE_PUSH 0, then the response",
+        "PUSH_PROMISE of stream 2 (GET /) on the request's stream, then the response: an error where the client sent SETTINGS_ENABLE_PUSH 0",
         |b| {
             let block = [indexed(METHOD_GET), indexed(SCHEME_HTTP), indexed(PATH_SLASH), lit(1, b"localhost")].concat();
             b.frame(kind::PUSH_PROMISE, flag::END_HEADERS, S, &[&2u32.to_be_bytes()[..], &block].concat());
