@@ -34,8 +34,9 @@ fn main() -> ExitCode {
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
         Ok(Command::MutateList) => {
             // Ignored: a reader that stops early (`| head`) is not an error.
-            let ids = canned::mutate::id_lines().as_bytes();
-            let _ = std::io::stdout().write_all(ids);
+            for ids in canned::mutate::id_lines() {
+                let _ = std::io::stdout().write_all(ids.as_bytes());
+            }
             return ExitCode::SUCCESS;
         }
         Err(e) => {

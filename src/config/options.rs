@@ -650,14 +650,16 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_MUTATE",
         ValueKind::Switch(Toggle::Mutate),
         "Answer each request on a path without a route with the next\n\
-         malformed response of the catalogue (see README), then close"
+         malformed response of the catalogue (see README), then close;\n\
+         HTTP/2 streams get its h2- variants"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(
         "--mutate-id ID",
         "CANNED_MUTATE_ID",
         ValueKind::MutateId,
-        "Like --mutate, always with the catalogue's variant ID"
+        "Like --mutate, always with the catalogue's variant ID (an h2- ID\n\
+         on HTTP/2 streams, any other on HTTP/1)"
     )
     .related(&[
         Relation::ConflictsWith("--mutate"),

@@ -8,7 +8,9 @@ use std::sync::Arc;
 pub enum Mutate {
     /// Each request the next variant of the catalogue, in order (`--mutate`).
     Cycle,
-    /// Always this variant, by its index in the catalogue (`crate::mutate`) (`--mutate-id`).
+    /// Always this variant, by its index in the catalogue (`crate::mutate`) (`--mutate-id`):
+    /// an HTTP/1 id on HTTP/1 connections, an HTTP/2 id on HTTP/2 connections; the other
+    /// protocol's connections get their plain response.
     One(u16),
 }
 
@@ -18,6 +20,8 @@ pub struct Mutator {
     catalogue: Arc<Catalogue>,
     /// The variant sent next.
     next: usize,
+    /// The HTTP/2 variant sent next (an index among the HTTP/2 ids).
+    next_h2: usize,
     /// `--mutate-id`: always this one.
     one: Option<usize>,
 }
@@ -28,6 +32,7 @@ impl Mutator {
         Mutator {
             catalogue,
             next: 0,
+            next_h2: 0,
             one: match choice {
                 Mutate::Cycle => None,
                 Mutate::One(i) => Some(usize::from(i)),
@@ -35,11 +40,28 @@ impl Mutator {
         }
     }
 
-    /// The variant this response gets; the cycle moves on either way.
-    pub(super) fn next_variant(&mut self) -> usize {
+    /// The variant this HTTP/1 response gets (`None` under `--mutate-id` of an HTTP/2 id);
+    /// the cycle moves on either way.
+    pub(super) fn next_variant(&mut self) -> Option<usize> {
         let i = self.one.unwrap_or(self.next);
         self.next = (self.next + 1) % self.catalogue.len();
-        i
+        (i < self.catalogue.len()).then_some(i)
+    }
+
+    /// The HTTP/2 variant this stream gets, an index among the HTTP/2 ids (`None` under
+    /// `--mutate-id` of an HTTP/1 id); the cycle moves on either way.
+    pub(super) fn next_h2(&mut self) -> Option<usize> {
+        let i = match self.one {
+            Some(i) => crate::mutate::h2_index(i)?,
+            None => self.next_h2,
+        };
+        self.next_h2 = (self.next_h2 + 1) % self.catalogue.h2().len();
+        Some(i)
+    }
+
+    /// The HTTP/2 variants.
+    pub(super) fn h2(&self) -> &crate::mutate::H2Catalogue {
+        self.catalogue.h2()
     }
 
     /// The bytes of catalogue variant `i`.

@@ -112,8 +112,8 @@ impl WorkerFaults {
     /// What route `route`'s response becomes, or `None` for the plain response.
     pub fn decide(&mut self, route: usize) -> Option<Decision> {
         if route == 0 {
-            if let Some(m) = &mut self.mutate {
-                return Some(Decision::Mutate(m.next_variant()));
+            if let Some(i) = self.mutate.as_mut().and_then(|m| m.next_variant()) {
+                return Some(Decision::Mutate(i));
             }
         }
         let f = self.set.routes.get(route).filter(|f| !f.is_none())?;
@@ -150,6 +150,14 @@ impl WorkerFaults {
             plan,
             route: answer,
         })
+    }
+
+    /// The HTTP/2 variant a stream on the default route gets under `--mutate` (its index
+    /// among the HTTP/2 ids, and the variant), or `None`.
+    pub fn next_h2(&mut self) -> Option<(usize, &crate::mutate::H2Variant)> {
+        let m = self.mutate.as_mut()?;
+        let i = m.next_h2()?;
+        Some((i, m.h2().variant(i)))
     }
 
     /// The bytes of catalogue variant `i`.

@@ -25,7 +25,8 @@ impl Conn {
             .as_deref_mut()
             .and_then(|f| f.decide(p.route as usize))
         else {
-            // Not reached: `decide` answers for every route `applies` names.
+            // `decide` answers for every route `applies` names, but for the default route under
+            // `--mutate-id` of an HTTP/2 id: it is plain on HTTP/1.
             self.respond_plain(b, p, env);
             return;
         };

@@ -33,6 +33,7 @@ mod grpc;
 mod heads;
 mod limits;
 mod log;
+mod mutate;
 #[cfg(test)]
 mod tests;
 mod upgrade;
@@ -795,6 +796,10 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
+        if s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
+            return;
+        }
+        let s = &self.streams[i];
         let status = match (s.grpc, s.error) {
             (grpc::Call::None, 0) => env.responses.status(s.route as usize),
             (grpc::Call::None, e) => e,

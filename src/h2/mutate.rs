@@ -1,0 +1,40 @@
+//! `--mutate` on HTTP/2: a stream on the default route is answered with the next variant of
+//! the HTTP/2 catalogue (`crate::mutate`'s `h2-` ids), written whole into the output on the
+//! request's stream; a variant that breaks the connection closes it after.
+
+use super::{Env, Phase, State};
+
+impl State {
+    /// Answer stream `i` (its request complete, on the default route) with the next HTTP/2
+    /// variant, if `--mutate` gives it one. Out of line: only reached with faults configured.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mutated(&mut self, i: usize, env: &mut Env<'_>) -> bool {
+        let Some(faults) = env.features.faults.as_deref_mut() else {
+            return false;
+        };
+        let Some((j, v)) = faults.next_h2() else {
+            return false;
+        };
+        let s = &mut self.streams[i];
+        // Nothing left to send: the next pump drops it.
+        s.headers_sent = true;
+        s.head_only = true;
+        v.write(s.id, &mut self.out);
+        let close = v.closes();
+        let k = crate::mutate::COUNT + j;
+        let m = &mut env.stats.mutated;
+        if m.len() <= k {
+            m.resize(crate::mutate::TOTAL, 0);
+        }
+        m[k] += 1;
+        if close {
+            // The client cannot be trusted to be in step any more (its HPACK table, its
+            // streams): no GOAWAY, since some variants are about GOAWAY itself.
+            self.goaway_sent = true;
+            self.phase = Phase::Closing;
+            self.input.clear();
+        }
+        true
+    }
+}
