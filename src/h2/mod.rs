@@ -23,9 +23,11 @@
 //! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
 //!   REFUSED_STREAM).
 //!
-//! By concern: `fields` (the request's fields checked, the response head encoded), this file
+//! By concern: `fields` (the request's fields checked, the response head encoded), `faults`
+//! (`--fault` and `--delay` per stream), this file
 //! (the frames, the streams, the calls of the loop).
 
+mod faults;
 mod fields;
 #[cfg(test)]
 mod tests;
@@ -139,6 +141,8 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
+    fault: Option<faults::Shaped>,
 }
 
 #[derive(Debug)]
@@ -182,6 +186,7 @@ struct State {
     out_since_us: u64,
     served: u32,
     linger_left: usize,
+    faults: faults::ConnFaults,
 }
 
 impl Connection for Conn {
@@ -220,6 +225,7 @@ impl Connection for Conn {
                 out_since_us: now_us,
                 served: 0,
                 linger_left: 0,
+                faults: faults::ConnFaults::default(),
             }),
         }
     }
@@ -269,6 +275,7 @@ impl Connection for Conn {
             s.out.drain(..s.out_pos);
             s.out_pos = 0;
         }
+        s.wrote_shaped(env.now_us);
         if matches!(s.phase, Phase::Open | Phase::Preface) {
             if !s.input.is_empty() && s.pending_out() < OUT_HIGH {
                 s.resume(env);
@@ -294,6 +301,7 @@ impl Connection for Conn {
         let s = &*self.st;
         let flushed = s.pending_out() == 0;
         match s.phase {
+            Phase::Closing if flushed && s.faults.reset => Next::Reset,
             Phase::Closing if flushed => Next::Close { linger: true },
             Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
             Phase::Open | Phase::Preface if flushed && s.eof => Next::Close { linger: false },
@@ -312,13 +320,17 @@ impl Connection for Conn {
             Phase::Preface => s.active_us.saturating_add(t.header_us),
             _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
             _ => s.active_us.saturating_add(t.idle_us),
-        })
+        }
+        .min(s.faults.wake_at()))
     }
 
     fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
         let s = &mut *self.st;
         let now = env.now_us;
         let t = env.settings.timeouts;
+        if let Some(n) = s.close_due(now) {
+            return n;
+        }
         match s.phase {
             Phase::Lingering if now > s.active_us + LINGER_US => Next::Close { linger: false },
             Phase::Preface if now > s.active_us.saturating_add(t.header_us) => {
@@ -331,7 +343,11 @@ impl Connection for Conn {
                 env.stats.timeouts[Timeout::Write as usize] += 1;
                 Next::Close { linger: false }
             }
-            Phase::Open if s.pending_out() == 0 && now > s.active_us.saturating_add(t.idle_us) => {
+            Phase::Open
+                if s.pending_out() == 0
+                    && !s.faults.holds()
+                    && now > s.active_us.saturating_add(t.idle_us) =>
+            {
                 env.stats.timeouts[Timeout::Idle as usize] += 1;
                 // Say so before closing (§6.8): no stream is lost that the client may retry.
                 s.goaway(ErrorCode::NoError);
@@ -720,6 +736,7 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            fault: None,
         });
         if end_stream {
             let i = self.streams.len() - 1;
@@ -741,6 +758,11 @@ impl State {
 
     /// Stream `i`'s request is complete: it is answered.
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
+        if (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
+            && self.answer_shaped(i, env)
+        {
+            return;
+        }
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
@@ -796,6 +818,7 @@ impl State {
         }
         if self.phase == Phase::Open {
             self.pump(env);
+            self.pump_shaped(env);
         }
         if self.goaway_sent && self.streams.is_empty() && self.phase == Phase::Open {
             self.phase = Phase::Closing;
@@ -808,7 +831,7 @@ impl State {
         let mut i = 0;
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
-            if !s.answering {
+            if !s.answering || s.fault.is_some() {
                 i += 1;
                 continue;
             }
