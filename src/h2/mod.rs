@@ -24,11 +24,12 @@
 //!   REFUSED_STREAM).
 //!
 //! By concern: `fields` (the request's fields checked, the response head encoded), `faults`
-//! (`--fault` and `--delay` per stream), this file
+//! (`--fault` and `--delay` per stream) and `shape` (what they keep), this file
 //! (the frames, the streams, the calls of the loop).
 
 mod faults;
 mod fields;
+mod shape;
 #[cfg(test)]
 mod tests;
 
@@ -142,7 +143,7 @@ struct Stream {
     /// Its receive window as the peer sees it.
     recv_window: i64,
     /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
-    fault: Option<faults::Shaped>,
+    fault: Option<shape::Shaped>,
 }
 
 #[derive(Debug)]
@@ -186,7 +187,7 @@ struct State {
     out_since_us: u64,
     served: u32,
     linger_left: usize,
-    faults: faults::ConnFaults,
+    faults: shape::ConnFaults,
 }
 
 impl Connection for Conn {
@@ -225,7 +226,7 @@ impl Connection for Conn {
                 out_since_us: now_us,
                 served: 0,
                 linger_left: 0,
-                faults: faults::ConnFaults::default(),
+                faults: shape::ConnFaults::default(),
             }),
         }
     }
