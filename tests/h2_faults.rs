@@ -551,3 +551,95 @@ fn nghttp_and_h2load_with_a_latency() {
         h.join();
     }
 }
+
+/// A held stream and a hang are not idle: `--idle-timeout` shorter than the latency or the
+/// hang closes nothing (no GOAWAY), and the answer comes when due.
+#[test]
+fn a_hold_is_not_an_idle_timeout() {
+    for w in WORKERS {
+        let (h, addr) = server(
+            w,
+            &[
+                "--idle-timeout",
+                "200ms",
+                "--route",
+                "/slow=200:slow",
+                "--fault",
+                "/slow=latency:500ms",
+                "--fault",
+                "/h=hang:400ms",
+            ],
+        );
+        let mut c = H2::open(addr);
+        let sent = c.t0.elapsed();
+        c.get(1, "/slow");
+        let fs = c.until_end(1);
+        assert!(fs.iter().all(|(h, ..)| h.stream == 1), "{fs:?}");
+        let (_, t) = first(&fs, 1, kind::HEADERS);
+        assert!(t - sent >= Duration::from_millis(500), "{t:?}");
+        assert_eq!(body(&fs, 1), b"slow");
+
+        let mut c = H2::open(addr);
+        let sent = c.t0.elapsed();
+        c.get(1, "/h");
+        let end = loop {
+            match c.next() {
+                Got::Frame(h, ..) => assert_ne!(h.kind, kind::GOAWAY, "an idle timeout"),
+                g => break g,
+            }
+        };
+        let Got::Eof(t) = end else {
+            panic!("{end:?}")
+        };
+        assert!(t - sent >= Duration::from_millis(400), "{t:?}");
+        assert!(t < time_bound(Duration::from_secs(5)));
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// No CPU is spent while streams are held, dripped between pieces or hung, even past an
+/// `--idle-timeout` (which a hold is not): a server that woke at once again and again would
+/// use the whole second's ticks.
+#[test]
+fn held_streams_cost_no_cpu() {
+    let p = Proc::start(&[
+        "--workers",
+        "1",
+        "--idle-timeout",
+        "100ms",
+        "--route",
+        "/slow=200:slow",
+        "--fault",
+        "/slow=latency:1s",
+        "--route",
+        "/d=200:abc",
+        "--fault",
+        "/d=drip:1/500ms",
+        "--fault",
+        "/h=hang:1s",
+    ]);
+    let before = p.cpu_ticks();
+    let t = Instant::now();
+    let mut c = H2::open(p.addr);
+    c.get(1, "/slow");
+    c.get(3, "/d");
+    let fs = c.until_end(1);
+    assert_eq!(body(&fs, 1), b"slow");
+    let fs = c.until_end(3);
+    assert_eq!(body(&fs, 3), b"c", "the last piece, after the first two");
+    let mut c = H2::open(p.addr);
+    c.get(1, "/h");
+    loop {
+        match c.next() {
+            Got::Frame(..) => {}
+            Got::Eof(_) => break,
+            g => panic!("{g:?}"),
+        }
+    }
+    assert!(t.elapsed() >= Duration::from_secs(2));
+    let used = p.cpu_ticks() - before;
+    assert!(used < 30, "{used} ticks over {:?}", t.elapsed());
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+}

@@ -316,13 +316,19 @@ impl Connection for Conn {
     fn wake_at(&self, settings: &Settings) -> Option<u64> {
         let s = &*self.st;
         let t = &settings.timeouts;
+        // A held stream's deadline or a fault's close (`faults`); while one holds, no idle
+        // timeout.
+        let timed = match s.phase {
+            Phase::Open => s.faults.wake_at(),
+            _ => u64::MAX,
+        };
         Some(match s.phase {
             Phase::Lingering => s.active_us + LINGER_US,
             Phase::Preface => s.active_us.saturating_add(t.header_us),
-            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
+            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
+            _ if s.faults.holds() => timed,
             _ => s.active_us.saturating_add(t.idle_us),
-        }
-        .min(s.faults.wake_at()))
+        })
     }
 
     fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
