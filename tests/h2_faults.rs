@@ -170,7 +170,12 @@ fn server(workers: &str, flags: &[&str]) -> (canned::server::Handle, SocketAddr)
 fn latency_and_delay_hold_a_streams_headers_not_the_others() {
     for w in WORKERS {
         for (delay, hold) in [(None, 300), (Some("200ms"), 500)] {
-            let mut flags = vec!["--route", "/slow=200:slow", "--fault", "/slow=latency:300ms"];
+            let mut flags = vec![
+                "--route",
+                "/slow=200:slow",
+                "--fault",
+                "/slow=latency:300ms",
+            ];
             if let Some(d) = delay {
                 flags.extend(["--delay", d]);
             }
@@ -402,7 +407,10 @@ fn truncate_reset_and_garbage() {
 #[test]
 fn slow_close_closes_after_the_answer() {
     for w in WORKERS {
-        let (h, addr) = server(w, &["--route", "/c=200:bye", "--fault", "/c=slow-close:300ms"]);
+        let (h, addr) = server(
+            w,
+            &["--route", "/c=200:bye", "--fault", "/c=slow-close:300ms"],
+        );
         let mut c = H2::open(addr);
         let sent = c.t0.elapsed();
         c.get(1, "/c");
@@ -463,7 +471,14 @@ fn error_status_mix_sequence_and_shares() {
     let run = || {
         let (h, addr) = server(
             "1",
-            &["--seed", "7", "--route", "/x=200:ok", "--fault", "/x=error:503@50%"],
+            &[
+                "--seed",
+                "7",
+                "--route",
+                "/x=200:ok",
+                "--fault",
+                "/x=error:503@50%",
+            ],
         );
         let mut statuses = Vec::new();
         for _ in 0..2 {
@@ -486,7 +501,11 @@ fn error_status_mix_sequence_and_shares() {
     // 100 draws of one half: within four standard deviations (5) of 50.
     assert!((30..=70).contains(&n503), "{n503} of {a:?}");
     assert!(a.iter().all(|&s| s == 503 || s == 200));
-    assert_eq!(run(), a, "the same draws again with the seed and one worker");
+    assert_eq!(
+        run(),
+        a,
+        "the same draws again with the seed and one worker"
+    );
 }
 
 /// `--admin` changes a route's faults for the next stream of an open connection.
@@ -502,7 +521,15 @@ fn an_admin_change_reaches_the_next_stream() {
     let fs = c.until_end(1);
     assert_eq!(status(&fs[first(&fs, 1, kind::HEADERS).0].1), 200);
     let o = Command::new("curl")
-        .args(["-s", "--max-time", "10", "-X", "PUT", "--data-binary", "error:503"])
+        .args([
+            "-s",
+            "--max-time",
+            "10",
+            "-X",
+            "PUT",
+            "--data-binary",
+            "error:503",
+        ])
         .arg(format!("http://{a}/faults/x"))
         .output()
         .unwrap();
@@ -521,7 +548,14 @@ fn nghttp_and_h2load_with_a_latency() {
     for w in WORKERS {
         let (h, addr) = server(
             w,
-            &["--route", "/slow=200:slow", "--fault", "*=latency:20ms", "--fault", "/slow=latency:300ms"],
+            &[
+                "--route",
+                "/slow=200:slow",
+                "--fault",
+                "*=latency:20ms",
+                "--fault",
+                "/slow=latency:300ms",
+            ],
         );
         if have("nghttp") {
             let t = Instant::now();
@@ -544,7 +578,10 @@ fn nghttp_and_h2load_with_a_latency() {
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "{text}");
-            assert!(text.contains("400 succeeded, 0 failed, 0 errored"), "{text}");
+            assert!(
+                text.contains("400 succeeded, 0 failed, 0 errored"),
+                "{text}"
+            );
             assert!(text.contains("status codes: 400 2xx"), "{text}");
         }
         h.shutdown();
@@ -588,9 +625,7 @@ fn a_hold_is_not_an_idle_timeout() {
                 g => break g,
             }
         };
-        let Got::Eof(t) = end else {
-            panic!("{end:?}")
-        };
+        let Got::Eof(t) = end else { panic!("{end:?}") };
         assert!(t - sent >= Duration::from_millis(400), "{t:?}");
         assert!(t < time_bound(Duration::from_secs(5)));
         h.shutdown();

@@ -176,9 +176,10 @@ impl State {
             return Step::Blocked;
         }
         match f.how {
-            How::Drip { drip, released } if limit < body.len() => {
-                Step::Wait(f.at_us.saturating_add(drip.piece_at_us(released, body.len())))
-            }
+            How::Drip { drip, released } if limit < body.len() => Step::Wait(
+                f.at_us
+                    .saturating_add(drip.piece_at_us(released, body.len())),
+            ),
             How::Cut { reset: false, .. } => {
                 let code = (ErrorCode::InternalError as u32).to_be_bytes();
                 self.control(kind::RST_STREAM, 0, s.id, &code);

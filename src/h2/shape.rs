@@ -17,13 +17,22 @@ pub(super) struct Shaped {
 pub(super) enum How {
     Whole,
     /// Its body in the drip's pieces; `released` of them may be sent.
-    Drip { drip: Drip, released: u32 },
+    Drip {
+        drip: Drip,
+        released: u32,
+    },
     /// Never answered.
     Stall,
     /// The body cut at `cut`, then RST_STREAM (or, with `reset`, the connection reset).
-    Cut { cut: Cut, reset: bool },
+    Cut {
+        cut: Cut,
+        reset: bool,
+    },
     /// `n` of the asked route's garbage bytes instead, then a close.
-    Garbage { n: u32, route: u16 },
+    Garbage {
+        n: u32,
+        route: u16,
+    },
     /// Whole, then the connection closed `ms` after its last byte is written.
     SlowClose(u64),
 }
