@@ -678,3 +678,52 @@ fn held_streams_cost_no_cpu() {
     let (code, _) = p.stop();
     assert_eq!(code, 0);
 }
+
+/// curl sees a truncated stream as one not closed cleanly (INTERNAL_ERROR, exit 92) and a
+/// reset as a connection reset by peer (a send or receive failure, exit 55 or 56), and a
+/// latency's answer whole.
+#[test]
+fn curl_sees_truncate_reset_and_latency() {
+    if !have("curl") {
+        return;
+    }
+    for w in WORKERS {
+        let (h, addr) = server(
+            w,
+            &[
+                "--route",
+                "/t=200:0123456789",
+                "--fault",
+                "/t=truncate:5",
+                "--fault",
+                "/r=reset:0",
+                "--fault",
+                "/fast=latency:200ms",
+            ],
+        );
+        let curl = |path: &str| {
+            let t = Instant::now();
+            let o = Command::new("curl")
+                .args(["-s", "-S", "--max-time", "10", "--http2-prior-knowledge"])
+                .arg(format!("http://{addr}{path}"))
+                .output()
+                .unwrap();
+            (o, t.elapsed())
+        };
+        let (o, _) = curl("/t");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(92), "{err}");
+        assert!(err.contains("INTERNAL_ERROR"), "{err}");
+        let (o, _) = curl("/r");
+        // Seen by its next send or its next receive, whichever comes first.
+        assert!(matches!(o.status.code(), Some(55 | 56)), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("Connection reset by peer"), "{err}");
+        let (o, t) = curl("/fast");
+        assert!(o.status.success(), "{o:?}");
+        assert_eq!(o.stdout, b"fast");
+        assert!(t >= Duration::from_millis(200), "{t:?}");
+        h.shutdown();
+        h.join();
+    }
+}
