@@ -727,3 +727,34 @@ fn curl_sees_truncate_reset_and_latency() {
         h.join();
     }
 }
+
+/// A drain (SIGTERM) waits for a stalled stream until `--shutdown-timeout`, then closes.
+#[test]
+fn a_drain_waits_for_a_stalled_stream_until_the_shutdown_timeout() {
+    for w in WORKERS {
+        let (h, addr) = server(w, &["--fault", "/s=stall", "--shutdown-timeout", "1s"]);
+        let mut c = H2::open(addr);
+        c.get(1, "/s");
+        c.get(3, "/fast");
+        let fs = c.until_end(3);
+        assert!(fs.iter().all(|(h, ..)| h.stream == 3), "{fs:?}");
+        let t = Instant::now();
+        h.shutdown();
+        let mut goaway = None;
+        let end = loop {
+            match c.next() {
+                Got::Frame(h, p, _) if h.kind == kind::GOAWAY => goaway = Some(p),
+                Got::Frame(h, ..) => assert_eq!(h.stream, 0, "{h:?}"),
+                g => break g,
+            }
+        };
+        // A GOAWAY is sent once the connection is next active (here it may not be).
+        if let Some(p) = goaway {
+            assert_eq!(p[..8], [0, 0, 0, 3, 0, 0, 0, 0], "last stream 3, NO_ERROR");
+        }
+        assert!(matches!(end, Got::Eof(_) | Got::Reset(_)), "{end:?}");
+        assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(t.elapsed() < time_bound(Duration::from_secs(5)));
+        h.join();
+    }
+}
