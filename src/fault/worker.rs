@@ -102,6 +102,11 @@ impl WorkerFaults {
         self.clock.date_at(at_us, now_us)
     }
 
+    /// `--mutate` or `--mutate-id` is on: the default route's answers are its variants.
+    pub fn mutates(&self) -> bool {
+        self.mutate.is_some()
+    }
+
     /// Whether route `route` has a fault (or is the default route under `--mutate`): the
     /// one test a response of a route without one pays.
     #[inline(always)]

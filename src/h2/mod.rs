@@ -24,9 +24,13 @@
 //!   REFUSED_STREAM).
 //!
 //! By concern: `fields` (the request's fields checked, the response head encoded), `flood`
-//! (the budgets against floods, and a request body that never comes), this file (the frames,
-//! the streams, the calls of the loop).
+//! (the budgets against floods, and a request body that never comes), `faults` (`--fault` and
+//! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
+//! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
+//! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
+//! `--max-body-bytes` per stream), this file (the frames, the streams, the calls of the loop).
 
+mod faults;
 mod fields;
 mod flood;
 mod grpc;
@@ -34,6 +38,7 @@ mod heads;
 mod limits;
 mod log;
 mod mutate;
+mod shape;
 #[cfg(test)]
 mod tests;
 mod upgrade;
@@ -156,6 +161,8 @@ struct Stream {
     error: u16,
     /// When its HEADERS or its last DATA came (`flood`: a body that never comes).
     last_us: u64,
+    /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
+    fault: Option<shape::Shaped>,
 }
 
 #[derive(Debug)]
@@ -202,6 +209,7 @@ struct State {
     /// `--access-log`: the streams' words until they are answered (`log`).
     held_log: Vec<u8>,
     flood: flood::Flood,
+    faults: shape::ConnFaults,
 }
 
 impl Connection for Conn {
@@ -242,6 +250,7 @@ impl Connection for Conn {
                 linger_left: 0,
                 held_log: Vec::new(),
                 flood: flood::Flood::new(now_us),
+                faults: shape::ConnFaults::default(),
             }),
         }
     }
@@ -292,6 +301,7 @@ impl Connection for Conn {
             s.out.drain(..s.out_pos);
             s.out_pos = 0;
         }
+        s.wrote_shaped(env.now_us);
         if matches!(s.phase, Phase::Open | Phase::Preface) {
             if !s.input.is_empty() && s.pending_out() < OUT_HIGH {
                 s.resume(env);
@@ -317,6 +327,7 @@ impl Connection for Conn {
         let s = &*self.st;
         let flushed = s.pending_out() == 0;
         match s.phase {
+            Phase::Closing if flushed && s.faults.reset => Next::Reset,
             Phase::Closing if flushed => Next::Close { linger: true },
             Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
             Phase::Open | Phase::Preface if flushed && s.eof => Next::Close { linger: false },
@@ -330,10 +341,17 @@ impl Connection for Conn {
     fn wake_at(&self, settings: &Settings) -> Option<u64> {
         let s = &*self.st;
         let t = &settings.timeouts;
+        // A held stream's deadline or a fault's close (`faults`); while one holds, no idle
+        // timeout.
+        let timed = match s.phase {
+            Phase::Open => s.faults.wake_at(),
+            _ => u64::MAX,
+        };
         Some(match s.phase {
             Phase::Lingering => s.active_us + LINGER_US,
             Phase::Preface => s.active_us.saturating_add(t.header_us),
-            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
+            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
+            _ if s.faults.holds() => timed.min(flood::body_deadline(s.waiting(), t.idle_us)),
             _ => s
                 .active_us
                 .saturating_add(t.idle_us)
@@ -345,6 +363,9 @@ impl Connection for Conn {
         let s = &mut *self.st;
         let now = env.now_us;
         let t = env.settings.timeouts;
+        if let Some(n) = s.close_due(now) {
+            return n;
+        }
         match s.phase {
             Phase::Lingering if now > s.active_us + LINGER_US => Next::Close { linger: false },
             Phase::Preface if now > s.active_us.saturating_add(t.header_us) => {
@@ -357,7 +378,11 @@ impl Connection for Conn {
                 env.stats.timeouts[Timeout::Write as usize] += 1;
                 Next::Close { linger: false }
             }
-            Phase::Open if s.pending_out() == 0 && now > s.active_us.saturating_add(t.idle_us) => {
+            Phase::Open
+                if s.pending_out() == 0
+                    && !s.faults.holds()
+                    && now > s.active_us.saturating_add(t.idle_us) =>
+            {
                 env.stats.timeouts[Timeout::Idle as usize] += 1;
                 // Say so before closing (§6.8): no stream is lost that the client may retry.
                 s.goaway(ErrorCode::NoError);
@@ -771,6 +796,7 @@ impl State {
             received: 0,
             error: 0,
             last_us: env.now_us,
+            fault: None,
         });
         self.hold_log(stream, route, env);
         if end_stream {
@@ -793,6 +819,11 @@ impl State {
 
     /// Stream `i`'s request is complete: it is answered.
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
+        if (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
+            && self.answer_shaped(i, env)
+        {
+            return;
+        }
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
@@ -881,6 +912,7 @@ impl State {
         }
         if self.phase == Phase::Open {
             self.pump(env);
+            self.pump_shaped(env);
         }
         if self.goaway_sent && self.streams.is_empty() && self.phase == Phase::Open {
             self.phase = Phase::Closing;
@@ -893,7 +925,7 @@ impl State {
         let mut i = 0;
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
-            if !s.answering {
+            if !s.answering || s.fault.is_some() {
                 i += 1;
                 continue;
             }

@@ -54,6 +54,7 @@ impl Conn {
             // A gRPC call has a body: it is never upgraded.
             grpc: super::grpc::Call::None,
             last_us: env.now_us,
+            fault: None,
         });
         s.upgraded_log(&h.log_words, env);
         s.answer(0, env);

@@ -1,0 +1,311 @@
+//! Faults per stream (`--fault`, `--delay`): what a stream's answer becomes when its route has
+//! a fault or responses are delayed, drawn from the `fault` layer as HTTP/1 draws it (one
+//! [`WorkerFaults::decide`] per stream), and how it is sent without holding up the other
+//! streams of the connection.
+//!
+//! - a latency and `--delay` hold the stream's HEADERS until the clock is past its deadline;
+//! - a drip or a bandwidth paces its body's DATA frames: the drip's pieces of the body, each
+//!   due when the drip says, counted from its HEADERS;
+//! - a stall never answers the stream; a hang too, and the connection closes D after the
+//!   request (FIN, or RST with `:reset`);
+//! - a truncate sends the HEADERS and the first N bytes (or N percent) of the body, then
+//!   RST_STREAM INTERNAL_ERROR; a reset the same bytes, then resets the TCP connection;
+//! - garbage sends N bytes that are not a frame, then closes (FIN);
+//! - a slow close sends the answer whole, then closes the connection D after its last byte is
+//!   written;
+//! - an error share, a status mix and a sequence's status step answer with their status.
+//!
+//! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
+
+use super::shape::{How, Shaped};
+use super::{Env, Phase, State, Stream};
+use crate::conn::Next;
+use crate::fault::{Decision, Delivery, FaultKind, Plan, WorkerFaults};
+use crate::frame::{ErrorCode, Header, flag, kind};
+use crate::values::US_PER_MS;
+
+impl State {
+    /// Stream `i`'s request is complete and faults or `--delay` are configured: its answer
+    /// shaped by its route's faults. Returns false when it gets none (answered plainly).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn answer_shaped(&mut self, i: usize, env: &mut Env<'_>) -> bool {
+        let asked = self.streams[i].route;
+        let delay = env.settings.switches.delay_us;
+        let decided = match env.features.faults.as_deref_mut() {
+            // Under `--mutate`, the default route's streams get HTTP/2's own catalogue
+            // (`mutate`), never a draw of HTTP/1's.
+            Some(f) if asked == 0 && f.mutates() => None,
+            Some(f) if f.applies(asked as usize) => f.decide(asked as usize),
+            _ => None,
+        };
+        let (plan, route) = match decided {
+            Some(Decision::Fault { plan, route }) => (plan, route),
+            _ if delay == 0 => return false,
+            _ => (Plan::default(), asked),
+        };
+        count(&plan, env);
+        let hold = delay + plan.delay_us;
+        let how = match plan.delivery {
+            Delivery::Whole => How::Whole,
+            Delivery::Drip(drip) => How::Drip { drip, released: 0 },
+            Delivery::Stall => How::Stall,
+            Delivery::Truncate(cut) => How::Cut { cut, reset: false },
+            Delivery::Reset(cut) => How::Cut { cut, reset: true },
+            Delivery::Garbage(n) => How::Garbage { n, route: asked },
+            Delivery::Hang { ms, reset } => {
+                // Nothing on the stream; the connection closes D after the request, a
+                // `--delay` and a latency added.
+                let at = env.now_us + hold + ms.saturating_mul(US_PER_MS);
+                let f = &mut self.faults;
+                if f.close_at_us == 0 || at < f.close_at_us {
+                    f.close_at_us = at;
+                    f.close_reset = reset;
+                }
+                How::Stall
+            }
+            Delivery::SlowClose(ms) => How::SlowClose(ms),
+        };
+        if !matches!(how, How::Stall | How::Garbage { .. }) {
+            env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        }
+        let s = &mut self.streams[i];
+        s.answering = true;
+        s.route = route;
+        s.fault = Some(Shaped {
+            at_us: if hold > 0 { env.now_us + hold } else { 0 },
+            how,
+        });
+        self.served = self.served.saturating_add(1);
+        self.faults.shaped += 1;
+        true
+    }
+
+    /// Send what the shaped streams may send now (after [`State::pump`]), and note the
+    /// earliest deadline of those held.
+    pub(super) fn pump_shaped(&mut self, env: &mut Env<'_>) {
+        if self.faults.shaped == 0 {
+            return;
+        }
+        let now = env.now_us;
+        let mut due = u64::MAX;
+        let mut shaped = 0;
+        let mut i = 0;
+        while i < self.streams.len() {
+            let mut s = self.streams[i];
+            let Some(f) = s.fault.filter(|_| s.answering) else {
+                i += 1;
+                continue;
+            };
+            if self.phase != Phase::Open {
+                return;
+            }
+            shaped += 1;
+            match self.shape(&mut s, f, now, env) {
+                Step::Wait(at) => {
+                    due = due.min(at);
+                    self.streams[i] = s;
+                    i += 1;
+                }
+                Step::Blocked => {
+                    self.streams[i] = s;
+                    i += 1;
+                }
+                Step::Done => {
+                    self.streams.remove(i);
+                    shaped -= 1;
+                }
+            }
+        }
+        // Counted again: a stream reset by the client or by an error is gone.
+        self.faults.shaped = shaped;
+        self.faults.next_due_us = due;
+    }
+
+    /// Send what stream `s` may send now.
+    fn shape(&mut self, s: &mut Stream, mut f: Shaped, now: u64, env: &mut Env<'_>) -> Step {
+        if matches!(f.how, How::Stall) {
+            return Step::Blocked;
+        }
+        if !s.headers_sent {
+            if f.at_us != 0 && now <= f.at_us {
+                return Step::Wait(f.at_us);
+            }
+            if self.pending_out() >= super::OUT_HIGH {
+                return Step::Blocked;
+            }
+            if let How::Garbage { n, route } = f.how {
+                self.garbage(n, route, env);
+                return Step::Done;
+            }
+            let responses = env.responses;
+            let body = body_of(s, responses);
+            let ends = matches!(f.how, How::Whole | How::Drip { .. } | How::SlowClose(_));
+            self.response_headers(s, ends && body.is_empty(), responses);
+            s.headers_sent = true;
+            f.at_us = now;
+        }
+        let responses = env.responses;
+        let body = body_of(s, responses);
+        let (limit, ends) = match &mut f.how {
+            How::Drip { drip, released } => {
+                let total = body.len();
+                // Release every piece due: the first at once (but a bandwidth's), each other
+                // once the clock is past its time, until the body is whole.
+                loop {
+                    let r = *released;
+                    if r > 0 && drip.piece_end(r - 1, total) >= total {
+                        break;
+                    }
+                    let first = r == 0 && drip.first_at_once();
+                    if !first && now <= f.at_us.saturating_add(drip.piece_at_us(r, total)) {
+                        break;
+                    }
+                    *released += 1;
+                }
+                let limit = match *released {
+                    0 => 0,
+                    r => drip.piece_end(r - 1, total),
+                };
+                (limit, true)
+            }
+            How::Cut { cut, .. } => (cut.keep(body.len()), false),
+            _ => (body.len(), true),
+        };
+        s.fault = Some(f);
+        self.data_frames(s, body, limit, ends);
+        if s.at < limit {
+            return Step::Blocked;
+        }
+        match f.how {
+            How::Drip { drip, released } if limit < body.len() => Step::Wait(
+                f.at_us
+                    .saturating_add(drip.piece_at_us(released, body.len())),
+            ),
+            How::Cut { reset: false, .. } => {
+                let code = (ErrorCode::InternalError as u32).to_be_bytes();
+                self.control(kind::RST_STREAM, 0, s.id, &code);
+                Step::Done
+            }
+            How::Cut { reset: true, .. } => {
+                self.faults.reset = true;
+                self.close_now();
+                Step::Done
+            }
+            How::SlowClose(ms) => {
+                let after = ms.saturating_mul(US_PER_MS);
+                let f = &mut self.faults;
+                f.close_after_us = Some(f.close_after_us.map_or(after, |a| a.max(after)));
+                Step::Done
+            }
+            _ => Step::Done,
+        }
+    }
+
+    /// DATA frames of `body` from the stream's cursor up to `limit`, within the windows and
+    /// the peer's frame size; the last of the body ends the stream when `ends`.
+    fn data_frames(&mut self, s: &mut Stream, body: &[u8], limit: usize, ends: bool) {
+        while s.at < limit && self.pending_out() < super::OUT_HIGH {
+            let n = (limit - s.at)
+                .min(self.peer_max_frame as usize)
+                .min(s.window.max(0) as usize)
+                .min(self.window.max(0) as usize);
+            if n == 0 {
+                break;
+            }
+            let end = ends && s.at + n == body.len();
+            let h = Header {
+                len: n as u32,
+                kind: kind::DATA,
+                flags: if end { flag::END_STREAM } else { 0 },
+                stream: s.id,
+            };
+            self.out.extend_from_slice(&h.encode());
+            self.out.extend_from_slice(&body[s.at..s.at + n]);
+            s.at += n;
+            s.window -= n as i64;
+            self.window -= n as i64;
+        }
+    }
+
+    /// Garbage instead of an answer: its first byte's top bit set, so that its first nine
+    /// bytes, read as a frame header, announce a frame of over 8 MiB (more than any
+    /// SETTINGS_MAX_FRAME_SIZE a client we know of allows); then the connection closes.
+    fn garbage(&mut self, n: u32, route: u16, env: &Env<'_>) {
+        if let Some(f) = env.features.faults.as_deref() {
+            let g = WorkerFaults::garbage(f, route as usize, n);
+            if let Some((first, rest)) = g.split_first() {
+                self.out.push(first | 0x80);
+                self.out.extend_from_slice(rest);
+            }
+        }
+        self.close_now();
+    }
+
+    /// Read nothing more; close once the output is written (FIN, or RST after a reset).
+    fn close_now(&mut self) {
+        self.phase = Phase::Closing;
+        self.input.clear();
+    }
+
+    /// After output was written: a slow close's wait starts once all of it is.
+    pub(super) fn wrote_shaped(&mut self, now_us: u64) {
+        if self.pending_out() == 0 {
+            if let Some(after) = self.faults.close_after_us.take() {
+                let at = now_us.saturating_add(after);
+                let f = &mut self.faults;
+                if f.close_at_us == 0 || at < f.close_at_us {
+                    f.close_at_us = at;
+                    f.close_reset = false;
+                }
+            }
+        }
+    }
+
+    /// On a wake-up: a hang's or a slow close's close, once due. Returns what the loop
+    /// should do, or `None` when it is not due.
+    pub(super) fn close_due(&mut self, now_us: u64) -> Option<Next> {
+        let at = self.faults.close_at_us;
+        if at == 0 || now_us <= at || self.phase != Phase::Open {
+            return None;
+        }
+        self.faults.close_at_us = 0;
+        self.faults.reset = self.faults.close_reset;
+        self.close_now();
+        Some(Next::Continue)
+    }
+}
+
+/// What a shaped stream does next.
+enum Step {
+    /// Held until the clock is past this.
+    Wait(u64),
+    /// Waits for a window, for room in the output, or for ever (a stall).
+    Blocked,
+    /// Answered (or cut): it is dropped.
+    Done,
+}
+
+fn body_of<'r>(s: &Stream, responses: &'r crate::response::Responses) -> &'r [u8] {
+    if s.head_only {
+        &[]
+    } else {
+        responses.body(s.route as usize)
+    }
+}
+
+/// Count a stream's faults in `--stats`, as HTTP/1 counts a response's.
+fn count(plan: &Plan, env: &mut Env<'_>) {
+    let faults = &mut env.stats.faults;
+    if plan.delay_us > 0 {
+        faults[FaultKind::Latency.index()] += 1;
+    }
+    if plan.error {
+        faults[FaultKind::Error.index()] += 1;
+    } else if plan.mix > 0 {
+        faults[FaultKind::Status.index()] += 1;
+    }
+    if let Some(k) = plan.delivery.kind() {
+        faults[k.index()] += 1;
+    }
+}
