@@ -26,6 +26,7 @@
 //! By concern: `fields` (the request's fields checked, the response head encoded), this file
 //! (the frames, the streams, the calls of the loop).
 
+mod conform;
 mod fields;
 #[cfg(test)]
 mod tests;
@@ -166,6 +167,8 @@ struct State {
     streams: Vec<Stream>,
     /// The highest stream the client opened.
     last_stream: u32,
+    /// The streams it skipped below it.
+    skipped: conform::Skipped,
     /// The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE.
     peer_initial_window: u32,
     peer_max_frame: u32,
@@ -209,6 +212,7 @@ impl Connection for Conn {
                 encoded: Vec::new(),
                 streams: Vec::with_capacity(MAX_CONCURRENT_STREAMS as usize),
                 last_stream: 0,
+                skipped: conform::Skipped::default(),
                 peer_initial_window: DEFAULT_WINDOW,
                 peer_max_frame: crate::frame::MIN_MAX_FRAME_SIZE,
                 window: DEFAULT_WINDOW as i64,
@@ -678,6 +682,10 @@ impl State {
                     let _ = self.decode(block, true)?;
                     return Err(stream_error(ErrorCode::StreamClosed, stream));
                 }
+                // Never opened, the client having skipped it: an unexpected id (§5.1.1).
+                None if self.skipped.was_skipped(stream) => {
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
                 // Closed: its END_STREAM or RST_STREAM came before (§5.1).
                 None => return Err(conn_error(ErrorCode::StreamClosed)),
             }
@@ -694,6 +702,7 @@ impl State {
             self.answer(i, env);
             return Ok(());
         }
+        self.skipped.opened(self.last_stream, stream);
         self.last_stream = stream;
         if self.goaway_sent {
             // After our GOAWAY, new streams are ignored (§6.8); the block was decoded, so the
