@@ -140,6 +140,8 @@ struct Stream {
     window: i64,
     /// Its receive window as the peer sees it.
     recv_window: i64,
+    /// Its request body against its content-length.
+    length: conform::BodyLength,
 }
 
 #[derive(Debug)]
@@ -509,8 +511,8 @@ impl State {
                 stream,
                 end_stream,
                 flow_len,
-                ..
-            } => self.data(stream, end_stream, flow_len, env),
+                data,
+            } => self.data(stream, end_stream, flow_len, data.len(), env),
             Frame::Headers {
                 stream,
                 end_stream,
@@ -611,7 +613,14 @@ impl State {
 
     /// DATA: counted against the windows and given back at once (the body is discarded);
     /// END_STREAM makes its request answered.
-    fn data(&mut self, stream: u32, end: bool, len: u32, env: &mut Env<'_>) -> Result<(), Failed> {
+    fn data(
+        &mut self,
+        stream: u32,
+        end: bool,
+        len: u32,
+        body: usize,
+        env: &mut Env<'_>,
+    ) -> Result<(), Failed> {
         if self.is_idle_stream(stream) {
             return Err(conn_error(ErrorCode::ProtocolError));
         }
@@ -636,6 +645,10 @@ impl State {
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
+        }
+        if !s.length.data(body) || (end && !s.length.ended()) {
+            // Not the declared content-length: malformed (§8.1.1).
+            return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         if end {
             self.answer(i, env);
@@ -695,7 +708,7 @@ impl State {
             // Trailers: they end the stream (§8.1), carry no pseudo-header, and are otherwise
             // discarded as the body was.
             let i = existing.unwrap_or(0);
-            if decoded.is_err() || !end_stream {
+            if decoded.is_err() || !end_stream || !self.streams[i].length.ended() {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
@@ -720,6 +733,10 @@ impl State {
         let f = &self.fields;
         let route = env.responses.route(&f.method, f.route_path());
         let head_only = f.method == b"HEAD";
+        let length = conform::BodyLength::new(f.semantics.content_length);
+        if end_stream && !length.ended() {
+            return Err(stream_error(ErrorCode::ProtocolError, stream));
+        }
         self.streams.push(Stream {
             id: stream,
             answering: false,
@@ -729,6 +746,7 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
+            length,
         });
         if end_stream {
             let i = self.streams.len() - 1;
