@@ -180,8 +180,6 @@ struct State {
     recv_window: i64,
     /// A GOAWAY was sent: no new stream is answered.
     goaway_sent: bool,
-    /// The peer sent GOAWAY: close when the streams are answered.
-    peer_goaway: bool,
     eof: bool,
     active_us: u64,
     out_since_us: u64,
@@ -220,7 +218,6 @@ impl Connection for Conn {
                 window: DEFAULT_WINDOW as i64,
                 recv_window: DEFAULT_WINDOW as i64,
                 goaway_sent: false,
-                peer_goaway: false,
                 eof: false,
                 active_us: now_us,
                 out_since_us: now_us,
@@ -303,9 +300,6 @@ impl Connection for Conn {
             Phase::Closing if flushed => Next::Close { linger: true },
             Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
             Phase::Open | Phase::Preface if flushed && s.eof => Next::Close { linger: false },
-            Phase::Open if flushed && s.peer_goaway && s.streams.is_empty() => {
-                Next::Close { linger: false }
-            }
             _ => Next::Continue,
         }
     }
@@ -576,10 +570,9 @@ impl State {
                 Ok(())
             }
             Frame::Ping { ack: true, .. } => Ok(()),
-            Frame::GoAway { .. } => {
-                self.peer_goaway = true;
-                Ok(())
-            }
+            // The peer closes after its GOAWAY (§6.8); until then the connection still
+            // answers (a PING, its streams in flight).
+            Frame::GoAway { .. } => Ok(()),
             Frame::WindowUpdate {
                 stream: 0,
                 increment,
