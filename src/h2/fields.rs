@@ -22,6 +22,8 @@ pub(super) struct RequestFields {
     pub(super) malformed: Option<&'static str>,
     /// Trailers: no pseudo-header may appear (§8.1).
     pub(super) trailers: bool,
+    /// Its content-length, and host against :authority.
+    pub(super) semantics: super::conform::Semantics,
 }
 
 impl RequestFields {
@@ -36,6 +38,7 @@ impl RequestFields {
         self.regular = false;
         self.malformed = None;
         self.trailers = trailers;
+        self.semantics.reset();
     }
 
     fn fail(&mut self, why: &'static str) {
@@ -50,6 +53,9 @@ impl RequestFields {
         }
         if !valid_value(value) {
             self.fail("a field value with NUL, CR, LF or surrounding whitespace (§8.2.1)");
+        }
+        if let Some(why) = self.semantics.field(name, value) {
+            self.fail(why);
         }
         if let Some(pseudo) = name.strip_prefix(b":") {
             if self.regular {

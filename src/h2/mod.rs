@@ -30,6 +30,7 @@
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
 //! `--max-body-bytes` per stream), this file (the frames, the streams, the calls of the loop).
 
+mod conform;
 mod faults;
 mod fields;
 mod flood;
@@ -163,6 +164,8 @@ struct Stream {
     last_us: u64,
     /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
     fault: Option<shape::Shaped>,
+    /// Its request body against its content-length.
+    length: conform::BodyLength,
 }
 
 #[derive(Debug)]
@@ -190,6 +193,8 @@ struct State {
     streams: Vec<Stream>,
     /// The highest stream the client opened.
     last_stream: u32,
+    /// The streams it skipped below it.
+    skipped: conform::Skipped,
     /// The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE.
     peer_initial_window: u32,
     peer_max_frame: u32,
@@ -199,8 +204,6 @@ struct State {
     recv_window: i64,
     /// A GOAWAY was sent: no new stream is answered.
     goaway_sent: bool,
-    /// The peer sent GOAWAY: close when the streams are answered.
-    peer_goaway: bool,
     eof: bool,
     active_us: u64,
     out_since_us: u64,
@@ -237,12 +240,12 @@ impl Connection for Conn {
                 encoded: Vec::new(),
                 streams: Vec::with_capacity(MAX_CONCURRENT_STREAMS as usize),
                 last_stream: 0,
+                skipped: conform::Skipped::default(),
                 peer_initial_window: DEFAULT_WINDOW,
                 peer_max_frame: crate::frame::MIN_MAX_FRAME_SIZE,
                 window: DEFAULT_WINDOW as i64,
                 recv_window: DEFAULT_WINDOW as i64,
                 goaway_sent: false,
-                peer_goaway: false,
                 eof: false,
                 active_us: now_us,
                 out_since_us: now_us,
@@ -331,9 +334,6 @@ impl Connection for Conn {
             Phase::Closing if flushed => Next::Close { linger: true },
             Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
             Phase::Open | Phase::Preface if flushed && s.eof => Next::Close { linger: false },
-            Phase::Open if flushed && s.peer_goaway && s.streams.is_empty() => {
-                Next::Close { linger: false }
-            }
             _ => Next::Continue,
         }
     }
@@ -568,8 +568,8 @@ impl State {
                 stream,
                 end_stream,
                 flow_len,
-                ..
-            } => self.data(stream, end_stream, flow_len, env),
+                data,
+            } => self.data(stream, end_stream, flow_len, data.len(), env),
             Frame::Headers {
                 stream,
                 end_stream,
@@ -633,10 +633,9 @@ impl State {
                 Ok(())
             }
             Frame::Ping { ack: true, .. } => Ok(()),
-            Frame::GoAway { .. } => {
-                self.peer_goaway = true;
-                Ok(())
-            }
+            // The peer closes after its GOAWAY (§6.8); until then the connection still
+            // answers (a PING, its streams in flight).
+            Frame::GoAway { .. } => Ok(()),
             Frame::WindowUpdate {
                 stream: 0,
                 increment,
@@ -670,7 +669,14 @@ impl State {
 
     /// DATA: counted against the windows and given back at once (the body is discarded);
     /// END_STREAM makes its request answered.
-    fn data(&mut self, stream: u32, end: bool, len: u32, env: &mut Env<'_>) -> Result<(), Failed> {
+    fn data(
+        &mut self,
+        stream: u32,
+        end: bool,
+        len: u32,
+        body: usize,
+        env: &mut Env<'_>,
+    ) -> Result<(), Failed> {
         if self.is_idle_stream(stream) {
             return Err(conn_error(ErrorCode::ProtocolError));
         }
@@ -699,6 +705,10 @@ impl State {
         s.recv_window -= len;
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
+        }
+        if !s.length.data(body) || (end && !s.length.ended()) {
+            // Not the declared content-length: malformed (§8.1.1).
+            return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         s.received += len as u64;
         if s.received > env.settings.conn_limits.max_body {
@@ -750,6 +760,10 @@ impl State {
                     let _ = self.decode(block, true)?;
                     return Err(stream_error(ErrorCode::StreamClosed, stream));
                 }
+                // Never opened, the client having skipped it: an unexpected id (§5.1.1).
+                None if self.skipped.was_skipped(stream) => {
+                    return Err(conn_error(ErrorCode::ProtocolError));
+                }
                 // Closed: its END_STREAM or RST_STREAM came before (§5.1).
                 None => return Err(conn_error(ErrorCode::StreamClosed)),
             }
@@ -759,13 +773,14 @@ impl State {
             // Trailers: they end the stream (§8.1), carry no pseudo-header, and are otherwise
             // discarded as the body was.
             let i = existing.unwrap_or(0);
-            if decoded.is_err() || !end_stream {
+            if decoded.is_err() || !end_stream || !self.streams[i].length.ended() {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
             self.answer(i, env);
             return Ok(());
         }
+        self.skipped.opened(self.last_stream, stream);
         self.last_stream = stream;
         if self.goaway_sent {
             // After our GOAWAY, new streams are ignored (§6.8); the block was decoded, so the
@@ -783,6 +798,10 @@ impl State {
         let f = &self.fields;
         let route = env.responses.route(&f.method, f.route_path());
         let head_only = f.method == b"HEAD";
+        let length = conform::BodyLength::new(f.semantics.content_length);
+        if end_stream && !length.ended() {
+            return Err(stream_error(ErrorCode::ProtocolError, stream));
+        }
         self.streams.push(Stream {
             id: stream,
             answering: false,
@@ -797,6 +816,7 @@ impl State {
             error: 0,
             last_us: env.now_us,
             fault: None,
+            length,
         });
         self.hold_log(stream, route, env);
         if end_stream {

@@ -55,6 +55,8 @@ impl Conn {
             grpc: super::grpc::Call::None,
             last_us: env.now_us,
             fault: None,
+            // HTTP/1 answers a request with a body itself: stream 1 has none.
+            length: super::conform::BodyLength::new(None),
         });
         s.upgraded_log(&h.log_words, env);
         s.answer(0, env);
