@@ -674,7 +674,10 @@ fn held_streams_cost_no_cpu() {
     }
     assert!(t.elapsed() >= Duration::from_secs(2));
     let used = p.cpu_ticks() - before;
-    assert!(used < 30, "{used} ticks over {:?}", t.elapsed());
+    // A server that spun would use 100 ticks a second, 200 over the run, also under
+    // emulation; what a quiet one uses grows with emulation's own cost (at most 3x here).
+    let bound = 30 * u64::from(time_scale().min(3));
+    assert!(used < bound, "{used} ticks over {:?}", t.elapsed());
     let (code, _) = p.stop();
     assert_eq!(code, 0);
 }
