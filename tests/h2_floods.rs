@@ -175,6 +175,13 @@ fn cpu_over<T>(p: &Proc, what: &str, f: impl FnOnce() -> T) -> (T, u64) {
 
 /// The CPU bound of one flood: 3 s of server CPU (the floods below cost well under 1 s on a
 /// quiet machine), scaled as every upper bound is.
+/// RSS that emulation adds on its own as it translates code a test runs for the first time
+/// (qemu's code cache, 2.4 MiB measured on a first flood under qemu-aarch64-static), in KiB;
+/// none natively.
+fn emulation_slack_kib() -> u64 {
+    if time_scale() > 1 { 8 * 1024 } else { 0 }
+}
+
 fn cpu_bound() -> u64 {
     300 * u64::from(time_scale())
 }
@@ -449,7 +456,7 @@ fn zero_window_buffering_9517() {
             std::thread::sleep(Duration::from_millis(300));
             let grown = p.rss_kib().saturating_sub(rss);
             eprintln!("zero window, 100 streams of 1 MB: RSS grew {grown} KiB");
-            assert!(grown < 1024, "{grown} KiB");
+            assert!(grown < 1024 + emulation_slack_kib(), "{grown} KiB");
             let mut got = Vec::new();
             s.read_to_end(&mut got).unwrap();
             split(&got)
@@ -734,7 +741,8 @@ fn memory_per_connection_is_bounded() {
         "{N} connections held at their bounds: RSS grew {grown} KiB, {} KiB each",
         grown / N
     );
-    assert!(grown / N < 320, "{} KiB per connection", grown / N);
+    let held = grown.saturating_sub(emulation_slack_kib());
+    assert!(held / N < 320, "{} KiB per connection", held / N);
     drop(conns);
     still_answers(p.addr);
     let _ = std::fs::remove_file(&path);
