@@ -1009,9 +1009,7 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if s.error == 0
-            && let Some(head) = responses.h2_head(s.route as usize)
-        {
+        if let Some(head) = responses.h2_head(s.route as usize).filter(|_| s.error == 0) {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());
         }
         self.head.clear();
