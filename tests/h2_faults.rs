@@ -758,7 +758,11 @@ fn a_drain_waits_for_a_stalled_stream_until_the_shutdown_timeout() {
         assert!(matches!(end, Got::Eof(_) | Got::Reset(_)), "{end:?}");
         // It waited rather than closing at once. Natively the close comes after the whole
         // second; under qemu it was seen 14 ms short of it, so the bound is half of it.
-        assert!(t.elapsed() >= Duration::from_millis(500), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() >= Duration::from_millis(500),
+            "{:?}",
+            t.elapsed()
+        );
         assert!(t.elapsed() < time_bound(Duration::from_secs(5)));
         h.join();
     }
