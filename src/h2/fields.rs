@@ -24,6 +24,8 @@ pub(super) struct RequestFields {
     pub(super) trailers: bool,
     /// Its content-length, and host against :authority.
     pub(super) semantics: super::conform::Semantics,
+    /// An `x-canned-control` field came (`--control`, which HTTP/2 does not serve: `unserved`).
+    pub(super) names_control: bool,
 }
 
 impl RequestFields {
@@ -39,6 +41,7 @@ impl RequestFields {
         self.malformed = None;
         self.trailers = trailers;
         self.semantics.reset();
+        self.names_control = false;
     }
 
     fn fail(&mut self, why: &'static str) {
@@ -92,6 +95,7 @@ impl RequestFields {
             b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
             | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
             b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
+            b"x-canned-control" => self.names_control = true,
             _ => {}
         }
     }

@@ -28,7 +28,8 @@
 //! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
-//! `--max-body-bytes` per stream), this file (the frames, the streams, the calls of the loop).
+//! `--max-body-bytes` per stream), `unserved` (what HTTP/2 answers 501: `--echo`, the journal,
+//! `--control`), this file (the frames, the streams, the calls of the loop).
 
 mod conform;
 mod faults;
@@ -42,6 +43,7 @@ mod mutate;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod unserved;
 mod upgrade;
 
 pub use crate::frame::is_preface;
@@ -802,6 +804,9 @@ impl State {
         if end_stream && !length.ended() {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
+        let switches = &env.settings.switches;
+        let refused = switches.by_request
+            && unserved::refused(f, route, env.responses, switches.control, &mut self.head);
         self.streams.push(Stream {
             id: stream,
             answering: false,
@@ -813,7 +818,7 @@ impl State {
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
             received: 0,
-            error: 0,
+            error: if refused { unserved::STATUS } else { 0 },
             last_us: env.now_us,
             fault: None,
             length,
@@ -839,7 +844,10 @@ impl State {
 
     /// Stream `i`'s request is complete: it is answered.
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
-        if (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
+        // An error status (413, 501) is answered as it is, never shaped or mutated.
+        let plain = self.streams[i].error == 0;
+        if plain
+            && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
             && self.answer_shaped(i, env)
         {
             return;
@@ -847,7 +855,7 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        if s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
+        if plain && s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
             return;
         }
         let s = &self.streams[i];
@@ -965,6 +973,7 @@ impl State {
             let responses = env.responses;
             let body = match s.error {
                 0 => responses.body(s.route as usize),
+                unserved::STATUS => unserved::body(s.route as usize, responses),
                 e => responses.error(e).1,
             };
             let body = if s.head_only { &[][..] } else { body };
@@ -996,7 +1005,7 @@ impl State {
             if s.at == body.len() {
                 self.flood.answered();
                 self.streams.remove(i);
-                if s.error != 0 {
+                if s.error == 413 {
                     self.end_refused(s.id);
                 }
             } else {
@@ -1023,6 +1032,7 @@ impl State {
                     &mut self.head,
                 );
             }
+            unserved::STATUS => unserved::head(s.route as usize, responses, &mut self.head),
             e => self.head.extend_from_slice(responses.error(e).0),
         }
         self.encoded.clear();
