@@ -158,8 +158,12 @@ struct Stream {
     grpc: grpc::Call,
     /// Body bytes received (`--max-body-bytes`).
     received: u64,
-    /// An error status answered instead of its route's (413), 0: none (`limits`).
+    /// An error status answered instead of its route's (413, 431), 0: none (`limits`).
     error: u16,
+    /// Answered before its request's END_STREAM (a 413, a 431, CONNECT's 405): once the
+    /// answer is sent, RST_STREAM NO_ERROR asks the client to send no more (§8.1), and its
+    /// DATA until then is discarded (`limits`).
+    early: bool,
     /// When its HEADERS or its last DATA came (`flood`: a body that never comes).
     last_us: u64,
     /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
@@ -208,6 +212,8 @@ struct State {
     active_us: u64,
     out_since_us: u64,
     served: u32,
+    /// Streams opened and taken (`--max-requests`, `limits`).
+    opened: u32,
     linger_left: usize,
     /// `--access-log`: the streams' words until they are answered (`log`).
     held_log: Vec<u8>,
@@ -250,6 +256,7 @@ impl Connection for Conn {
                 active_us: now_us,
                 out_since_us: now_us,
                 served: 0,
+                opened: 0,
                 linger_left: 0,
                 held_log: Vec::new(),
                 flood: flood::Flood::new(now_us),
@@ -269,6 +276,9 @@ impl Connection for Conn {
             }
             Phase::Closing => return,
             _ => {}
+        }
+        if s.phase == Phase::Preface && s.preface_at == 0 {
+            s.advertise(env);
         }
         if s.input.is_empty() {
             let used = s.process(data, env);
@@ -784,8 +794,8 @@ impl State {
         self.last_stream = stream;
         if self.goaway_sent {
             // After our GOAWAY, new streams are ignored (§6.8); the block was decoded, so the
-            // table stays in step.
-            return Ok(());
+            // table stays in step. Past `--max-requests`, they are refused (`limits`).
+            return self.past_max_requests(stream, env);
         }
         env.stats.requests += 1;
         if let Err(_why) = decoded {
@@ -802,6 +812,14 @@ impl State {
         if end_stream && !length.ended() {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
+        let error = self.over_head_limits(env);
+        // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
+        // HTTP/1's does, and so does an error that does not depend on the body.
+        let early = !end_stream && (error != 0 || f.method == b"CONNECT");
+        let grpc = match error {
+            0 => grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            _ => grpc::Call::None,
+        };
         self.streams.push(Stream {
             id: stream,
             answering: false,
@@ -811,15 +829,17 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
-            grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            grpc,
             received: 0,
-            error: 0,
+            error,
+            early,
             last_us: env.now_us,
             fault: None,
             length,
         });
         self.hold_log(stream, route, env);
-        if end_stream {
+        self.count_stream(env);
+        if end_stream || early {
             let i = self.streams.len() - 1;
             self.answer(i, env);
         }
@@ -839,7 +859,11 @@ impl State {
 
     /// Stream `i`'s request is complete: it is answered.
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
-        if (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
+        // Faults shape a route's answer, not canned's own errors nor an answer that goes
+        // before its request has ended.
+        let plain = self.streams[i].error == 0 && !self.streams[i].early;
+        if plain
+            && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
             && self.answer_shaped(i, env)
         {
             return;
@@ -847,7 +871,13 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        if s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
+        // A gRPC health call is answered in gRPC, never with a variant of the catalogue.
+        if plain
+            && s.route == 0
+            && s.grpc == grpc::Call::None
+            && env.features.faults.is_some()
+            && self.mutated(i, env)
+        {
             return;
         }
         let s = &self.streams[i];
@@ -996,7 +1026,7 @@ impl State {
             if s.at == body.len() {
                 self.flood.answered();
                 self.streams.remove(i);
-                if s.error != 0 {
+                if s.early {
                     self.end_refused(s.id);
                 }
             } else {
