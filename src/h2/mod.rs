@@ -21,14 +21,15 @@
 //! - a header block: at most [`MAX_BLOCK`] bytes; the HPACK table its 4,096 bytes, the
 //!   Huffman scratch [`MAX_HEADER_LIST_SIZE`];
 //! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
-//!   REFUSED_STREAM).
+//!   REFUSED_STREAM); with `--access-log`, under 300 bytes each of their method and path.
 //!
 //! By concern: `fields` (the request's fields checked, the response head encoded), `flood`
 //! (the budgets against floods, and a request body that never comes), `faults` (`--fault` and
 //! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
-//! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
-//! `--max-body-bytes` per stream), this file (the frames, the streams, the calls of the loop).
+//! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log per stream, HTTP/1's
+//! limits per stream and per connection), this file (the frames, the streams, the calls of
+//! the loop).
 
 mod conform;
 mod faults;
