@@ -233,18 +233,18 @@ fn connect_is_answered_405_at_once() {
             &block(&[(b":method", b"CONNECT"), (b":authority", b"x:1")]),
         ));
         s.write_all(&b).unwrap();
-        let fs = frames_until(&mut s, |fs| {
-            fs.iter().any(|(h, _)| h.kind == kind::RST_STREAM)
-        });
+        let mut got = Vec::new();
+        let fs = read_until(&mut s, &mut got, 0, |fs| !resets(fs).is_empty());
         assert_eq!(status_of(&fs, 1).as_deref(), Some("405"), "{fs:?}");
         assert!(ended(&fs, 1));
         assert_eq!(resets(&fs), vec![(1, ErrorCode::NoError as u32)]);
         // The connection goes on.
         s.write_all(&headers(3, true, &request(b"GET", b"/", &[])))
             .unwrap();
-        let fs = frames_until(&mut s, |fs| ended(fs, 3));
+        let fs = read_until(&mut s, &mut got, 0, |fs| ended(fs, 3));
         assert_eq!(status_of(&fs, 3).as_deref(), Some("200"));
-        assert!(resets(&fs).is_empty() && goaway(&fs).is_none(), "{fs:?}");
+        assert_eq!(resets(&fs), vec![(1, ErrorCode::NoError as u32)]);
+        assert!(goaway(&fs).is_none(), "{fs:?}");
         h.shutdown();
         h.join();
     }
@@ -369,14 +369,15 @@ fn a_431_goes_before_the_body() {
     let mut b = hello();
     b.extend(headers(1, false, &request(b"POST", b"/", &three)));
     s.write_all(&b).unwrap();
-    let fs = frames_until(&mut s, |fs| !resets(fs).is_empty());
+    let mut got = Vec::new();
+    let fs = read_until(&mut s, &mut got, 0, |fs| !resets(fs).is_empty());
     assert_eq!(status_of(&fs, 1).as_deref(), Some("431"));
     assert_eq!(resets(&fs), vec![(1, ErrorCode::NoError as u32)]);
     s.write_all(&headers(3, true, &request(b"GET", b"/", &three[..2])))
         .unwrap();
-    let fs = frames_until(&mut s, |fs| ended(fs, 3));
+    let fs = read_until(&mut s, &mut got, 0, |fs| ended(fs, 3));
     assert_eq!(status_of(&fs, 3).as_deref(), Some("200"));
-    assert!(resets(&fs).is_empty(), "{fs:?}");
+    assert_eq!(resets(&fs), vec![(1, ErrorCode::NoError as u32)]);
     h.shutdown();
     h.join();
 }
@@ -532,16 +533,20 @@ fn grpc_health_under_delay_latency_and_mutate() {
             }
             let t = std::time::Instant::now();
             s.write_all(&b).unwrap();
-            let fs = frames_until(&mut s, |fs| (0..3).all(|i| ended(fs, 1 + 2 * i)));
+            let mut got = Vec::new();
+            read_until(&mut s, &mut got, 0, |fs| {
+                (0..3).all(|i| ended(fs, 1 + 2 * i))
+            });
             if extra[0] != "--mutate" {
                 assert!(t.elapsed() >= Duration::from_millis(10), "{extra:?}");
             }
-            std::thread::sleep(Duration::from_millis(50));
-            s.set_nonblocking(true).unwrap();
-            let mut more = Vec::new();
-            let _ = s.read_to_end(&mut more);
-            let mut all = fs.clone();
-            all.extend(split(&more));
+            // Whatever follows on those streams is written before the answer to a PING sent
+            // after they ended.
+            s.write_all(&frame(kind::PING, 0, 0, &[9; 8])).unwrap();
+            let all = read_until(&mut s, &mut got, 0, |fs| {
+                fs.iter()
+                    .any(|(h, _)| h.kind == kind::PING && h.has(flag::ACK))
+            });
             assert_eq!(after_end_stream(&all), vec![], "{extra:?}: {all:?}");
             for i in 0..3 {
                 let on: Vec<_> = all
@@ -585,21 +590,27 @@ fn access_log_keeps_a_bounded_prefix_per_open_stream() {
         let p = Proc::start_with(&args, |c| {
             c.stdout(std::process::Stdio::null());
         });
+        // Every stream taken once the PING after them is acknowledged (frames are read in
+        // order); canned answers none of them.
+        let open = |s: &mut TcpStream| {
+            s.write_all(&b).unwrap();
+            s.write_all(&frame(kind::PING, 0, 0, &[7; 8])).unwrap();
+            frames_until(s, |fs| {
+                fs.iter()
+                    .any(|(h, _)| h.kind == kind::PING && h.has(flag::ACK))
+            });
+        };
         let mut warm = connect_quick(p.addr);
-        warm.write_all(&b).unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        open(&mut warm);
         drop(warm);
-        std::thread::sleep(Duration::from_millis(300));
         let before = p.rss_kib();
         let conns: Vec<TcpStream> = (0..N)
             .map(|_| {
                 let mut s = connect_quick(p.addr);
-                s.write_all(&b).unwrap();
+                open(&mut s);
                 s
             })
             .collect();
-        // Every stream taken: each connection's 100 HEADERS read (canned answers nothing).
-        std::thread::sleep(Duration::from_millis(800));
         let grown = p.rss_kib().saturating_sub(before) / N;
         drop(conns);
         grown
@@ -607,9 +618,11 @@ fn access_log_keeps_a_bounded_prefix_per_open_stream() {
     let without = per_conn(false);
     let with = per_conn(true);
     eprintln!("per connection: {without} KiB without the access log, {with} KiB with it");
-    // 100 entries of at most 280 bytes: 28 KiB, and the noise of two processes.
+    // 100 entries of at most 280 bytes: 28 KiB, and the noise of two processes; under
+    // emulation, its code cache (8 MiB in all, as tests/h2_floods.rs allows).
+    let slack = if time_scale() > 1 { 8 * 1024 / N } else { 0 };
     assert!(
-        with < without + 64,
+        with < without + 64 + slack,
         "{with} KiB with the log, {without} without"
     );
 }
