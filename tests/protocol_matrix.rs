@@ -400,9 +400,12 @@ fn faults() {
             .h2(Want::Check(truncated_stream))
             .upgrade(Want::Check(truncated_stream)),
             // HTTP/1's head is cut (5 bytes); HTTP/2's HEADERS go whole, then 5 bytes of body.
-            Row::new("reset", "/reset", |g, _| reset(g, 0))
-                .h2(Want::Check(|g, _| reset(g, 200)))
-                .upgrade(Want::Check(|g, _| reset(g, 200))),
+            Row::new("reset", "/reset", |g, _| reset(g, &[0]))
+                // HTTP/2 sends its HEADERS whole before the 5 bytes of DATA, but a TCP RST
+                // discards what the client's kernel holds unread: curl sees the status only
+                // when it read before the RST came.
+                .h2(Want::Check(|g, _| reset(g, &[0, 200])))
+                .upgrade(Want::Check(|g, _| reset(g, &[0, 200]))),
             Row::new("garbage", "/garbage", |g, _| {
                 cut(g);
                 assert_eq!(g.status, 0);
@@ -424,9 +427,13 @@ fn truncated_stream(g: &Got, _: SocketAddr) {
 }
 
 /// The connection reset after the first 5 bytes (of the response, or of the stream's body).
-fn reset(g: &Got, status: u16) {
+fn reset(g: &Got, statuses: &[u16]) {
     assert!(matches!(g.exit, 55 | 56), "curl: a connection reset");
-    assert_eq!(g.status, status);
+    assert!(
+        statuses.contains(&g.status),
+        "status {} not in {statuses:?}",
+        g.status
+    );
     assert!(g.body.len() <= 5, "at most 5 bytes of body");
 }
 
@@ -661,7 +668,6 @@ fn grpc_health() {
 }
 
 #[test]
-#[ignore = "needs the gRPC health under --delay, --fault and --mutate fix"]
 fn grpc_health_under_delay_faults_and_mutate() {
     for flags in [
         &["--grpc-health", "--delay", "10ms"][..],
@@ -710,7 +716,6 @@ fn fields_refused(g: &Got, _: SocketAddr) {
 }
 
 #[test]
-#[ignore = "needs the HTTP/2 limits fix"]
 fn field_limits() {
     let long = format!("X-Long: {}", "v".repeat(1000));
     let long: &'static str = Box::leak(long.into_boxed_str());
@@ -797,7 +802,6 @@ fn answered(frames: &[(Header, Vec<u8>)]) -> (Vec<u32>, bool) {
 }
 
 #[test]
-#[ignore = "needs the HTTP/2 limits fix"]
 fn max_requests() {
     let (_h, addr) = start(&["--max-requests", "2"]);
     // HTTP/1.1: two answers, the second with `Connection: close`, then the close.
@@ -838,7 +842,6 @@ fn max_requests() {
 // --- CONNECT ------------------------------------------------------------------------------------
 
 #[test]
-#[ignore = "needs the HTTP/2 CONNECT fix"]
 fn connect_method() {
     let (_h, addr) = start(&[]);
     // HTTP/1.1: 405 at once (canned is not a proxy).

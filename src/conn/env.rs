@@ -72,3 +72,76 @@ pub trait LogSink {
     /// were dropped for want of room.
     fn hand_off(&self, lines: &mut Vec<u8>) -> u64;
 }
+
+/// The bytes an access-log word keeps as they are: printable ASCII but `\`.
+const LOG_PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0x21;
+    while c < 0x7f {
+        t[c] = c != b'\\' as usize;
+        c += 1;
+    }
+    t
+};
+
+/// Append `word` (a request's method or target) to an access-log line, within `room` bytes:
+/// every byte but printable ASCII (a control byte, a terminal's escape, DEL, a space, non-ASCII)
+/// and `\` itself written `\xNN`, so that no client writes raw bytes into the log nor forges a
+/// line. Returns false when `word` did not fit whole (what fitted is written, no escape cut).
+pub fn push_log_word(line: &mut Vec<u8>, word: &[u8], room: usize) -> bool {
+    if word.len() <= room && word.iter().all(|&c| LOG_PLAIN[usize::from(c)]) {
+        line.extend_from_slice(word);
+        return true;
+    }
+    let mut left = room;
+    for &c in word {
+        if LOG_PLAIN[usize::from(c)] {
+            if left < 1 {
+                return false;
+            }
+            line.push(c);
+            left -= 1;
+        } else {
+            if left < 4 {
+                return false;
+            }
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            line.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 15)],
+            ]);
+            left -= 4;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_log_word;
+
+    #[test]
+    fn log_words_are_escaped_and_bounded() {
+        let cases: &[(&[u8], usize, &[u8], bool)] = &[
+            (b"GET", usize::MAX, b"GET", true),
+            (b"/a?b=c", 6, b"/a?b=c", true),
+            (b"/a?b=c", 5, b"/a?b=", false),
+            (b"G\x1b[2J", usize::MAX, b"G\\x1b[2J", true),
+            (
+                b"a b\r\n\x00\x7f\xff\\",
+                usize::MAX,
+                b"a\\x20b\\x0d\\x0a\\x00\\x7f\\xff\\x5c",
+                true,
+            ),
+            (b"ab\x1b", 5, b"ab", false),
+            (b"ab\x1b", 6, b"ab\\x1b", true),
+        ];
+        for (word, room, want, whole) in cases {
+            let mut line = b"> ".to_vec();
+            assert_eq!(push_log_word(&mut line, word, *room), *whole, "{word:?}");
+            assert_eq!(&line[2..], *want, "{word:?}");
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! malformed variant's name when one changed the response.
 
 use super::state::{Body, Env, WorkArea};
-use crate::conn::ACCESS_LOG_TURN_BYTES;
+use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::journal::Record;
 use crate::parser::{Request, Version};
@@ -11,9 +11,11 @@ use crate::parser::{Request, Version};
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
     line.clear();
-    line.extend_from_slice(req.method);
+    // The parser takes no control byte in either, but the log is the client's words written
+    // to a terminal or a file: escaped whatever the parser's rules become.
+    push_log_word(line, req.method, usize::MAX);
     line.push(b' ');
-    line.extend_from_slice(req.target);
+    push_log_word(line, req.target, usize::MAX);
     line.extend_from_slice(match req.version {
         Version::Http10 => b" HTTP/1.0 ",
         Version::Http11 => b" HTTP/1.1 ",

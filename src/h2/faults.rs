@@ -18,7 +18,7 @@
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
 use super::shape::{How, Shaped};
-use super::{Env, Phase, State, Stream};
+use super::{Env, Phase, State, Stream, grpc};
 use crate::conn::Next;
 use crate::fault::{Decision, Delivery, FaultKind, Plan, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
@@ -44,8 +44,11 @@ impl State {
             _ if delay == 0 => return false,
             _ => (Plan::default(), asked),
         };
-        count(&plan, env);
         let hold = delay + plan.delay_us;
+        if self.streams[i].grpc != grpc::Call::None {
+            return self.hold_grpc(i, hold, plan.delay_us > 0, env);
+        }
+        count(&plan, env);
         let how = match plan.delivery {
             Delivery::Whole => How::Whole,
             Delivery::Drip(drip) => How::Drip { drip, released: 0 },
@@ -122,10 +125,51 @@ impl State {
         self.faults.next_due_us = due;
     }
 
+    /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held `hold_us`,
+    /// then sent in gRPC as ever. The rest of its route's plan does not apply: a gRPC client
+    /// reads no HTTP status, body or truncated frame as anything but a failed call.
+    fn hold_grpc(&mut self, i: usize, hold_us: u64, latency: bool, env: &mut Env<'_>) -> bool {
+        if hold_us == 0 {
+            return false;
+        }
+        if latency {
+            env.stats.faults[FaultKind::Latency.index()] += 1;
+        }
+        env.stats.by_status[200] += 1;
+        let s = &mut self.streams[i];
+        s.answering = true;
+        s.fault = Some(Shaped {
+            at_us: env.now_us + hold_us,
+            how: How::Whole,
+        });
+        self.served = self.served.saturating_add(1);
+        self.faults.shaped += 1;
+        true
+    }
+
     /// Send what stream `s` may send now.
     fn shape(&mut self, s: &mut Stream, mut f: Shaped, now: u64, env: &mut Env<'_>) -> Step {
         if matches!(f.how, How::Stall) {
             return Step::Blocked;
+        }
+        if s.grpc != grpc::Call::None {
+            if !s.headers_sent && now <= f.at_us {
+                return Step::Wait(f.at_us);
+            }
+            if self.pending_out() >= super::OUT_HIGH {
+                return Step::Blocked;
+            }
+            // Its HEADERS now, its DATA and trailers once the windows hold the DATA.
+            let room = s.window.min(self.window);
+            let sent = grpc::answer(s.grpc, s.id, s.headers_sent, room, &mut self.out);
+            s.headers_sent = true;
+            return match sent {
+                Some(n) => {
+                    self.window -= n as i64;
+                    Step::Done
+                }
+                None => Step::Blocked,
+            };
         }
         if !s.headers_sent {
             if f.at_us != 0 && now <= f.at_us {

@@ -26,6 +26,12 @@ pub(super) struct RequestFields {
     pub(super) semantics: super::conform::Semantics,
     /// An `x-canned-control` field came (`--control`, which HTTP/2 does not serve: `unserved`).
     pub(super) names_control: bool,
+    /// Its regular fields (`--max-headers`: pseudo-headers stand for HTTP/1's request line,
+    /// which is no field either).
+    pub(super) count: usize,
+    /// Its size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2: names and values
+    /// of every field, 32 bytes more each): `--max-head-bytes`.
+    pub(super) list_size: usize,
 }
 
 impl RequestFields {
@@ -42,6 +48,8 @@ impl RequestFields {
         self.trailers = trailers;
         self.semantics.reset();
         self.names_control = false;
+        self.count = 0;
+        self.list_size = 0;
     }
 
     fn fail(&mut self, why: &'static str) {
@@ -51,6 +59,7 @@ impl RequestFields {
     /// One decoded field.
     pub(super) fn add(&mut self, f: Field<'_>) {
         let (name, value) = (f.name, f.value);
+        self.list_size += name.len() + value.len() + 32;
         if !valid_name(name) {
             self.fail("a field name with an uppercase letter or a byte outside tchar (§8.2.1)");
         }
@@ -91,6 +100,7 @@ impl RequestFields {
             return;
         }
         self.regular = true;
+        self.count += 1;
         match name {
             b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
             | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
@@ -110,8 +120,11 @@ impl RequestFields {
                 }
             } else if !(self.has_method && self.has_scheme && self.has_path) {
                 self.fail(":method, :scheme or :path missing (§8.3.1)");
-            } else if self.path.is_empty() {
-                self.fail("an empty :path (§8.3.1)");
+            } else if !valid_path(&self.path, self.method == b"OPTIONS") {
+                self.fail(":path neither a path and query nor `*` for OPTIONS (§8.3.1)");
+            }
+            if self.has_method && !valid_method(&self.method) {
+                self.fail(":method not a token (RFC 9110 §9.1)");
             }
         }
         self.malformed.map_or(Ok(()), Err)
@@ -142,6 +155,54 @@ const NAME_BYTE: [bool; 256] = {
     t
 };
 
+/// The bytes of a method (RFC 9110 §9.1: `method = token`): tchar (§5.6.2), either case.
+const METHOD_BYTE: [bool; 256] = {
+    let mut t = NAME_BYTE;
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t
+};
+
+/// The bytes of a `:path` (§8.3.1: the target URI's path and query, RFC 3986 §3.3, §3.4):
+/// `pchar / "/" / "?"`, where pchar = unreserved / pct-encoded / sub-delims / ":" / "@".
+/// HTTP/1's origin-form takes the same bytes; every other one (a space, a control byte, `#`,
+/// `\`, `"`, `<`, `>`, brackets, non-ASCII) makes the request malformed.
+const PATH_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'%'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+                    | b'/'
+                    | b'?'
+            );
+        c += 1;
+    }
+    t
+};
+
 /// The bytes a field value may not hold (§8.2.1): NUL, CR, LF.
 const VALUE_BAN: [bool; 256] = {
     let mut t = [false; 256];
@@ -160,6 +221,21 @@ fn valid_name(name: &[u8]) -> bool {
         && body
             .iter()
             .fold(true, |ok, &c| ok & NAME_BYTE[usize::from(c)])
+}
+
+/// RFC 9110 §9.1: a method is a non-empty token.
+fn valid_method(m: &[u8]) -> bool {
+    !m.is_empty() && m.iter().all(|&c| METHOD_BYTE[usize::from(c)])
+}
+
+/// §8.3.1: a `:path` starts with `/` and holds only [`PATH_BYTE`]s, or is `*` for OPTIONS
+/// (asterisk-form).
+fn valid_path(p: &[u8], options: bool) -> bool {
+    match p {
+        [b'/', ..] => p.iter().all(|&c| PATH_BYTE[usize::from(c)]),
+        b"*" => options,
+        _ => false,
+    }
 }
 
 /// §8.2.1: no NUL, CR or LF, and no whitespace first or last.
@@ -405,10 +481,51 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
             ),
             ("CONNECT no authority", &[(b":method", b"CONNECT")], false),
             ("pseudo in trailers", &[p], true),
+            ("method with a space", &[(b":method", b"GE T"), s, p], false),
+            (
+                "method with ESC",
+                &[(b":method", b"GET\x1b[2J"), s, p],
+                false,
+            ),
+            ("method with DEL", &[(b":method", b"GET\x7f"), s, p], false),
+            ("empty method", &[(b":method", b""), s, p], false),
+            ("path not a path", &[m, s, (b":path", b"not-a-path")], false),
+            ("path with ESC", &[m, s, (b":path", b"/a\x1b[31m")], false),
+            ("path with a space", &[m, s, (b":path", b"/a b")], false),
+            ("path with a fragment", &[m, s, (b":path", b"/a#b")], false),
+            ("path non-ASCII", &[m, s, (b":path", b"/\xc3\xa9")], false),
+            ("absolute path", &[m, s, (b":path", b"http://h/")], false),
+            ("asterisk for GET", &[m, s, (b":path", b"*")], false),
         ];
         for (what, fields, trailers) in bad {
             assert!(check(fields, *trailers).is_err(), "{what}");
         }
         assert_eq!(check(&[m, s, p, (b"te", b"trailers")], false), Ok(()));
+        let options: (&[u8], &[u8]) = (b":method", b"OPTIONS");
+        assert_eq!(check(&[options, s, (b":path", b"*")], false), Ok(()));
+        let query: (&[u8], &[u8]) = (b":path", b"/a/b;c=d/~e.f_g-h?i=j&k=%20l:m@n/o?p!$'()*+,");
+        assert_eq!(check(&[m, s, query], false), Ok(()));
+        assert_eq!(check(&[(b":method", b"PROPFIND"), s, p], false), Ok(()));
+    }
+
+    #[test]
+    fn fields_are_counted_and_sized_as_section_6_5_2_does() {
+        let mut r = RequestFields::default();
+        r.reset(false);
+        for (name, value) in [
+            (&b":method"[..], &b"GET"[..]),
+            (b":path", b"/"),
+            (b"x-a", b"12"),
+        ] {
+            r.add(Field {
+                name,
+                value,
+                representation: crate::hpack::Representation::Indexed,
+            });
+        }
+        assert_eq!(r.count, 1, "pseudo-headers are not counted");
+        assert_eq!(r.list_size, (7 + 3 + 32) + (5 + 1 + 32) + (3 + 2 + 32));
+        r.reset(false);
+        assert_eq!((r.count, r.list_size), (0, 0));
     }
 }

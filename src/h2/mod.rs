@@ -21,15 +21,15 @@
 //! - a header block: at most [`MAX_BLOCK`] bytes; the HPACK table its 4,096 bytes, the
 //!   Huffman scratch [`MAX_HEADER_LIST_SIZE`];
 //! - streams: at most [`MAX_CONCURRENT_STREAMS`] entries; one more is refused (RST_STREAM
-//!   REFUSED_STREAM).
+//!   REFUSED_STREAM); with `--access-log`, under 300 bytes each of their method and path.
 //!
 //! By concern: `fields` (the request's fields checked, the response head encoded), `flood`
 //! (the budgets against floods, and a request body that never comes), `faults` (`--fault` and
 //! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
-//! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
-//! `--max-body-bytes` per stream), `unserved` (what HTTP/2 answers 501: `--echo`, the journal,
-//! `--control`), this file (the frames, the streams, the calls of the loop).
+//! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log per stream, HTTP/1's
+//! limits per stream and per connection), `unserved` (what HTTP/2 answers 501: `--echo`, the
+//! journal, `--control`), this file (the frames, the streams, the calls of the loop).
 
 mod conform;
 mod faults;
@@ -160,8 +160,12 @@ struct Stream {
     grpc: grpc::Call,
     /// Body bytes received (`--max-body-bytes`).
     received: u64,
-    /// An error status answered instead of its route's (413), 0: none (`limits`).
+    /// An error status answered instead of its route's (413, 431), 0: none (`limits`).
     error: u16,
+    /// Answered before its request's END_STREAM (a 413, a 431, CONNECT's 405): once the
+    /// answer is sent, RST_STREAM NO_ERROR asks the client to send no more (§8.1), and its
+    /// DATA until then is discarded (`limits`).
+    early: bool,
     /// When its HEADERS or its last DATA came (`flood`: a body that never comes).
     last_us: u64,
     /// Its answer as its faults or `--delay` shape it (`faults`); `None`: plain.
@@ -210,6 +214,8 @@ struct State {
     active_us: u64,
     out_since_us: u64,
     served: u32,
+    /// Streams opened and taken (`--max-requests`, `limits`).
+    opened: u32,
     linger_left: usize,
     /// `--access-log`: the streams' words until they are answered (`log`).
     held_log: Vec<u8>,
@@ -252,6 +258,7 @@ impl Connection for Conn {
                 active_us: now_us,
                 out_since_us: now_us,
                 served: 0,
+                opened: 0,
                 linger_left: 0,
                 held_log: Vec::new(),
                 flood: flood::Flood::new(now_us),
@@ -271,6 +278,9 @@ impl Connection for Conn {
             }
             Phase::Closing => return,
             _ => {}
+        }
+        if s.phase == Phase::Preface && s.preface_at == 0 {
+            s.advertise(env);
         }
         if s.input.is_empty() {
             let used = s.process(data, env);
@@ -786,8 +796,8 @@ impl State {
         self.last_stream = stream;
         if self.goaway_sent {
             // After our GOAWAY, new streams are ignored (§6.8); the block was decoded, so the
-            // table stays in step.
-            return Ok(());
+            // table stays in step. Past `--max-requests`, they are refused (`limits`).
+            return self.past_max_requests(stream, env);
         }
         env.stats.requests += 1;
         if let Err(_why) = decoded {
@@ -807,6 +817,14 @@ impl State {
         let switches = &env.settings.switches;
         let refused = switches.by_request
             && unserved::refused(f, route, env.responses, switches.control, &mut self.head);
+        let error = self.over_head_limits(env);
+        // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
+        // HTTP/1's does, and so does an error that does not depend on the body.
+        let early = !end_stream && (error != 0 || f.method == b"CONNECT");
+        let grpc = match error {
+            0 => grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            _ => grpc::Call::None,
+        };
         self.streams.push(Stream {
             id: stream,
             answering: false,
@@ -816,15 +834,21 @@ impl State {
             at: 0,
             window: i64::from(self.peer_initial_window),
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
-            grpc: grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            grpc,
             received: 0,
-            error: if refused { unserved::STATUS } else { 0 },
+            error: if error == 0 && refused {
+                unserved::STATUS
+            } else {
+                error
+            },
+            early,
             last_us: env.now_us,
             fault: None,
             length,
         });
         self.hold_log(stream, route, env);
-        if end_stream {
+        self.count_stream(env);
+        if end_stream || early {
             let i = self.streams.len() - 1;
             self.answer(i, env);
         }
@@ -844,8 +868,9 @@ impl State {
 
     /// Stream `i`'s request is complete: it is answered.
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
-        // An error status (413, 501) is answered as it is, never shaped or mutated.
-        let plain = self.streams[i].error == 0;
+        // Faults shape a route's answer, not canned's own errors (413, 431, 501) nor an
+        // answer that goes before its request has ended.
+        let plain = self.streams[i].error == 0 && !self.streams[i].early;
         if plain
             && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
             && self.answer_shaped(i, env)
@@ -855,7 +880,13 @@ impl State {
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        if plain && s.route == 0 && env.features.faults.is_some() && self.mutated(i, env) {
+        // A gRPC health call is answered in gRPC, never with a variant of the catalogue.
+        if plain
+            && s.route == 0
+            && s.grpc == grpc::Call::None
+            && env.features.faults.is_some()
+            && self.mutated(i, env)
+        {
             return;
         }
         let s = &self.streams[i];
@@ -1005,7 +1036,7 @@ impl State {
             if s.at == body.len() {
                 self.flood.answered();
                 self.streams.remove(i);
-                if s.error == 413 {
+                if s.early {
                     self.end_refused(s.id);
                 }
             } else {

@@ -51,6 +51,7 @@ impl Conn {
             recv_window: 0,
             received: 0,
             error: 0,
+            early: false,
             // A gRPC call has a body: it is never upgraded.
             grpc: super::grpc::Call::None,
             last_us: env.now_us,
@@ -59,6 +60,8 @@ impl Conn {
             length: super::conform::BodyLength::new(None),
         });
         s.upgraded_log(&h.log_words, env);
+        s.advertise(env);
+        s.count_stream(env);
         s.answer(0, env);
         if !h.input.is_empty() {
             // Counted when HTTP/1 read it.
