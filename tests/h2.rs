@@ -293,13 +293,20 @@ fn goaway_and_rst_stream_codes() {
         "{}",
         String::from_utf8_lossy(&r)
     );
-    // Its start, then something else: HTTP/2 already, and a PROTOCOL_ERROR (§3.4).
+    // Its start, then something else: still HTTP/1 (§3.4), the answer of the same bytes in
+    // one piece.
     let mut s = connect(addr);
     s.write_all(&PREFACE[..16]).unwrap();
     std::thread::sleep(Duration::from_millis(100));
     s.write_all(b"XX\r\n\r\n").unwrap();
-    let fs = frames_until_close(&mut s);
-    assert_eq!(goaway_code(&fs), Some((0, code(ErrorCode::ProtocolError))));
+    let r = read_to_eof(&mut s);
+    assert_eq!(
+        r,
+        exchange(addr, b"PRI * HTTP/2.0\r\nXX\r\n\r\n"),
+        "{}",
+        String::from_utf8_lossy(&r)
+    );
+    assert!(r.starts_with(b"HTTP/1.1 "));
     // Not SETTINGS first (§3.4).
     let mut b = PREFACE.to_vec();
     b.extend(frame(kind::PING, 0, 0, &[0; 8]));
@@ -612,4 +619,117 @@ fn the_preface_without_settings_times_out() {
     assert_eq!(fs[0].0.kind, kind::SETTINGS);
     h.shutdown();
     h.join();
+}
+
+/// HTTP/1 requests whose first bytes are the preface's (`P`, `PRI `, `PRI * HTTP/`).
+const PREFACE_LOOKALIKES: &[&[u8]] = &[
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+    b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+    b"PATCH / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\rX",
+];
+
+/// RFC 9113 §3.4: a connection is HTTP/2 once its bytes can no longer be an HTTP/1 request.
+/// Each look-alike split in two at every point (one connection per split, the second part
+/// sent after a pause, so that each part comes in a read of its own), and sent a byte at a
+/// time: the same HTTP/1 answer as in one piece.
+#[test]
+fn http1_requests_that_start_like_the_preface_stay_http1_however_split() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers]);
+        for req in PREFACE_LOOKALIKES {
+            let whole = exchange(addr, req);
+            let shown = String::from_utf8_lossy(req);
+            assert!(whole.starts_with(b"HTTP/1.1 "), "{shown}");
+            let mut split: Vec<(usize, TcpStream)> = (1..req.len())
+                .map(|at| {
+                    let mut s = connect(addr);
+                    s.write_all(&req[..at]).unwrap();
+                    (at, s)
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(100));
+            for (at, s) in &mut split {
+                s.write_all(&req[*at..]).unwrap();
+            }
+            for (at, s) in &mut split {
+                let r = read_to_eof(s);
+                assert_eq!(
+                    String::from_utf8_lossy(&r),
+                    String::from_utf8_lossy(&whole),
+                    "{shown:?} split after {at} bytes, {workers} workers"
+                );
+            }
+        }
+        let trickled: Vec<_> = PREFACE_LOOKALIKES
+            .iter()
+            .map(|req| {
+                std::thread::spawn(move || {
+                    let mut s = connect(addr);
+                    for b in *req {
+                        s.write_all(&[*b]).unwrap();
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    read_to_eof(&mut s)
+                })
+            })
+            .collect();
+        for (req, t) in PREFACE_LOOKALIKES.iter().zip(trickled) {
+            let r = t.join().unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&r),
+                String::from_utf8_lossy(&exchange(addr, req)),
+                "{:?} a byte at a time, {workers} workers",
+                String::from_utf8_lossy(req)
+            );
+        }
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// The preface, SETTINGS and a GET sent a byte at a time, or split in two at every point of
+/// the preface: HTTP/2, the GET answered.
+#[test]
+fn the_preface_split_anywhere_is_http2() {
+    let mut req = hello();
+    req.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        GET_ROOT,
+    ));
+    let answered = |s: &mut TcpStream| {
+        let fs = frames_until(s, |h, _| h.kind == kind::DATA && h.stream == 1);
+        assert_eq!(fs[0].0.kind, kind::SETTINGS);
+        assert!(
+            fs.iter()
+                .any(|(h, _)| h.kind == kind::HEADERS && h.stream == 1)
+        );
+    };
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers]);
+        let mut split: Vec<(usize, TcpStream)> = (1..=PREFACE.len())
+            .map(|at| {
+                let mut s = connect(addr);
+                s.write_all(&req[..at]).unwrap();
+                (at, s)
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(100));
+        for (at, s) in &mut split {
+            s.write_all(&req[*at..]).unwrap();
+            answered(s);
+        }
+        let mut s = connect(addr);
+        for b in &req {
+            s.write_all(&[*b]).unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        answered(&mut s);
+        h.shutdown();
+        h.join();
+    }
 }

@@ -44,7 +44,7 @@ mod shape;
 mod tests;
 mod upgrade;
 
-pub use crate::frame::is_preface;
+pub use crate::frame::{Sniffed, sniff};
 pub use heads::preformat;
 
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
