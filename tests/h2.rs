@@ -733,3 +733,111 @@ fn the_preface_split_anywhere_is_http2() {
         h.join();
     }
 }
+
+/// Send `bytes` one at a time, `every` apart, until the server ends the connection (its FIN
+/// or reset, read by a thread of its own); returns how long after the call that came, and
+/// the frames read before it. The trickle stops after `give_up`.
+fn trickle_until_closed(
+    s: &mut TcpStream,
+    bytes: &[u8],
+    every: Duration,
+    give_up: Duration,
+) -> (Duration, Vec<(Header, Vec<u8>)>) {
+    let t = Instant::now();
+    let mut r = s.try_clone().unwrap();
+    let reader = std::thread::spawn(move || {
+        let got = read_to_eof(&mut r);
+        (t.elapsed(), split(&got))
+    });
+    for b in bytes {
+        if reader.is_finished() || s.write_all(&[*b]).is_err() {
+            break;
+        }
+        let next = Instant::now() + every;
+        while Instant::now() < next && !reader.is_finished() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    while !reader.is_finished() && t.elapsed() < give_up {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    reader.join().unwrap()
+}
+
+/// `--header-timeout` bounds the preface and the client's SETTINGS from the accept, however
+/// slowly they come: one byte every 400 ms, from the first byte or after a whole preface,
+/// does not slide the deadline (HTTP/1's heads are timed the same way).
+#[test]
+fn the_preface_and_settings_trickled_are_closed_at_the_header_timeout() {
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "2s"]);
+    let settings = frame(kind::SETTINGS, 0, 0, &[0, 3, 0, 0, 0, 100]);
+    for whole_preface in [false, true] {
+        let mut s = connect(addr);
+        let t = Instant::now();
+        if whole_preface {
+            s.write_all(PREFACE).unwrap();
+        }
+        let rest = if whole_preface {
+            settings.clone()
+        } else {
+            [&PREFACE[..], &settings].concat()
+        };
+        trickle_until_closed(
+            &mut s,
+            &rest,
+            Duration::from_millis(400),
+            Duration::from_secs(8),
+        );
+        let took = t.elapsed();
+        assert!(took >= Duration::from_secs(2), "{took:?}");
+        assert!(
+            took < time_bound(Duration::from_secs(4)),
+            "{took:?}, whole preface first: {whole_preface}"
+        );
+    }
+    h.shutdown();
+    h.join();
+}
+
+/// `--header-timeout` bounds each header block from the first byte of its HEADERS frame to
+/// its END_HEADERS, as it bounds HTTP/1's heads: a trickled HEADERS frame, or a CONTINUATION
+/// that never ends the block, is closed with GOAWAY NO_ERROR. An idle connection between
+/// requests is not timed by it.
+#[test]
+fn a_header_block_trickled_is_closed_at_the_header_timeout() {
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "1s"]);
+    let headers = frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        GET_ROOT,
+    );
+    let open = frame(kind::HEADERS, flag::END_STREAM, 1, &GET_ROOT[..1]);
+    let continuation = frame(kind::CONTINUATION, flag::END_HEADERS, 1, &GET_ROOT[1..]);
+    for (first, trickled) in [(&[][..], &headers), (&open[..], &continuation)] {
+        let mut s = connect(addr);
+        s.write_all(&hello()).unwrap();
+        frames_until(&mut s, |h, _| {
+            h.kind == kind::SETTINGS && h.flags & flag::ACK != 0
+        });
+        // Idle for longer than the header timeout: still open.
+        std::thread::sleep(Duration::from_millis(1_500));
+        assert_eq!(h.open_connections(), 1);
+        s.write_all(first).unwrap();
+        let (took, fs) = trickle_until_closed(
+            &mut s,
+            trickled,
+            Duration::from_millis(300),
+            Duration::from_secs(6),
+        );
+        assert!(took >= Duration::from_secs(1), "{took:?}");
+        assert!(
+            took < time_bound(Duration::from_secs(3)),
+            "{took:?}, {first:?}"
+        );
+        assert_eq!(goaway_code(&fs), Some((0, 0)), "{fs:?}");
+    }
+    h.shutdown();
+    h.join();
+}
