@@ -364,7 +364,7 @@ impl Event<'_> {
                                 }
                             }
                             #[cfg(not(feature = "http2"))]
-                            let _ = preface;
+                            let _ = (preface, &self.sniffed);
                             self.no_longer_silent();
                             #[cfg(feature = "http2")]
                             if *self.sniffed > 0 {
