@@ -310,6 +310,18 @@ enum After {
     Upgrade,
 }
 
+/// What a silent connection's first bytes are ([`Event::first_bytes`]).
+enum FirstBytes {
+    /// HTTP/1's: hand them to the connection.
+    Http1,
+    /// The start of the HTTP/2 preface: held back, counted in `Slot::sniffed`.
+    #[cfg(feature = "http2")]
+    Undecided,
+    /// The rest of the preface: the connection turns HTTP/2 ([`After::TurnH2`]).
+    #[cfg(feature = "http2")]
+    Http2,
+}
+
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
 /// the parts of the worker it changes.
 struct Event<'a> {
@@ -347,31 +359,18 @@ impl Event<'_> {
                     }
                     Ok(0) => conn.on_eof(),
                     Ok(n) => {
-                        if conn.is_silent() {
-                            #[cfg(feature = "http2")]
-                            if preface {
-                                match crate::h2::sniff(usize::from(*self.sniffed), &scratch[..n]) {
-                                    crate::h2::Sniffed::Http2 => {
-                                        self.no_longer_silent();
-                                        return After::TurnH2(n);
-                                    }
-                                    crate::h2::Sniffed::Undecided(at) => {
-                                        // Still silent: the next read decides.
-                                        *self.sniffed = at as u8;
-                                        return self.finish(conn, env);
-                                    }
-                                    crate::h2::Sniffed::Http1 => {}
-                                }
-                            }
-                            #[cfg(not(feature = "http2"))]
-                            let _ = (preface, &self.sniffed);
-                            self.no_longer_silent();
-                            #[cfg(feature = "http2")]
-                            if *self.sniffed > 0 {
-                                self.hand_sniffed(conn, env);
-                            }
+                        let hand = !conn.is_silent()
+                            || match self.first_bytes(conn, &scratch[..n], preface, env) {
+                                FirstBytes::Http1 => true,
+                                // Still silent: the next read decides.
+                                #[cfg(feature = "http2")]
+                                FirstBytes::Undecided => false,
+                                #[cfg(feature = "http2")]
+                                FirstBytes::Http2 => return After::TurnH2(n),
+                            };
+                        if hand {
+                            conn.on_data(&scratch[..n], env);
                         }
-                        conn.on_data(&scratch[..n], env);
                     }
                     // Nothing after all (urgent data, a spurious wake-up): not an end.
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -397,21 +396,48 @@ impl Event<'_> {
         self.finish(conn, env)
     }
 
+    /// A silent connection read `data`: whether it is HTTP/1's, the start of the HTTP/2
+    /// preface and more is needed, or HTTP/2's (`preface`: looked for). Out of line: once per
+    /// connection, not per request.
+    #[cold]
+    #[inline(never)]
+    fn first_bytes<C: Connection>(
+        &mut self,
+        conn: &mut C,
+        data: &[u8],
+        preface: bool,
+        env: &mut Env<'_, C::Work>,
+    ) -> FirstBytes {
+        #[cfg(feature = "http2")]
+        if preface {
+            match crate::h2::sniff(usize::from(*self.sniffed), data) {
+                crate::h2::Sniffed::Http2 => {
+                    self.no_longer_silent();
+                    return FirstBytes::Http2;
+                }
+                crate::h2::Sniffed::Undecided(at) => {
+                    *self.sniffed = at as u8;
+                    return FirstBytes::Undecided;
+                }
+                crate::h2::Sniffed::Http1 => {}
+            }
+        }
+        #[cfg(not(feature = "http2"))]
+        let _ = (preface, data, &self.sniffed);
+        self.no_longer_silent();
+        let sniffed = usize::from(std::mem::take(self.sniffed));
+        if sniffed > 0 {
+            // A start of the preface was held back and what followed is not the rest of it:
+            // HTTP/1 gets it first, as if it had come in the same read.
+            conn.on_data(&crate::frame::PREFACE[..sniffed], env);
+        }
+        FirstBytes::Http1
+    }
+
     /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
-    #[inline(always)]
     fn no_longer_silent(&mut self) {
         *self.silent -= 1;
         self.shared_silent.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// A start of the preface was held back and what followed is not the rest of it: HTTP/1
-    /// gets it first, as if it had come in the same read.
-    #[cfg(feature = "http2")]
-    #[cold]
-    #[inline(never)]
-    fn hand_sniffed<C: Connection>(&mut self, conn: &mut C, env: &mut Env<'_, C::Work>) {
-        let sniffed = usize::from(std::mem::take(self.sniffed));
-        conn.on_data(&crate::frame::PREFACE[..sniffed], env);
     }
 
     /// After a connection made progress: write its output, then close it, start lingering,
