@@ -41,12 +41,34 @@ pub const MAX_WINDOW: u32 = (1 << 31) - 1;
 /// The initial flow-control window of a connection and of each stream (§6.9.2).
 pub const DEFAULT_WINDOW: u32 = 65_535;
 
-/// Whether `data` is the start of the connection preface, or the whole of it followed by
-/// more: the first bytes of a connection that speaks HTTP/2 with prior knowledge.
+/// What a fresh connection's first bytes say of its protocol ([`sniff`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniffed {
+    /// The whole preface came: HTTP/2 with prior knowledge.
+    Http2,
+    /// Not the preface: HTTP/1 (a method such as `POST`, `PUT`, `PATCH` or `PRI` with another
+    /// target or version shares the preface's first bytes).
+    Http1,
+    /// Every byte so far is the preface's (this many of them): either may follow.
+    Undecided(usize),
+}
+
+/// The protocol of a connection whose first bytes were `matched` bytes of the preface (all
+/// that came before), then `data`. RFC 9113 §3.4: the preface is designed so that an HTTP/1
+/// server answers it as a request; a server that speaks both decides only once the bytes
+/// received can no longer be the other protocol, so that an HTTP/1 request whose first read
+/// is `P` or `PRI * HT` (a byte-at-a-time client, a tiny TCP segment) stays HTTP/1.
 #[inline]
-pub fn is_preface(data: &[u8]) -> bool {
-    let n = data.len().min(PREFACE.len());
-    n > 0 && data[..n] == PREFACE[..n]
+pub fn sniff(matched: usize, data: &[u8]) -> Sniffed {
+    let want = &PREFACE[matched.min(PREFACE.len())..];
+    let n = data.len().min(want.len());
+    if data[..n] != want[..n] {
+        Sniffed::Http1
+    } else if n == want.len() {
+        Sniffed::Http2
+    } else {
+        Sniffed::Undecided(matched + n)
+    }
 }
 
 /// Frame types (§6; §11.2).
@@ -898,11 +920,25 @@ mod tests {
 
     #[test]
     fn preface() {
-        assert!(is_preface(PREFACE));
-        assert!(is_preface(b"PRI * HT"));
-        assert!(is_preface(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04"));
-        assert!(!is_preface(b""));
-        assert!(!is_preface(b"PRI * HTTP/2.0\r\n\r\n\r\n"));
-        assert!(!is_preface(b"POST / HTTP/1.1\r\n"));
+        assert_eq!(sniff(0, PREFACE), Sniffed::Http2);
+        assert_eq!(sniff(0, b"PRI * HT"), Sniffed::Undecided(8));
+        assert_eq!(sniff(8, b"TP/2.0\r\n"), Sniffed::Undecided(16));
+        assert_eq!(sniff(16, b"\r\nSM\r\n\r\n"), Sniffed::Http2);
+        assert_eq!(
+            sniff(0, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04"),
+            Sniffed::Http2
+        );
+        assert_eq!(sniff(0, b""), Sniffed::Undecided(0));
+        assert_eq!(sniff(0, b"P"), Sniffed::Undecided(1));
+        assert_eq!(sniff(1, b"OST / HTTP/1.1\r\n"), Sniffed::Http1);
+        assert_eq!(sniff(1, b"U"), Sniffed::Http1);
+        assert_eq!(sniff(0, b"PRI * HTTP/2.0\r\n\r\n\r\n"), Sniffed::Http1);
+        assert_eq!(sniff(0, b"POST / HTTP/1.1\r\n"), Sniffed::Http1);
+        assert_eq!(sniff(9, b"1.1\r\n"), Sniffed::Http1);
+        // Every split of the preface in two reads.
+        for at in 0..PREFACE.len() {
+            assert_eq!(sniff(0, &PREFACE[..at]), Sniffed::Undecided(at));
+            assert_eq!(sniff(at, &PREFACE[at..]), Sniffed::Http2, "{at}");
+        }
     }
 }

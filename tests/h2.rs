@@ -293,13 +293,20 @@ fn goaway_and_rst_stream_codes() {
         "{}",
         String::from_utf8_lossy(&r)
     );
-    // Its start, then something else: HTTP/2 already, and a PROTOCOL_ERROR (§3.4).
+    // Its start, then something else: still HTTP/1 (§3.4), the answer of the same bytes in
+    // one piece.
     let mut s = connect(addr);
     s.write_all(&PREFACE[..16]).unwrap();
     std::thread::sleep(Duration::from_millis(100));
     s.write_all(b"XX\r\n\r\n").unwrap();
-    let fs = frames_until_close(&mut s);
-    assert_eq!(goaway_code(&fs), Some((0, code(ErrorCode::ProtocolError))));
+    let r = read_to_eof(&mut s);
+    assert_eq!(
+        r,
+        exchange(addr, b"PRI * HTTP/2.0\r\nXX\r\n\r\n"),
+        "{}",
+        String::from_utf8_lossy(&r)
+    );
+    assert!(r.starts_with(b"HTTP/1.1 "));
     // Not SETTINGS first (§3.4).
     let mut b = PREFACE.to_vec();
     b.extend(frame(kind::PING, 0, 0, &[0; 8]));
@@ -610,6 +617,227 @@ fn the_preface_without_settings_times_out() {
     assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
     assert!(t.elapsed() < time_bound(Duration::from_secs(8)));
     assert_eq!(fs[0].0.kind, kind::SETTINGS);
+    h.shutdown();
+    h.join();
+}
+
+/// HTTP/1 requests whose first bytes are the preface's (`P`, `PRI `, `PRI * HTTP/`).
+const PREFACE_LOOKALIKES: &[&[u8]] = &[
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+    b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+    b"PATCH / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\rX",
+];
+
+/// RFC 9113 §3.4: a connection is HTTP/2 once its bytes can no longer be an HTTP/1 request.
+/// Each look-alike split in two at every point (one connection per split, the second part
+/// sent after a pause, so that each part comes in a read of its own), and sent a byte at a
+/// time: the same HTTP/1 answer as in one piece.
+#[test]
+fn http1_requests_that_start_like_the_preface_stay_http1_however_split() {
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers]);
+        for req in PREFACE_LOOKALIKES {
+            let whole = exchange(addr, req);
+            let shown = String::from_utf8_lossy(req);
+            assert!(whole.starts_with(b"HTTP/1.1 "), "{shown}");
+            let mut split: Vec<(usize, TcpStream)> = (1..req.len())
+                .map(|at| {
+                    let mut s = connect(addr);
+                    s.write_all(&req[..at]).unwrap();
+                    (at, s)
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(100));
+            for (at, s) in &mut split {
+                s.write_all(&req[*at..]).unwrap();
+            }
+            for (at, s) in &mut split {
+                let r = read_to_eof(s);
+                assert_eq!(
+                    String::from_utf8_lossy(&r),
+                    String::from_utf8_lossy(&whole),
+                    "{shown:?} split after {at} bytes, {workers} workers"
+                );
+            }
+        }
+        let trickled: Vec<_> = PREFACE_LOOKALIKES
+            .iter()
+            .map(|req| {
+                std::thread::spawn(move || {
+                    let mut s = connect(addr);
+                    for b in *req {
+                        s.write_all(&[*b]).unwrap();
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    read_to_eof(&mut s)
+                })
+            })
+            .collect();
+        for (req, t) in PREFACE_LOOKALIKES.iter().zip(trickled) {
+            let r = t.join().unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&r),
+                String::from_utf8_lossy(&exchange(addr, req)),
+                "{:?} a byte at a time, {workers} workers",
+                String::from_utf8_lossy(req)
+            );
+        }
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// The preface, SETTINGS and a GET sent a byte at a time, or split in two at every point of
+/// the preface: HTTP/2, the GET answered.
+#[test]
+fn the_preface_split_anywhere_is_http2() {
+    let mut req = hello();
+    req.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        GET_ROOT,
+    ));
+    let answered = |s: &mut TcpStream| {
+        let fs = frames_until(s, |h, _| h.kind == kind::DATA && h.stream == 1);
+        assert_eq!(fs[0].0.kind, kind::SETTINGS);
+        assert!(
+            fs.iter()
+                .any(|(h, _)| h.kind == kind::HEADERS && h.stream == 1)
+        );
+    };
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&["--workers", workers]);
+        let mut split: Vec<(usize, TcpStream)> = (1..=PREFACE.len())
+            .map(|at| {
+                let mut s = connect(addr);
+                s.write_all(&req[..at]).unwrap();
+                (at, s)
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(100));
+        for (at, s) in &mut split {
+            s.write_all(&req[*at..]).unwrap();
+            answered(s);
+        }
+        let mut s = connect(addr);
+        for b in &req {
+            s.write_all(&[*b]).unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        answered(&mut s);
+        h.shutdown();
+        h.join();
+    }
+}
+
+/// Send `bytes` one at a time, `every` apart, until the server ends the connection (its FIN
+/// or reset, read by a thread of its own); returns how long after the call that came, and
+/// the frames read before it. The trickle stops after `give_up`.
+fn trickle_until_closed(
+    s: &mut TcpStream,
+    bytes: &[u8],
+    every: Duration,
+    give_up: Duration,
+) -> (Duration, Vec<(Header, Vec<u8>)>) {
+    let t = Instant::now();
+    let mut r = s.try_clone().unwrap();
+    let reader = std::thread::spawn(move || {
+        let got = read_to_eof(&mut r);
+        (t.elapsed(), split(&got))
+    });
+    for b in bytes {
+        if reader.is_finished() || s.write_all(&[*b]).is_err() {
+            break;
+        }
+        let next = Instant::now() + every;
+        while Instant::now() < next && !reader.is_finished() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    while !reader.is_finished() && t.elapsed() < give_up {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    reader.join().unwrap()
+}
+
+/// `--header-timeout` bounds the preface and the client's SETTINGS from the accept, however
+/// slowly they come: one byte every 400 ms, from the first byte or after a whole preface,
+/// does not slide the deadline (HTTP/1's heads are timed the same way).
+#[test]
+fn the_preface_and_settings_trickled_are_closed_at_the_header_timeout() {
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "2s"]);
+    let settings = frame(kind::SETTINGS, 0, 0, &[0, 3, 0, 0, 0, 100]);
+    for whole_preface in [false, true] {
+        let mut s = connect(addr);
+        let t = Instant::now();
+        if whole_preface {
+            s.write_all(PREFACE).unwrap();
+        }
+        let rest = if whole_preface {
+            settings.clone()
+        } else {
+            [&PREFACE[..], &settings].concat()
+        };
+        trickle_until_closed(
+            &mut s,
+            &rest,
+            Duration::from_millis(400),
+            Duration::from_secs(8),
+        );
+        let took = t.elapsed();
+        assert!(took >= Duration::from_secs(2), "{took:?}");
+        assert!(
+            took < time_bound(Duration::from_secs(4)),
+            "{took:?}, whole preface first: {whole_preface}"
+        );
+    }
+    h.shutdown();
+    h.join();
+}
+
+/// `--header-timeout` bounds each header block from the first byte of its HEADERS frame to
+/// its END_HEADERS, as it bounds HTTP/1's heads: a trickled HEADERS frame, or a CONTINUATION
+/// that never ends the block, is closed with GOAWAY NO_ERROR. An idle connection between
+/// requests is not timed by it.
+#[test]
+fn a_header_block_trickled_is_closed_at_the_header_timeout() {
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "1s"]);
+    let headers = frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        GET_ROOT,
+    );
+    let open = frame(kind::HEADERS, flag::END_STREAM, 1, &GET_ROOT[..1]);
+    let continuation = frame(kind::CONTINUATION, flag::END_HEADERS, 1, &GET_ROOT[1..]);
+    for (first, trickled) in [(&[][..], &headers), (&open[..], &continuation)] {
+        let mut s = connect(addr);
+        s.write_all(&hello()).unwrap();
+        frames_until(&mut s, |h, _| {
+            h.kind == kind::SETTINGS && h.flags & flag::ACK != 0
+        });
+        // Idle for longer than the header timeout: still open.
+        std::thread::sleep(Duration::from_millis(1_500));
+        assert_eq!(h.open_connections(), 1);
+        s.write_all(first).unwrap();
+        let (took, fs) = trickle_until_closed(
+            &mut s,
+            trickled,
+            Duration::from_millis(300),
+            Duration::from_secs(6),
+        );
+        assert!(took >= Duration::from_secs(1), "{took:?}");
+        assert!(
+            took < time_bound(Duration::from_secs(3)),
+            "{took:?}, {first:?}"
+        );
+        assert_eq!(goaway_code(&fs), Some((0, 0)), "{fs:?}");
+    }
     h.shutdown();
     h.join();
 }

@@ -825,3 +825,51 @@ fn shutdown_answers_a_request_already_waiting_with_connection_close() {
         reader.join().unwrap();
     }
 }
+
+/// An 8 MiB response left unread, then a second head trickled one byte every 250 ms: the
+/// earlier of the header and write timeouts closes the connection, neither waits for the
+/// other. Returns how long after the first byte of the second head the close came.
+fn trickle_behind_a_large_unread_body(name: &str, flags: &[&str]) -> Duration {
+    let path = std::env::temp_dir().join(format!("canned-{name}-{}", std::process::id()));
+    std::fs::write(&path, vec![b'b'; 8 << 20]).unwrap();
+    let mut args = vec!["--workers", "1", "--body-file", path.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let (h, addr) = start(&args);
+    let mut s = connect(addr);
+    s.write_all(GET).unwrap();
+    // The response has begun: the connection is accepted and its output pending.
+    s.read_exact(&mut [0; 1]).unwrap();
+    let t = Instant::now();
+    for &b in GET {
+        if h.open_connections() == 0 || s.write_all(&[b]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    wait_open_within(&h, 0, Duration::from_secs(10));
+    let took = t.elapsed();
+    let _ = std::fs::remove_file(&path);
+    h.shutdown();
+    h.join();
+    took
+}
+
+#[test]
+fn header_timeout_closes_before_a_later_write_timeout() {
+    let took = trickle_behind_a_large_unread_body(
+        "unread-h",
+        &["--header-timeout", "2s", "--write-timeout", "6s"],
+    );
+    assert!(took >= Duration::from_millis(1_900), "{took:?}");
+    assert!(took < time_bound(Duration::from_secs(4)), "{took:?}");
+}
+
+#[test]
+fn write_timeout_closes_before_a_later_header_timeout() {
+    let took = trickle_behind_a_large_unread_body(
+        "unread-w",
+        &["--header-timeout", "6s", "--write-timeout", "2s"],
+    );
+    assert!(took >= Duration::from_millis(1_900), "{took:?}");
+    assert!(took < time_bound(Duration::from_secs(4)), "{took:?}");
+}

@@ -184,17 +184,21 @@ impl Connection for Conn {
         self.keep_or_return(b, env);
     }
 
-    /// Not after a close was decided, not after end of input, not while output piles up, and
-    /// not while input held back by that output is longer than a request head may be, so that
-    /// TCP flow control pushes back on a client that pipelines faster than it reads.
+    /// Not after a close was decided, not after end of input, not while input held back by
+    /// output is longer than a request head may be, and, while output piles up, only until
+    /// some input is held: TCP flow control pushes back on a client that pipelines faster than
+    /// it reads, and the one read shows whether a head has begun, which the header timeout
+    /// bounds whatever is unread (`hold_back`).
     fn wants_read(&self) -> bool {
         match self.phase {
             Phase::Open => {
                 !self.eof
                     && self.work.as_ref().is_none_or(|b| {
-                        matches!(b.refill, Refill::None)
-                            && !b.full()
-                            && b.input.len() <= b.parser.limits().max_head
+                        if matches!(b.refill, Refill::None) && !b.full() {
+                            b.input.len() <= b.parser.limits().max_head
+                        } else {
+                            b.input.is_empty()
+                        }
                     })
             }
             Phase::Lingering => !self.eof && self.linger_kib_or_parked_route > 0,
@@ -580,7 +584,8 @@ impl Conn {
         env.stats.timeouts[why as usize] += 1;
         if why == Timeout::Header && matches!(self.phase, Phase::Open) {
             if let Some(mut b) = self.work.take() {
-                if b.pending_out() == 0 {
+                // Not in the middle of a response (a drip's pause): no 408 after part of it.
+                if b.pending_out() == 0 && matches!(b.refill, Refill::None) {
                     b.answer_late_head(env);
                     self.phase = Phase::Closing { linger: false };
                     self.active_us_or_parked = env.now_us;

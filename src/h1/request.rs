@@ -92,7 +92,11 @@ impl Conn {
                     }
                 },
                 Body::None => {
-                    if at == buf.len() || !matches!(b.refill, Refill::None) || b.full() {
+                    if at == buf.len() {
+                        return at;
+                    }
+                    if !matches!(b.refill, Refill::None) || b.full() {
+                        b.hold_back(&buf[at..], env.now_us);
                         return at;
                     }
                     match b.parser.parse(&buf[at..]) {
@@ -165,6 +169,18 @@ impl Conn {
 impl WorkArea {
     /// The header timeout expired with a partial head in the input: answer 408 (with no body
     /// when the head asks for HEAD).
+    /// Input held back, unparsed, while output piles up. A head that has begun there is timed
+    /// as one being parsed (the header timeout counts from the read that brought it), so that
+    /// a client cannot trickle a head for as long as it leaves responses unread; whole heads
+    /// are not (a pipelining client that reads slowly is bounded by the write timeout).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn hold_back(&mut self, held: &[u8], now_us: u64) {
+        if self.head_since_us.is_none() && memchr::memmem::find(held, b"\r\n\r\n").is_none() {
+            self.head_since_us = Some(now_us);
+        }
+    }
+
     pub(super) fn answer_late_head(&mut self, env: &mut Env<'_>) {
         let head_request = is_head_request(&self.input);
         self.input.clear();

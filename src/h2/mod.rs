@@ -46,7 +46,7 @@ mod tests;
 mod unserved;
 mod upgrade;
 
-pub use crate::frame::is_preface;
+pub use crate::frame::{Sniffed, sniff};
 pub use heads::preformat;
 
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
@@ -106,6 +106,9 @@ pub const SETTINGS: [u8; HEADER_LEN + 30] = {
     }
     f
 };
+
+/// No head is being waited for (`State::head_since_us`).
+const NO_HEAD: u64 = u64::MAX;
 
 /// What an HTTP/2 connection borrows from the worker's pool: nothing (its buffers are its
 /// own, taken once at the preface).
@@ -212,6 +215,11 @@ struct State {
     goaway_sent: bool,
     eof: bool,
     active_us: u64,
+    /// When the head the connection waits for began (µs; [`NO_HEAD`]: none): the preface
+    /// and SETTINGS from the accept, a header block from the read that brought the first byte
+    /// of its HEADERS frame (or of a frame whose 9-byte header is not whole yet) until its
+    /// END_HEADERS. `--header-timeout` bounds it as HTTP/1's heads: input does not refresh it.
+    head_since_us: u64,
     out_since_us: u64,
     served: u32,
     /// Streams opened and taken (`--max-requests`, `limits`).
@@ -256,6 +264,7 @@ impl Connection for Conn {
                 goaway_sent: false,
                 eof: false,
                 active_us: now_us,
+                head_since_us: now_us,
                 out_since_us: now_us,
                 served: 0,
                 opened: 0,
@@ -359,16 +368,24 @@ impl Connection for Conn {
             Phase::Open => s.faults.wake_at(),
             _ => u64::MAX,
         };
-        Some(match s.phase {
-            Phase::Lingering => s.active_us + LINGER_US,
-            Phase::Preface => s.active_us.saturating_add(t.header_us),
-            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
-            _ if s.faults.holds() => timed.min(flood::body_deadline(s.waiting(), t.idle_us)),
-            _ => s
-                .active_us
-                .saturating_add(t.idle_us)
-                .min(flood::body_deadline(s.waiting(), t.idle_us)),
-        })
+        let head = s.head_since_us.saturating_add(t.header_us);
+        Some(
+            match s.phase {
+                Phase::Lingering => s.active_us + LINGER_US,
+                Phase::Preface => head,
+                _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
+                _ if s.faults.holds() => timed.min(flood::body_deadline(s.waiting(), t.idle_us)),
+                _ => s
+                    .active_us
+                    .saturating_add(t.idle_us)
+                    .min(flood::body_deadline(s.waiting(), t.idle_us)),
+            }
+            .min(if s.phase == Phase::Open {
+                head
+            } else {
+                u64::MAX
+            }),
+        )
     }
 
     fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
@@ -380,9 +397,18 @@ impl Connection for Conn {
         }
         match s.phase {
             Phase::Lingering if now > s.active_us + LINGER_US => Next::Close { linger: false },
-            Phase::Preface if now > s.active_us.saturating_add(t.header_us) => {
+            Phase::Preface if now > s.head_since_us.saturating_add(t.header_us) => {
                 env.stats.timeouts[Timeout::Header as usize] += 1;
                 Next::Close { linger: false }
+            }
+            Phase::Open if now > s.head_since_us.saturating_add(t.header_us) => {
+                // A header block not whole in time: its request cannot be answered, and the
+                // frames after it cannot be read. Say which streams were, then close.
+                env.stats.timeouts[Timeout::Header as usize] += 1;
+                s.head_since_us = NO_HEAD;
+                s.goaway(ErrorCode::NoError);
+                s.phase = Phase::Closing;
+                Next::Continue
             }
             Phase::Open | Phase::Closing
                 if s.pending_out() > 0 && now > s.out_since_us.saturating_add(t.write_us) =>
@@ -545,11 +571,39 @@ impl State {
             if let Err(e) = self.frame(&h, payload, env) {
                 self.fail(e, env);
             }
+            if self.block_stream == 0 && self.phase == Phase::Open {
+                // No header block open: the next head is timed from its own first byte.
+                self.head_since_us = NO_HEAD;
+            }
         }
         if self.phase == Phase::Closing {
             return buf.len();
         }
+        self.time_head(&buf[at..], env.now_us);
         at
+    }
+
+    /// Whether the input left after the whole frames, `rest`, waits for the rest of a head
+    /// from the client (a HEADERS frame, a frame whose header is not whole, or a header block
+    /// without its END_HEADERS): the header timeout runs from the first read that did.
+    /// Whole frames held back by unread output are not waited for.
+    fn time_head(&mut self, rest: &[u8], now_us: u64) {
+        if self.phase != Phase::Open {
+            // The preface and SETTINGS: timed from the accept.
+            return;
+        }
+        let waiting = match Header::parse(rest) {
+            None => !rest.is_empty() || self.block_stream != 0,
+            Some(h) => {
+                rest.len() < HEADER_LEN + h.len as usize
+                    && (h.kind == kind::HEADERS || self.block_stream != 0)
+            }
+        };
+        if !waiting {
+            self.head_since_us = NO_HEAD;
+        } else if self.head_since_us == NO_HEAD {
+            self.head_since_us = now_us;
+        }
     }
 
     /// One whole frame.

@@ -113,6 +113,7 @@ impl Worker {
             conn: Conn::new(self.now_us),
             interest: Interest::READ,
             armed_us: u64::MAX,
+            sniffed: 0,
         });
         if self.parts.journal.is_some() {
             // Grown with the slots, so that a steady number of connections allocates nothing.

@@ -37,7 +37,8 @@
 //! that HTTP/1's is the code of an HTTP/1-only loop. The calls outside events (accept, close,
 //! drain, `--max-conns`) go through the enum's own [`Connection`], a match per call. A
 //! connection starts as HTTP/1 at accept and turns HTTP/2 when its first bytes are the HTTP/2
-//! connection preface (unless `--no-http2`); nothing else in the loop changes.
+//! connection preface (unless `--no-http2`), decided once they can no longer be an HTTP/1
+//! request (a `POST` split after its `P` stays HTTP/1); nothing else in the loop changes.
 
 mod accept;
 mod clock;
@@ -240,12 +241,14 @@ impl Worker {
             conn,
             interest,
             armed_us,
+            sniffed,
         } = slot;
         let mut ev = Event {
             k,
             sock,
             interest,
             armed_us,
+            sniffed,
             poller: &self.poller,
             deadlines: &mut self.deadlines,
             now_us: self.now_us,
@@ -279,7 +282,8 @@ impl Worker {
             }
             #[cfg(feature = "http2")]
             After::TurnH2(n) => {
-                conn.turn_h2(&self.scratch[..n], &mut env);
+                let sniffed = std::mem::take(ev.sniffed);
+                conn.turn_h2(usize::from(sniffed), &self.scratch[..n], &mut env);
                 let Conn::H2(c) = conn else {
                     unreachable!("turned HTTP/2");
                 };
@@ -296,13 +300,26 @@ impl Worker {
 enum After {
     Done,
     Close,
-    /// HTTP/1 read the HTTP/2 preface, the first `n` bytes of the scratch buffer, and left it
-    /// unhandled: the connection turns HTTP/2 and takes it.
+    /// HTTP/1 read the rest of the HTTP/2 preface (its start counted in `Slot::sniffed`), the
+    /// first `n` bytes of the scratch buffer, and left it unhandled: the connection turns
+    /// HTTP/2 and takes it.
     #[cfg(feature = "http2")]
     TurnH2(usize),
     /// HTTP/1 answered `Upgrade: h2c` ([`Next::Upgrade`]): the connection turns HTTP/2.
     #[cfg(feature = "http2")]
     Upgrade,
+}
+
+/// What a silent connection's first bytes are ([`Event::first_bytes`]).
+enum FirstBytes {
+    /// HTTP/1's: hand them to the connection.
+    Http1,
+    /// The start of the HTTP/2 preface: held back, counted in `Slot::sniffed`.
+    #[cfg(feature = "http2")]
+    Undecided,
+    /// The rest of the preface: the connection turns HTTP/2 ([`After::TurnH2`]).
+    #[cfg(feature = "http2")]
+    Http2,
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
@@ -312,6 +329,7 @@ struct Event<'a> {
     sock: &'a Socket,
     interest: &'a mut Interest,
     armed_us: &'a mut u64,
+    sniffed: &'a mut u8,
     poller: &'a Poller,
     deadlines: &'a mut Deadlines,
     now_us: u64,
@@ -321,7 +339,8 @@ struct Event<'a> {
 
 impl Event<'_> {
     /// The event for one protocol's connection. `preface`: data read while the connection is
-    /// silent is looked at for the HTTP/2 preface (and handed back as [`After::TurnH2`]).
+    /// silent is looked at for the HTTP/2 preface (and handed back as [`After::TurnH2`]); a
+    /// start of it is held back, counted in `sniffed`, until the protocol is known.
     #[inline(always)]
     fn handle<C: Connection>(
         &mut self,
@@ -340,18 +359,18 @@ impl Event<'_> {
                     }
                     Ok(0) => conn.on_eof(),
                     Ok(n) => {
-                        let was_silent = conn.is_silent();
-                        if was_silent {
-                            *self.silent -= 1;
-                            self.shared_silent.fetch_sub(1, Ordering::Relaxed);
-                            #[cfg(feature = "http2")]
-                            if preface && crate::h2::is_preface(&scratch[..n]) {
-                                return After::TurnH2(n);
-                            }
-                            #[cfg(not(feature = "http2"))]
-                            let _ = preface;
+                        let hand = !conn.is_silent()
+                            || match self.first_bytes(conn, &scratch[..n], preface, env) {
+                                FirstBytes::Http1 => true,
+                                // Still silent: the next read decides.
+                                #[cfg(feature = "http2")]
+                                FirstBytes::Undecided => false,
+                                #[cfg(feature = "http2")]
+                                FirstBytes::Http2 => return After::TurnH2(n),
+                            };
+                        if hand {
+                            conn.on_data(&scratch[..n], env);
                         }
-                        conn.on_data(&scratch[..n], env);
                     }
                     // Nothing after all (urgent data, a spurious wake-up): not an end.
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -375,6 +394,50 @@ impl Event<'_> {
             }
         }
         self.finish(conn, env)
+    }
+
+    /// A silent connection read `data`: whether it is HTTP/1's, the start of the HTTP/2
+    /// preface and more is needed, or HTTP/2's (`preface`: looked for). Out of line: once per
+    /// connection, not per request.
+    #[cold]
+    #[inline(never)]
+    fn first_bytes<C: Connection>(
+        &mut self,
+        conn: &mut C,
+        data: &[u8],
+        preface: bool,
+        env: &mut Env<'_, C::Work>,
+    ) -> FirstBytes {
+        #[cfg(feature = "http2")]
+        if preface {
+            match crate::h2::sniff(usize::from(*self.sniffed), data) {
+                crate::h2::Sniffed::Http2 => {
+                    self.no_longer_silent();
+                    return FirstBytes::Http2;
+                }
+                crate::h2::Sniffed::Undecided(at) => {
+                    *self.sniffed = at as u8;
+                    return FirstBytes::Undecided;
+                }
+                crate::h2::Sniffed::Http1 => {}
+            }
+        }
+        #[cfg(not(feature = "http2"))]
+        let _ = (preface, data, &self.sniffed);
+        self.no_longer_silent();
+        let sniffed = usize::from(std::mem::take(self.sniffed));
+        if sniffed > 0 {
+            // A start of the preface was held back and what followed is not the rest of it:
+            // HTTP/1 gets it first, as if it had come in the same read.
+            conn.on_data(&crate::frame::PREFACE[..sniffed], env);
+        }
+        FirstBytes::Http1
+    }
+
+    /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
+    fn no_longer_silent(&mut self) {
+        *self.silent -= 1;
+        self.shared_silent.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// After a connection made progress: write its output, then close it, start lingering,

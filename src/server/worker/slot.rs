@@ -16,7 +16,8 @@ pub(super) type Work = <crate::h1::Conn as Connection>::Work;
 /// bytes of a fresh connection are the HTTP/2 preface (unless `--no-http2`). The one place the
 /// worker names a protocol. An event matches on it once (`Worker::on_event`); the calls
 /// outside events go through its [`Connection`], a match per call. The preface is looked for
-/// only while nothing has been received (`is_silent`).
+/// in one place, the event's read (`Event::handle`), only while nothing has been handed to the
+/// connection (`is_silent`); the bytes of it received so far are counted in [`Slot::sniffed`].
 pub(super) enum Conn {
     H1(crate::h1::Conn),
     #[cfg(feature = "http2")]
@@ -60,13 +61,18 @@ macro_rules! both {
 
 #[cfg(feature = "http2")]
 impl Conn {
-    /// The first bytes of a fresh connection are the HTTP/2 preface: it is HTTP/2 from now on.
+    /// The first bytes of a fresh connection are the HTTP/2 preface: `sniffed` bytes of it in
+    /// earlier reads, then `data`. It is HTTP/2 from now on, its preface timed from the accept.
     #[cold]
     #[inline(never)]
-    pub(super) fn turn_h2(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
+    pub(super) fn turn_h2(&mut self, sniffed: usize, data: &[u8], env: &mut Env<'_, Work>) {
         let mut c = crate::h2::Conn::new(self.last_active_us());
         let mut pool = Pool::default();
-        c.on_data(data, &mut h2_env!(env, pool));
+        let mut env = h2_env!(env, pool);
+        if sniffed > 0 {
+            c.on_data(&crate::frame::PREFACE[..sniffed], &mut env);
+        }
+        c.on_data(data, &mut env);
         *self = Conn::H2(c);
     }
 }
@@ -107,18 +113,11 @@ impl Connection for Conn {
         Conn::H1(crate::h1::Conn::new(now_us))
     }
 
+    /// Bytes for the connection's protocol as it is: which protocol a fresh connection speaks
+    /// is decided by the event that reads its first bytes (`Event::handle`).
     #[inline(always)]
     fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
         match self {
-            #[cfg(feature = "http2")]
-            Conn::H1(c) => {
-                if c.is_silent() && !env.settings.switches.no_http2 && crate::h2::is_preface(data) {
-                    self.turn_h2(data, env);
-                } else {
-                    c.on_data(data, env)
-                }
-            }
-            #[cfg(not(feature = "http2"))]
             Conn::H1(c) => c.on_data(data, env),
             #[cfg(feature = "http2")]
             Conn::H2(c) => {
@@ -245,6 +244,10 @@ pub(super) struct Slot {
     /// This connection's entry in the worker's deadlines (µs; `u64::MAX`: none), kept here so
     /// that the check after every event reads no heap.
     pub(super) armed_us: u64,
+    /// Bytes of the HTTP/2 preface read while the connection is silent and not yet handed to
+    /// it: all it has sent could still be either protocol (RFC 9113 §3.4). It stays silent
+    /// meanwhile, timed by its header timeout from the accept. A byte of the slot's padding.
+    pub(super) sniffed: u8,
 }
 
 /// What a connection's socket is registered for.

@@ -120,7 +120,8 @@ pub(crate) struct Worker {
     pub(super) own_deadline: u64,
     /// accept(2) failures that paused accepting ([`Worker::accept_failed`]).
     pub(super) accept_errors: u64,
-    /// This worker's connections that have sent nothing yet ([`Connection::is_silent`]), also
+    /// This worker's connections that have sent nothing yet ([`Connection::is_silent`]; a
+    /// start of the HTTP/2 preface, which may yet be either protocol, counts as nothing), also
     /// summed over the workers in [`Shared::silent`]: at the limit they are closed first.
     pub(super) silent: usize,
     /// This worker's index.
