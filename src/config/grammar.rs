@@ -124,8 +124,13 @@ pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
     for r in c.routes.iter().filter(ranged) {
         for h in &r.spec.headers {
             let name = split_at_byte(h, b':').0.trim();
+            // Last-Modified is left out too with `--no-date` for a body not from a file.
+            let dated = r.modified.is_some() || c.common.date;
+            let writes = |own: &str, validator: bool| {
+                !validator || (c.validators && (own != "Last-Modified" || dated))
+            };
             let own = RANGED_FIELDS.iter().find(|(own, validator, _)| {
-                own.eq_ignore_ascii_case(name) && (c.validators || !validator)
+                own.eq_ignore_ascii_case(name) && writes(own, *validator)
             });
             if let Some((own, _, control)) = own {
                 return Some(format!(

@@ -570,6 +570,7 @@ fn a_field_canned_does_not_write_on_the_route_is_accepted() {
     for args in [
         &["--no-validators", "--header", "ETag: \"mine\""][..],
         &["--no-validators", "--header", date],
+        &["--no-date", "--header", date],
         &["--header", "ETag: \"mine\"", "--status", "404"],
         &["--header", "Accept-Ranges: none", "--status", "404"],
         &["--header", "Accept-Ranges: none", "--body", ""],
