@@ -1,6 +1,6 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, environment, help};
+use canned::config::{Command, Config, completions, environment, help, man_page};
 use canned::server::{Server, max_conns_that_fit, raise_fd_limit};
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,13 +32,9 @@ fn main() -> ExitCode {
         Ok(Command::Help) => return print(&help()),
         // `canned VERSION`, and the commit when built from a git checkout (build.rs).
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
-        Ok(Command::MutateList) => {
-            // Ignored: a reader that stops early (`| head`) is not an error.
-            for ids in canned::mutate::id_lines() {
-                let _ = std::io::stdout().write_all(ids.as_bytes());
-            }
-            return ExitCode::SUCCESS;
-        }
+        Ok(Command::MutateList) => return print(&canned::mutate::id_lines().concat()),
+        Ok(Command::Man) => return print(man_page()),
+        Ok(Command::Completions(shell)) => return print(completions(shell)),
         Err(e) => {
             say!("canned: error: {e}");
             return ExitCode::from(2);

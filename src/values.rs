@@ -64,14 +64,31 @@ fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
     v.bytes().position(|b| !class(b)).unwrap_or(v.len())
 }
 
-/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds.
+/// The longest duration anything is given, in milliseconds: every option (`--delay`, the
+/// timeouts), every fault and every request's control. 1 h: longer is a typo, not a test.
+pub const MAX_DURATION_MS: u64 = 3_600_000;
+
+/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds: more than zero, at
+/// most [`MAX_DURATION_MS`].
 pub fn duration(v: &str) -> Result<u64, String> {
-    duration_ms(v).ok_or_else(|| format!("{v:?} is not a positive duration like 10s, 500ms or 2m"))
+    match duration_any(v) {
+        Some(Some(ms)) if ms > 0 && ms <= MAX_DURATION_MS => Ok(ms),
+        Some(Some(0)) | None => Err(format!(
+            "{v:?} is not a positive duration like 10s, 500ms or 2m"
+        )),
+        Some(_) => Err(format!("{v:?} is too long (at most 1h)")),
+    }
 }
 
 /// [`duration`] without an error text (`None` when `v` is not one), so that a request's
 /// control is read without allocating.
 pub fn duration_ms(v: &str) -> Option<u64> {
+    duration_any(v)?.filter(|&ms| ms > 0 && ms <= MAX_DURATION_MS)
+}
+
+/// A duration of any length: `None` when `v` is not one, `Some(None)` when it is over
+/// `u64::MAX` milliseconds.
+fn duration_any(v: &str) -> Option<Option<u64>> {
     let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
     let mult: u64 = match unit {
         "ms" => 1,
@@ -80,7 +97,7 @@ pub fn duration_ms(v: &str) -> Option<u64> {
         "h" => 3_600_000,
         _ => return None,
     };
-    scaled(num, mult).filter(|&ms| ms > 0 && ms < 1 << 48)
+    is_decimal(num).then(|| scaled(num, mult))
 }
 
 /// `0.1`, `1`, `0`, `.5` or `10%`, in millionths, so that the value is exact.
@@ -140,11 +157,10 @@ fn error_with_body(spec: &str) -> bool {
 /// down; `None` when it is not one or overflows. The one decimal grammar of durations and rates,
 /// without floating point (which would add its tables to the binary).
 pub fn scaled(num: &str, scale: u64) -> Option<u64> {
-    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) || frac.len() > 6 {
+    if !is_decimal(num) {
         return None;
     }
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     let value = |s: &str| {
         if s.is_empty() {
             Some(0)
@@ -155,6 +171,13 @@ pub fn scaled(num: &str, scale: u64) -> Option<u64> {
     let (i, f) = (value(int)?, value(frac)?);
     i.checked_mul(scale)?
         .checked_add(f * scale / 10u64.pow(frac.len() as u32))
+}
+
+/// Whether `num` is a decimal [`scaled`] reads (whatever its size).
+fn is_decimal(num: &str) -> bool {
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) && frac.len() <= 6
 }
 
 /// `s` split at the first `byte` (which is dropped), or `s` whole and "": one out-of-line

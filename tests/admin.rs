@@ -233,10 +233,16 @@ fn bad_input_is_refused_whole() {
         ),
         (
             "latency:1s\nlatency:2s",
-            "line 2: a second latency for the same path",
+            "line 2: latency:2s clashes with latency:1000ms: a path takes one latency",
         ),
-        ("seq:503,ok@50%", "line 1: a sequence takes no share"),
-        ("seq:503,ok\nstall", "line 2: a sequence and a drip"),
+        (
+            "seq:503,ok@50%",
+            "line 1: seq:503,ok@50% takes no share: a sequence's steps",
+        ),
+        (
+            "seq:503,ok\nstall",
+            "line 2: stall clashes with seq:503,ok: a path with a sequence",
+        ),
         ("error:0.1:99", "line 1: status \"99\" is out of range"),
         ("\n\n", "no fault given (DELETE removes a path's faults)"),
     ] {
@@ -464,7 +470,8 @@ fn bad_admin_addresses_are_refused() {
     }
 }
 
-/// An admin address that is taken is an error at start, exit 1, naming `--admin`.
+/// An admin address that is taken is an error at start, exit 1, naming `--admin` and what holds
+/// it (canned's own listener on the port: tests/listen.rs).
 #[test]
 fn a_taken_admin_address_is_an_error_at_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -475,9 +482,12 @@ fn a_taken_admin_address_is_an_error_at_start() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.starts_with(&format!("canned: error: --admin 127.0.0.1:{port}: ")),
-        "{err}"
+    assert_eq!(
+        err,
+        format!(
+            "canned: error: --admin: cannot listen on 127.0.0.1:{port}: address in use (another \
+             process listens there)\n"
+        )
     );
 }
 

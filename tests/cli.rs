@@ -183,6 +183,133 @@ fn a_body_file_over_1_gib_is_refused_before_it_is_read() {
     assert!(took < time_bound(Duration::from_secs(2)), "{took:?}");
 }
 
+/// What cannot be a body is refused by its type before it is opened: a FIFO with no writer
+/// (which held start-up without a word), `/dev/zero` (read to 1 GiB first), a directory; for
+/// `--body-file`, `--raw-response` and a route's `@FILE` alike, in one line naming the flag.
+#[test]
+fn a_body_that_is_not_a_regular_file_is_refused_at_once() {
+    let fifo = std::env::temp_dir().join(format!("canned-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let fifo_s = fifo.to_str().unwrap().to_string();
+    let route = format!("/f=200:@{fifo_s}");
+    let cases: [(&[&str], String); 5] = [
+        (
+            &["--body-file", &fifo_s],
+            format!("--body-file: {fifo_s:?} is a FIFO (a pipe), not a regular file"),
+        ),
+        (
+            &["--route", &route],
+            format!("--route: {fifo_s:?} is a FIFO (a pipe), not a regular file"),
+        ),
+        (
+            &["--raw-response", &fifo_s],
+            format!("--raw-response: {fifo_s:?} is a FIFO (a pipe), not a regular file"),
+        ),
+        (
+            &["--body-file", "/dev/zero"],
+            "--body-file: \"/dev/zero\" is a character device, not a regular file".into(),
+        ),
+        (
+            &["--body-file", "/tmp"],
+            "--body-file: \"/tmp\" is a directory, not a regular file".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let mut child = Reap(
+            Command::new(bin())
+                .args(args)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = Instant::now() + time_bound(Duration::from_secs(5));
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "{args:?}: still starting");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        let want = format!("canned: error: {want} (canned reads it whole at start-up)\n");
+        assert_eq!(err, want, "{args:?}");
+    }
+    std::fs::remove_file(&fifo).unwrap();
+}
+
+/// `--man` and `--completions SHELL` print the files under `contrib/`, byte for byte, so that
+/// an installed binary carries them; a shell canned has none for is one line listing the three.
+#[test]
+fn man_and_completions_print_the_contrib_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (args, file) in [
+        (&["--man"][..], "contrib/canned.1"),
+        (
+            &["--completions", "bash"],
+            "contrib/completions/canned.bash",
+        ),
+        (&["--completions=zsh"], "contrib/completions/_canned"),
+        (
+            &["--completions", "fish"],
+            "contrib/completions/canned.fish",
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert_eq!(
+            out,
+            std::fs::read_to_string(root.join(file)).unwrap(),
+            "{args:?}"
+        );
+    }
+    for (args, want) in [
+        (
+            &["--completions", "tcsh"][..],
+            "\"tcsh\" is not bash, zsh or fish",
+        ),
+        (&["--completions"], "needs a shell: bash, zsh or fish"),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(err, format!("canned: error: --completions: {want}\n"));
+    }
+}
+
+/// Every command that prints exits 1 when standard output cannot take its text (a full disk:
+/// /dev/full), as `--help` always did, rather than 0 with the text lost.
+#[test]
+fn every_command_that_prints_exits_1_on_a_full_stdout() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["--mutate-list"],
+        &["--man"],
+        &["--completions", "zsh"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(bin())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+    }
+}
+
 #[test]
 fn help_and_version() {
     let (code, out, _) = run(&["--help"]);

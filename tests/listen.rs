@@ -356,6 +356,34 @@ fn an_address_covered_by_an_earlier_listen_names_it() {
     );
 }
 
+/// `--admin` on a taken address says what holds it, as `--listen` does: here canned's own
+/// listener on the same port (a wildcard covers the loopback address); another process
+/// listening there: tests/admin.rs.
+#[test]
+fn an_admin_address_in_use_says_what_holds_it() {
+    let port = std::net::TcpListener::bind("[::]:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let wild = format!("[::]:{port}");
+    let admin = format!("127.0.0.1:{port}");
+    let (code, err) = run_expecting_exit(Command::new(bin()).args([
+        "--listen",
+        &wild,
+        "--admin",
+        &port.to_string(),
+    ]));
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "canned: error: --admin: cannot listen on {admin}: canned's own --listen {wild} \
+             covers it; give --admin another port\n"
+        )
+    );
+}
+
 #[test]
 fn second_process_on_a_tcp_address_in_use_exits_1() {
     let first = Proc::start(&["--workers", "2", "--body", "first"]);

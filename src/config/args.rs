@@ -8,8 +8,10 @@ use super::file::read_file;
 use super::grammar::{
     add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
     no_body_status, parse_admin, parse_header, parse_listen, parse_methods, parse_route,
+    ranged_field_clash,
 };
-use super::model::{Config, Listen, Route};
+use super::help::Shell;
+use super::model::{Config, Listen};
 use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
@@ -47,6 +49,10 @@ pub enum Command {
     Version,
     /// Print the ids of the malformed-response catalogue, one a line.
     MutateList,
+    /// Print the man page (`contrib/canned.1`).
+    Man,
+    /// Print the completions for a shell (`contrib/completions/`).
+    Completions(Shell),
 }
 
 /// A bad flag or value: the message names the flag (or variable) and what is wrong.
@@ -99,7 +105,7 @@ fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
     matches!(
         name,
-        b"-h" | b"--help" | b"-V" | b"--version" | b"--mutate-list"
+        b"-h" | b"--help" | b"-V" | b"--version" | b"--mutate-list" | b"--man" | b"--completions"
     ) || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
@@ -131,6 +137,20 @@ fn read_flags<'a>(
             (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
             (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
             (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            (b"--man", None) => return Ok(Some(Command::Man)),
+            (b"--completions", inline) => {
+                let shell = match inline.or_else(|| rest.next().map(|v| v.as_encoded_bytes())) {
+                    Some(b"bash") => Shell::Bash,
+                    Some(b"zsh") => Shell::Zsh,
+                    Some(b"fish") => Shell::Fish,
+                    Some(v) => {
+                        let v = String::from_utf8_lossy(v);
+                        return fail("--completions", format!("{v:?} is not bash, zsh or fish"));
+                    }
+                    None => return fail("--completions", "needs a shell: bash, zsh or fish"),
+                };
+                return Ok(Some(Command::Completions(shell)));
+            }
             _ => {}
         }
         let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
@@ -160,7 +180,10 @@ fn read_flags<'a>(
             },
         };
         if o.repeat == Repeat::Once && given.iter().any(|g| g.opt == i) {
-            return fail(o.flag(), "is given twice (it takes one value)");
+            return match o.kind {
+                ValueKind::Switch(_) => fail(o.flag(), "is given twice (a switch: give it once)"),
+                _ => fail(o.flag(), "is given twice (it takes one value)"),
+            };
         }
         given.push(Given {
             opt: i,
@@ -367,38 +390,19 @@ impl Config {
         if let Some(clash) = method_route_clash(&c) {
             return Err(ArgError(clash));
         }
-        // A route that serves ranges sends its own ETag: a second one from --header would
-        // contradict it, and the conditions are compared with canned's.
-        if c.validators {
-            let etag = |h: &String| {
-                h.split_once(':')
-                    .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case("etag"))
-            };
-            let ranged =
-                |r: &&Route| r.spec.status == 200 && !r.spec.body.is_empty() && r.echo.is_none();
-            if let Some(h) = c
-                .routes
-                .iter()
-                .filter(ranged)
-                .find_map(|r| r.spec.headers.iter().find(|h| etag(h)))
-            {
-                return fail(
-                    "--header",
-                    format!(
-                        "{h}: a route with a 200 body sends its own ETag; give it with --etag \
-                         (or leave validators out with --no-validators)"
-                    ),
-                );
-            }
+        if let Some(clash) = ranged_field_clash(&c) {
+            return Err(ArgError(clash));
         }
         let kind_given = |is: fn(ValueKind) -> bool| given.iter().find(|g| is(OPTIONS[g.opt].kind));
-        // A 204 or 304 has no body to send the one given (a route's is checked with its own).
-        if let Some(body) = kind_given(|k| {
+        // A 204 or 304 has no body to send the one given (a route's is checked with its own);
+        // an empty one is no body, for `--body ''` as for `--route /p=204:`.
+        let body_given = kind_given(|k| {
             matches!(
                 k,
                 ValueKind::Text(Text::Body) | ValueKind::File(FileContents::Body)
             )
-        }) {
+        });
+        if let Some(body) = body_given.filter(|_| !c.routes[0].spec.body.is_empty()) {
             if let Err(why) = no_body_status(c.routes[0].spec.status.into()) {
                 let status = kind_given(|k| {
                     matches!(

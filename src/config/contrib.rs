@@ -6,18 +6,89 @@ use super::help::HELP_INTRO;
 use super::options::{OPTIONS, Opt, Repeat, ValueKind};
 use crate::values::split_at_byte;
 
-/// The commands outside the table (`HELP_END`): flag, short flag, what it does.
-const COMMANDS: [(&str, &str, &str); 3] = [
+/// The commands outside the table (`HELP_END`): flag, short flag, value (placeholder and the
+/// words it takes, or ""), what it does.
+const COMMANDS: [(&str, &str, (&str, &str), &str); 5] = [
     (
         "--mutate-list",
         "",
+        ("", ""),
         "Print the ids of the malformed-response catalogue (for --mutate-id), one a line",
     ),
-    ("--help", "-h", "Print the options and exit"),
+    (
+        "--man",
+        "",
+        ("", ""),
+        "Print the man page (canned --man | man -l -)",
+    ),
+    (
+        "--completions",
+        "",
+        ("SHELL", "bash zsh fish"),
+        "Print the completions for SHELL: bash, zsh or fish",
+    ),
+    ("--help", "-h", ("", ""), "Print the options and exit"),
     (
         "--version",
         "-V",
+        ("", ""),
         "Print the version and the commit it was built from, and exit",
+    ),
+];
+
+/// The man page's EXAMPLES: what each does, and its arguments. Each parses (a test runs them
+/// through the command line's reader).
+const EXAMPLES: [(&str, &[&str]); 9] = [
+    (
+        "A load-test target on port 8080 of every interface, one worker per CPU:",
+        &[],
+    ),
+    (
+        "A health check beside the default response:",
+        &["--health", "/healthz"],
+    ),
+    (
+        "Routes with a status and a body of their own:",
+        &[
+            "--route",
+            "/v1/ping=204",
+            "--route",
+            "/v1/missing=404:no such thing",
+        ],
+    ),
+    (
+        "A slow endpoint, and one path that fails 10% of its requests:",
+        &[
+            "--fault",
+            "/slow=latency:500ms",
+            "--fault",
+            "/flaky=error:10%:503",
+        ],
+    ),
+    (
+        "Fail the first two requests to /retry, then succeed:",
+        &["--fault", "/retry=seq:503,503,ok"],
+    ),
+    (
+        "Answer /echo with the request it received, as JSON:",
+        &["--echo", "/echo"],
+    ),
+    (
+        "A malformed response of the catalogue for every request, to test a client:",
+        &["--mutate-id", "cl-negative"],
+    ),
+    (
+        "Faults changed while canned runs, from the admin API on 127.0.0.1:9090:",
+        &["--admin", "9090"],
+    ),
+    (
+        "Install the completions for bash:",
+        &[
+            "--completions",
+            "bash",
+            ">",
+            "~/.local/share/bash-completion/completions/canned",
+        ],
     ),
 ];
 
@@ -107,23 +178,70 @@ pub(super) fn man_page() -> String {
         ));
     }
     m.push_str(".SS Commands\n");
-    for (flag, short, what) in COMMANDS {
+    for (flag, short, (value, _), what) in COMMANDS {
         m.push_str(".TP\n");
-        match short {
-            "" => m.push_str(&format!(".B {}\n", roff(flag))),
+        match (short, value) {
+            ("", "") => m.push_str(&format!(".B {}\n", roff(flag))),
+            ("", _) => m.push_str(&format!(".BI \"{} \" \"{}\"\n", roff(flag), roff(value))),
             _ => m.push_str(&format!(".BR {} \", \" {}\n", roff(short), roff(flag))),
         }
         m.push_str(&format!("{}\n", roff(what)));
     }
+    m.push_str(".SH EXIT STATUS\n");
+    for (status, when) in [
+        (
+            "0",
+            "After SIGTERM, SIGINT, SIGHUP or SIGQUIT, each of which drains: canned stops \
+             accepting, writes the responses in flight, and exits once they are written, when \
+             --shutdown-timeout ends the wait, or at a second such signal. Also after \
+             --help, --version, --mutate-list, --man and --completions.",
+        ),
+        (
+            "1",
+            "A listener or the --admin address cannot be opened (the message says what holds \
+             it), the workers do not fit in the descriptor limit, the signal handlers cannot \
+             be installed, a worker's poll fails; or a command's text cannot be written to \
+             standard output.",
+        ),
+        (
+            "2",
+            "A bad flag or value, named in one line on standard error; nothing is started.",
+        ),
+    ] {
+        m.push_str(&format!(".TP\n.B {status}\n{}\n", roff(when)));
+    }
     m.push_str(
-        ".SH EXIT STATUS\n\
-         0 after SIGTERM or SIGINT, once the responses in flight are written; 1 when a listener \
-         cannot be opened; 2 for a bad flag or value.\n\
-         .SH SEE ALSO\n\
+        ".PP\nSIGUSR1 and SIGUSR2 are ignored; SIGPIPE too (a client gone is an error of its \
+         connection).\n",
+    );
+    m.push_str(".SH EXAMPLES\n");
+    for (what, args) in EXAMPLES {
+        let line = std::iter::once("canned")
+            .chain(args.iter().copied())
+            .map(shell_word)
+            .collect::<Vec<_>>()
+            .join(" ");
+        m.push_str(&format!(
+            ".PP\n{}\n.PP\n.RS\n.EX\n{}\n.EE\n.RE\n",
+            roff(what),
+            roff(&line)
+        ));
+    }
+    m.push_str(
+        ".SH SEE ALSO\n\
          The README of the source tree: every option, the faults, the malformed-response \
          catalogue, the limits.\n",
     );
     m
+}
+
+/// An argument as typed in a shell: quoted when it holds a space, `>` and `~` left as they are.
+fn shell_word(arg: &str) -> String {
+    if arg.contains([' ', '*', '?', '\'', '"', '$']) {
+        format!("'{arg}'")
+    } else {
+        arg.to_string()
+    }
 }
 
 pub(super) fn bash_completion() -> String {
@@ -154,6 +272,9 @@ pub(super) fn bash_completion() -> String {
          \x20       --mutate-id)\n\
          \x20           COMPREPLY=($(compgen -W \"{ids}\" -- \"$cur\"))\n\
          \x20           return ;;\n\
+         \x20       --completions)\n\
+         \x20           COMPREPLY=($(compgen -W \"{shells}\" -- \"$cur\"))\n\
+         \x20           return ;;\n\
          \x20       {values})\n\
          \x20           return ;;\n\
          \x20   esac\n\
@@ -163,6 +284,7 @@ pub(super) fn bash_completion() -> String {
         files = files.join("|"),
         values = values.join("|"),
         ids = mutate_ids(),
+        shells = COMMANDS[2].2.1,
         flags = flags.join(" "),
     )
 }
@@ -201,14 +323,18 @@ pub(super) fn zsh_completion() -> String {
             zsh_text(&summary(o))
         ));
     }
-    for (flag, short, what) in COMMANDS {
+    for (flag, short, (value, words), what) in COMMANDS {
         let names = match short {
             "" => flag.to_string(),
             _ => format!("{{{short},{flag}}}"),
         };
         let what = zsh_text(what);
+        let action = match value {
+            "" => String::new(),
+            _ => format!(":{value}:({words})"),
+        };
         match short {
-            "" => z.push_str(&format!("  '{names}[{what}]' \\\n")),
+            "" => z.push_str(&format!("  '{names}[{what}]{action}' \\\n")),
             _ => z.push_str(&format!("  '({short} {flag})'{names}'[{what}]' \\\n")),
         }
     }
@@ -235,13 +361,17 @@ pub(super) fn fish_completion() -> String {
             quote(&summary(o))
         ));
     }
-    for (flag, short, what) in COMMANDS {
+    for (flag, short, (_, words), what) in COMMANDS {
         let short = match short {
             "" => String::new(),
             s => format!(" -s {}", &s[1..]),
         };
+        let how = match words {
+            "" => String::new(),
+            _ => format!(" -x -a {}", quote(words)),
+        };
         f.push_str(&format!(
-            "complete -c canned{short} -l {} -d {}\n",
+            "complete -c canned{short} -l {}{how} -d {}\n",
             &flag[2..],
             quote(what)
         ));
@@ -292,6 +422,16 @@ fn contrib_files_match_the_option_table() {
         }
     }
     check_with_their_tools();
+}
+
+/// Every example of the man page is a command line canned takes (up to a shell redirection).
+#[test]
+fn man_page_examples_parse() {
+    for (what, args) in EXAMPLES {
+        let args = args.iter().take_while(|a| **a != ">");
+        let got = super::Config::from_args(args, &[]);
+        assert!(got.is_ok(), "{what}: {got:?}");
+    }
 }
 
 /// Syntax checks by the tools themselves, where they are installed (skipped, with a line

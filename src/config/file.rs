@@ -1,5 +1,6 @@
 //! Files canned reads whole at start-up (response bodies, raw responses, the cgroup's files),
-//! each bounded so that a file that never ends is an error, not memory running out.
+//! each bounded so that a file that never ends is an error, not memory running out; a
+//! response file is a regular file.
 
 use std::sync::Arc;
 
@@ -7,9 +8,31 @@ use std::sync::Arc;
 /// a process that reads until memory runs out.
 pub const MAX_FILE: u64 = 1 << 30;
 
-/// A response file (`--body-file`, `--raw-response`, a route's `@FILE`), whole.
+/// A response file (`--body-file`, `--raw-response`, a route's `@FILE`), whole: a regular
+/// file, and nothing else. A FIFO without a writer would hold start-up without a word, and a
+/// device such as `/dev/zero` would be read until the bound; either is refused, by its type,
+/// before it is opened.
 pub(super) fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
-    read_at_most(path, MAX_FILE)
+    use std::os::unix::fs::FileTypeExt;
+    let what = match std::fs::metadata(path) {
+        Err(e) => return Err(format!("cannot read {path:?}: {e}")),
+        Ok(m) if m.is_file() => return read_at_most(path, MAX_FILE),
+        Ok(m) => m.file_type(),
+    };
+    let what = if what.is_dir() {
+        "a directory"
+    } else if what.is_fifo() {
+        "a FIFO (a pipe)"
+    } else if what.is_char_device() {
+        "a character device"
+    } else if what.is_block_device() {
+        "a block device"
+    } else {
+        "a socket"
+    };
+    Err(format!(
+        "{path:?} is {what}, not a regular file (canned reads it whole at start-up)"
+    ))
 }
 
 /// The modification time of the file at `path`, when the system has one.

@@ -91,6 +91,57 @@ pub(super) fn parse_header(line: &str) -> Result<String, String> {
     Err(format!("{name} is set by {set_by}"))
 }
 
+/// The fields a route that serves ranges (a 200 with a body of its own) writes itself, whether
+/// `--no-validators` leaves it out, and what controls it: one from `--header` too would make
+/// two fields, the second contradicting the first (RFC 9110 §8.8, §14.3, §14.4).
+const RANGED_FIELDS: [(&str, bool, &str); 4] = [
+    (
+        "ETag",
+        true,
+        "give it with --etag (or leave validators out with --no-validators)",
+    ),
+    (
+        "Last-Modified",
+        true,
+        "it is the body file's time or the start's (leave validators out with --no-validators)",
+    ),
+    (
+        "Accept-Ranges",
+        false,
+        "such a route serves byte ranges, whatever the flags (RFC 9110 §14.3)",
+    ),
+    (
+        "Content-Range",
+        false,
+        "on its 206 and 416 answers (RFC 9110 §14.4)",
+    ),
+];
+
+/// A `--header` that names a field a route serving ranges writes itself ([`RANGED_FIELDS`]),
+/// on such a route, as a one-line error naming the field and what controls it.
+pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
+    let ranged = |r: &&Route| r.spec.status == 200 && !r.spec.body.is_empty() && r.echo.is_none();
+    for r in c.routes.iter().filter(ranged) {
+        for h in &r.spec.headers {
+            let name = split_at_byte(h, b':').0.trim();
+            // Last-Modified is left out too with `--no-date` for a body not from a file.
+            let dated = r.modified.is_some() || c.common.date;
+            let writes = |own: &str, validator: bool| {
+                !validator || (c.validators && (own != "Last-Modified" || dated))
+            };
+            let own = RANGED_FIELDS.iter().find(|(own, validator, _)| {
+                own.eq_ignore_ascii_case(name) && writes(own, *validator)
+            });
+            if let Some((own, _, control)) = own {
+                return Some(format!(
+                    "--header: {h}: a route with a 200 body sends its own {own}; {control}"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// A request path the server answers: `/` first, visible ASCII, no query.
 #[inline(never)]
 pub(super) fn check_path(p: &str) -> Result<(), String> {
@@ -111,17 +162,31 @@ pub(super) fn no_body_status(status: u64) -> Result<(), String> {
     }
 }
 
+/// A method the command line takes: a token (RFC 9110 §9.1) without lower-case letters.
+/// Methods are case-sensitive and every registered one is upper-case, so `get` would be a
+/// method no client sends, and its path would answer GET with 405 without a word.
+fn check_method(m: &str, example: &str) -> Result<(), String> {
+    if !is_token(m) {
+        return Err(format!(
+            "{m:?} is not a method name (a token such as {example})"
+        ));
+    }
+    if m.bytes().any(|b| b.is_ascii_lowercase()) {
+        return Err(format!(
+            "{m:?}: methods are case-sensitive (RFC 9110 §9.1): did you mean {}?",
+            m.to_ascii_uppercase()
+        ));
+    }
+    Ok(())
+}
+
 /// `[METHOD ]PATH`: a route's or a fault's path, with the method it is for, if any. A method
-/// is a token (case-sensitive); HEAD is answered by the GET route, and CONNECT by no route.
+/// is a token in upper case; HEAD is answered by the GET route, and CONNECT by no route.
 pub(super) fn split_method(v: &str) -> Result<(Option<&str>, &str), String> {
     let Some((method, path)) = v.split_once(' ') else {
         return Ok((None, v));
     };
-    if !is_token(method) {
-        return Err(format!(
-            "{method:?} is not a method name (a token such as POST)"
-        ));
-    }
+    check_method(method, "POST")?;
     match method {
         "HEAD" => Err(format!(
             "HEAD {path}: a HEAD request is answered by the GET route; give GET {path}"
@@ -180,16 +245,23 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     };
     let (method, path) = split_method(path)?;
     check_path(path)?;
-    let (code, body) = rest.split_once(':').unwrap_or((rest, ""));
+    let (code, given) = rest.split_once(':').unwrap_or((rest, ""));
     let status = count(code, 200, 599).map_err(|what| format!("status {what}"))?;
+    let (body, modified) = match given.strip_prefix('@') {
+        Some("") => {
+            return Err(format!(
+                "{v:?}: @ needs a file name ({path}={code}:@FILE reads the body from FILE)"
+            ));
+        }
+        Some(file) => (read_file(file)?, modified(file)),
+        None => (Arc::from(given.as_bytes()), None),
+    };
+    // An empty body is no body: `/p=204:` and `/p=204:@empty` are `/p=204`, as `--status 204
+    // --body ''` is.
     if !body.is_empty() {
         no_body_status(status)
-            .map_err(|why| format!("{path}={code} cannot send the body {body:?}: {why}"))?;
+            .map_err(|why| format!("{path}={code} cannot send the body {given:?}: {why}"))?;
     }
-    let (body, modified) = match body.strip_prefix('@') {
-        Some(file) => (read_file(file)?, modified(file)),
-        None => (Arc::from(body.as_bytes()), None),
-    };
     Ok(Route {
         path: path.into(),
         spec: Spec {
@@ -241,7 +313,11 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
             "{path} is an --echo path: faults change canned's own responses, not an echo"
         ));
     }
-    c.routes[i].faults.add_share(fault, share)?;
+    // `/x=reset:0 clashes with stall: ...`: the path and both faults.
+    c.routes[i]
+        .faults
+        .add_share(fault, share)
+        .map_err(|e| format!("{v} {e}"))?;
     Ok(new.then_some(key))
 }
 
@@ -300,7 +376,7 @@ pub(super) fn health_route(path: String) -> Route {
     }
 }
 
-/// `GET,HEAD`: method tokens (RFC 9110 §9.1), case-sensitive. An empty list is an error: it
+/// `GET,HEAD`: method tokens (RFC 9110 §9.1), in upper case. An empty list is an error: it
 /// reads as "no method", while leaving the option out answers every method.
 pub(super) fn parse_methods(v: &str) -> Result<Vec<String>, String> {
     if v.is_empty() {
@@ -311,9 +387,7 @@ pub(super) fn parse_methods(v: &str) -> Result<Vec<String>, String> {
     while !rest.is_empty() {
         let (m, next) = split_at_byte(rest, b',');
         let m = m.trim_matches(' ');
-        if !is_token(m) {
-            return Err(format!("{m:?} is not a method name (a token such as GET)"));
-        }
+        check_method(m, "GET")?;
         list.push(m.to_string());
         rest = next;
         if rest.is_empty() && v.ends_with(',') {

@@ -12,7 +12,8 @@ Usage: canned [OPTIONS]
 Every accepted request is answered with the same preformatted response (or a route's).
 Each option can also be set from the environment variable shown. A flag replaces the
 variable of its option and of the options it conflicts with; two conflicting options
-from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds.
+from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds,
+at most 1h.
 Sizes, for options and faults alike: 512 or 512B, 64K or 64KiB, 1M or 1MiB, 2G or 2GiB
 (powers of 1024).
 ";
@@ -48,6 +49,10 @@ pub fn help() -> String {
 /// The end of `--help`: the commands outside the table.
 const HELP_END: &str = "  --mutate-list
         Print the ids of the malformed-response catalogue (for --mutate-id)
+  --man
+        Print the man page (canned --man | man -l -)
+  --completions SHELL
+        Print the completions for bash, zsh or fish
   -h, --help
         Print this help
   -V, --version
@@ -60,5 +65,32 @@ const HELP_END: &str = "  --mutate-list
 fn append(s: &mut String, pieces: &[&str]) {
     for piece in pieces {
         s.push_str(piece);
+    }
+}
+
+/// The shells `--completions` prints completions for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shell {
+    /// `contrib/completions/canned.bash`.
+    Bash,
+    /// `contrib/completions/_canned`.
+    Zsh,
+    /// `contrib/completions/canned.fish`.
+    Fish,
+}
+
+/// `--man`: the man page. The file under `contrib/` is generated from the option table, and a
+/// test fails when it drifts from it, so the text embedded here is the table's.
+pub fn man_page() -> &'static str {
+    include_str!("../../contrib/canned.1")
+}
+
+/// `--completions SHELL`: the completions under `contrib/completions/`, generated and checked
+/// as the man page is.
+pub fn completions(shell: Shell) -> &'static str {
+    match shell {
+        Shell::Bash => include_str!("../../contrib/completions/canned.bash"),
+        Shell::Zsh => include_str!("../../contrib/completions/_canned"),
+        Shell::Fish => include_str!("../../contrib/completions/canned.fish"),
     }
 }

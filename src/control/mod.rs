@@ -11,7 +11,7 @@ use crate::values::{EVERY, duration_ms, fraction_millionths, scaled, size_bytes,
 pub const HEADER: &[u8] = b"x-canned-control";
 
 /// The longest delay a request may ask for (ms), as for the flags: 1 h.
-pub const MAX_DELAY_MS: u64 = 3_600_000;
+pub const MAX_DELAY_MS: u64 = crate::values::MAX_DURATION_MS;
 
 /// The largest body a request may ask for (bytes), as for the flags: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;

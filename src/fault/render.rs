@@ -9,47 +9,59 @@ impl RouteFaults {
     /// Each fault as `KIND[:ARGS][@SHARE]`, in group order: the latency, the delivery, the
     /// error rate or the status mix, the sequence. None for a route without faults.
     pub fn specs(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(l) = self.latency {
-            out.push(format!("{}{}", latency(l), share(self.latency_share)));
-        }
-        if self.delivery != Delivery::Whole {
-            out.push(format!(
-                "{}{}",
-                delivery(self.delivery),
-                share(self.delivery_share)
-            ));
-        }
+        [
+            self.latency_spec(),
+            self.delivery_spec(),
+            self.error_spec(),
+            self.sequence_spec(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    pub(super) fn latency_spec(&self) -> Option<String> {
+        let l = self.latency?;
+        Some(format!("{}{}", latency(l), share(self.latency_share)))
+    }
+
+    pub(super) fn delivery_spec(&self) -> Option<String> {
+        (self.delivery != Delivery::Whole)
+            .then(|| format!("{}{}", delivery(self.delivery), share(self.delivery_share)))
+    }
+
+    /// The error rate or the status mix (a route has one or the other).
+    pub(super) fn error_spec(&self) -> Option<String> {
         if let Some(e) = &self.error {
             let mut s = format!("error:{}:{}", fraction(e.per_million), e.status);
             if let Some(body) = &e.body {
                 s.push(':');
                 s.push_str(body);
             }
-            out.push(s);
+            return Some(s);
         }
-        if let Some(m) = &self.mix {
-            let mut s = String::from("status:");
-            for (i, &(status, per_million)) in m.entries.iter().enumerate() {
-                let sep = if i == 0 { "" } else { "," };
-                let _ = write!(s, "{sep}{status}={}", fraction(per_million));
-            }
-            out.push(s);
+        let m = self.mix.as_ref()?;
+        let mut s = String::from("status:");
+        for (i, &(status, per_million)) in m.entries.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            let _ = write!(s, "{sep}{status}={}", fraction(per_million));
         }
-        if let Some(seq) = &self.sequence {
-            let steps: Vec<String> = seq
-                .steps
-                .iter()
-                .map(|s| match s {
-                    Step::Own => "ok".to_string(),
-                    Step::Status(status) => status.to_string(),
-                    Step::Delivery(d) => delivery(*d),
-                })
-                .collect();
-            let kind = if seq.cycle { "seq-cycle" } else { "seq" };
-            out.push(format!("{kind}:{}", steps.join(",")));
-        }
-        out
+        Some(s)
+    }
+
+    pub(super) fn sequence_spec(&self) -> Option<String> {
+        let seq = self.sequence.as_ref()?;
+        let steps: Vec<String> = seq
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Own => "ok".to_string(),
+                Step::Status(status) => status.to_string(),
+                Step::Delivery(d) => delivery(*d),
+            })
+            .collect();
+        let kind = if seq.cycle { "seq-cycle" } else { "seq" };
+        Some(format!("{kind}:{}", steps.join(",")))
     }
 }
 

@@ -5,9 +5,10 @@ use super::math::{exp, ln};
 use super::rng::Rng;
 use crate::values::US_PER_MS;
 
-/// The longest delay a distribution may draw (ms): a lognormal's tail is unbounded, and a
-/// delay past the idle timeout would only look like a stall.
-pub const MAX_DELAY_MS: u64 = 3_600_000;
+/// The longest delay a distribution may draw (ms), the longest duration of any fault: a
+/// lognormal's tail is unbounded, and a delay past the idle timeout would only look like a
+/// stall.
+pub const MAX_DELAY_MS: u64 = crate::values::MAX_DURATION_MS;
 
 /// A delay before the response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -466,30 +467,38 @@ impl RouteFaults {
 
     /// Add one `--fault`'s fault, applied to a share of the responses (millionths): an error
     /// rate's share is multiplied by it.
+    /// The error names the fault given before that this one clashes with, for the caller to
+    /// put after the new fault's text: `reset:0 clashes with stall: ...`.
     pub fn add_share(&mut self, f: Fault, share: u32) -> Result<(), String> {
-        let sequenced = match &f {
-            Fault::Sequence(_) if share != ALWAYS => {
-                return Err(
-                    "a sequence takes no share (its steps say what each request gets)".into(),
-                );
-            }
-            Fault::Sequence(_) => {
-                self.delivery != Delivery::Whole || self.error.is_some() || self.mix.is_some()
-            }
-            Fault::Delivery(_) | Fault::Error(_) | Fault::Status(_) => self.sequence.is_some(),
-            Fault::Latency(_) => false,
+        let clash = |given: Option<String>, rule: &str| {
+            Err(format!(
+                "clashes with {}: {rule}",
+                given.unwrap_or_default()
+            ))
         };
-        if sequenced {
-            return Err(
-                "a sequence and a drip, stall, truncate, reset, garbage, hang, slow-close, \
-                 bandwidth, error rate or status mix for the same path (give them as steps of \
-                 the sequence)"
-                    .into(),
-            );
+        let in_sequence = "a path with a sequence takes its drips, stalls, truncates, resets, \
+                           garbage, hangs, slow-closes, bandwidths and statuses as steps of the \
+                           sequence";
+        match &f {
+            Fault::Sequence(_) if share != ALWAYS => {
+                return Err("takes no share: a sequence's steps say what each request gets".into());
+            }
+            Fault::Sequence(_) if self.delivery != Delivery::Whole => {
+                return clash(self.delivery_spec(), in_sequence);
+            }
+            Fault::Sequence(_) if self.error.is_some() || self.mix.is_some() => {
+                return clash(self.error_spec(), in_sequence);
+            }
+            Fault::Delivery(_) | Fault::Error(_) | Fault::Status(_) if self.sequence.is_some() => {
+                return clash(self.sequence_spec(), in_sequence);
+            }
+            _ => {}
         }
         match f {
             Fault::Sequence(s) if self.sequence.is_none() => self.sequence = Some(s),
-            Fault::Sequence(_) => return Err("a second sequence for the same path".into()),
+            Fault::Sequence(_) => {
+                return clash(self.sequence_spec(), "a path takes one sequence");
+            }
             Fault::Latency(l) if self.latency.is_none() => {
                 self.latency = Some(l);
                 self.latency_share = share;
@@ -510,16 +519,19 @@ impl RouteFaults {
                     (u64::from(e.per_million) * u64::from(share) / u64::from(ALWAYS)) as u32;
                 self.error = Some(e);
             }
-            Fault::Latency(_) => return Err("a second latency for the same path".into()),
+            Fault::Latency(_) => return clash(self.latency_spec(), "a path takes one latency"),
             Fault::Delivery(_) => {
-                return Err(
-                    "a second drip, stall, truncate, reset, garbage, hang, slow-close or \
-                     bandwidth for the same path"
-                        .into(),
+                return clash(
+                    self.delivery_spec(),
+                    "a path takes one drip, stall, truncate, reset, garbage, hang, slow-close \
+                     or bandwidth",
                 );
             }
             Fault::Error(_) | Fault::Status(_) => {
-                return Err("a second error rate or status mix for the same path".into());
+                return clash(
+                    self.error_spec(),
+                    "a path takes one error rate or status mix",
+                );
             }
         }
         Ok(())

@@ -133,7 +133,7 @@ fn bad_specs_say_what_is_wrong() {
         ("latency", "latency needs a delay, like latency:100ms"),
         ("latency:fast", "\"fast\" is not a positive duration"),
         ("latency:50ms..10ms", "50ms..10ms: the range is empty"),
-        ("latency:2h", "2h is longer than 1h"),
+        ("latency:2h", "\"2h\" is too long (at most 1h)"),
         (
             "latency:median=50ms",
             "\"median=50ms\" is not a lognormal latency",
@@ -159,7 +159,7 @@ fn bad_specs_say_what_is_wrong() {
         ("hang:10s:fin", "\"fin\" is not what follows a hang"),
         ("hang:soon", "\"soon\" is not a positive duration"),
         ("slow-close", "slow-close needs a time, like slow-close:10s"),
-        ("slow-close:2h", "2h is longer than 1h"),
+        ("slow-close:2h", "\"2h\" is too long (at most 1h)"),
         ("bandwidth:64KiB", "\"64KiB\" is not a rate like 64KiB/s"),
         ("bandwidth:0/s", "0/s is out of range (1/s to 1GiB/s)"),
         ("bandwidth:2GiB/s", "2GiB/s is out of range"),
@@ -199,15 +199,22 @@ fn one_fault_per_group_per_route() {
     r.add(parse_fault_spec("error:0.5:503").unwrap()).unwrap();
     assert!(!r.is_none());
     for (spec, want) in [
-        ("latency:2s", "a second latency"),
-        ("stall", "a second drip, stall"),
-        ("error:1:500", "a second error rate"),
-        ("status:500=1%", "a second error rate or status mix"),
         (
-            "hang:1s",
-            "a second drip, stall, truncate, reset, garbage, hang",
+            "latency:2s",
+            "clashes with latency:1000ms: a path takes one latency",
         ),
-        ("bandwidth:1KiB/s", "a second drip"),
+        (
+            "stall",
+            "clashes with truncate:10: a path takes one drip, stall, truncate, reset, garbage, \
+             hang, slow-close or bandwidth",
+        ),
+        (
+            "error:1:500",
+            "clashes with error:0.5:503: a path takes one error rate or status mix",
+        ),
+        ("status:500=1%", "clashes with error:0.5:503"),
+        ("hang:1s", "clashes with truncate:10"),
+        ("bandwidth:1KiB/s", "clashes with truncate:10"),
     ] {
         let e = r.add(parse_fault_spec(spec).unwrap()).unwrap_err();
         assert!(e.starts_with(want), "{spec}: {e}");
@@ -657,7 +664,10 @@ fn a_sequence_stands_for_delivery_and_error() {
     let mut r = RouteFaults::default();
     r.add(parse_fault_spec("latency:1s").unwrap()).unwrap();
     r.add(seq()).unwrap();
-    assert!(r.add(seq()).unwrap_err().starts_with("a second sequence"));
+    assert_eq!(
+        r.add(seq()).unwrap_err(),
+        "clashes with seq:503,ok: a path takes one sequence"
+    );
     for spec in [
         "stall",
         "error:503",
@@ -667,18 +677,26 @@ fn a_sequence_stands_for_delivery_and_error() {
         "bandwidth:1KiB/s",
     ] {
         let e = r.add(parse_fault_spec(spec).unwrap()).unwrap_err();
-        assert!(e.starts_with("a sequence and a drip"), "{spec}: {e}");
+        assert!(
+            e.starts_with("clashes with seq:503,ok: a path with a sequence takes its drips"),
+            "{spec}: {e}"
+        );
     }
-    for before in ["reset:0", "status:500=10%,503=5%", "hang:1s:reset"] {
+    for (before, shown) in [
+        ("reset:0", "reset:0"),
+        ("status:500=10%,503=5%", "status:500=0.1,503=0.05"),
+        ("hang:1s:reset", "hang:1000ms:reset"),
+    ] {
         let mut r = RouteFaults::default();
         r.add(parse_fault_spec(before).unwrap()).unwrap();
         let e = r.add(seq()).unwrap_err();
-        assert!(e.starts_with("a sequence and a drip"), "{before}: {e}");
+        let want = format!("clashes with {shown}: a path with a sequence");
+        assert!(e.starts_with(&want), "{before}: {e}");
     }
     let e = RouteFaults::default()
         .add_share(seq(), ALWAYS / 2)
         .unwrap_err();
-    assert!(e.starts_with("a sequence takes no share"), "{e}");
+    assert!(e.starts_with("takes no share: a sequence's steps"), "{e}");
     let (_, f, share) = parse_fault("/x=seq:503,ok@50%").unwrap();
     assert!(RouteFaults::default().add_share(f, share).is_err());
 }

@@ -194,16 +194,10 @@ fn bind_tcp(
 ) -> io::Result<(Vec<Socket>, SocketAddr, bool)> {
     let reuse_port = share || workers > 1;
     let named = |addr: SocketAddr, e: io::Error| {
-        let why = if e.kind() == io::ErrorKind::AddrInUse && !share && !someone_listens(addr) {
-            "address in use, but nothing listens there: a socket that does not listen holds \
-             the port (a connection in TIME-WAIT, as `ss -tan` shows, or a socket only bound)"
-                .to_string()
-        } else if e.kind() == io::ErrorKind::AddrInUse && !share {
-            "address in use (another process listens there; --reuse-port shares it)".to_string()
-        } else if e.kind() == io::ErrorKind::AddrInUse {
-            "address in use (by a process that does not share it)".to_string()
-        } else {
-            e.to_string()
+        let why = match what_holds(addr, &e, share) {
+            Some(why) => why,
+            None if share => "address in use (by a process that does not share it)".into(),
+            None => "address in use (another process listens there; --reuse-port shares it)".into(),
         };
         io::Error::new(e.kind(), format!("cannot listen on {addr}: {why}"))
     };
@@ -228,26 +222,60 @@ fn bind_tcp(
     Ok((sockets, addr, fell_back))
 }
 
+/// What holds `addr` when binding it failed with `e`: the OS's text for any error but
+/// address-in-use; a socket that does not listen when nothing accepts there; `None` when
+/// something listens (the caller says what may share it). With `share` (SO_REUSEPORT), a
+/// listener is not the cause, so nothing is tried.
+fn what_holds(addr: SocketAddr, e: &io::Error, share: bool) -> Option<String> {
+    if e.kind() != io::ErrorKind::AddrInUse {
+        return Some(e.to_string());
+    }
+    (!share && !someone_listens(addr)).then(|| {
+        "address in use, but nothing listens there: a socket that does not listen holds the \
+         port (a connection in TIME-WAIT, as `ss -tan` shows, or a socket only bound)"
+            .to_string()
+    })
+}
+
+/// `--admin`'s bind error `e` for `addr`, told as `--listen`'s are: one of canned's own
+/// listeners (`listening`, with their real ports) that covers the address, another process
+/// listening there, or a socket that does not listen.
+pub(super) fn admin_bind_error(e: io::Error, addr: SocketAddr, listening: &[Listen]) -> io::Error {
+    let why = match own_listener(e.kind(), addr, listening) {
+        Some(first) => {
+            format!("canned's own --listen {first} covers it; give --admin another port")
+        }
+        None => what_holds(addr, &e, false)
+            .unwrap_or_else(|| "address in use (another process listens there)".to_string()),
+    };
+    io::Error::new(e.kind(), format!("--admin: cannot listen on {addr}: {why}"))
+}
+
+/// The first of `earlier` that covers `want`, when binding `want` failed with address in use.
+fn own_listener(kind: io::ErrorKind, want: SocketAddr, earlier: &[Listen]) -> Option<&Listen> {
+    let covers =
+        |a: SocketAddr, b: SocketAddr| a.ip().is_unspecified() && (a.is_ipv6() || b.is_ipv4());
+    if kind != io::ErrorKind::AddrInUse || want.port() == 0 {
+        return None;
+    }
+    earlier.iter().find(|l| match l {
+        Listen::Tcp(a) => {
+            a.port() == want.port() && (a.ip() == want.ip() || covers(*a, want) || covers(want, *a))
+        }
+        _ => false,
+    })
+}
+
 /// An address-in-use error for `want` told as what it is when one of this process's own
 /// earlier listeners (`earlier`) already covers the address: the same port on the same
 /// address, or on a wildcard that includes it (`[::]` covers IPv4 too).
 fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
-    let covers =
-        |a: SocketAddr, b: SocketAddr| a.ip().is_unspecified() && (a.is_ipv6() || b.is_ipv4());
-    let clash = earlier.iter().find(|l| match l {
-        Listen::Tcp(a) => {
-            a.port() == want.port()
-                && want.port() != 0
-                && (a.ip() == want.ip() || covers(*a, want) || covers(want, *a))
-        }
-        _ => false,
-    });
-    match clash {
-        Some(first) if e.kind() == io::ErrorKind::AddrInUse => io::Error::new(
+    match own_listener(e.kind(), want, earlier) {
+        Some(first) => io::Error::new(
             e.kind(),
             format!("cannot listen on {want}: --listen {first}, given before it, covers it"),
         ),
-        _ => e,
+        None => e,
     }
 }
 

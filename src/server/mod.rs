@@ -104,8 +104,7 @@ impl Server {
         let canned = setup::Canned::new(&config)?;
         let admin_listener = match config.admin {
             Some(addr) => Some(
-                admin::bind(addr)
-                    .map_err(|e| io::Error::new(e.kind(), format!("--admin {addr}: {e}")))?,
+                admin::bind(addr).map_err(|e| listen::admin_bind_error(e, addr, &bound.addrs))?,
             ),
             None => None,
         };

@@ -130,6 +130,21 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             "--methods: \"GE T\" is not a method name",
         ),
         (
+            &["--methods", "GET,head"],
+            none,
+            "--methods: \"head\": methods are case-sensitive (RFC 9110 §9.1): did you mean HEAD?",
+        ),
+        (
+            &["--route", "get /x=201"],
+            none,
+            "--route: \"get\": methods are case-sensitive (RFC 9110 §9.1): did you mean GET?",
+        ),
+        (
+            &["--fault", "Post /x=stall"],
+            none,
+            "--fault: \"Post\": methods are case-sensitive (RFC 9110 §9.1): did you mean POST?",
+        ),
+        (
             &["--max-body-bytes", "1T"],
             none,
             "--max-body-bytes: \"1T\" is not a size like 512, 64K or 1MiB",
@@ -153,6 +168,21 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             &["--header-timeout", "0"],
             none,
             "--header-timeout: \"0\" is not a positive duration",
+        ),
+        (
+            &["--delay", "99999999999999s"],
+            none,
+            "--delay: \"99999999999999s\" is too long (at most 1h)",
+        ),
+        (
+            &["--idle-timeout", "61m"],
+            none,
+            "--idle-timeout: \"61m\" is too long (at most 1h)",
+        ),
+        (
+            &[],
+            &[("CANNED_SHUTDOWN_TIMEOUT", "999999999999999999999h")],
+            "CANNED_SHUTDOWN_TIMEOUT: \"999999999999999999999h\" is too long (at most 1h)",
         ),
         (&["--body"], none, "--body: needs a value"),
         (
@@ -209,9 +239,37 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             "--route: /nm=304 cannot send the body \"ignored\": a 304 response has no body",
         ),
         (
-            &["--route", "/nc=204:@/dev/null"],
+            &[
+                "--route",
+                concat!("/nc=204:@", env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            ],
             none,
-            "--route: /nc=204 cannot send the body \"@/dev/null\": a 204 response has no body",
+            concat!(
+                "--route: /nc=204 cannot send the body \"@",
+                env!("CARGO_MANIFEST_DIR"),
+                "/Cargo.toml\": a 204 response has no body"
+            ),
+        ),
+        (
+            &["--route", "/p=200:@"],
+            none,
+            "--route: \"/p=200:@\": @ needs a file name (/p=200:@FILE reads the body from FILE)",
+        ),
+        (
+            &["--body-file", "/dev/zero"],
+            none,
+            "--body-file: \"/dev/zero\" is a character device, not a regular file (canned \
+             reads it whole at start-up)",
+        ),
+        (
+            &["--route", "/z=200:@/dev/zero"],
+            none,
+            "--route: \"/dev/zero\" is a character device, not a regular file",
+        ),
+        (
+            &["--raw-response", "/"],
+            none,
+            "--raw-response: \"/\" is a directory, not a regular file",
         ),
         (
             &["--status", "204", "--body", "x"],
@@ -219,7 +277,10 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             "--status and --body cannot be combined: a 204 response has no body",
         ),
         (
-            &["--body-file", "/dev/null"],
+            &[
+                "--body-file",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            ],
             &[("CANNED_STATUS", "304")],
             "CANNED_STATUS and --body-file cannot be combined: a 304 response has no body",
         ),
@@ -261,6 +322,30 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
              with --etag (or leave validators out with --no-validators)",
         ),
         (
+            &["--header", "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT"],
+            none,
+            "--header: Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT: a route with a 200 body \
+             sends its own Last-Modified; it is the body file's time or the start's (leave \
+             validators out with --no-validators)",
+        ),
+        (
+            &["--header", "Accept-Ranges: none"],
+            none,
+            "--header: Accept-Ranges: none: a route with a 200 body sends its own \
+             Accept-Ranges; such a route serves byte ranges, whatever the flags (RFC 9110 §14.3)",
+        ),
+        (
+            &["--no-validators", "--header", "accept-ranges: none"],
+            none,
+            "--header: accept-ranges: none: a route with a 200 body sends its own Accept-Ranges",
+        ),
+        (
+            &["--header", "Content-Range: bytes 0-1/2"],
+            none,
+            "--header: Content-Range: bytes 0-1/2: a route with a 200 body sends its own \
+             Content-Range; on its 206 and 416 answers (RFC 9110 §14.4)",
+        ),
+        (
             &[
                 "--listen",
                 "127.0.0.1:9",
@@ -299,7 +384,11 @@ fn duplicates_and_conflicts_name_both() {
             none,
             "--body: is given twice (it takes one value)",
         ),
-        (&["--quiet", "--quiet"], none, "--quiet: is given twice"),
+        (
+            &["--access-log", "--access-log"],
+            none,
+            "--access-log: is given twice (a switch: give it once)",
+        ),
         (
             &["--health", "/h", "--health", "/i"],
             none,
@@ -473,9 +562,38 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
     assert_errors(cases);
 }
 
-/// Without validators a route sends no ETag of its own: one from `--header` is the user's.
+/// Without validators a route sends no ETag or Last-Modified of its own, and a route that does
+/// not serve ranges none of the fields that go with them: one from `--header` is the user's.
 #[test]
-fn an_etag_header_without_validators_is_accepted() {
-    assert!(super::run_env(&["--no-validators", "--header", "ETag: \"mine\""], &[]).is_ok());
-    assert!(super::run_env(&["--header", "ETag: \"mine\"", "--status", "404"], &[]).is_ok());
+fn a_field_canned_does_not_write_on_the_route_is_accepted() {
+    let date = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT";
+    for args in [
+        &["--no-validators", "--header", "ETag: \"mine\""][..],
+        &["--no-validators", "--header", date],
+        &["--no-date", "--header", date],
+        &["--header", "ETag: \"mine\"", "--status", "404"],
+        &["--header", "Accept-Ranges: none", "--status", "404"],
+        &["--header", "Accept-Ranges: none", "--body", ""],
+    ] {
+        assert!(super::run_env(args, &[]).is_ok(), "{args:?}");
+    }
+}
+
+/// An empty body is no body: refused with a 204 or 304 nowhere, whether given by `--body`,
+/// `--body-file` or a route (RFC 9110 §15.3.5: a 204 has no content).
+#[test]
+fn an_empty_body_with_204_is_accepted_everywhere() {
+    let dir = super::scratch("empty-body");
+    let empty = dir.join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = empty.to_str().unwrap();
+    let at_empty = format!("/e=204:@{empty}");
+    for args in [
+        &["--status", "204", "--body", ""][..],
+        &["--status", "304", "--body-file", empty],
+        &["--route", "/p=204:"],
+        &["--route", &at_empty],
+    ] {
+        assert!(super::run_env(args, &[]).is_ok(), "{args:?}");
+    }
 }

@@ -401,7 +401,8 @@ fn faults_attach_to_routes() {
         (
             &["--fault", "/x=stall", "--fault", "/x=reset:0"],
             &[],
-            "--fault: a second drip, stall",
+            "--fault: /x=reset:0 clashes with stall: a path takes one drip, stall, truncate, \
+             reset, garbage, hang, slow-close or bandwidth",
         ),
         (
             &["--stats", "/s", "--fault", "/s=stall"],

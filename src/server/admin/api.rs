@@ -286,7 +286,11 @@ fn parse_list(body: &[u8]) -> Result<RouteFaults, String> {
         }
         let parsed = split_share(line)
             .and_then(|(spec, share)| Ok((parse_fault_spec(spec)?, share)))
-            .and_then(|(fault, share)| faults.add_share(fault, share));
+            .and_then(|(fault, share)| {
+                faults
+                    .add_share(fault, share)
+                    .map_err(|e| format!("{line} {e}"))
+            });
         if let Err(e) = parsed {
             return Err(format!("line {}: {e}", n + 1));
         }
