@@ -192,6 +192,9 @@ struct State {
     /// Its stream (0: none open; then any frame but its CONTINUATION is an error, §6.10).
     block_stream: u32,
     block_end_stream: bool,
+    /// Its HEADERS named its own stream as its dependency: the stream is reset once the block
+    /// is decoded (§5.3.1, §4.3).
+    block_depends_on_itself: bool,
     fields: RequestFields,
     /// The route's HTTP/1 head, to encode.
     head: Vec<u8>,
@@ -243,6 +246,7 @@ impl Connection for Conn {
                 block: Vec::new(),
                 block_stream: 0,
                 block_end_stream: false,
+                block_depends_on_itself: false,
                 fields: RequestFields::default(),
                 head: Vec::new(),
                 encoded: Vec::new(),
@@ -583,12 +587,14 @@ impl State {
                 end_stream,
                 end_headers,
                 fragment,
+                depends_on_itself,
             } => {
                 if stream % 2 == 0 {
                     return Err(conn_error(ErrorCode::ProtocolError));
                 }
                 self.block.clear();
                 self.block_end_stream = end_stream;
+                self.block_depends_on_itself = depends_on_itself;
                 self.block_stream = stream;
                 self.fragment(fragment, end_headers, env)
             }
@@ -776,7 +782,11 @@ impl State {
                 None => return Err(conn_error(ErrorCode::StreamClosed)),
             }
         }
-        let decoded = self.decode(block, !new)?;
+        let mut decoded = self.decode(block, !new)?;
+        if self.block_depends_on_itself {
+            // Malformed as a request is, now that the table has the block's entries.
+            decoded = Err("a stream that depends on itself (§5.3.1)");
+        }
         if !new {
             // Trailers: they end the stream (§8.1), carry no pseudo-header, and are otherwise
             // discarded as the body was.
