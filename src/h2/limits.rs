@@ -1,8 +1,8 @@
 //! `--max-body-bytes` per stream, with HTTP/1's meaning: a request whose DATA go past the
 //! limit is answered 413 at once (the error's head alone for HEAD), without waiting for its
 //! END_STREAM; once the 413 is sent, RST_STREAM NO_ERROR asks the client to stop sending
-//! (RFC 9113 §8.1). The rest of its DATA, until then, is counted against the connection's
-//! window and discarded. The `content-length` field is not read: the limit counts the DATA
+//! (RFC 9113 §8.1). The rest of its DATA, until then and after (`closed`), is counted
+//! against the connection's window and discarded, and its trailers are ignored. The `content-length` field is not read: the limit counts the DATA
 //! that came.
 
 use super::{Env, State};
@@ -25,6 +25,7 @@ impl State {
     /// A 413's stream is answered: the client need send no more of its body.
     #[cold]
     pub(super) fn end_refused(&mut self, stream: u32) {
+        self.reset_by_us.add(stream);
         self.control(
             kind::RST_STREAM,
             0,

@@ -30,6 +30,7 @@
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log and
 //! `--max-body-bytes` per stream), this file (the frames, the streams, the calls of the loop).
 
+mod closed;
 mod conform;
 mod faults;
 mod fields;
@@ -205,6 +206,8 @@ struct State {
     last_stream: u32,
     /// The streams it skipped below it.
     skipped: conform::Skipped,
+    /// The streams canned reset lately, whose frames in flight are ignored (`closed`).
+    reset_by_us: closed::ResetByUs,
     /// The peer's SETTINGS_INITIAL_WINDOW_SIZE, and its SETTINGS_MAX_FRAME_SIZE capped at
     /// [`SEND_FRAME_MAX`].
     peer_initial_window: u32,
@@ -253,6 +256,7 @@ impl Connection for Conn {
                 streams: Vec::with_capacity(MAX_CONCURRENT_STREAMS as usize),
                 last_stream: 0,
                 skipped: conform::Skipped::default(),
+                reset_by_us: closed::ResetByUs::default(),
                 peer_initial_window: DEFAULT_WINDOW,
                 peer_max_frame: crate::frame::MIN_MAX_FRAME_SIZE,
                 window: DEFAULT_WINDOW as i64,
@@ -708,7 +712,7 @@ impl State {
             .iter()
             .position(|s| s.id == stream && !s.answering)
         else {
-            if self.refused_body(stream) {
+            if self.refused_body(stream) || self.reset_by_us.contains(stream) {
                 return Ok(());
             }
             // Closed, or half-closed by its END_STREAM (§6.1, §5.1).
@@ -769,6 +773,16 @@ impl State {
         if !new {
             match existing {
                 Some(i) if !self.streams[i].answering => {}
+                // Trailers of a body refused (413), or on a stream canned reset: decoded for
+                // the table (§4.3), otherwise ignored (`limits`, `closed`).
+                Some(i) if self.streams[i].error != 0 => {
+                    let _ = self.decode(block, true)?;
+                    return Ok(());
+                }
+                None if self.reset_by_us.contains(stream) => {
+                    let _ = self.decode(block, true)?;
+                    return Ok(());
+                }
                 // Half-closed (remote): a stream error (§5.1).
                 Some(_) => {
                     let _ = self.decode(block, true)?;
@@ -913,6 +927,7 @@ impl State {
             Some(id) => {
                 self.flood.reset();
                 self.streams.retain(|s| s.id != id);
+                self.reset_by_us.add(id);
                 self.control(kind::RST_STREAM, 0, id, &(e.code as u32).to_be_bytes());
             }
             None => {
@@ -937,6 +952,7 @@ impl State {
             .position(|s| !s.answering && flood::body_due(s.last_us, now, idle))
         {
             let id = self.streams.remove(i).id;
+            self.reset_by_us.add(id);
             env.stats.timeouts[Timeout::Idle as usize] += 1;
             let code = (ErrorCode::Cancel as u32).to_be_bytes();
             self.control(kind::RST_STREAM, 0, id, &code);
