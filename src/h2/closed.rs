@@ -11,11 +11,10 @@
 //! few hundred bytes of the connection's box; a frame on an older one is a frame on a closed
 //! stream (STREAM_CLOSED).
 
-use super::MAX_CONCURRENT_STREAMS;
-
-/// How many of canned's resets are remembered: as many streams as may be open at once, so
-/// that every one of them reset together (100 uploads over `--max-body-bytes`) is covered.
-const KEPT: usize = MAX_CONCURRENT_STREAMS as usize;
+/// How many of canned's resets are remembered: as many streams as may be open at once
+/// (SETTINGS_MAX_CONCURRENT_STREAMS, 100), so that every one of them reset together (100
+/// uploads over `--max-body-bytes`) is covered.
+const KEPT: usize = 100;
 
 /// The streams canned reset most recently. See the module documentation.
 #[derive(Clone, Copy, Debug)]

@@ -55,13 +55,14 @@ impl Worker {
             } else if !idle {
                 // A busy connection says goodbye now too, not once it is next active: an
                 // HTTP/2 stream waiting for flow-control credit may not be until the deadline
-                // (RFC 9113 §6.8: GOAWAY, then the streams in flight are finished). The
-                // event writes it and watches for the socket's room.
-                let says = self.slots[k]
-                    .as_mut()
-                    .is_some_and(|slot| !slot.conn.farewell().is_empty());
-                if says {
-                    self.on_event(k, super::Cause::Deadline);
+                // (RFC 9113 §6.8: GOAWAY, then the streams in flight are finished). Its
+                // deadline, due at once, runs its event this turn: it writes the GOAWAY and
+                // watches for the socket's room.
+                if let Some(slot) = self.slots[k].as_mut() {
+                    if !slot.conn.farewell().is_empty() {
+                        slot.armed_us = 0;
+                        self.deadlines.set(k, 0);
+                    }
                 }
             }
         }
