@@ -2,8 +2,8 @@
 //! limit is answered 413 at once (the error's head alone for HEAD), without waiting for its
 //! END_STREAM; once the 413 is sent, RST_STREAM NO_ERROR asks the client to stop sending
 //! (RFC 9113 §8.1). The rest of its DATA, until then and after (`closed`), is counted
-//! against the connection's window and discarded, and its trailers are ignored. The `content-length` field is not read: the limit counts the DATA
-//! that came.
+//! against the connection's window and discarded, and its trailers are ignored. The
+//! `content-length` field is not read: the limit counts the DATA that came.
 
 use super::{Env, State};
 use crate::frame::{ErrorCode, kind};
