@@ -15,7 +15,8 @@
 //! | SETTINGS, PING, GOAWAY on a stream | connection PROTOCOL_ERROR | §6.5, §6.7, §6.8 |
 //! | padding as long as the payload or longer | connection PROTOCOL_ERROR | §6.1, §6.2 |
 //! | PRIORITY not 5 bytes | stream FRAME_SIZE_ERROR | §6.3 |
-//! | a stream that depends on itself | stream PROTOCOL_ERROR | §5.3.1 |
+//! | PRIORITY for a stream that depends on itself | stream PROTOCOL_ERROR | §5.3.1 |
+//! | HEADERS for a stream that depends on itself | [`Frame::Headers`] saying so: a stream PROTOCOL_ERROR once its block is decoded | §5.3.1, §4.3 |
 //! | RST_STREAM or WINDOW_UPDATE not 4 bytes, PING not 8, GOAWAY under 8 | connection FRAME_SIZE_ERROR | §6.4, §6.9, §6.7, §6.8 |
 //! | SETTINGS with ACK and a payload, or not a multiple of 6 | connection FRAME_SIZE_ERROR | §6.5 |
 //! | PUSH_PROMISE (a client cannot push) | connection PROTOCOL_ERROR | §8.4 |
@@ -253,6 +254,10 @@ pub enum Frame<'a> {
         end_headers: bool,
         /// The fragment.
         fragment: &'a [u8],
+        /// Its priority names its own stream: a stream error of type PROTOCOL_ERROR (§5.3.1),
+        /// but only once the block is decoded, which the HPACK table needs whatever happens to
+        /// the stream (§4.3).
+        depends_on_itself: bool,
     },
     /// PRIORITY (ignored, RFC 9113 §5.3.2).
     Priority {
@@ -353,16 +358,12 @@ impl<'a> Frame<'a> {
                     return Err(FrameError::conn(ProtocolError));
                 }
                 let mut fragment = unpad(h, payload)?;
+                let mut depends_on_itself = false;
                 if h.has(flag::PRIORITY) {
                     let Some((p, rest)) = priority(fragment) else {
                         return Err(FrameError::conn(FrameSizeError));
                     };
-                    if p.depends_on == s {
-                        return Err(FrameError {
-                            code: ProtocolError,
-                            stream: Some(s),
-                        });
-                    }
+                    depends_on_itself = p.depends_on == s;
                     fragment = rest;
                 }
                 Ok(Frame::Headers {
@@ -370,6 +371,7 @@ impl<'a> Frame<'a> {
                     end_stream: h.has(flag::END_STREAM),
                     end_headers: h.has(flag::END_HEADERS),
                     fragment,
+                    depends_on_itself,
                 })
             }
             kind::PRIORITY => {
@@ -689,15 +691,6 @@ mod tests {
                 Some(3),
             ),
             (
-                "HEADERS on itself",
-                kind::HEADERS,
-                flag::PRIORITY,
-                5,
-                &[0, 0, 0, 5, 0, 0x82],
-                ProtocolError,
-                Some(5),
-            ),
-            (
                 "HEADERS priority short",
                 kind::HEADERS,
                 flag::PRIORITY,
@@ -824,7 +817,24 @@ mod tests {
                 stream: 3,
                 end_stream: false,
                 end_headers: true,
-                fragment: &[0x82, 0x84]
+                fragment: &[0x82, 0x84],
+                depends_on_itself: false,
+            })
+        );
+        // Depending on itself: the fragment is kept, for the block to be decoded (§4.3).
+        assert_eq!(
+            frame(
+                kind::HEADERS,
+                flag::PRIORITY | flag::END_HEADERS,
+                5,
+                &[0, 0, 0, 5, 0, 0x82]
+            ),
+            Ok(Frame::Headers {
+                stream: 5,
+                end_stream: false,
+                end_headers: true,
+                fragment: &[0x82],
+                depends_on_itself: true,
             })
         );
         assert_eq!(

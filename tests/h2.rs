@@ -573,6 +573,69 @@ fn drain_says_goaway_to_an_idle_connection() {
     }
 }
 
+/// At a drain, a busy connection whose stream waits for flow-control credit (nothing to read,
+/// nothing it can write) gets GOAWAY NO_ERROR at once, not at `--shutdown-timeout`; its
+/// stream is then finished once the client gives credit; with 1 and 2 workers.
+#[test]
+fn drain_says_goaway_at_once_to_a_stream_waiting_for_its_window() {
+    let path = std::env::temp_dir().join(format!("canned-h2-drain-busy-{}", std::process::id()));
+    std::fs::write(&path, vec![b'x'; 200_000]).unwrap();
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--shutdown-timeout",
+            "20s",
+            "--body-file",
+            path.to_str().unwrap(),
+        ]);
+        let mut s = connect(p.addr);
+        let mut b = hello();
+        b.extend(frame(
+            kind::HEADERS,
+            flag::END_HEADERS | flag::END_STREAM,
+            1,
+            GET_ROOT,
+        ));
+        s.write_all(&b).unwrap();
+        let data = |fs: &[(Header, Vec<u8>)]| -> usize {
+            fs.iter()
+                .filter(|(h, _)| h.kind == kind::DATA)
+                .map(|(_, p)| p.len())
+                .sum()
+        };
+        frames_until_all(&mut s, |fs| data(fs) == 65_535);
+        let t = Instant::now();
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(p.child.id() as i32, libc::SIGTERM) };
+        let fs = frames_until(&mut s, |h, _| h.kind == kind::GOAWAY);
+        assert!(
+            t.elapsed() < time_bound(Duration::from_secs(5)),
+            "GOAWAY after {:?}",
+            t.elapsed()
+        );
+        assert_eq!(goaway_code(&fs), Some((1, 0)), "last stream 1, NO_ERROR");
+        let mut w = frame(kind::WINDOW_UPDATE, 0, 0, &1_000_000u32.to_be_bytes());
+        w.extend(frame(
+            kind::WINDOW_UPDATE,
+            0,
+            1,
+            &1_000_000u32.to_be_bytes(),
+        ));
+        s.write_all(&w).unwrap();
+        let fs = frames_until_close(&mut s);
+        assert_eq!(data(&fs), 200_000 - 65_535, "the rest of the body");
+        assert!(
+            fs.iter()
+                .any(|(h, _)| h.kind == kind::DATA && h.has(flag::END_STREAM)),
+            "the response finished"
+        );
+        let (code, _) = p.stop();
+        assert_eq!(code, 0);
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
 /// A header block over 32 KiB (a CONTINUATION flood) ends in GOAWAY ENHANCE_YOUR_CALM.
 #[test]
 fn a_header_block_over_its_bound_is_enhance_your_calm() {

@@ -99,8 +99,9 @@ pub trait Connection {
     /// without losing anything (idle keep-alive).
     fn is_idle(&self) -> bool;
 
-    /// An idle connection is being closed by a drain: the bytes to send first, if its
-    /// protocol says goodbye (HTTP/2's GOAWAY, RFC 9113 §6.8); HTTP/1 closes in silence.
+    /// A drain began: the bytes to send first, if its protocol says goodbye (HTTP/2's GOAWAY,
+    /// RFC 9113 §6.8), with any output pending before them; HTTP/1 closes in silence. An
+    /// idle connection is closed once they are sent; a busy one writes them as it goes on.
     fn farewell(&mut self) -> &[u8] {
         &[]
     }

@@ -238,6 +238,7 @@ mod tests {
             end_stream: true,
             end_headers: false,
             fragment: b"\x82",
+            depends_on_itself: false,
         };
         let c = Frame::Continuation {
             stream: 1,

@@ -2,8 +2,9 @@
 //! - `--max-body-bytes` per stream: a request whose DATA go past the limit is answered 413 at
 //!   once (the error's head alone for HEAD), without waiting for its END_STREAM; once the 413
 //!   is sent, RST_STREAM NO_ERROR asks the client to stop sending (RFC 9113 §8.1). The rest of
-//!   its DATA, until then, is counted against the connection's window and discarded. The
-//!   `content-length` field is not read: the limit counts the DATA that came.
+//!   its DATA, until then and after (`closed`), is counted against the connection's window and
+//!   discarded, and its trailers are ignored. The `content-length` field is not read: the limit
+//!   counts the DATA that came.
 //! - `--max-headers`: a request with more regular fields is answered 431 (pseudo-headers
 //!   stand for the request line, which HTTP/1 does not count either).
 //! - `--max-head-bytes`: the decoded header list, counted as SETTINGS_MAX_HEADER_LIST_SIZE
@@ -38,6 +39,7 @@ impl State {
     /// of its body.
     #[cold]
     pub(super) fn end_refused(&mut self, stream: u32) {
+        self.reset_by_us.add(stream);
         self.control(
             kind::RST_STREAM,
             0,

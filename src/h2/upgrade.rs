@@ -38,7 +38,7 @@ impl Conn {
             return c;
         }
         s.peer_initial_window = window.unwrap_or(s.peer_initial_window);
-        s.peer_max_frame = max_frame.unwrap_or(s.peer_max_frame);
+        s.peer_max_frame = max_frame.map_or(s.peer_max_frame, |m| m.min(super::SEND_FRAME_MAX));
         s.last_stream = 1;
         s.streams.push(Stream {
             id: 1,

@@ -1,6 +1,7 @@
-//! Shutdown: a worker stops accepting, closes its idle connections, lets the others finish
-//! their responses until `--shutdown-timeout`, and closes lingering ones as soon as their
-//! client has every byte; a second signal closes everything at once.
+//! Shutdown: a worker stops accepting, closes its idle connections, tells the others it is
+//! going (HTTP/2's GOAWAY) and lets them finish their responses until `--shutdown-timeout`,
+//! and closes lingering ones as soon as their client has every byte; a second signal closes
+//! everything at once.
 
 use super::state::Worker;
 use crate::conn::Connection;
@@ -37,7 +38,8 @@ impl Worker {
             // resetting it. With nothing there, the idle connection is closed at once, after
             // its protocol's goodbye if it has one (HTTP/2's GOAWAY: an idle connection's
             // socket buffer has room for its 17 bytes; if not, it is not sent).
-            if slot.conn.is_idle()
+            let idle = slot.conn.is_idle();
+            if idle
                 && !matches!(
                     slot.sock.peek(&mut [std::mem::MaybeUninit::uninit()]),
                     Ok(1..)
@@ -50,6 +52,18 @@ impl Worker {
                     }
                 }
                 self.close(k);
+            } else if !idle {
+                // A busy connection says goodbye now too, not once it is next active: an
+                // HTTP/2 stream waiting for flow-control credit may not be until the deadline
+                // (RFC 9113 §6.8: GOAWAY, then the streams in flight are finished). Its
+                // deadline, due at once, runs its event this turn: it writes the GOAWAY and
+                // watches for the socket's room.
+                if let Some(slot) = self.slots[k].as_mut() {
+                    if !slot.conn.farewell().is_empty() {
+                        slot.armed_us = 0;
+                        self.deadlines.set(k, 0);
+                    }
+                }
             }
         }
     }
