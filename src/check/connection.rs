@@ -194,6 +194,8 @@ fn logged_statuses(log: &[u8]) -> Vec<(u16, bool)> {
     let text = String::from_utf8_lossy(log);
     text.lines()
         .map(|l| {
+            // A refused request's line ends with the rule it broke.
+            let l = l.split(" rule=").next().unwrap_or(l);
             let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
             let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
             // After the date field: `[DATE] `, or `- ` with `--no-date`.

@@ -244,11 +244,6 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
         0 => out.extend_from_slice(b"null"),
         s => push_number(out, u64::from(s)),
     }
-    out.extend_from_slice(b",\"rule\":");
-    match Rule::ALL.get(usize::from(e.rule).wrapping_sub(1)) {
-        Some(r) => push_string(out, r.name().as_bytes()),
-        None => out.extend_from_slice(b"null"),
-    }
     out.extend_from_slice(b",\"faults\":[");
     let mut first = true;
     for k in FaultKind::ALL {
@@ -267,7 +262,12 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
         let name = format!("mutate={}", crate::mutate::id(usize::from(e.mutate - 1)));
         push_string(out, name.as_bytes());
     }
-    out.extend_from_slice(b"]}");
+    out.extend_from_slice(b"],\"rule\":");
+    match Rule::ALL.get(usize::from(e.rule).wrapping_sub(1)) {
+        Some(r) => push_string(out, r.name().as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
 }
 
 fn push_number(out: &mut Vec<u8>, n: u64) {
@@ -340,11 +340,11 @@ mod tests {
         );
         assert!(s.contains("\"target\":\"/3\""), "{s}");
         assert!(
-            s.contains("\"status\":200,\"rule\":null,\"faults\":[\"latency\"]}]}\n"),
+            s.contains("\"status\":200,\"faults\":[\"latency\"],\"rule\":null}]}\n"),
             "{s}"
         );
         assert!(
-            s.contains("\"method\":null,\"target\":null,\"headers\":[],\"body_length\":0,\"status\":400,\"rule\":\"bare_lf\",\"faults\":[]}"),
+            s.contains("\"method\":null,\"target\":null,\"headers\":[],\"body_length\":0,\"status\":400,\"faults\":[],\"rule\":\"bare_lf\"}"),
             "{s}"
         );
         assert!(!s.contains("\"/1\"") && !s.contains("error"), "{s}");
