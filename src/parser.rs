@@ -246,7 +246,7 @@ impl Error {
     ];
 
     /// The response status for this error: the one place where that is decided.
-    pub fn status(self) -> u16 {
+    pub const fn status(self) -> u16 {
         match self {
             Error::UnsupportedVersion => 505,
             Error::UnknownTransferCoding => 501,
@@ -258,7 +258,7 @@ impl Error {
     }
 
     /// A short snake_case name, for logs and counters.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Error::InvalidMethod => "invalid_method",
             Error::InvalidTarget => "invalid_target",
@@ -292,8 +292,164 @@ impl Error {
     }
 
     /// The index of this kind in [`Error::ALL`].
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         self as usize
+    }
+
+    /// What was wrong, and the clause that says so: the text of canned's error body. Each
+    /// kind has its own; a limit's says which limit.
+    pub const fn reason(self) -> (&'static str, &'static str) {
+        match self {
+            Error::InvalidMethod => ("the method is not a token", "RFC 9110 §9.1"),
+            Error::InvalidTarget => (
+                "the request-target does not fit the grammar of its form",
+                "RFC 9112 §3.2",
+            ),
+            Error::InvalidRequestLine => (
+                "the request line is not method SP request-target SP HTTP-version",
+                "RFC 9112 §3",
+            ),
+            Error::InvalidVersion => ("the version is not HTTP/DIGIT.DIGIT", "RFC 9112 §2.3"),
+            Error::UnsupportedVersion => (
+                "a version other than HTTP/1.0 and HTTP/1.1",
+                "RFC 9110 §15.6.6",
+            ),
+            Error::InvalidHeaderName => (
+                "a field name that is not a token, or whitespace before its colon",
+                "RFC 9112 §5.1",
+            ),
+            Error::InvalidHeaderValue => ("a control character in a field value", "RFC 9110 §5.5"),
+            Error::ObsFold => (
+                "a field line that starts with whitespace (obs-fold)",
+                "RFC 9112 §5.2",
+            ),
+            Error::BareLf => ("a bare LF, a line not ended by CRLF", "RFC 9112 §2.2"),
+            Error::BareCr => ("a bare CR, not followed by LF", "RFC 9112 §2.2"),
+            Error::MissingHost => ("an HTTP/1.1 request without Host", "RFC 9112 §3.2"),
+            Error::DuplicateHost => ("more than one Host field", "RFC 9112 §3.2"),
+            Error::InvalidContentLength => (
+                "a Content-Length that is not digits, or past 2^64",
+                "RFC 9112 §6.3",
+            ),
+            Error::ConflictingContentLength => {
+                ("Content-Length values that differ", "RFC 9112 §6.3")
+            }
+            Error::ContentLengthWithTransferEncoding => (
+                "Transfer-Encoding together with Content-Length",
+                "RFC 9112 §6.3",
+            ),
+            Error::TransferEncodingHttp10 => {
+                ("Transfer-Encoding in an HTTP/1.0 request", "RFC 9112 §6.1")
+            }
+            Error::ChunkedNotFinal => (
+                "the final transfer coding is not chunked, or chunked comes twice",
+                "RFC 9112 §6.3",
+            ),
+            Error::UnknownTransferCoding => (
+                "a transfer coding other than chunked, gzip, deflate and compress",
+                "RFC 9112 §6.1",
+            ),
+            Error::ExpectationFailed => ("an Expect other than 100-continue", "RFC 9110 §10.1.1"),
+            Error::UriTooLong => (
+                "the request line is longer than the head limit",
+                "RFC 9110 §15.5.15",
+            ),
+            Error::HeadTooLarge => ("the head is larger than the head limit", "RFC 6585 §5"),
+            Error::TooManyHeaders => ("more header fields than the limit", "RFC 6585 §5"),
+            Error::InvalidChunkSize => ("a chunk size that is not hex digits", "RFC 9112 §7.1"),
+            Error::ChunkSizeOverflow => ("a chunk size past 2^60", "RFC 9112 §7.1"),
+            Error::InvalidChunkExt => {
+                ("a malformed or too long chunk extension", "RFC 9112 §7.1.1")
+            }
+            Error::InvalidChunkData => ("chunk data not followed by CRLF", "RFC 9112 §7.1"),
+            Error::InvalidTrailer => (
+                "a malformed or too large trailer section",
+                "RFC 9112 §7.1.2",
+            ),
+            Error::InvalidHost => (
+                "a Host that is not uri-host [ \":\" port ], or an empty host",
+                "RFC 9112 §3.2",
+            ),
+        }
+    }
+}
+
+/// A rule a request broke, which canned names in its error response's body, its access log
+/// and its journal: the parser's [`Error`]s, and the two limits a server holds a request to
+/// beyond its head's grammar (a body limit, a header timeout). One table of names: a rule
+/// named for an [`Error`] has that error's [`Error::name`], the one `--stats` counts it by.
+///
+/// ```
+/// use canned::parser::{Error, Rule};
+/// let r = Rule::Request(Error::BareLf);
+/// assert_eq!((r.name(), r.status()), ("bare_lf", 400));
+/// assert_eq!(r.reason().1, "RFC 9112 §2.2");
+/// assert_eq!(Rule::ALL.len(), Error::ALL.len() + 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The head, or its chunked body, broke the grammar or a head limit.
+    Request(Error),
+    /// The body is larger than the body limit (413).
+    BodyTooLarge,
+    /// The head did not arrive within the header timeout (408).
+    HeaderTimeout,
+}
+
+impl Rule {
+    /// Every rule: the [`Error`]s in [`Error::ALL`] order, then the server's. A rule's place
+    /// here is its [`Rule::index`].
+    pub const ALL: [Rule; Error::ALL.len() + 2] = {
+        let mut all = [Rule::BodyTooLarge; Error::ALL.len() + 2];
+        let mut i = 0;
+        while i < Error::ALL.len() {
+            all[i] = Rule::Request(Error::ALL[i]);
+            i += 1;
+        }
+        all[i + 1] = Rule::HeaderTimeout;
+        all
+    };
+
+    /// The index of this rule in [`Rule::ALL`].
+    pub const fn index(self) -> usize {
+        match self {
+            Rule::Request(e) => e.index(),
+            Rule::BodyTooLarge => Error::ALL.len(),
+            Rule::HeaderTimeout => Error::ALL.len() + 1,
+        }
+    }
+
+    /// A short snake_case name, stable: the access log's ` rule=NAME`, the journal's `rule`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rule::Request(e) => e.name(),
+            Rule::BodyTooLarge => "body_too_large",
+            Rule::HeaderTimeout => "header_timeout",
+        }
+    }
+
+    /// The response status.
+    pub const fn status(self) -> u16 {
+        match self {
+            Rule::Request(e) => e.status(),
+            Rule::BodyTooLarge => 413,
+            Rule::HeaderTimeout => 408,
+        }
+    }
+
+    /// What was wrong, and the clause that says so.
+    pub const fn reason(self) -> (&'static str, &'static str) {
+        match self {
+            Rule::Request(e) => e.reason(),
+            Rule::BodyTooLarge => (
+                "the body is larger than the body limit",
+                "RFC 9110 §15.5.14",
+            ),
+            Rule::HeaderTimeout => (
+                "the head did not arrive within the header timeout",
+                "RFC 9110 §15.5.9",
+            ),
+        }
     }
 }
 

@@ -8,7 +8,8 @@ pub use super::expected::{
 use super::parse::{fuzz_limits, split_script};
 use crate::conn::{BODY_CHUNK, ConnLimits, Connection, Env, Features, Next, Pool, Settings};
 use crate::h1::{Conn, WorkArea};
-use crate::response::{CONTINUE, Common, ERROR_STATUSES, KeepAliveForm, Responses, Spec};
+use crate::parser::Rule;
+use crate::response::{CONTINUE, Common, KeepAliveForm, Responses, Spec};
 use crate::stats::Stats;
 use std::sync::Arc;
 use std::vec::Vec;
@@ -58,10 +59,9 @@ fn largest_response(r: &Responses, body_chunk: usize) -> usize {
         .unwrap_or(0);
         head + r.body(k).len().min(body_chunk.max(1))
     });
-    let errors = ERROR_STATUSES.iter().map(|&s| {
-        let (h, b) = r.error(s);
-        h.len() + b.len()
-    });
+    let errors = Rule::ALL
+        .iter()
+        .map(|&rule| r.error(rule).iter().map(|p| p.len()).sum());
     routes.chain(errors).max().unwrap_or(0)
 }
 
@@ -194,6 +194,8 @@ fn logged_statuses(log: &[u8]) -> Vec<(u16, bool)> {
     let text = String::from_utf8_lossy(log);
     text.lines()
         .map(|l| {
+            // A refused request's line ends with the rule it broke.
+            let l = l.split(" rule=").next().unwrap_or(l);
             let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
             let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
             // After the date field: `[DATE] `, or `- ` with `--no-date`.

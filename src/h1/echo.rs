@@ -12,6 +12,7 @@ use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::journal::Recorder;
+use crate::parser::Rule;
 use crate::response::Responses;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
@@ -58,7 +59,7 @@ impl Conn {
         b.log_line.extend_from_slice(head);
         match b.body {
             Body::None => self.respond_echo(b, env),
-            Body::Length(n) if n > limit => self.refuse(b, 413, p.head_request, env),
+            Body::Length(n) if n > limit => self.refuse(b, Rule::BodyTooLarge, p.head_request, env),
             // Room for a small body at once rather than by doubling; a larger one grows as it
             // arrives, so that a client announcing a large body gets no more memory than it sends.
             Body::Length(n) => b.log_line.reserve(n.min(ECHO_RESERVE_BYTES) as usize),

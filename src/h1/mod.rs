@@ -40,7 +40,7 @@ pub use state::WorkArea;
 use crate::conditional::Answer;
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Settings};
 use crate::fault::Drip;
-use crate::parser::Error;
+use crate::parser::{Error, Rule};
 use crate::response::KeepAliveForm;
 use crate::stats::Timeout;
 use drip::ParkedDrip;
@@ -623,11 +623,11 @@ impl Conn {
         }
     }
 
-    /// Answer `status`, an error (the head alone for a HEAD request), and close, draining
+    /// Answer the error of `rule` (the head alone for a HEAD request), and close, draining
     /// what the client sends on.
     #[cold]
-    fn refuse(&mut self, b: &mut WorkArea, status: u16, head_request: bool, env: &mut Env<'_>) {
-        b.emit_error(status, head_request, env);
+    fn refuse(&mut self, b: &mut WorkArea, rule: Rule, head_request: bool, env: &mut Env<'_>) {
+        b.emit_error(rule, head_request, env);
         self.phase = Phase::Closing { linger: true };
     }
 
@@ -635,7 +635,7 @@ impl Conn {
     /// status and close.
     fn fail(&mut self, b: &mut WorkArea, e: Error, head_request: bool, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
-        self.refuse(b, e.status(), head_request, env);
+        self.refuse(b, Rule::Request(e), head_request, env);
     }
 
     /// A response whose end the client cannot know (a malformed one, garbage, a truncated

@@ -8,7 +8,7 @@ use super::log::request_line;
 use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
-use crate::parser::{Framing, Status, Version};
+use crate::parser::{Framing, Rule, Status, Version};
 use crate::response::CONTINUE;
 
 impl Conn {
@@ -76,7 +76,7 @@ impl Conn {
                                 // The chunks announced more data than the body limit: 413
                                 // and close, as for a Content-Length over it.
                                 let head_request = b.pending.is_some_and(|p| p.head_request);
-                                self.refuse(b, 413, head_request, env);
+                                self.refuse(b, Rule::BodyTooLarge, head_request, env);
                                 return buf.len();
                             }
                             return at;
@@ -141,7 +141,7 @@ impl Conn {
                                 Framing::None => Body::None,
                                 Framing::Length(n) if n > settings.conn_limits.max_body => {
                                     // Refused before any of it is read (RFC 9110 §15.5.14).
-                                    self.refuse(b, 413, req.is_head, env);
+                                    self.refuse(b, Rule::BodyTooLarge, req.is_head, env);
                                     return buf.len();
                                 }
                                 Framing::Length(n) => Body::Length(n),
@@ -184,7 +184,7 @@ impl WorkArea {
     pub(super) fn answer_late_head(&mut self, env: &mut Env<'_>) {
         let head_request = is_head_request(&self.input);
         self.input.clear();
-        self.emit_error(408, head_request, env);
+        self.emit_error(Rule::HeaderTimeout, head_request, env);
     }
 }
 

@@ -17,15 +17,16 @@
 //!   REFUSED_STREAM: never processed, safe to retry on a new connection, §8.7), and the
 //!   connection closes once the streams taken are answered.
 
-use super::{Env, MAX_HEADER_LIST_SIZE, Phase, SETTINGS, State, stream_error};
+use super::{Env, MAX_HEADER_LIST_SIZE, Own, Phase, SETTINGS, State, stream_error};
 use crate::frame::{ErrorCode, HEADER_LEN, kind, setting};
+use crate::parser::{Error, Rule};
 
 impl State {
     /// Stream `i`'s body went past `--max-body-bytes`: answer 413.
     #[cold]
     #[inline(never)]
     pub(super) fn body_too_large(&mut self, i: usize, env: &mut Env<'_>) {
-        self.streams[i].error = 413;
+        self.streams[i].error = Own::Refused(Rule::BodyTooLarge);
         self.streams[i].early = true;
         self.answer(i, env);
     }
@@ -70,14 +71,16 @@ impl State {
         Ok(())
     }
 
-    /// The status the request whose fields were just decoded gets for them: 431 past
-    /// `--max-headers` or `--max-head-bytes` (as advertised), 0 within them.
-    pub(super) fn over_head_limits(&self, env: &Env<'_>) -> u16 {
+    /// The limit the request whose fields were just decoded goes past, answered 431:
+    /// `--max-headers`, or `--max-head-bytes` (as advertised); `None` within them.
+    pub(super) fn over_head_limits(&self, env: &Env<'_>) -> Option<Rule> {
         let (f, limits) = (&self.fields, env.settings.limits);
-        if f.count > limits.max_headers || f.list_size > header_list_size(env) as usize {
-            431
+        if f.count > limits.max_headers {
+            Some(Rule::Request(Error::TooManyHeaders))
+        } else if f.list_size > header_list_size(env) as usize {
+            Some(Rule::Request(Error::HeadTooLarge))
         } else {
-            0
+            None
         }
     }
 

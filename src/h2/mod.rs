@@ -56,6 +56,7 @@ use crate::frame::{
     kind, setting,
 };
 use crate::hpack::Decoder;
+use crate::parser::Rule;
 use crate::response::{KeepAliveForm, Responses};
 use crate::stats::Timeout;
 use fields::{RequestFields, encode_head};
@@ -152,6 +153,17 @@ enum Phase {
     Lingering,
 }
 
+/// What a stream is answered with in its route's stead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Own {
+    /// Its route's response.
+    Route,
+    /// canned's error for a limit the request went past (413, 431): its body names it.
+    Refused(Rule),
+    /// What HTTP/2 does not serve (501, `unserved`).
+    Unserved,
+}
+
 /// A stream the client opened and canned has not finished answering.
 #[derive(Clone, Copy, Debug)]
 struct Stream {
@@ -171,8 +183,9 @@ struct Stream {
     grpc: grpc::Call,
     /// Body bytes received (`--max-body-bytes`).
     received: u64,
-    /// An error status answered instead of its route's (413, 431), 0: none (`limits`).
-    error: u16,
+    /// What it is answered instead of its route's response, if anything (`limits`,
+    /// `unserved`).
+    error: Own,
     /// Answered before its request's END_STREAM (a 413, a 431, CONNECT's 405): once the
     /// answer is sent, RST_STREAM NO_ERROR asks the client to send no more (§8.1), and its
     /// DATA until then is discarded (`limits`).
@@ -906,10 +919,10 @@ impl State {
         let error = self.over_head_limits(env);
         // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
         // HTTP/1's does, and so does an error that does not depend on the body.
-        let early = !end_stream && (error != 0 || f.method == b"CONNECT");
+        let early = !end_stream && (error.is_some() || f.method == b"CONNECT");
         let grpc = match error {
-            0 => grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
-            _ => grpc::Call::None,
+            None => grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            Some(_) => grpc::Call::None,
         };
         self.streams.push(Stream {
             id: stream,
@@ -922,10 +935,10 @@ impl State {
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc,
             received: 0,
-            error: if error == 0 && refused {
-                unserved::STATUS
-            } else {
-                error
+            error: match error {
+                Some(rule) => Own::Refused(rule),
+                None if refused => Own::Unserved,
+                None => Own::Route,
             },
             early,
             last_us: env.now_us,
@@ -956,7 +969,7 @@ impl State {
     fn answer(&mut self, i: usize, env: &mut Env<'_>) {
         // Faults shape a route's answer, not canned's own errors (413, 431, 501) nor an
         // answer that goes before its request has ended.
-        let plain = self.streams[i].error == 0 && !self.streams[i].early;
+        let plain = self.streams[i].error == Own::Route && !self.streams[i].early;
         if plain
             && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
             && self.answer_shaped(i, env)
@@ -976,14 +989,15 @@ impl State {
             return;
         }
         let s = &self.streams[i];
-        let status = match (s.grpc, s.error) {
-            (grpc::Call::None, 0) => env.responses.status(s.route as usize),
-            (grpc::Call::None, e) => e,
-            _ => 200,
+        let (status, rule) = match (s.grpc, s.error) {
+            (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
+            (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
+            _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
         let id = s.id;
-        self.log_answer(id, status, env);
+        self.log_answer(id, status, rule, env);
     }
 
     /// Queue a frame with this payload.
@@ -1091,9 +1105,9 @@ impl State {
             }
             let responses = env.responses;
             let body = match s.error {
-                0 => responses.body(s.route as usize),
-                unserved::STATUS => unserved::body(s.route as usize, responses),
-                e => responses.error(e).1,
+                Own::Route => responses.body(s.route as usize),
+                Own::Unserved => unserved::body(s.route as usize, responses),
+                Own::Refused(rule) => responses.error(rule)[2],
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
@@ -1137,12 +1151,15 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if let Some(head) = responses.h2_head(s.route as usize).filter(|_| s.error == 0) {
+        if let Some(head) = responses
+            .h2_head(s.route as usize)
+            .filter(|_| s.error == Own::Route)
+        {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());
         }
         self.head.clear();
         match s.error {
-            0 => {
+            Own::Route => {
                 responses.append(
                     s.route as usize,
                     KeepAliveForm::KeepAlive11,
@@ -1151,8 +1168,12 @@ impl State {
                     &mut self.head,
                 );
             }
-            unserved::STATUS => unserved::head(s.route as usize, responses, &mut self.head),
-            e => self.head.extend_from_slice(responses.error(e).0),
+            Own::Unserved => unserved::head(s.route as usize, responses, &mut self.head),
+            Own::Refused(rule) => {
+                let [start, head, _] = responses.error(rule);
+                self.head.extend_from_slice(start);
+                self.head.extend_from_slice(head);
+            }
         }
         self.encoded.clear();
         encode_head(&self.head, &mut self.encoded);

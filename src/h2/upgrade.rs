@@ -50,7 +50,7 @@ impl Conn {
             window: i64::from(s.peer_initial_window),
             recv_window: 0,
             received: 0,
-            error: 0,
+            error: super::Own::Route,
             early: false,
             // A gRPC call has a body: it is never upgraded.
             grpc: super::grpc::Call::None,
