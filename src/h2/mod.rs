@@ -854,7 +854,7 @@ impl State {
                 Some(i) if !self.streams[i].answering => {}
                 // Trailers of a body refused (413), or on a stream canned reset: decoded for
                 // the table (§4.3), otherwise ignored (`limits`, `closed`).
-                Some(i) if self.streams[i].error != 0 => {
+                Some(i) if self.streams[i].error != Own::Route => {
                     let _ = self.decode(block, true)?;
                     return Ok(());
                 }
