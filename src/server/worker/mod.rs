@@ -63,11 +63,11 @@ use self::slot::{Conn, FORCE, Interest, LISTENER, Slot, WAKE, flush, set_interes
 use crate::conn::{Connection, Env, LogSink, Next, Settings};
 use crate::server::timers::Deadlines;
 use crate::stats::Summary;
+use crate::transport::Transport;
 use polling::Events;
 use polling::Poller;
 use socket2::Socket;
-use std::io::{self, Read};
-use std::net::Shutdown;
+use std::io;
 use std::num::NonZeroUsize;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
@@ -238,6 +238,7 @@ impl Worker {
         }
         let Slot {
             sock,
+            transport,
             conn,
             interest,
             armed_us,
@@ -246,6 +247,7 @@ impl Worker {
         let mut ev = Event {
             k,
             sock,
+            transport,
             interest,
             armed_us,
             sniffed,
@@ -327,6 +329,7 @@ enum FirstBytes {
 struct Event<'a> {
     k: usize,
     sock: &'a Socket,
+    transport: &'a mut Transport,
     interest: &'a mut Interest,
     armed_us: &'a mut u64,
     sniffed: &'a mut u8,
@@ -351,8 +354,10 @@ impl Event<'_> {
         env: &mut Env<'_, C::Work>,
     ) -> After {
         match cause {
-            Cause::Ready { readable, .. } if readable && conn.wants_read() => {
-                match (&*self.sock).read(scratch) {
+            Cause::Ready { readable, .. }
+                if readable && (conn.wants_read() || self.transport.wants_read()) =>
+            {
+                match self.transport.read(self.sock, scratch) {
                     Ok(0) if conn.is_held() => {
                         // Gone while its response is held: nothing held can reach it.
                         return After::Close;
@@ -444,7 +449,7 @@ impl Event<'_> {
     /// or update its interest and deadline.
     #[inline(always)]
     fn finish<C: Connection>(&mut self, conn: &mut C, env: &mut Env<'_, C::Work>) -> After {
-        if !flush(self.sock, conn, env) {
+        if !flush(self.sock, self.transport, conn, env) {
             return After::Close;
         }
         match conn.next() {
@@ -460,7 +465,7 @@ impl Event<'_> {
                 After::Close
             }
             Next::Close { linger: true } => {
-                if self.sock.shutdown(Shutdown::Write).is_err() {
+                if self.transport.shutdown(self.sock).is_err() {
                     return After::Close;
                 }
                 conn.start_lingering(self.now_us, env.pool);
@@ -479,13 +484,13 @@ impl Event<'_> {
                 After::Close
             }
             Next::Continue => {
-                let read = conn.wants_read();
-                let want = Interest {
+                let read = conn.wants_read() || self.transport.wants_read();
+                let want = Interest::new(
                     read,
-                    write: !conn.output().is_empty(),
+                    !conn.output().is_empty() || self.transport.wants_write(),
                     // A connection that reads sees the FIN as a read of 0 bytes.
-                    hangup: !read && conn.is_held(),
-                };
+                    !read && conn.is_held(),
+                );
                 set_interest(self.poller, self.sock, self.interest, self.k, want);
                 self.rearm(conn, env.settings);
                 After::Done
