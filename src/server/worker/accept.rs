@@ -2,7 +2,7 @@
 //! (making room at the limit, see `evict`), and the pause after accept(2) fails for want of a
 //! resource.
 
-use super::slot::{Conn, Interest, Slot};
+use super::slot::{Interest, ProtocolConn, Slot};
 use super::state::Worker;
 use crate::conn::Connection;
 use crate::transport::Transport;
@@ -113,7 +113,7 @@ impl Worker {
         self.slots[k] = Some(Slot {
             sock,
             transport: self.transport_for(i),
-            conn: Conn::new(self.now_us),
+            conn: ProtocolConn::new(self.now_us),
             interest: Interest::READ,
             armed_us: u64::MAX,
             sniffed: 0,
