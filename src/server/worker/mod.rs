@@ -267,15 +267,7 @@ impl Worker {
         };
         let after = match after {
             After::Done | After::Close => after,
-            // Another protocol from now on: the connection is that protocol's, and the rest of
-            // the event (its first output, interest, deadline) goes through the enum.
-            After::Upgrade if conn.upgrade(&mut env) => ev.finish(conn, &mut env),
-            After::Upgrade => After::Close,
-            #[cfg(feature = "http2")]
-            After::PriorKnowledge { rest } => {
-                conn.prior_knowledge(&self.scratch[rest], &mut env);
-                ev.finish(conn, &mut env)
-            }
+            _ => ev.switch(conn, after, &self.scratch, &mut env),
         };
         if let After::Close = after {
             self.close(k);
@@ -287,13 +279,11 @@ impl Worker {
 enum After {
     Done,
     Close,
-    /// The connection's first bytes were the HTTP/2 preface (read whole: its start counted in
-    /// `Slot::sniffed`, its end in this read), and this range of the scratch buffer came
-    /// after it: the connection turns HTTP/2 and takes them.
+    /// The connection's first bytes were the HTTP/2 preface, its start counted in
+    /// `Slot::sniffed` and its end at the start of the first `n` bytes of the scratch buffer,
+    /// the rest of which came after it: the connection turns HTTP/2 and takes them.
     #[cfg(feature = "http2")]
-    PriorKnowledge {
-        rest: std::ops::Range<usize>,
-    },
+    PriorKnowledge(usize),
     /// The connection's protocol wrote its answer to a request for another one
     /// ([`Next::Upgrade`]): the connection continues as its [`crate::conn::Handoff`] says.
     Upgrade,
@@ -306,10 +296,9 @@ enum FirstBytes {
     /// The start of the HTTP/2 preface: held back, counted in `Slot::sniffed`.
     #[cfg(feature = "http2")]
     Undecided,
-    /// The rest of the preface, and what follows it from this offset of the read: the
-    /// connection turns HTTP/2 ([`After::PriorKnowledge`]).
+    /// The rest of the preface: the connection turns HTTP/2 ([`After::PriorKnowledge`]).
     #[cfg(feature = "http2")]
-    Http2 { rest: usize },
+    Http2,
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
@@ -359,9 +348,7 @@ impl Event<'_> {
                                 #[cfg(feature = "http2")]
                                 FirstBytes::Undecided => false,
                                 #[cfg(feature = "http2")]
-                                FirstBytes::Http2 { rest } => {
-                                    return After::PriorKnowledge { rest: rest..n };
-                                }
+                                FirstBytes::Http2 => return After::PriorKnowledge(n),
                             };
                         if hand {
                             conn.on_data(&scratch[..n], env);
@@ -409,10 +396,7 @@ impl Event<'_> {
             match crate::frame::sniff(held, data) {
                 Sniffed::Http2 => {
                     self.no_longer_silent();
-                    *self.sniffed = 0;
-                    return FirstBytes::Http2 {
-                        rest: crate::frame::PREFACE.len() - held,
-                    };
+                    return FirstBytes::Http2;
                 }
                 Sniffed::Undecided(at) => {
                     *self.sniffed = at as u8;
@@ -431,6 +415,33 @@ impl Event<'_> {
             conn.on_data(&crate::frame::PREFACE[..sniffed], env);
         }
         FirstBytes::Http1
+    }
+
+    /// The connection continues in another protocol ([`After::Upgrade`],
+    /// [`After::PriorKnowledge`]): it becomes that protocol's, and the rest of the event (its
+    /// first output, interest, deadline) goes through the enum. Out of line: once per
+    /// connection at most.
+    #[cold]
+    #[inline(never)]
+    fn switch(
+        &mut self,
+        conn: &mut ProtocolConn,
+        after: After,
+        scratch: &[u8],
+        env: &mut Env<'_, Work>,
+    ) -> After {
+        match after {
+            After::Upgrade if conn.upgrade(env) => self.finish(conn, env),
+            #[cfg(feature = "http2")]
+            After::PriorKnowledge(n) => {
+                // The preface's start came in earlier reads, its end in this one.
+                let held = usize::from(std::mem::take(self.sniffed));
+                let rest = crate::frame::PREFACE.len() - held;
+                conn.prior_knowledge(&scratch[rest..n], env);
+                self.finish(conn, env)
+            }
+            _ => After::Close,
+        }
     }
 
     /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
