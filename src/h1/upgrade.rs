@@ -63,9 +63,7 @@ impl Http1Conn {
         }
         let mut request = H2cRequest::default();
         self.phase = Phase::Closing { linger: false };
-        let Some(mut b) = self.work.take() else {
-            return None;
-        };
+        let mut b = self.work.take()?;
         if let Some(p) = b.pending.take() {
             request.route = p.route as usize;
             request.head_only = p.head_request;

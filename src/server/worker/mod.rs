@@ -440,7 +440,11 @@ impl Event<'_> {
                 conn.prior_knowledge(&scratch[rest..n], env);
                 self.finish(conn, env)
             }
-            _ => After::Close,
+            _ => {
+                #[cfg(not(feature = "http2"))]
+                let _ = scratch;
+                After::Close
+            }
         }
     }
 

@@ -212,9 +212,9 @@ impl Interest {
     #[inline(always)]
     pub(super) const fn new(read: bool, write: bool, hangup: bool) -> Interest {
         Interest(
-            (read as u8) * Interest::READ_BIT
-                | (write as u8) * Interest::WRITE_BIT
-                | (hangup as u8) * Interest::HANGUP_BIT,
+            ((read as u8) * Interest::READ_BIT)
+                | ((write as u8) * Interest::WRITE_BIT)
+                | ((hangup as u8) * Interest::HANGUP_BIT),
         )
     }
 
