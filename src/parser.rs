@@ -126,10 +126,13 @@ pub struct Request<'b> {
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
     /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
-    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1), or an
-    /// `Upgrade` field (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read for them.
-    /// One flag for all of them, so that a request without one pays a single test.
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
+    /// be read for them. One flag for all of them, so that a request without one pays a
+    /// single test.
     pub range_or_conditional: bool,
+    /// An `Upgrade` field came (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read
+    /// for the protocol it asks for.
+    pub upgrade: bool,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -493,7 +496,7 @@ pub struct Parser {
     target_end: u32,
     path: (u32, u32),
     headers: u16,
-    flags: u16,
+    flags: u32,
     form: Form,
     content_length: u64,
     /// The Host value (OWS trimmed), checked once the head is complete.
@@ -515,25 +518,27 @@ enum Phase {
     EndLf,
 }
 
-const F_REQUEST_LINE: u16 = 1;
-const F_HTTP11: u16 = 1 << 1;
-const F_HOST: u16 = 1 << 2;
-const F_CLOSE: u16 = 1 << 3;
-const F_KEEP_ALIVE: u16 = 1 << 4;
-const F_CONTENT_LENGTH: u16 = 1 << 5;
-const F_TE: u16 = 1 << 6;
-const F_TE_LAST_CHUNKED: u16 = 1 << 7;
-const F_TE_CHUNKED_MISPLACED: u16 = 1 << 8;
-const F_EXPECT: u16 = 1 << 9;
-const F_HEAD: u16 = 1 << 10;
-const F_PATH_ROOT: u16 = 1 << 11;
+const F_REQUEST_LINE: u32 = 1;
+const F_HTTP11: u32 = 1 << 1;
+const F_HOST: u32 = 1 << 2;
+const F_CLOSE: u32 = 1 << 3;
+const F_KEEP_ALIVE: u32 = 1 << 4;
+const F_CONTENT_LENGTH: u32 = 1 << 5;
+const F_TE: u32 = 1 << 6;
+const F_TE_LAST_CHUNKED: u32 = 1 << 7;
+const F_TE_CHUNKED_MISPLACED: u32 = 1 << 8;
+const F_EXPECT: u32 = 1 << 9;
+const F_HEAD: u32 = 1 << 10;
+const F_PATH_ROOT: u32 = 1 << 11;
 /// A `[` or `]` in the target: valid only in the IP-literal of an authority.
-const F_TARGET_BRACKET: u16 = 1 << 12;
+const F_TARGET_BRACKET: u32 = 1 << 12;
 /// A transfer coding canned does not know (501 unless the framing is already a 400).
-const F_TE_UNKNOWN: u16 = 1 << 13;
-const F_RANGE: u16 = 1 << 14;
+const F_TE_UNKNOWN: u32 = 1 << 13;
+const F_RANGE: u32 = 1 << 14;
 /// A conditional field (RFC 9110 §13.1).
-const F_CONDITIONAL: u16 = 1 << 15;
+const F_CONDITIONAL: u32 = 1 << 15;
+/// An `Upgrade` field (RFC 9110 §7.8).
+const F_UPGRADE: u32 = 1 << 16;
 
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
@@ -1101,6 +1106,7 @@ impl Parser {
                 self.flags |= F_RANGE;
             }
             Field::Conditional => self.flags |= F_CONDITIONAL,
+            Field::Upgrade => self.flags |= F_UPGRADE,
             Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
@@ -1242,6 +1248,7 @@ impl Parser {
                 None
             },
             range_or_conditional: self.flags & (F_RANGE | F_CONDITIONAL) != 0,
+            upgrade: self.flags & F_UPGRADE != 0,
             headers: self.headers as usize,
             head_len,
         }
@@ -1263,6 +1270,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         is_head: false,
         range: None,
         range_or_conditional: false,
+        upgrade: false,
         headers: 1,
         head_len,
     }
@@ -1275,6 +1283,7 @@ enum Field {
     Expect,
     Range,
     Conditional,
+    Upgrade,
     Connection,
     ContentLength,
     TransferEncoding,
@@ -1294,8 +1303,7 @@ impl Field {
             (4, b'h') if token_is(name, b"host") => Field::Host,
             (5, b'r') if token_is(name, b"range") => Field::Range,
             (6, b'e') if token_is(name, b"expect") => Field::Expect,
-            // Read from the head with the conditional fields (`Request::range_or_conditional`).
-            (7, b'u') if token_is(name, b"upgrade") => Field::Conditional,
+            (7, b'u') if token_is(name, b"upgrade") => Field::Upgrade,
             (8, b'i') if token_is(name, b"if-match") || token_is(name, b"if-range") => {
                 Field::Conditional
             }
@@ -1626,8 +1634,9 @@ mod tests {
     /// byte, against a case-insensitive comparison.
     #[test]
     fn field_names_in_any_case_and_no_other() {
-        let known: [(&[u8], Field); 12] = [
+        let known: [(&[u8], Field); 13] = [
             (b"host", Field::Host),
+            (b"upgrade", Field::Upgrade),
             (b"range", Field::Range),
             (b"expect", Field::Expect),
             (b"if-match", Field::Conditional),

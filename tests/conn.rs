@@ -7,7 +7,7 @@ use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
 use canned::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings};
-use canned::h1::{Conn, WorkArea};
+use canned::h1::{Http1Conn, WorkArea};
 use canned::parser::{Error, Limits, Rule};
 use canned::response::{KeepAliveForm, Responses};
 use canned::stats::Stats;
@@ -45,7 +45,7 @@ impl Parts {
 
 /// A connection with its worker's parts, driven by hand.
 struct Driver {
-    conn: Conn,
+    conn: Http1Conn,
     parts: Parts,
     /// Everything written so far.
     wire: Vec<u8>,
@@ -54,7 +54,7 @@ struct Driver {
 impl Driver {
     fn new(responses: Responses, conn_limits: ConnLimits) -> Driver {
         Driver {
-            conn: Conn::new(0),
+            conn: Http1Conn::new(0),
             parts: Parts {
                 pool: Pool::default(),
                 stats: Stats::default(),
@@ -445,7 +445,7 @@ fn pool_keeps_a_bounded_number_of_buffer_bytes() {
     let r = responses();
     let mut pool = Pool::default();
     let mut stats = Stats::default();
-    let mut conns: Vec<Conn> = (0..64).map(|_| Conn::new(0)).collect();
+    let mut conns: Vec<Http1Conn> = (0..64).map(|_| Http1Conn::new(0)).collect();
     let settings = Settings::default();
     for c in &mut conns {
         let mut env = Env {
@@ -879,7 +879,7 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
                 ..Features::default()
             },
         };
-        let mut conn = Conn::new(0);
+        let mut conn = Http1Conn::new(0);
         conn.on_data(request, &mut env);
         assert!(conn.output().starts_with(b"HTTP/1.1 503 "));
         if turn == 0 {

@@ -1,4 +1,4 @@
-//! The socket-free connection driver: a script's reads and writes through a [`Conn`], its
+//! The socket-free connection driver: a script's reads and writes through an [`Http1Conn`], its
 //! memory bounds checked at every step, and its output compared with [`expected`].
 
 pub use super::expected::{
@@ -7,7 +7,7 @@ pub use super::expected::{
 };
 use super::parse::{fuzz_limits, split_script};
 use crate::conn::{BODY_CHUNK, ConnLimits, Connection, Env, Features, Next, Pool, Settings};
-use crate::h1::{Conn, WorkArea};
+use crate::h1::{Http1Conn, WorkArea};
 use crate::parser::Rule;
 use crate::response::{CONTINUE, Common, KeepAliveForm, Responses, Spec};
 use crate::stats::Stats;
@@ -74,7 +74,7 @@ pub struct Run {
     pub log: Vec<u8>,
 }
 
-/// Drive a [`Conn`] through a script with no sockets, checking the memory bounds at
+/// Drive an [`Http1Conn`] through a script with no sockets, checking the memory bounds at
 /// every step; return everything it wrote.
 pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
     run_connection_logged(s, responses).wire
@@ -84,7 +84,7 @@ pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
 pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
     let mut pool = Pool::default();
     let mut stats = Stats::default();
-    let mut conn = Conn::new(0);
+    let mut conn = Http1Conn::new(0);
     let mut run = Run::default();
     let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
     let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);

@@ -2,12 +2,12 @@
 //! plan's when its route has one; whether the response closes the connection; the error
 //! responses.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{log_response, log_rule};
 use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
 use crate::parser::Rule;
 
-impl Conn {
+impl Http1Conn {
     /// Answer the request whose head (and body) is complete.
     pub(super) fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         if let Some(f) = env.features.faults.as_deref() {
@@ -44,7 +44,7 @@ impl Conn {
         self.respond_as::<true>(b, p, env);
     }
 
-    /// [`Conn::respond_plain`] for a request whose answer is not the whole response.
+    /// [`Http1Conn::respond_plain`] for a request whose answer is not the whole response.
     #[cold]
     #[inline(never)]
     fn respond_asked(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {

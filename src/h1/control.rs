@@ -3,7 +3,7 @@
 //! cut, reset, dripped, or garbage instead), or 400 with the one line that says what is wrong
 //! with its control. Out of line: without `--control` nothing here runs.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
@@ -13,7 +13,7 @@ use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};
 use crate::values::US_PER_MS;
 
-impl Conn {
+impl Http1Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
     /// neither an echo nor `--health`), keep it and answer now or once the body is skipped.
     /// Returns whether it did.
@@ -152,7 +152,7 @@ impl Conn {
         };
         // A drip's pacing; `None` for a slow close: the whole answer through a drip's cursor,
         // which sees its end, then the FIN waits D after its last byte is written
-        // (`Conn::park`).
+        // (`Http1Conn::park`).
         let paced = match c.delivery {
             Some(Delivery::Drip(d)) => Some(Some(d)),
             Some(Delivery::SlowClose(_)) => Some(None),

@@ -5,7 +5,7 @@
 //! echoes allocates nothing. Out of line: the plain path tests one switch when a head is
 //! complete and one as a body is read.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{keep_journal_head, log_response};
 use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
@@ -18,7 +18,7 @@ use crate::response::Responses;
 /// The most room taken for an echoed body by length before its bytes arrive.
 const ECHO_RESERVE_BYTES: u64 = 64 * 1024;
 
-impl Conn {
+impl Http1Conn {
     /// A request's head is complete (`head` its bytes), and read as on any path: its route,
     /// its body's framing, its interim response. If its route echoes, keep the head and answer
     /// now or once the body is in ([`keep_echo_body`], [`keep_echo_chunks`] keep it as it is

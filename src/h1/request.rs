@@ -2,7 +2,7 @@
 //! chunked, within the body limit; an echo keeps them, see `echo`), and hand each complete
 //! request to its answer.
 
-use super::Conn;
+use super::Http1Conn;
 use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
 use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
@@ -11,7 +11,7 @@ use crate::conn::Settings;
 use crate::parser::{Framing, Rule, Status, Version};
 use crate::response::CONTINUE;
 
-impl Conn {
+impl Http1Conn {
     /// Process buffered input (after output drained or more input arrived).
     pub(super) fn resume(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let input = std::mem::take(&mut b.input);
@@ -130,12 +130,15 @@ impl Conn {
                                 logged,
                             });
                             b.asked = Asked::Whole;
-                            if req.range_or_conditional {
+                            // One test on the plain path for both.
+                            if req.range_or_conditional | req.upgrade {
                                 let head = &buf[at - req.head_len..at];
-                                if self.upgrade(b, &req, head, env) {
+                                if req.upgrade && self.upgrade(b, &req, head, env) {
                                     return at;
                                 }
-                                super::ranges::answer(head, route, b, env);
+                                if req.range_or_conditional {
+                                    super::ranges::answer(head, route, b, env);
+                                }
                             }
                             b.body = match req.framing {
                                 Framing::None => Body::None,

@@ -23,7 +23,7 @@ const CUT: &[u8] = b"[...]";
 
 impl State {
     /// Keep `METHOD TARGET ` of `stream`'s request (its fields just decoded), when logging.
-    pub(super) fn hold_log(&mut self, stream: u32, route: usize, env: &Env<'_>) {
+    pub(super) fn hold_log<W>(&mut self, stream: u32, route: usize, env: &Env<'_, W>) {
         if env.features.access_log.is_none() || env.responses.is_health(route) {
             return;
         }
@@ -45,7 +45,7 @@ impl State {
     }
 
     /// Stream 1 of an upgraded connection: its words from HTTP/1 (empty: not logged).
-    pub(super) fn upgraded_log(&mut self, words: &[u8], env: &Env<'_>) {
+    pub(super) fn upgraded_log<W>(&mut self, words: &[u8], env: &Env<'_, W>) {
         if env.features.access_log.is_none() || words.is_empty() {
             return;
         }
@@ -59,12 +59,12 @@ impl State {
 
     /// `stream` is answered with `status`: write its line, if it has one held, with
     /// ` rule=NAME` when the answer is canned's error for a limit it went past.
-    pub(super) fn log_answer(
+    pub(super) fn log_answer<W>(
         &mut self,
         stream: u32,
         status: u16,
         rule: Option<Rule>,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, W>,
     ) {
         let Some(log) = env.features.access_log.as_deref_mut() else {
             return;
