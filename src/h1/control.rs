@@ -7,7 +7,7 @@ use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
-use crate::control::{Control, Delivery, Drip, from_head};
+use crate::control::{Control, Delivery, Drip, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};
@@ -56,7 +56,7 @@ impl Http1Conn {
     pub(super) fn respond_control(
         &mut self,
         b: &mut WorkArea,
-        control: Result<Control, &'static str>,
+        control: Result<Control, Refusal>,
         env: &mut Env<'_>,
     ) {
         let Some(p) = b.pending.take() else {
@@ -125,12 +125,18 @@ impl Http1Conn {
         // A short body, in pieces: the 400's line, or an error's body (its own, or `STATUS
         // REASON`).
         let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
-        let short: Option<[&[u8]; 4]> = match (message, &c.error) {
-            (Some(m), _) => Some([m.as_bytes(), b"\n", b"", b""]),
-            (None, Some(e)) => Some(match e.body() {
-                Some(body) => [body, b"", b"", b""],
-                None => [&code, b" ", reason(status).as_bytes(), b"\n"],
-            }),
+        let short: Option<[&[u8]; 8]> = match (&message, &c.error) {
+            (Some(m), _) => Some(m.parts()),
+            (None, Some(e)) => {
+                let mut parts: [&[u8]; 8] = [b""; 8];
+                match e.body() {
+                    Some(body) => parts[0] = body,
+                    None => {
+                        parts[..4].copy_from_slice(&[&code, b" ", reason(status).as_bytes(), b"\n"])
+                    }
+                }
+                Some(parts)
+            }
             (None, None) => None,
         };
         let block = if c.stars { Block::Stars } else { Block::Filler };
