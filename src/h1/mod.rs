@@ -172,6 +172,7 @@ impl Connection for Conn {
                     };
                 }
                 Refill::Repeat { left, block } => b.refill_repeat(left, block, env),
+                Refill::Journal => b.refill_journal(env),
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)
@@ -281,6 +282,10 @@ impl Connection for Conn {
             if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Paced) {
                 // A latency or a drip's pause ended with nothing left to write.
                 b.pace(env);
+            }
+            if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Journal) {
+                // The journal's next piece, held for this turn.
+                b.refill_journal(env);
             }
             self.keep_or_return(b, env);
         }

@@ -554,6 +554,32 @@ impl Responses {
         out.extend_from_slice(&rest[end..]);
     }
 
+    /// Append the head of route `route` in `form` to `out` for a body whose length is not
+    /// known when it starts (the journal, sent a piece at a time): `Transfer-Encoding:
+    /// chunked` instead of its `Content-Length` when `chunked`, else no length at all (an
+    /// HTTP/1.0 answer whose body ends at the close, RFC 9112 §6.3 (8)).
+    pub fn append_unsized_head(
+        &self,
+        route: usize,
+        form: KeepAliveForm,
+        chunked: bool,
+        out: &mut Vec<u8>,
+    ) {
+        const FIELD: &[u8] = b"Content-Length: ";
+        let f = &self.routes[route];
+        out.extend_from_slice(&f.start);
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        for line in rest.split_inclusive(|&c| c == b'\n') {
+            if line.starts_with(FIELD) {
+                if chunked {
+                    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+                }
+            } else {
+                out.extend_from_slice(line);
+            }
+        }
+    }
+
     /// Append the head of route `route` in `form` with status `status` instead of its own, and
     /// `Content-Length: LENGTH` (`length` its digits), or, for a status that has no body (204,
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an

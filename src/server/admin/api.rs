@@ -27,6 +27,9 @@ pub(super) struct Answer {
     pub(super) status: u16,
     pub(super) json: bool,
     pub(super) body: Vec<u8>,
+    /// The journal, sent instead of `body` a piece at a time as it is written (never made
+    /// whole: it may be tens of megabytes).
+    pub(super) journal: Option<Arc<Journal>>,
 }
 
 impl Answer {
@@ -39,6 +42,7 @@ impl Answer {
             status,
             json: false,
             body: body.into_bytes(),
+            journal: None,
         }
     }
 }
@@ -131,12 +135,11 @@ impl Api {
                     if method == b"DELETE" {
                         j.clear();
                     }
-                    let mut out = Vec::new();
-                    j.render(&mut out);
                     Answer {
                         status: 200,
                         json: true,
-                        body: out,
+                        body: Vec::new(),
+                        journal: Some(j.clone()),
                     }
                 }
                 (Some(_), _) => allow("GET and DELETE"),
