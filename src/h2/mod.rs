@@ -443,6 +443,12 @@ impl Connection for Conn {
     fn served(&self) -> u32 {
         self.st.served
     }
+
+    fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        for s in &self.st.streams {
+            held(usize::from(s.route));
+        }
+    }
 }
 
 /// What the tests measure.

@@ -31,6 +31,24 @@ pub(super) struct Formatted {
     pub(super) send_body: bool,
 }
 
+impl Formatted {
+    /// The place of a response no fault sends any more: no bytes.
+    pub(super) fn retired() -> Formatted {
+        let empty: Arc<[u8]> = Arc::from(&[][..]);
+        Formatted {
+            status: 500,
+            start: Box::default(),
+            date_at: None,
+            rest: [empty.clone(), empty.clone(), empty.clone()],
+            head_end: [0; 3],
+            inline_len: 0,
+            body_apart: false,
+            body: empty,
+            send_body: false,
+        }
+    }
+}
+
 /// A formatted error response, whole: small, and this worker's own.
 #[derive(Clone, Debug)]
 pub(super) struct Whole {

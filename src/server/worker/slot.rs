@@ -228,6 +228,10 @@ impl Connection for Conn {
     fn served(&self) -> u32 {
         both!(self, c => c.served())
     }
+
+    fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        both!(self, c => c.responses_held(held))
+    }
 }
 
 /// The poller's key of the worker's wake-up socket (drain).
