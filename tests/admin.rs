@@ -915,3 +915,49 @@ fn large_error_bodies_count_against_the_bound() {
         200
     );
 }
+
+/// The same over HTTP/2 (Python's h2): a stream whose dripped DATA is under way when two
+/// changes retire its response and format another ends with its own bytes.
+#[test]
+fn a_retired_response_under_way_on_http2_keeps_its_bytes() {
+    if !have("python3") {
+        return;
+    }
+    let (h, addr) = start(&["--admin", "127.0.0.1:0", "--route", "/x=200:ok"]);
+    let a = h.admin_addr().unwrap();
+    let script = r#"
+import socket, sys, urllib.request
+import h2.connection, h2.events
+port, admin = int(sys.argv[1]), int(sys.argv[2])
+def put(fill):
+    body = b"drip:1000/200ms\nerror:1:503:" + fill * 3000
+    req = urllib.request.Request("http://127.0.0.1:%d/faults/x" % admin, data=body, method="PUT")
+    assert urllib.request.urlopen(req).status == 200
+put(b"A")
+s = socket.create_connection(("127.0.0.1", port))
+c = h2.connection.H2Connection()
+c.initiate_connection()
+c.send_headers(1, [(":method", "GET"), (":path", "/x"), (":scheme", "http"), (":authority", "x")], end_stream=True)
+s.sendall(c.data_to_send())
+body, changed, done = b"", False, False
+while not done:
+    data = s.recv(65536)
+    assert data, "closed before the stream ended"
+    for e in c.receive_data(data):
+        if isinstance(e, h2.events.DataReceived):
+            body += e.data
+            c.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+            if not changed:
+                put(b"B")
+                put(b"C")
+                changed = True
+        elif isinstance(e, h2.events.StreamEnded):
+            done = True
+    s.sendall(c.data_to_send())
+assert changed and body == b"A" * 3000, body[:80]
+print("ok")
+"#;
+    let (port, admin) = (addr.port().to_string(), a.port().to_string());
+    let args = [std::ffi::OsStr::new(&port), std::ffi::OsStr::new(&admin)];
+    python_ok(script, &args, "an HTTP/2 drip across two changes");
+}
