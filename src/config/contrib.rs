@@ -135,10 +135,12 @@ fn roff(text: &str) -> String {
 pub(super) fn man_page() -> String {
     let mut m = String::new();
     m.push_str(
-        ".\\\" Generated from the option table of src/config/options.rs; see README, Options.\n",
+        ".\\\" Generated from the option table of src/config/options.rs; see docs/options.md.\n",
     );
     m.push_str(".TH CANNED 1 \"\" \"canned\" \"User Commands\"\n");
-    m.push_str(".SH NAME\ncanned \\- a tiny, very fast HTTP/1.x responder\n");
+    m.push_str(
+        ".SH NAME\ncanned \\- a tiny, fast HTTP/1.1 and HTTP/2 (h2c) test endpoint and responder\n",
+    );
     m.push_str(".SH SYNOPSIS\n.B canned\n[\\fIOPTIONS\\fR]\n");
     m.push_str(".SH DESCRIPTION\n");
     let intro = HELP_INTRO.split("\n\n").nth(2).unwrap_or_default();
@@ -229,7 +231,7 @@ pub(super) fn man_page() -> String {
     }
     m.push_str(
         ".SH SEE ALSO\n\
-         The README of the source tree: every option, the faults, the malformed-response \
+         The docs/ folder of the source tree: every option (docs/options.md), the faults, the malformed-response \
          catalogue, the limits.\n",
     );
     m
@@ -262,7 +264,7 @@ pub(super) fn bash_completion() -> String {
         .map(Opt::flag)
         .collect();
     format!(
-        "# bash completion for canned, generated from its option table (README, Options).\n\
+        "# bash completion for canned, generated from its option table (docs/options.md).\n\
          _canned() {{\n\
          \x20   local cur=\"${{COMP_WORDS[COMP_CWORD]}}\" prev=\"${{COMP_WORDS[COMP_CWORD-1]}}\"\n\
          \x20   case \"$prev\" in\n\
@@ -301,7 +303,7 @@ fn zsh_text(text: &str) -> String {
 pub(super) fn zsh_completion() -> String {
     let mut z = String::from(
         "#compdef canned\n\
-         # zsh completion for canned, generated from its option table (README, Options).\n\
+         # zsh completion for canned, generated from its option table (docs/options.md).\n\
          _arguments \\\n",
     );
     for o in OPTIONS {
@@ -346,7 +348,7 @@ pub(super) fn zsh_completion() -> String {
 pub(super) fn fish_completion() -> String {
     let quote = |s: &str| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"));
     let mut f = String::from(
-        "# fish completion for canned, generated from its option table (README, Options).\n",
+        "# fish completion for canned, generated from its option table (docs/options.md).\n",
     );
     for o in OPTIONS {
         let long = &o.flag()[2..];

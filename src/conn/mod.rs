@@ -17,7 +17,7 @@
 //! per call, and it cannot live here (this module is below every protocol); a worker generic
 //! over its connection type a type parameter on every item of the loop, for one protocol. A
 //! second protocol (beside `h1`, at its layer) turns the alias into an enum in the server,
-//! whose calls match on the protocol and lend each one its own pool ([`Connection::Work`]): a
+//! whose calls match on the protocol and lend each one its own pool (`Connection::Work`): a
 //! match per call, paid only then.
 
 mod connection;
