@@ -777,7 +777,7 @@ fn freeze_threads(pid: u32, except: &str) -> Frozen {
 
 #[test]
 // It stops the worker threads through ptrace, which qemu-user does not emulate for the
-// threads it runs: ignored there with this reason (README, Architectures).
+// threads it runs: ignored there with this reason (docs/platforms.md).
 #[cfg_attr(
     not(target_arch = "x86_64"),
     ignore = "stops the server's worker threads through ptrace, which qemu-user does not emulate"

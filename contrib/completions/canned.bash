@@ -1,4 +1,4 @@
-# bash completion for canned, generated from its option table (README, Options).
+# bash completion for canned, generated from its option table (docs/options.md).
 _canned() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     case "$prev" in

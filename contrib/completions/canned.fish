@@ -1,4 +1,4 @@
-# fish completion for canned, generated from its option table (README, Options).
+# fish completion for canned, generated from its option table (docs/options.md).
 complete -c canned -l listen -x -d 'Listen on ADDR'
 complete -c canned -l port -x -d 'Listen on port N of every interface, IPv6 and IPv4'
 complete -c canned -l reuse-port -d 'Let other processes listen on the same port'

@@ -341,7 +341,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         ValueKind::MutateId => {
             let Some(i) = crate::mutate::find(v) else {
                 return Err(format!(
-                    "{v:?} is not a variant id of the catalogue (like cl-negative; see README)"
+                    "{v:?} is not a variant id of the catalogue (like cl-negative; --mutate-list prints them)"
                 ));
             };
             c.mutate = Some(Mutate::One(i as u16));

@@ -5,12 +5,12 @@
 //! kind of value it takes with the setting it changes, its help text, and the options it
 //! conflicts with or needs. Each setting's effect is one arm of an exhaustive `match`, so a
 //! setting without an effect does not compile. Parsing, the environment fallback, duplicate and
-//! conflict checks and `--help` all read that table; unit tests check the README's option
+//! conflict checks and `--help` all read that table; unit tests check docs/options.md's option
 //! table and the precedence rule against it, option by option.
 //!
 //! | file | holds |
 //! |---|---|
-//! | `tests/` | the tests: options read, error messages, the table against README and `--help` |
+//! | `tests/` | the tests: options read, error messages, the table against docs/options.md and `--help` |
 //! | `contrib` | the man page and completions under `contrib/`, from the table (tests only) |
 //! | `args` | argv and the environment read through the table, relations, `Command`, `ArgError` |
 //! | `help` | `--help`, from the table; `--man` and `--completions`, from `contrib/` |

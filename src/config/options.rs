@@ -650,7 +650,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_MUTATE",
         ValueKind::Switch(Toggle::Mutate),
         "Answer each request on a path without a route with the next\n\
-         malformed response of the catalogue (see README), then close;\n\
+         malformed response of the catalogue (docs/mutate.md), then close;\n\
          HTTP/2 streams get its h2- variants"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),

@@ -64,7 +64,7 @@ fn a_parked_drip_packs_and_unpacks() {
     );
 }
 
-/// Memory per connection is a goal (README, Footprint): a parked drip lives in the
+/// Memory per connection is a goal (docs/footprint.md): a parked drip lives in the
 /// connection's own fields, which stay 24 bytes.
 #[test]
 fn a_connection_stays_24_bytes() {

@@ -1,5 +1,5 @@
 //! The option table checked option by option: the precedence of flags over variables, every
-//! conflicting pair, the bounds of repeatable options, and the README's option table and
+//! conflicting pair, the bounds of repeatable options, and the option table of docs/options.md and
 //! `--help` against the table.
 
 use super::{run, run_env, scratch};
@@ -73,7 +73,7 @@ fn flag_args<'a>(o: &Opt, value: &'a str) -> Vec<&'a str> {
     }
 }
 
-/// The README's rule, for every option in the table: a flag replaces the environment's
+/// The documented rule (docs/options.md), for every option in the table: a flag replaces the environment's
 /// value (a repeatable flag, the whole list).
 #[test]
 fn a_flag_replaces_its_variable_for_every_option() {
@@ -146,11 +146,9 @@ fn every_conflict_and_requirement_names_a_flag_in_the_table() {
 }
 
 #[test]
-fn help_and_readme_list_every_option_and_variable() {
+fn help_and_docs_list_every_option_and_variable() {
     let help = help();
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("\n## Options\n").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
+    let section = include_str!("../../../docs/options.md");
     let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `-")).collect();
     for o in OPTIONS {
         assert!(help.contains(&format!("  {} ", o.flag())), "{}", o.flag());
@@ -161,10 +159,10 @@ fn help_and_readme_list_every_option_and_variable() {
                 r.starts_with(&format!("| `{} ", o.flag()))
                     || r.starts_with(&format!("| `{}`", o.flag()))
             })
-            .unwrap_or_else(|| panic!("README has no row for {}", o.flag()));
+            .unwrap_or_else(|| panic!("docs/options.md has no row for {}", o.flag()));
         assert!(
             row.contains(&format!("[`{}", o.var())),
-            "README row of {} lacks {}",
+            "docs/options.md: the row of {} lacks {}",
             o.flag(),
             o.var()
         );
@@ -174,7 +172,7 @@ fn help_and_readme_list_every_option_and_variable() {
         assert!(
             find(flag).is_some()
                 || ["-h", "-V", "--mutate-list", "--man", "--completions"].contains(&flag),
-            "README row {flag} is not an option"
+            "docs/options.md: row {flag} is not an option"
         );
     }
     assert!(help.lines().all(|l| l.len() <= 100), "{help}");
@@ -197,26 +195,24 @@ fn help_sections() -> Vec<(&'static str, Vec<&'static str>)> {
     sections
 }
 
-/// `--help` groups the options as the README's Options section does: the same sections
-/// (`### Title`), in the same order, each with the same options (`--raw-response` used to
-/// sit under "Limits and timeouts" in the help and with the response options in the README).
+/// `--help` groups the options as docs/options.md does: the same sections
+/// (`## Title`), in the same order, each with the same options (`--raw-response` used to
+/// sit under "Limits and timeouts" in the help and with the response options in the docs).
 #[test]
-fn help_sections_are_the_readme_sections() {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("\n## Options\n").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut readme_sections: Vec<(&str, Vec<&str>)> = Vec::new();
+fn help_sections_are_the_docs_sections() {
+    let section = include_str!("../../../docs/options.md");
+    let mut docs_sections: Vec<(&str, Vec<&str>)> = Vec::new();
     for line in section.lines() {
-        if let Some(title) = line.strip_prefix("### ") {
-            readme_sections.push((title, Vec::new()));
+        if let Some(title) = line.strip_prefix("## ") {
+            docs_sections.push((title, Vec::new()));
         } else if let Some(row) = line.strip_prefix("| `") {
             let flag = row.split([' ', '`']).next().unwrap();
             if find(flag).is_some() {
-                readme_sections.last_mut().unwrap().1.push(flag);
+                docs_sections.last_mut().unwrap().1.push(flag);
             }
         }
     }
-    assert_eq!(readme_sections, help_sections());
+    assert_eq!(docs_sections, help_sections());
     let help = help();
     for (title, _) in help_sections() {
         assert!(help.contains(&format!("\n{title}:\n")), "{title}");
