@@ -318,6 +318,9 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
             let twice = c.listen.iter().any(|x| match (x, &l) {
                 (Listen::Tcp(a), Listen::Tcp(b)) => a == b && a.port() != 0,
                 (Listen::Unix(a), Listen::Unix(b)) => a.as_os_str() == b.as_os_str(),
+                (Listen::Tls(a) | Listen::Tcp(a), Listen::Tls(b) | Listen::Tcp(b)) => {
+                    a == b && a.port() != 0
+                }
                 _ => false,
             });
             if twice {

@@ -20,7 +20,7 @@ pub(super) fn every_interface(port: u16) -> Listen {
 /// The longest unix socket path: `sun_path` (108 bytes on Linux) less its terminating NUL.
 const MAX_UNIX_PATH: usize = 107;
 
-/// A numeric socket address (`127.0.0.1:8080`, `[::1]:8080`) or `unix:PATH`.
+/// A numeric socket address (`127.0.0.1:8080`, `[::1]:8080`), `unix:PATH` or `tls:ADDR`.
 #[inline(never)]
 pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     match v.strip_prefix("unix:") {
@@ -31,6 +31,9 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
             path.len()
         )),
         Some(path) => Ok(Listen::Unix(path.into())),
+        None if v.starts_with("tls:") => v[4..].parse().map(Listen::Tls).map_err(|_| {
+            format!("{v:?} is not tls: and a numeric address like tls:127.0.0.1:8443")
+        }),
         None => v.parse().map(Listen::Tcp).map_err(|_| {
             format!("{v:?} is not a numeric address like 127.0.0.1:8080, [::1]:8080 or unix:/path")
         }),

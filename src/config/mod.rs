@@ -42,7 +42,7 @@ pub(crate) use self::activation::check_passed_to_this_process;
 pub use self::args::{ArgError, Command, environment};
 pub use self::file::MAX_FILE;
 pub use self::help::{Shell, completions, help, man_page};
-pub use self::model::{Config, Listen, Route, formatted_too_large};
+pub use self::model::{Config, Listen, Route, TlsOptions, formatted_too_large};
 
 use self::args::fail;
 use self::grammar::{add_route, parse_listen, parse_route};

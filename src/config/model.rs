@@ -28,6 +28,8 @@ pub enum Listen {
     /// ownership when it binds, once per process, after checking again that this process's
     /// own environment passes it.
     Inherited(std::os::fd::RawFd),
+    /// `tls:ADDR`: a TCP address whose connections speak TLS (the `tls` feature).
+    Tls(SocketAddr),
 }
 
 impl PartialEq for Listen {
@@ -39,6 +41,7 @@ impl PartialEq for Listen {
             // Two live owned fds share a number only if they are the same fd.
             (Listen::Fd(a), Listen::Fd(b)) => a.as_raw_fd() == b.as_raw_fd(),
             (Listen::Inherited(a), Listen::Inherited(b)) => a == b,
+            (Listen::Tls(a), Listen::Tls(b)) => a == b,
             _ => false,
         }
     }
@@ -53,6 +56,7 @@ impl std::fmt::Display for Listen {
             Listen::Unix(p) => write!(f, "unix:{}", p.display()),
             Listen::Fd(fd) => write!(f, "fd:{}", std::os::fd::AsRawFd::as_raw_fd(&**fd)),
             Listen::Inherited(fd) => write!(f, "fd:{fd}"),
+            Listen::Tls(a) => write!(f, "tls:{a}"),
         }
     }
 }
@@ -156,6 +160,22 @@ pub struct Config {
     pub seed: u64,
     /// `--admin ADDR`: the address of the admin API's listener (none by default).
     pub admin: Option<SocketAddr>,
+    /// `--tls-cert`, `--tls-key`, `--tls-name`, `--tls-ca-out`: the certificates of the
+    /// `tls:` listeners.
+    pub tls: TlsOptions,
+}
+
+/// Where the `tls:` listeners' certificate comes from: PEM files, or generated at start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// `--tls-cert FILE`: the certificate chain, PEM, the leaf first.
+    pub cert: Option<std::path::PathBuf>,
+    /// `--tls-key FILE`: its private key, PEM.
+    pub key: Option<std::path::PathBuf>,
+    /// `--tls-name NAME`: more names (or addresses) for the generated certificate.
+    pub names: Vec<String>,
+    /// `--tls-ca-out FILE`: where the generated CA's certificate is written.
+    pub ca_out: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -202,6 +222,7 @@ impl Default for Config {
             metrics: None,
             seed: DEFAULT_SEED,
             admin: None,
+            tls: TlsOptions::default(),
             mutate: None,
             control: false,
             no_http2: false,

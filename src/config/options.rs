@@ -142,6 +142,10 @@ pub(super) enum Text {
     Stats,
     Metrics,
     JournalPath,
+    TlsCert,
+    TlsKey,
+    TlsName,
+    TlsCaOut,
 }
 
 impl Text {
@@ -161,6 +165,10 @@ impl Text {
                     c.journal = crate::journal::DEFAULT_ENTRIES;
                 }
             }
+            Text::TlsCert => c.tls.cert = Some(v.into()),
+            Text::TlsKey => c.tls.key = Some(v.into()),
+            Text::TlsName => c.tls.names.push(v.into()),
+            Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
         }
     }
 }
@@ -277,7 +285,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_LISTEN",
         ValueKind::Address,
         "Listen on ADDR: 127.0.0.1:8080, [::1]:8080, port 0 for any free\n\
-         port, or unix:/path; numeric only; repeatable (default [::]:8080)",
+         port, unix:/path, or tls:ADDR for HTTPS; numeric only; repeatable\n\
+         (default [::]:8080)",
         section: "Listening"
     )
     .repeatable(',', 64),
@@ -292,6 +301,36 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Listen on port N of every interface, IPv6 and IPv4 (--listen [::]:N)"
     )
     .related(&[Relation::ConflictsWith("--listen")]),
+    // The certificates of the `tls:` listeners (checked when the server starts: each needs
+    // a `tls:` listener, and --tls-cert and --tls-key go together).
+    opt!(
+        "--tls-cert FILE",
+        "CANNED_TLS_CERT",
+        ValueKind::Text(Text::TlsCert),
+        "The tls: listeners' certificate chain, PEM, the leaf first (with\n\
+         --tls-key; default: a CA and a certificate generated at start)"
+    ),
+    opt!(
+        "--tls-key FILE",
+        "CANNED_TLS_KEY",
+        ValueKind::Text(Text::TlsKey),
+        "The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1)"
+    ),
+    opt!(
+        "--tls-name NAME",
+        "CANNED_TLS_NAME",
+        ValueKind::Text(Text::TlsName),
+        "A name or address the generated certificate is for, besides\n\
+         localhost, 127.0.0.1 and ::1; repeatable"
+    )
+    .repeatable(',', 64),
+    opt!(
+        "--tls-ca-out FILE",
+        "CANNED_TLS_CA_OUT",
+        ValueKind::Text(Text::TlsCaOut),
+        "Write the generated CA's certificate (PEM) to FILE, for clients to\n\
+         trust (curl --cacert FILE); never over a file that is not one"
+    ),
     opt!(
         "--reuse-port",
         "CANNED_REUSE_PORT",

@@ -43,7 +43,7 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
     };
     for (i, l) in config.listen.iter().enumerate() {
         match l {
-            Listen::Tcp(want) => {
+            Listen::Tcp(want) | Listen::Tls(want) => {
                 let (sockets, addr, fell_back) =
                     bind_tcp(*want, config.backlog, workers, config.reuse_port)
                         .map_err(|e| own_clash(e, *want, &config.listen[..i]))?;
@@ -53,7 +53,10 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
                 if fell_back {
                     bound.ipv4_fallbacks.push(addr);
                 }
-                bound.addrs.push(Listen::Tcp(addr));
+                bound.addrs.push(match l {
+                    Listen::Tls(_) => Listen::Tls(addr),
+                    _ => Listen::Tcp(addr),
+                });
             }
             Listen::Fd(fd) => {
                 // A duplicate: the `Listen` keeps owning (and in the end closes) its fd.
@@ -259,7 +262,7 @@ fn own_listener(kind: io::ErrorKind, want: SocketAddr, earlier: &[Listen]) -> Op
         return None;
     }
     earlier.iter().find(|l| match l {
-        Listen::Tcp(a) => {
+        Listen::Tcp(a) | Listen::Tls(a) => {
             a.port() == want.port() && (a.ip() == want.ip() || covers(*a, want) || covers(want, *a))
         }
         _ => false,

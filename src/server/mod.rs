@@ -168,7 +168,7 @@ impl Server {
     /// Whether `addr` (one of [`addrs`](Server::addrs)) is `0.0.0.0` because `[::]` was asked
     /// for on a host without IPv6: it serves IPv4 clients only.
     pub fn is_ipv4_fallback(&self, addr: &Listen) -> bool {
-        matches!(addr, Listen::Tcp(a) if self.ipv4_fallbacks.contains(a))
+        matches!(addr, Listen::Tcp(a) | Listen::Tls(a) if self.ipv4_fallbacks.contains(a))
     }
 
     /// Drain and stop on SIGTERM, SIGINT, SIGHUP or SIGQUIT; stop at once on a second one;

@@ -11,10 +11,16 @@
 //! [`Transport::wants_write`], which the loop adds to what the connection wants; the plain
 //! one never does.
 //!
+//! TLS (the `tls` feature, `tls`) is not a variant: its state is boxed beside the slot, and
+//! the loop drives a TLS connection's event through the same code compiled for
+//! [`tls::TlsConn`], both through [`Io`]; the plain path tests one flag per event.
+//!
 //! The tests (and the `check` feature) add a second transport, `Transport::Trickle`
 //! (`trickle`): the connection gets its input one byte a read and its output leaves a few
 //! bytes a write, and must answer byte for byte as over the plain one.
 
+#[cfg(feature = "tls")]
+pub mod tls;
 #[cfg(any(test, feature = "check"))]
 mod trickle;
 
@@ -81,5 +87,43 @@ impl Transport {
     #[inline(always)]
     pub fn shutdown(&mut self, sock: &Socket) -> io::Result<()> {
         sock.shutdown(Shutdown::Write)
+    }
+}
+
+/// What the loop calls on a connection's transport, for each event: [`Transport`]'s
+/// methods, or a TLS connection's (the `tls` feature).
+pub trait Io {
+    /// [`Transport::read`].
+    fn read(&mut self, sock: &Socket, buf: &mut [u8]) -> io::Result<usize>;
+    /// [`Transport::write`].
+    fn write(&mut self, sock: &Socket, data: &[u8]) -> io::Result<usize>;
+    /// [`Transport::wants_read`].
+    fn wants_read(&self) -> bool;
+    /// [`Transport::wants_write`].
+    fn wants_write(&self) -> bool;
+    /// [`Transport::shutdown`].
+    fn shutdown(&mut self, sock: &Socket) -> io::Result<()>;
+}
+
+impl Io for Transport {
+    #[inline(always)]
+    fn read(&mut self, sock: &Socket, buf: &mut [u8]) -> io::Result<usize> {
+        Transport::read(self, sock, buf)
+    }
+    #[inline(always)]
+    fn write(&mut self, sock: &Socket, data: &[u8]) -> io::Result<usize> {
+        Transport::write(self, sock, data)
+    }
+    #[inline(always)]
+    fn wants_read(&self) -> bool {
+        Transport::wants_read(self)
+    }
+    #[inline(always)]
+    fn wants_write(&self) -> bool {
+        Transport::wants_write(self)
+    }
+    #[inline(always)]
+    fn shutdown(&mut self, sock: &Socket) -> io::Result<()> {
+        Transport::shutdown(self, sock)
     }
 }

@@ -3,6 +3,7 @@
 
 mod faults;
 mod responses;
+mod tls;
 mod worker;
 
 pub use faults::{fault_set, faults, worker_faults};

@@ -27,11 +27,18 @@ pub(crate) struct Canned {
     pub(crate) fault_responses: FaultResponses,
     /// `--journal`: the ring every worker records into.
     pub(crate) journal: Option<Arc<Journal>>,
+    /// The `tls:` listeners' configuration (`tls` feature), and which listeners are TLS.
+    #[cfg(feature = "tls")]
+    tls: Option<Arc<rustls::ServerConfig>>,
+    #[cfg(feature = "tls")]
+    tls_listeners: Vec<bool>,
 }
 
 impl Canned {
     /// Format `config`'s responses, with the ones its faults send.
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
+        #[cfg_attr(not(feature = "tls"), allow(unused_variables))]
+        let tls = super::tls::server_config(config)?;
         let (mut responses, counter_routes) = super::responses(config);
         let mut fault_responses = FaultResponses::default();
         let fault_set = super::fault_set(config, &mut responses, &mut fault_responses);
@@ -66,6 +73,10 @@ impl Canned {
             fault_set,
             fault_responses,
             journal,
+            #[cfg(feature = "tls")]
+            tls,
+            #[cfg(feature = "tls")]
+            tls_listeners: super::tls::tls_listeners(config),
         })
     }
 
@@ -103,6 +114,10 @@ impl Canned {
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
+            #[cfg(feature = "tls")]
+            tls: self.tls.clone(),
+            #[cfg(feature = "tls")]
+            tls_listeners: self.tls_listeners.clone(),
         }
     }
 }
@@ -135,6 +150,11 @@ pub(crate) struct WorkerSetup {
     pub(crate) shutdown_timeout: Duration,
     /// The transport its connections are accepted with: the plain one, but in the tests.
     pub(crate) transport: Transport,
+    /// The `tls:` listeners' configuration, and which of its listeners (by index) are TLS.
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<Arc<rustls::ServerConfig>>,
+    #[cfg(feature = "tls")]
+    pub(crate) tls_listeners: Vec<bool>,
 }
 
 /// What a worker's connections read that is fixed for the run, from the command line.

@@ -110,6 +110,15 @@ impl Worker {
             self.shared.release_slot();
             return;
         }
+        #[cfg(feature = "tls")]
+        let tls = self.tls_listeners.get(i).copied().unwrap_or(false);
+        #[cfg(feature = "tls")]
+        if tls && !self.add_tls(k) {
+            let _ = self.poller.delete(&sock);
+            self.free.push(k);
+            self.shared.release_slot();
+            return;
+        }
         self.slots[k] = Some(Slot {
             sock,
             transport: self.transport_for(i),
@@ -117,6 +126,8 @@ impl Worker {
             interest: Interest::READ,
             armed_us: u64::MAX,
             sniffed: 0,
+            #[cfg(feature = "tls")]
+            tls,
         });
         if self.parts.journal.is_some() {
             // Grown with the slots, so that a steady number of connections allocates nothing.
@@ -134,6 +145,27 @@ impl Worker {
             self.update_own_deadline();
         }
         self.rearm(k);
+    }
+
+    /// A TLS connection's state for slot `k`, before its ClientHello. Out of line: the plain
+    /// listeners' accepts never come here.
+    #[cfg(feature = "tls")]
+    #[cold]
+    #[inline(never)]
+    fn add_tls(&mut self, k: usize) -> bool {
+        let Some(config) = self.tls_config.as_ref() else {
+            return false;
+        };
+        let Ok(conn) = crate::transport::tls::TlsConn::new(config) else {
+            return false;
+        };
+        // Grown with the slots, so that a steady number of connections allocates only its
+        // TLS state.
+        if self.tls.len() <= k {
+            self.tls.resize_with(k + 1, || None);
+        }
+        self.tls[k] = Some(conn);
+        true
     }
 
     /// The transport of a connection accepted on listener `i`: the plain one (TCP and unix

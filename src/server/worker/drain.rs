@@ -48,6 +48,15 @@ impl Worker {
                 if let Some(slot) = self.slots[k].as_mut() {
                     let bye = slot.conn.farewell();
                     if !bye.is_empty() {
+                        #[cfg(feature = "tls")]
+                        if slot.tls {
+                            if let Some(Some(t)) = self.tls.get_mut(k) {
+                                let _ = crate::transport::Io::write(&mut **t, &slot.sock, bye);
+                            }
+                        } else {
+                            let _ = slot.transport.write(&slot.sock, bye);
+                        }
+                        #[cfg(not(feature = "tls"))]
                         let _ = slot.transport.write(&slot.sock, bye);
                     }
                 }

@@ -63,7 +63,7 @@ use crate::conn::{Connection, Env, LogSink, Next, Settings};
 use crate::frame::Sniffed;
 use crate::server::timers::Deadlines;
 use crate::stats::Summary;
-use crate::transport::Transport;
+use crate::transport::Io;
 use polling::Events;
 use polling::Poller;
 use socket2::Socket;
@@ -243,32 +243,39 @@ impl Worker {
             interest,
             armed_us,
             sniffed,
+            #[cfg(feature = "tls")]
+            tls,
         } = slot;
-        let mut ev = Event {
-            k,
-            sock,
-            transport,
-            interest,
-            armed_us,
-            sniffed,
-            poller: &self.poller,
-            deadlines: &mut self.deadlines,
-            now_us: self.now_us,
-            silent: &mut self.silent,
-            shared_silent: &self.shared.silent,
-        };
-        let after = match conn {
-            ProtocolConn::H1(c) => {
-                let preface = cfg!(feature = "http2") && !env.settings.switches.no_http2;
-                ev.handle(c, cause, &mut self.scratch, preface, &mut env)
+        let no_http2 = env.settings.switches.no_http2;
+        macro_rules! event {
+            ($transport:expr) => {
+                Event {
+                    k,
+                    sock,
+                    transport: $transport,
+                    interest,
+                    armed_us,
+                    sniffed,
+                    poller: &self.poller,
+                    deadlines: &mut self.deadlines,
+                    now_us: self.now_us,
+                    silent: &mut self.silent,
+                    shared_silent: &self.shared.silent,
+                }
+            };
+        }
+        #[cfg(feature = "tls")]
+        if *tls {
+            let after = match self.tls.get_mut(k).and_then(Option::as_deref_mut) {
+                Some(t) => event!(t).tls(conn, cause, &mut self.scratch, no_http2, &mut env),
+                None => After::Close,
+            };
+            if let After::Close = after {
+                self.close(k);
             }
-            #[cfg(feature = "http2")]
-            ProtocolConn::H2(c) => ev.handle(c, cause, &mut self.scratch, false, &mut env),
-        };
-        let after = match after {
-            After::Done | After::Close => after,
-            _ => ev.switch(conn, after, &self.scratch, &mut env),
-        };
+            return;
+        }
+        let after = event!(transport).drive(conn, cause, &mut self.scratch, no_http2, &mut env);
         if let After::Close = after {
             self.close(k);
         }
@@ -302,11 +309,11 @@ enum FirstBytes {
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
-/// the parts of the worker it changes.
-struct Event<'a> {
+/// the parts of the worker it changes. `T`: its transport (the slot's, or a TLS connection).
+struct Event<'a, T: Io> {
     k: usize,
     sock: &'a Socket,
-    transport: &'a mut Transport,
+    transport: &'a mut T,
     interest: &'a mut Interest,
     armed_us: &'a mut u64,
     sniffed: &'a mut u8,
@@ -317,7 +324,46 @@ struct Event<'a> {
     shared_silent: &'a AtomicUsize,
 }
 
-impl Event<'_> {
+impl<T: Io> Event<'_, T> {
+    /// The event, on whichever protocol the connection speaks, then the switch to another
+    /// one if it asks for it.
+    #[inline(always)]
+    fn drive(
+        mut self,
+        conn: &mut ProtocolConn,
+        cause: Cause,
+        scratch: &mut [u8],
+        no_http2: bool,
+        env: &mut Env<'_, Work>,
+    ) -> After {
+        let after = match conn {
+            ProtocolConn::H1(c) => {
+                let preface = cfg!(feature = "http2") && !no_http2;
+                self.handle(c, cause, scratch, preface, env)
+            }
+            #[cfg(feature = "http2")]
+            ProtocolConn::H2(c) => self.handle(c, cause, scratch, false, env),
+        };
+        match after {
+            After::Done | After::Close => after,
+            _ => self.switch(conn, after, scratch, env),
+        }
+    }
+
+    /// [`Event::drive`] for a TLS connection: compiled apart, out of the plain path.
+    #[cfg(feature = "tls")]
+    #[inline(never)]
+    fn tls(
+        self,
+        conn: &mut ProtocolConn,
+        cause: Cause,
+        scratch: &mut [u8],
+        no_http2: bool,
+        env: &mut Env<'_, Work>,
+    ) -> After {
+        self.drive(conn, cause, scratch, no_http2, env)
+    }
+
     /// The event for one protocol's connection. `preface`: data read while the connection is
     /// silent is looked at for the HTTP/2 preface (and handed back as [`After::TurnH2`]); a
     /// start of it is held back, counted in `sniffed`, until the protocol is known.
@@ -449,7 +495,7 @@ impl Silence<'_> {
     }
 }
 
-impl Event<'_> {
+impl<T: Io> Event<'_, T> {
     /// The connection continues in another protocol ([`After::Upgrade`],
     /// [`After::PriorKnowledge`]): it becomes that protocol's, and the rest of the event (its
     /// first output, interest, deadline) goes through the enum. Out of line: once per

@@ -4,7 +4,7 @@
 //! for ([`set_interest`]).
 
 use crate::conn::{Connection, Env, Handoff, Next, Pool, Settings, Upgrade};
-use crate::transport::Transport;
+use crate::transport::{Io, Transport};
 use polling::{Event, PollMode, Poller};
 use socket2::Socket;
 use std::io;
@@ -197,6 +197,10 @@ pub(super) struct Slot {
     /// it: all it has sent could still be either protocol (RFC 9113 §3.4). It stays silent
     /// meanwhile, timed by its header timeout from the accept. A byte of the slot's padding.
     pub(super) sniffed: u8,
+    /// Accepted on a TLS listener: its transport is its entry in `Worker::tls`, not
+    /// `transport`. A byte of the slot's padding.
+    #[cfg(feature = "tls")]
+    pub(super) tls: bool,
 }
 
 /// What a connection's socket is registered for: read, write, and the peer's FIN (EPOLLRDHUP),
@@ -256,9 +260,9 @@ pub(super) fn set_interest(
 /// when a large body refills it (or the transport has bytes of its own). Returns false when
 /// the connection failed.
 #[inline(always)]
-pub(super) fn flush<C: Connection<Work>>(
+pub(super) fn flush<C: Connection<Work>, T: Io>(
     sock: &Socket,
-    transport: &mut Transport,
+    transport: &mut T,
     conn: &mut C,
     env: &mut Env<'_, Work>,
 ) -> bool {

@@ -135,6 +135,15 @@ pub(crate) struct Worker {
     pub(super) counter_resets: u64,
     /// The transport its connections are accepted with ([`WorkerSetup::transport`]).
     pub(super) transport: Transport,
+    /// The TLS connections' state, by slot (`Slot::tls`), kept apart so that a slot stays
+    /// small; empty without a `tls:` listener.
+    #[cfg(feature = "tls")]
+    pub(super) tls: Vec<Option<Box<crate::transport::tls::TlsConn>>>,
+    /// The `tls:` listeners' configuration, and which listeners (by index) are TLS.
+    #[cfg(feature = "tls")]
+    pub(super) tls_config: Option<std::sync::Arc<rustls::ServerConfig>>,
+    #[cfg(feature = "tls")]
+    pub(super) tls_listeners: Vec<bool>,
 }
 
 impl Worker {
@@ -203,6 +212,12 @@ impl Worker {
             faults_epoch: 0,
             counter_resets: 0,
             transport: setup.transport,
+            #[cfg(feature = "tls")]
+            tls: Vec::new(),
+            #[cfg(feature = "tls")]
+            tls_config: setup.tls,
+            #[cfg(feature = "tls")]
+            tls_listeners: setup.tls_listeners,
         })
     }
 
@@ -337,6 +352,10 @@ impl Worker {
                 self.shared.silent.fetch_sub(1, Ordering::Relaxed);
             }
             slot.conn.release(&mut self.parts.pool);
+            #[cfg(feature = "tls")]
+            if slot.tls {
+                self.tls[k] = None;
+            }
             self.deadlines.remove(k);
             self.free.push(k);
             self.conns -= 1;
