@@ -1,6 +1,10 @@
 # fish completion for canned, generated from its option table (docs/options.md).
 complete -c canned -l listen -x -d 'Listen on ADDR'
 complete -c canned -l port -x -d 'Listen on port N of every interface, IPv6 and IPv4'
+complete -c canned -l tls-cert -x -d 'The tls'
+complete -c canned -l tls-key -x -d 'The private key of --tls-cert, PEM'
+complete -c canned -l tls-name -x -d 'A name or address the generated certificate is for, besides localhost, 127.0.0.1 and ::1'
+complete -c canned -l tls-ca-out -x -d 'Write the generated CA\'s certificate'
 complete -c canned -l reuse-port -d 'Let other processes listen on the same port'
 complete -c canned -l workers -x -d 'Worker threads, at most 1024'
 complete -c canned -l backlog -x -d 'Listen backlog'

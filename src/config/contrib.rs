@@ -423,16 +423,36 @@ No two of `--route`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 49] = [
+const OPTION_DOCS: [(&str, &str, &str); 53] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
-        r#"`127.0.0.1:8080`, `[::1]:8080`, `[::]:8080` (dual-stack: IPv4 clients too), port 0 for any free port, or `unix:/path` (at most 107 bytes, what `sun_path` holds); repeatable, at most 64, each address once (port 0 excepted). Numeric addresses only: canned never resolves names. An address already taken is an error, `address in use`, exit 1, saying what holds it: another process listening (see `--reuse-port`), a socket that does not listen (a connection in TIME-WAIT), or an earlier `--listen` of the same command that covers it (`[::]:8080` covers `127.0.0.1:8080`). Under socket activation (Deployment) the inherited sockets are the only listeners, and an address given too (`--listen`, `--port` or their variables) is an error. `unix:` replaces only a stale socket (a socket file nobody accepts on), refuses any other file and a live socket with exit 1, and on exit removes the socket file it created if it is still there. Conflicts with `--port`."#,
+        r#"`127.0.0.1:8080`, `[::1]:8080`, `[::]:8080` (dual-stack: IPv4 clients too), port 0 for any free port, `unix:/path` (at most 107 bytes, what `sun_path` holds), or `tls:ADDR` for HTTPS on a TCP address (TLS 1.3 and 1.2, ALPN `h2` and `http/1.1`; docs/tls.md); repeatable, at most 64, each address once (port 0 excepted). Numeric addresses only: canned never resolves names. An address already taken is an error, `address in use`, exit 1, saying what holds it: another process listening (see `--reuse-port`), a socket that does not listen (a connection in TIME-WAIT), or an earlier `--listen` of the same command that covers it (`[::]:8080` covers `127.0.0.1:8080`). Under socket activation (Deployment) the inherited sockets are the only listeners, and an address given too (`--listen`, `--port` or their variables) is an error. `unix:` replaces only a stale socket (a socket file nobody accepts on), refuses any other file and a live socket with exit 1, and on exit removes the socket file it created if it is still there. Conflicts with `--port`."#,
     ),
     (
         r#"--port"#,
         r#"8080"#,
         r#"listen on port N of every interface, IPv6 and IPv4: `--listen [::]:N`, one dual-stack socket; on a host without IPv6 it listens on `0.0.0.0:N` and the listening line says IPv4 only. Conflicts with `--listen`."#,
+    ),
+    (
+        r#"--tls-cert"#,
+        r#"a certificate generated at start"#,
+        r#"the `tls:` listeners' certificate chain, PEM, the leaf first, then its intermediates; with `--tls-key`. Without both, canned generates at start a CA and a leaf certificate it signs (ECDSA P-256) for `localhost`, `127.0.0.1`, `::1` and each `--tls-name`; see docs/tls.md. A file without a PEM certificate, a key that does not match, or a TLS option without a `tls:` listener is a one-line error naming the flag, exit 1."#,
+    ),
+    (
+        r#"--tls-key"#,
+        r#"none"#,
+        r#"the private key of `--tls-cert`, PEM: PKCS#8, PKCS#1 (RSA) or SEC1 (EC)."#,
+    ),
+    (
+        r#"--tls-name"#,
+        r#"none"#,
+        r#"one more DNS name or IP address in the generated certificate, besides `localhost`, `127.0.0.1` and `::1`; repeatable, at most 64. Cannot be combined with `--tls-cert`."#,
+    ),
+    (
+        r#"--tls-ca-out"#,
+        r#"none"#,
+        r#"write the generated CA's certificate (PEM) to FILE at start, for clients to trust (`curl --cacert FILE`). An existing file is replaced only if it holds a PEM certificate (an earlier run's); anything else is refused with a one-line error, exit 1. Cannot be combined with `--tls-cert`."#,
     ),
     (
         r#"--reuse-port"#,
