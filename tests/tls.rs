@@ -1,0 +1,426 @@
+//! HTTPS listeners (`--listen tls:ADDR`) with real clients: curl trusting only the CA canned
+//! wrote, over HTTP/1.1 and over HTTP/2 negotiated by ALPN, TLS 1.2-only and 1.3-only
+//! clients, Python's ssl and httpx, openssl s_client; a ClientHello trickled past the header
+//! timeout; and the one-line errors of bad certificate files and options.
+
+mod common;
+
+use common::{Reap, bin, have, python_ok, spawn_listening, time_bound};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A directory of this test's own files.
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("canned-tls-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A server with one `tls:` listener on a free port and these flags; its address.
+struct Tls {
+    _child: Reap,
+    addr: SocketAddr,
+}
+
+fn start(args: &[&str]) -> Tls {
+    let mut cmd = Command::new(bin());
+    cmd.args(["--listen", "tls:127.0.0.1:0"]).args(args);
+    let (child, _stderr, line) = spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::null()));
+    let addr = line
+        .strip_prefix("canned listening on tls:")
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .parse()
+        .unwrap();
+    Tls {
+        _child: child,
+        addr,
+    }
+}
+
+/// curl with `args`, then the URL `https://localhost:PORT{path}`.
+fn curl(t: &Tls, args: &[&str], path: &str) -> Output {
+    let url = format!("https://localhost:{}{path}", t.addr.port());
+    Command::new("curl")
+        .args(["-sS", "--max-time", "20"])
+        .args(args)
+        .arg(url)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// canned run with `args` fails at start: its one line of stderr.
+fn start_error(args: &[&str]) -> String {
+    let out = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+#[test]
+fn curl_trusts_the_written_ca_over_http1_and_h2_by_alpn() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let d = dir(&format!("curl{workers}"));
+        let ca = d.join("ca.pem");
+        let ca_s = ca.to_str().unwrap();
+        let big = d.join("big");
+        std::fs::write(&big, vec![b'x'; 4 << 20]).unwrap();
+        let route = format!("/big=200:@{}", big.display());
+        let t = start(&[
+            "--tls-ca-out",
+            ca_s,
+            "--workers",
+            workers,
+            "--route",
+            &route,
+        ]);
+        let pem = std::fs::read_to_string(&ca).unwrap();
+        assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"), "{pem}");
+        for (flag, version) in [("--http1.1", "1.1"), ("--http2", "2")] {
+            for _ in 0..4 {
+                let out = curl(&t, &["--cacert", ca_s, flag, "-w", "|%{http_version}"], "/");
+                assert_eq!(
+                    text(&out.stdout),
+                    format!("Hello World\n|{version}"),
+                    "{out:?}"
+                );
+            }
+            // A large body through the TLS writes, and the socket's backpressure.
+            let out = curl(
+                &t,
+                &[
+                    "--cacert",
+                    ca_s,
+                    flag,
+                    "-o",
+                    "/dev/null",
+                    "-w",
+                    "%{size_download}",
+                ],
+                "/big",
+            );
+            assert_eq!(text(&out.stdout), "4194304", "{out:?}");
+        }
+        // ALPN h2 as curl -v reports it: the server chose h2.
+        let out = curl(
+            &t,
+            &["--cacert", ca_s, "--http2", "-v", "-o", "/dev/null"],
+            "/",
+        );
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("ALPN: server accepted h2")
+                || err.contains("ALPN, server accepted to use h2"),
+            "{err}"
+        );
+        // Not trusted without the CA.
+        let out = curl(&t, &[], "/");
+        assert_eq!(out.status.code(), Some(60), "{out:?}");
+        // Over the address: the certificate names 127.0.0.1 too.
+        let url = format!("https://{}/", t.addr);
+        let out = Command::new("curl")
+            .args(["-sS", "--cacert", ca_s, &url])
+            .output()
+            .unwrap();
+        assert_eq!(text(&out.stdout), "Hello World\n", "{out:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+#[test]
+fn no_http2_leaves_h2_out_of_alpn() {
+    if !have("curl") {
+        return;
+    }
+    let d = dir("no-h2");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--no-http2"]);
+    let out = curl(
+        &t,
+        &["--cacert", ca_s, "--http2", "-w", "|%{http_version}"],
+        "/",
+    );
+    assert_eq!(text(&out.stdout), "Hello World\n|1.1", "{out:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn tls12_only_and_tls13_only_clients() {
+    if !have("curl") {
+        return;
+    }
+    let d = dir("versions");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s]);
+    for (args, want) in [
+        (&["--tlsv1.2", "--tls-max", "1.2"][..], "TLSv1.2"),
+        (&["--tlsv1.3"][..], "TLSv1.3"),
+    ] {
+        for flag in ["--http1.1", "--http2"] {
+            let mut all = vec!["--cacert", ca_s, "-v", flag];
+            all.extend_from_slice(args);
+            let out = curl(&t, &all, "/");
+            let err = text(&out.stderr);
+            assert_eq!(text(&out.stdout), "Hello World\n", "{err}");
+            assert!(
+                err.contains(&format!("SSL connection using {want}")),
+                "{want}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn python_ssl_and_httpx_over_h2() {
+    let d = dir("python");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--workers", "2"]);
+    let port = t.addr.port().to_string();
+    let script = r#"
+import socket, ssl, sys
+import httpx
+ca, port = sys.argv[1], int(sys.argv[2])
+for alpn, ver in ((["http/1.1"], ssl.TLSVersion.TLSv1_2), (["http/1.1"], ssl.TLSVersion.TLSv1_3)):
+    ctx = ssl.create_default_context(cafile=ca)
+    ctx.minimum_version = ver
+    ctx.maximum_version = ver
+    ctx.set_alpn_protocols(alpn)
+    with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost") as s:
+        assert s.selected_alpn_protocol() == "http/1.1", s.selected_alpn_protocol()
+        assert s.version() == {ssl.TLSVersion.TLSv1_2: "TLSv1.2", ssl.TLSVersion.TLSv1_3: "TLSv1.3"}[ver], s.version()
+        s.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+        assert data.startswith(b"HTTP/1.1 200 OK\r\n"), data
+        assert data.endswith(b"\r\n\r\nHello World\n"), data
+for h2 in (False, True):
+    with httpx.Client(http2=h2, verify=ca) as c:
+        for _ in range(3):
+            r = c.get(f"https://localhost:{port}/")
+            assert r.status_code == 200 and r.text == "Hello World\n", r
+            assert r.http_version == ("HTTP/2" if h2 else "HTTP/1.1"), r.http_version
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[ca.as_os_str(), port.as_ref()],
+        "python ssl and httpx",
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn openssl_s_client_negotiates_h2_and_verifies() {
+    if !have("openssl") {
+        return;
+    }
+    let d = dir("s_client");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s]);
+    let connect = t.addr.to_string();
+    let mut child = Command::new("openssl")
+        .args(["s_client", "-connect", &connect, "-servername", "localhost"])
+        .args([
+            "-verify_hostname",
+            "localhost",
+            "-verify_return_error",
+            "-alpn",
+            "h2,http/1.1",
+        ])
+        .args(["-CAfile", ca_s])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert!(all.contains("ALPN protocol: h2"), "{all}");
+    assert!(all.contains("Verify return code: 0 (ok)"), "{all}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A ClientHello a byte every 100 ms never completes the handshake: the connection is closed
+/// at the header timeout (1 s), counted from the accept.
+#[test]
+fn a_trickled_client_hello_is_closed_at_the_header_timeout() {
+    let t = start(&["--header-timeout", "1s"]);
+    let mut s = TcpStream::connect(t.addr).unwrap();
+    // A handshake record's header announcing a ClientHello of 512 bytes, then its bytes.
+    let hello: Vec<u8> = [
+        0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03,
+    ]
+    .into_iter()
+    .chain(std::iter::repeat_n(0x11, 500))
+    .collect();
+    let started = Instant::now();
+    let mut closed = None;
+    for b in hello {
+        if s.write_all(&[b]).is_err() {
+            closed = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        s.set_nonblocking(true).unwrap();
+        let mut buf = [0; 64];
+        let r = s.read(&mut buf);
+        s.set_nonblocking(false).unwrap();
+        if matches!(r, Ok(0) | Err(_))
+            && !matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+        {
+            closed = Some(started.elapsed());
+            break;
+        }
+        assert!(
+            started.elapsed() < time_bound(Duration::from_secs(10)),
+            "never closed"
+        );
+    }
+    let closed = closed.expect("the whole ClientHello was taken");
+    assert!(closed >= Duration::from_millis(900), "{closed:?}");
+    assert!(closed < time_bound(Duration::from_secs(4)), "{closed:?}");
+}
+
+fn openssl_cert(d: &Path, name: &str) -> (String, String) {
+    let cert = d.join(format!("{name}.crt"));
+    let key = d.join(format!("{name}.key"));
+    let out = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+        ])
+        .args([
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+            "-days",
+            "2",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        cert.to_str().unwrap().to_string(),
+        key.to_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn a_certificate_and_key_from_pem_files() {
+    if !have("openssl") || !have("curl") {
+        return;
+    }
+    let d = dir("files");
+    let (cert, key) = openssl_cert(&d, "a");
+    let t = start(&["--tls-cert", &cert, "--tls-key", &key]);
+    let out = curl(
+        &t,
+        &["--cacert", &cert, "--http2", "-w", "|%{http_version}"],
+        "/",
+    );
+    assert_eq!(text(&out.stdout), "Hello World\n|2", "{out:?}");
+    // Another certificate's key.
+    let (_, other_key) = openssl_cert(&d, "b");
+    let listen = ["--listen", "tls:127.0.0.1:0"];
+    let err = start_error(&[&listen[..], &["--tls-cert", &cert, "--tls-key", &other_key]].concat());
+    assert!(err.contains("--tls-key"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn bad_files_and_options_are_one_line_errors() {
+    let d = dir("errors");
+    let junk = d.join("junk");
+    std::fs::write(&junk, "not a certificate\n").unwrap();
+    let junk_s = junk.to_str().unwrap();
+    let listen = ["--listen", "tls:127.0.0.1:0"];
+    let with = |more: &[&str]| start_error(&[&listen[..], more].concat());
+    let err = with(&["--tls-cert", junk_s, "--tls-key", junk_s]);
+    assert!(
+        err.contains("--tls-cert") && err.contains("no PEM certificate"),
+        "{err}"
+    );
+    let missing = d.join("missing");
+    let err = with(&["--tls-cert", missing.to_str().unwrap(), "--tls-key", junk_s]);
+    assert!(err.contains("--tls-cert"), "{err}");
+    let err = with(&["--tls-cert", junk_s]);
+    assert!(err.contains("--tls-cert needs --tls-key"), "{err}");
+    // --tls-ca-out never replaces a file that is not a certificate.
+    let err = with(&["--tls-ca-out", junk_s]);
+    assert!(
+        err.contains("--tls-ca-out") && err.contains("refusing"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&junk).unwrap(),
+        "not a certificate\n"
+    );
+    // A TLS option without a TLS listener.
+    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-name", "example.test"]);
+    assert!(err.contains("--tls-name needs a TLS listener"), "{err}");
+    // An earlier run's CA is replaced.
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let first = start(&["--tls-ca-out", ca_s]);
+    let pem = std::fs::read_to_string(&ca).unwrap();
+    drop(first);
+    let _second = start(&["--tls-ca-out", ca_s]);
+    assert_ne!(std::fs::read_to_string(&ca).unwrap(), pem);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `--tls-name` puts a name in the generated certificate (curl reaches it by `--resolve`).
+#[test]
+fn tls_name_is_in_the_generated_certificate() {
+    if !have("curl") {
+        return;
+    }
+    let d = dir("names");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--tls-name", "api.example.test"]);
+    let resolve = format!("api.example.test:{}:127.0.0.1", t.addr.port());
+    let url = format!("https://api.example.test:{}/", t.addr.port());
+    let out = Command::new("curl")
+        .args(["-sS", "--cacert", ca_s, "--resolve", &resolve, &url])
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "Hello World\n", "{out:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
