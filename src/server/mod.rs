@@ -97,6 +97,9 @@ impl Server {
     /// Bind every listener (the real port is known once this returns).
     pub fn bind(config: Config) -> io::Result<Server> {
         let workers = config.workers.max(1);
+        // Before the listeners: a client that connects as soon as the port answers finds the
+        // CA of `--tls-ca-out` written.
+        let tls = setup::tls_config(&config)?;
         let bound = listen::bind_all(&config, workers)?;
         let catalogue = config
             .mutate
@@ -105,7 +108,12 @@ impl Server {
         let log = config
             .access_log
             .then(|| log::AccessLog::new(config.shutdown_timeout));
-        let canned = setup::Canned::new(&config)?;
+        #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
+        let mut canned = setup::Canned::new(&config)?;
+        #[cfg(feature = "tls")]
+        canned.set_tls(tls);
+        #[cfg(not(feature = "tls"))]
+        let _ = tls;
         let admin_listener = match config.admin {
             Some(addr) => Some(
                 admin::bind(addr).map_err(|e| listen::admin_bind_error(e, addr, &bound.addrs))?,

@@ -8,4 +8,5 @@ mod worker;
 
 pub use faults::{fault_set, faults, worker_faults};
 pub use responses::responses;
+pub(crate) use tls::server_config as tls_config;
 pub(crate) use worker::{Canned, WorkerSetup};

@@ -37,8 +37,6 @@ pub(crate) struct Canned {
 impl Canned {
     /// Format `config`'s responses, with the ones its faults send.
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
-        #[cfg_attr(not(feature = "tls"), allow(unused_variables))]
-        let tls = super::tls::server_config(config)?;
         let (mut responses, counter_routes) = super::responses(config);
         let mut fault_responses = FaultResponses::default();
         let fault_set = super::fault_set(config, &mut responses, &mut fault_responses);
@@ -74,10 +72,17 @@ impl Canned {
             fault_responses,
             journal,
             #[cfg(feature = "tls")]
-            tls,
+            tls: None,
             #[cfg(feature = "tls")]
             tls_listeners: super::tls::tls_listeners(config),
         })
+    }
+
+    /// The `tls:` listeners' configuration ([`super::tls_config`]), made before the
+    /// listeners are bound.
+    #[cfg(feature = "tls")]
+    pub(crate) fn set_tls(&mut self, tls: Option<Arc<rustls::ServerConfig>>) {
+        self.tls = tls;
     }
 
     /// The responses every worker starts from (a clone shares their bytes).
