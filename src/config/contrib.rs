@@ -498,12 +498,12 @@ const OPTION_DOCS: [(&str, &str, &str); 49] = [
     (
         r#"--no-http2"#,
         r#""#,
-        r#"answer the HTTP/2 preface with 505 and ignore `Upgrade: h2c` instead of speaking HTTP/2 ([HTTP/2](#http2))"#,
+        r#"answer the HTTP/2 preface with 505 and ignore `Upgrade: h2c` instead of speaking HTTP/2 ([HTTP/2](http2.md))"#,
     ),
     (
         r#"--grpc-health"#,
         r#"off"#,
-        r#"answer the gRPC health service over HTTP/2: `Check` SERVING for every service name, `Watch` UNIMPLEMENTED ([gRPC health](#grpc-health)); conflicts with `--no-http2`"#,
+        r#"answer the gRPC health service over HTTP/2: `Check` SERVING for every service name, `Watch` UNIMPLEMENTED ([gRPC health](http2.md#grpc-health)); conflicts with `--no-http2`"#,
     ),
     (
         r#"--no-validators"#,
