@@ -14,11 +14,14 @@
 //! | `contrib` | the man page and completions under `contrib/`, from the table (tests only) |
 //! | `args` | argv and the environment read through the table, relations, `Command`, `ArgError` |
 //! | `help` | `--help`, from the table; `--man` and `--completions`, from `contrib/` |
+//! | `config_file` | `--config FILE`: options one a line, read through the table |
 //! | `options` | the option table and the setting each kind of value changes |
+//! | `per_route` | a route's own header fields (`--route-header`), redirects (`--redirect`) |
 //! | `grammar` | listen addresses, header lines, paths, routes, method lists |
 //! | `model` | `Config`, `Listen`, `Route`: what a server is configured with |
 //! | `cpus` | the default `--workers` (affinity mask, cgroup v2 quota) |
 //! | `file` | bounded file reading |
+//! | `media_types` | the Content-Type of a route's `@FILE` body, by the file's extension |
 //! | `activation` | systemd socket activation: which sockets the environment passes |
 //!
 //! Each file imports only from files below it in this table (and from lower modules); this
@@ -26,12 +29,15 @@
 
 mod activation;
 mod args;
+mod config_file;
 mod cpus;
 mod file;
 mod grammar;
 mod help;
+mod media_types;
 mod model;
 mod options;
+mod per_route;
 
 #[cfg(test)]
 mod contrib;
