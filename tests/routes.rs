@@ -123,8 +123,8 @@ print("ok")
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A chain of redirects, relative and absolute (to another server), each status, as clients
-/// follow them.
+/// A chain of redirects, relative and absolute (to another server), each status, and
+/// go-httpbin's under `--control`, as clients follow them.
 #[test]
 fn redirects_are_followed_by_curl_wget_python_and_go() {
     for workers in ["1", "2"] {
@@ -133,6 +133,7 @@ fn redirects_are_followed_by_curl_wget_python_and_go() {
         let (h, addr) = start(&[
             "--workers",
             workers,
+            "--control",
             "--redirect",
             "/a=301:/b",
             "--redirect",
@@ -176,6 +177,36 @@ fn redirects_are_followed_by_curl_wget_python_and_go() {
         );
         assert_eq!(out, "done 200 4");
         assert_eq!(run("curl", &["-sL", &url("/far")]), "arrived");
+        // go-httpbin's redirects under --control.
+        let out = run(
+            "curl",
+            &[
+                "-sL",
+                "-w",
+                "\n%{num_redirects} %{url_effective}",
+                &url("/redirect/5"),
+            ],
+        );
+        assert!(out.contains("\"path\":\"/get\""), "{out}");
+        assert!(out.ends_with(&format!("\n5 {}", url("/get"))), "{out}");
+        let to = format!("/redirect-to?url=%2Ffinal&status_code=307");
+        assert_eq!(run("curl", &["-sL", &url(&to)]), "done");
+        // Like every control, not served over HTTP/2: a 501 that says so.
+        let h2 = run(
+            "curl",
+            &[
+                "-s",
+                "--http2-prior-knowledge",
+                "-w",
+                " %{http_code}",
+                &url("/redirect/2"),
+            ],
+        );
+        assert!(h2.ends_with("use HTTP/1.1\n 501"), "{h2}");
+        let bad = run("curl", &["-s", "-w", " %{http_code}", &url("/redirect/0")]);
+        assert!(bad.ends_with("1 or more\n 400"), "{bad}");
+        let wget = run("wget", &["-q", "-O", "-", &url("/absolute-redirect/3")]);
+        assert!(wget.contains("\"path\":\"/get\""), "{wget}");
         assert_eq!(run("wget", &["-q", "-O", "-", &url("/a")]), "done");
         assert_eq!(run("wget", &["-q", "-O", "-", &url("/far")]), "arrived");
         python_ok(
@@ -197,6 +228,14 @@ try:
     raise SystemExit("a loop was followed for ever")
 except requests.TooManyRedirects:
     pass
+r = requests.get(base + "/redirect/3")
+assert r.url == base + "/get" and r.json()["path"] == "/get", r.url
+assert [x.headers["Location"] for x in r.history] == ["/relative-redirect/2", "/relative-redirect/1", "/get"]
+r = requests.get(base + "/absolute-redirect/2")
+assert [x.headers["Location"] for x in r.history] == [base + "/absolute-redirect/1", base + "/get"]
+r = requests.get(base + "/redirect-to", params={"url": target + "/there", "status_code": 308})
+assert (r.text, r.history[0].status_code) == ("arrived", 308), r
+assert requests.get(base + "/redirect-to", params={"url": "/x", "status_code": 200}).status_code == 400
 import httpx
 with httpx.Client(http1=False, http2=True, follow_redirects=True) as c:
     r = c.get(base + "/a")
@@ -248,6 +287,13 @@ func main() {
 	b, _ := io.ReadAll(r.Body)
 	if string(b) != "done" || r.Request.URL.String() != base+"/final?x=1" {
 		panic(fmt.Sprintf("%q %s", b, r.Request.URL))
+	}
+	r, err = http.Get(base + "/redirect/3")
+	if err != nil {
+		panic(err)
+	}
+	if r.Request.URL.Path != "/get" {
+		panic(r.Request.URL.String())
 	}
 	r, err = http.Post(base+"/form", "text/plain", strings.NewReader("a=1"))
 	if err != nil {
