@@ -52,6 +52,7 @@ pub use self::model::{Config, Listen, Route, formatted_too_large};
 
 use self::args::fail;
 use self::grammar::{add_route, parse_listen, parse_route};
+use self::per_route::{add_redirect, add_route_header};
 use std::sync::Arc;
 
 /// The builder API: a configuration in code, with the command line's checks and messages.
@@ -75,6 +76,34 @@ impl Config {
     pub fn route(mut self, r: &str) -> Result<Self, ArgError> {
         let r = parse_route(r, &self.routes[0].spec).or_else(|what| fail("--route", what))?;
         add_route(&mut self, r);
+        Ok(self)
+    }
+
+    /// Add a redirect (`[METHOD ]PATH=STATUS:LOCATION`, STATUS 301, 302, 303, 307 or 308),
+    /// with the default response's headers.
+    ///
+    /// ```
+    /// let c = canned::config::Config::default().redirect("/old=308:/new").unwrap();
+    /// assert_eq!(c.routes[1].spec.status, 308);
+    /// ```
+    pub fn redirect(mut self, r: &str) -> Result<Self, ArgError> {
+        add_redirect(&mut self, r).or_else(|what| fail("--redirect", what))?;
+        Ok(self)
+    }
+
+    /// Give the route answering `[METHOD ]PATH` (added with [`Config::route`] or
+    /// [`Config::redirect`]) a header field of its own (`PATH=Name: value`); `Content-Type`
+    /// sets its type.
+    ///
+    /// ```
+    /// let c = canned::config::Config::default()
+    ///     .route("/api=200:{}")
+    ///     .and_then(|c| c.route_header("/api=Content-Type: application/json"))
+    ///     .unwrap();
+    /// assert_eq!(c.routes[1].spec.content_type, "application/json");
+    /// ```
+    pub fn route_header(mut self, h: &str) -> Result<Self, ArgError> {
+        add_route_header(&mut self, h).or_else(|what| fail("--route-header", what))?;
         Ok(self)
     }
 }

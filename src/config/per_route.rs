@@ -77,9 +77,30 @@ pub(super) fn add_route_header(c: &mut Config, v: &str) -> Result<(), String> {
              fields"
         ));
     };
+    let defaults = &defaults[0].spec.headers;
     match field {
         RouteField::ContentType(t) => r.spec.content_type = t.into(),
-        RouteField::Line(line) => set_field(&mut r.spec, &defaults[0].spec.headers, line),
+        RouteField::Line(line) => {
+            // A response carries one Location (RFC 9110 §10.2.2): a second would leave the
+            // client to pick.
+            let location = |h: &String| {
+                h.split(':')
+                    .next()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("location"))
+            };
+            if location(&line)
+                && r.spec
+                    .headers
+                    .iter()
+                    .any(|h| location(h) && !defaults.contains(h))
+            {
+                return Err(format!(
+                    "{key} has a Location already (from --redirect or an earlier \
+                     --route-header); a response carries one"
+                ));
+            }
+            set_field(&mut r.spec, defaults, line);
+        }
     }
     Ok(())
 }

@@ -282,6 +282,28 @@ fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
             "--redirect: path /x is given twice",
         ),
         (
+            &[
+                "--redirect",
+                "/r=302:/a",
+                "--route-header",
+                "/r=location: /b",
+            ],
+            none,
+            "--route-header: /r has a Location already (from --redirect or an earlier --route-header); a response carries one",
+        ),
+        (
+            &[
+                "--route",
+                "/made=201",
+                "--route-header",
+                "/made=Location: /a",
+                "--route-header",
+                "/made=Location: /b",
+            ],
+            none,
+            "--route-header: /made has a Location already",
+        ),
+        (
             &[],
             &[("CANNED_ROUTE_HEADER", "/nope=X: 1")],
             "CANNED_ROUTE_HEADER: no --route or --redirect answers /nope",
