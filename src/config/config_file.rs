@@ -33,6 +33,8 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
             return Err(format!("{path}:{line}: the line is not valid UTF-8"));
         }
     };
+    // A byte order mark, as some editors write one, is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let folder = std::path::Path::new(path)
         .parent()
         .unwrap_or(std::path::Path::new(""));

@@ -418,7 +418,7 @@ canned --completions zsh > "${fpath[1]}/_canned"                       # a direc
 canned --completions fish > ~/.config/fish/completions/canned.fish
 ```
 
-No two of `--route`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
+No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
 
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every

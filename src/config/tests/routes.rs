@@ -323,7 +323,7 @@ fn a_config_file_reads_as_the_command_line() {
     let conf = dir.join("canned.conf");
     std::fs::write(
         &conf,
-        "# routes for the test bench\n\
+        "\u{feff}# routes for the test bench, after a byte order mark\n\
          \n\
          --route /v1/ping=204\n\
          \t--route POST /v1/items=201:made  \r\n\
