@@ -4,6 +4,7 @@
 //! addresses beside socket activation).
 
 use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
+use super::config_file::{FileOption, read_config_file};
 use super::file::read_file;
 use super::grammar::{
     add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
@@ -13,6 +14,7 @@ use super::grammar::{
 use super::help::Shell;
 use super::model::{Config, Listen};
 use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
+use super::per_route::{add_redirect, add_route_header};
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
 use std::ffi::OsString;
@@ -82,7 +84,7 @@ fn arg_error(name: &str, what: &dyn std::fmt::Display) -> ArgError {
 /// One value of one option, and the flag or variable it came from (for messages).
 struct Given<'a> {
     opt: usize,
-    from: &'static str,
+    from: &'a str,
     value: &'a str,
 }
 
@@ -337,6 +339,10 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
             add_route(c, r);
             return Ok(v.split_once('=').map(|(path, _)| path));
         }
+        ValueKind::Redirect => return add_redirect(c, v).map(Some),
+        ValueKind::RouteHeader => add_route_header(c, v)?,
+        // Read before the environment ([`read_config_file`]).
+        ValueKind::ConfigFile => {}
         ValueKind::Methods => c.methods = parse_methods(v)?,
         ValueKind::Fault => return add_fault(c, v),
         ValueKind::Echo => return add_echo(c, v),
@@ -365,9 +371,38 @@ impl Config {
         S: Into<OsString>,
     {
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let file_options: Vec<FileOption>;
         let mut given = Vec::new();
         if let Some(command) = read_flags(&args, &mut given)? {
             return Ok(command);
+        }
+        // `--config`: its options replace their variables, and flags replace them, by the
+        // same rule.
+        let config = given
+            .iter()
+            .find(|g| matches!(OPTIONS[g.opt].kind, ValueKind::ConfigFile))
+            .map(|g| (g.from, g.value));
+        let config = match config {
+            Some(c) => Some(c),
+            None => env_var(env, "CANNED_CONFIG")?.map(|v| ("CANNED_CONFIG", v)),
+        };
+        if let Some((from, path)) = config {
+            file_options = read_config_file(from, path).map_err(ArgError)?;
+            let flagged: Vec<usize> = given.iter().map(|g| g.opt).collect();
+            for f in &file_options {
+                let o = &OPTIONS[f.opt];
+                if flagged
+                    .iter()
+                    .any(|&i| i == f.opt || OPTIONS[i].conflicts_with(o))
+                {
+                    continue;
+                }
+                given.push(Given {
+                    opt: f.opt,
+                    from: &f.from,
+                    value: &f.value,
+                });
+            }
         }
         read_env(env, &mut given)?;
         check_relations(&given)?;

@@ -418,12 +418,12 @@ canned --completions zsh > "${fpath[1]}/_canned"                       # a direc
 canned --completions fish > ~/.config/fish/completions/canned.fish
 ```
 
-No two of `--route`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
+No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
 
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 53] = [
+const OPTION_DOCS: [(&str, &str, &str); 56] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -498,7 +498,17 @@ const OPTION_DOCS: [(&str, &str, &str); 53] = [
     (
         r#"--route"#,
         r#""#,
-        r#"exact-path route (query ignored) with its own status and body, and the global `--content-type` and `--header`s; `BODY` `@FILE` reads a file; a 204 or 304 route takes no `BODY` (`/nm=304:x` is an error naming the route); with `METHOD` (`'POST /orders=201'`), only that method, HEAD too for GET, and `--fault 'POST /orders=…'` faults it (see Responses for the rule); repeatable, at most 1000"#,
+        r#"exact-path route (query ignored) with its own status and body, and the global `--content-type` and `--header`s (`--route-header` gives it its own); `BODY` `@FILE` reads a file, whose extension gives the route its Content-Type when it is one of the table in Responses (`.json`: `application/json`, `.bin`: `application/octet-stream`, …); a 204 or 304 route takes no `BODY` (`/nm=304:x` is an error naming the route); with `METHOD` (`'POST /orders=201'`), only that method, HEAD too for GET, and `--fault 'POST /orders=…'` faults it (see Responses for the rule); repeatable, at most 1000"#,
+    ),
+    (
+        r#"--redirect"#,
+        r#""#,
+        r#"a route answering STATUS (301, 302, 303, 307 or 308) with `Location: LOCATION`, absolute (`http://host:8080/new`) or relative (`/new`, `../v2/`), written as sent (visible ASCII, percent-encoded beyond), no body and no Content-Type, and the global `--header`s; `METHOD` and the paths answered twice as for `--route`; `--route-header` and `--fault` apply to it as to a route (see Responses); repeatable, at most 1000"#,
+    ),
+    (
+        r#"--route-header"#,
+        r#""#,
+        r#"a header field of the route of `--route` or `--redirect` that answers PATH (and METHOD, as `--fault` names it), checked as `--header` is: `Content-Type` sets the route's type (empty: none), any other field is added to the route, replacing a `--header` of the same name; `Content-Length`, `Transfer-Encoding`, `Connection`, `Date` and `Server` are refused. The route's HTTP/1 and HTTP/2 answers carry it; repeatable, at most 1000"#,
     ),
     (
         r#"--health"#,
@@ -518,12 +528,12 @@ const OPTION_DOCS: [(&str, &str, &str); 53] = [
     (
         r#"--no-http2"#,
         r#""#,
-        r#"answer the HTTP/2 preface with 505 and ignore `Upgrade: h2c` instead of speaking HTTP/2 ([HTTP/2](#http2))"#,
+        r#"answer the HTTP/2 preface with 505 and ignore `Upgrade: h2c` instead of speaking HTTP/2 ([HTTP/2](http2.md))"#,
     ),
     (
         r#"--grpc-health"#,
         r#"off"#,
-        r#"answer the gRPC health service over HTTP/2: `Check` SERVING for every service name, `Watch` UNIMPLEMENTED ([gRPC health](#grpc-health)); conflicts with `--no-http2`"#,
+        r#"answer the gRPC health service over HTTP/2: `Check` SERVING for every service name, `Watch` UNIMPLEMENTED ([gRPC health](http2.md#grpc-health)); conflicts with `--no-http2`"#,
     ),
     (
         r#"--no-validators"#,
@@ -659,6 +669,11 @@ const OPTION_DOCS: [(&str, &str, &str); 53] = [
         r#"--quiet"#,
         r#""#,
         r#"print only errors and warnings (no listening line, no summary)"#,
+    ),
+    (
+        r#"--config"#,
+        r#""#,
+        r#"read options from FILE: one a line, written as on the command line (`--route /v1/ping=204`, `--access-log`, `--header=X-A: 1`), the value the rest of the line (no shell quoting needed; a value wrapped whole in `'` or `"` loses them), `#` at the start of a line a comment, blank lines skipped; a relative `@FILE` of a route and a relative `--body-file` or `--raw-response` are read from FILE's folder. A flag on the command line replaces the file's option by the rule above (a `--route` flag replaces every `--route` line), and the file's options replace their variables; a bad line is one error naming `FILE:LINE` and the flag"#,
     ),
     (
         r#"--mutate-list"#,

@@ -41,6 +41,12 @@ pub(super) enum ValueKind {
     Header,
     /// `PATH=STATUS[:BODY]`: a route.
     Route,
+    /// `PATH=STATUS:LOCATION`: a route that redirects.
+    Redirect,
+    /// `PATH=Name: value`: a header field of one route.
+    RouteHeader,
+    /// A file of options, one a line, read before the environment.
+    ConfigFile,
     /// Comma-separated method tokens: the methods answered.
     Methods,
     /// `PATH=KIND[:ARGS]`: a fault on a route.
@@ -418,6 +424,24 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES),
     opt!(
+        "--redirect [METHOD ]PATH=STATUS:LOCATION",
+        "CANNED_REDIRECT",
+        ValueKind::Redirect,
+        "Answer the exact PATH with STATUS (301, 302, 303, 307 or 308) and\n\
+         Location: LOCATION (absolute or relative), no body; METHOD as for\n\
+         --route; repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
+        "--route-header '[METHOD ]PATH=NAME: VALUE'",
+        "CANNED_ROUTE_HEADER",
+        ValueKind::RouteHeader,
+        "A header of the --route or --redirect answering PATH (and METHOD):\n\
+         Content-Type sets its type, another replaces the --header of that\n\
+         name; repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
         "--health PATH",
         "CANNED_HEALTH",
         ValueKind::Path(Text::Health),
@@ -710,5 +734,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Switch(Toggle::Quiet),
         "Print only errors and warnings",
         section: "Other"
+    ),
+    opt!(
+        "--config FILE",
+        "CANNED_CONFIG",
+        ValueKind::ConfigFile,
+        "Read options from FILE, one a line as on the command line (--route\n\
+         /v1/ping=204), # comments; a flag replaces the file's option, and\n\
+         the file's replaces its variable; relative files from FILE's folder"
     ),
 ];
