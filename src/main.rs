@@ -33,6 +33,15 @@ fn main() -> ExitCode {
         // `canned VERSION`, and the commit when built from a git checkout (build.rs).
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
         Ok(Command::MutateList) => return print(&canned::mutate::id_lines().concat()),
+        #[cfg(feature = "tls")]
+        Ok(Command::TlsList) => return print(&canned::transport::tls::case_lines()),
+        #[cfg(not(feature = "tls"))]
+        Ok(Command::TlsList) => {
+            say!(
+                "canned: error: --tls-list: this canned was built without TLS (the cargo feature tls)"
+            );
+            return ExitCode::from(2);
+        }
         Ok(Command::Man) => return print(man_page()),
         Ok(Command::Completions(shell)) => return print(completions(shell)),
         Err(e) => {

@@ -424,3 +424,243 @@ fn tls_name_is_in_the_generated_certificate() {
     assert_eq!(text(&out.stdout), "Hello World\n", "{out:?}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// curl for `https://{name}:PORT/`, the name resolved to the listener (the SNI is `name`).
+fn curl_name(t: &Tls, name: &str, args: &[&str]) -> Output {
+    let port = t.addr.port();
+    Command::new("curl")
+        .args(["-sS", "--max-time", "20", "-o", "-"])
+        .args(["--resolve", &format!("{name}:{port}:127.0.0.1")])
+        .args(args)
+        .arg(format!("https://{name}:{port}/"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn curl_refuses_each_certificate_case_by_sni_and_accepts_the_good_name() {
+    if !have("curl") {
+        return;
+    }
+    let d = dir("cases");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--tls-name", "canned.test"]);
+    // The case, curl's flags, its exit code and a word of its error (OpenSSL's verify reason).
+    let expect: &[(&str, &[&str], i32, &str)] = &[
+        ("expired", &[], 60, "expired"),
+        ("not-yet-valid", &[], 60, "not yet valid"),
+        ("wrong-host", &[], 60, "subject name"),
+        ("self-signed", &[], 60, "self-signed certificate"),
+        ("untrusted-root", &[], 60, "in certificate chain"),
+        ("incomplete-chain", &[], 60, "unable to get local issuer"),
+        ("tls12-only", &["--tlsv1.3"], 35, "alert protocol version"),
+        (
+            "tls13-only",
+            &["--tls-max", "1.2"],
+            35,
+            "alert protocol version",
+        ),
+        ("alpn-refused", &[], 35, "no application protocol"),
+        (
+            "alpn-refused",
+            &["--http1.1"],
+            35,
+            "no application protocol",
+        ),
+    ];
+    for &(case, flags, code, word) in expect {
+        for parent in ["localhost", "canned.test"] {
+            let name = format!("{case}.{parent}");
+            let out = curl_name(&t, &name, &[&["--cacert", ca_s][..], flags].concat());
+            assert_eq!(out.status.code(), Some(code), "{name} {flags:?}: {out:?}");
+            let err = text(&out.stderr);
+            assert!(err.contains(word), "{name} {flags:?}: {err}");
+            assert!(out.stdout.is_empty(), "{name}: {out:?}");
+        }
+    }
+    // What a correct client accepts: the good names, a version-limited case at its version,
+    // the ALPN case without ALPN.
+    let good: &[(&str, &[&str])] = &[
+        ("localhost", &[]),
+        ("canned.test", &["--http2"]),
+        ("good.localhost", &[]),
+        ("tls12-only.localhost", &["--tls-max", "1.2"]),
+        ("tls12-only.localhost", &[]),
+        ("tls13-only.localhost", &["--tlsv1.3"]),
+        ("alpn-refused.localhost", &["--no-alpn"]),
+        ("EXPIRED.localhost", &["-k"]),
+    ];
+    for (name, flags) in good {
+        if *name == "good.localhost" {
+            // Not a case: the default certificate, which is not for that name.
+            let out = curl_name(&t, name, &["--cacert", ca_s]);
+            assert_eq!(out.status.code(), Some(60), "{out:?}");
+            continue;
+        }
+        let out = curl_name(&t, name, &[&["--cacert", ca_s][..], flags].concat());
+        assert_eq!(
+            text(&out.stdout),
+            "Hello World\n",
+            "{name} {flags:?}: {out:?}"
+        );
+    }
+    // -k takes any certificate: the cases serve the same responses.
+    for case in ["expired", "self-signed", "incomplete-chain"] {
+        let out = curl_name(&t, &format!("{case}.localhost"), &["-k", "--http2"]);
+        assert_eq!(text(&out.stdout), "Hello World\n", "{case}: {out:?}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn python_ssl_refuses_each_certificate_case_for_its_reason() {
+    let d = dir("cases-python");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--workers", "2"]);
+    let port = t.addr.port().to_string();
+    // OpenSSL's verify codes (X509_V_ERR_*): what Python reports as the reason.
+    let script = r#"
+import socket, ssl, sys
+ca, port = sys.argv[1], int(sys.argv[2])
+def hello(name, alpn=None, maximum=None):
+    ctx = ssl.create_default_context(cafile=ca)
+    if alpn:
+        ctx.set_alpn_protocols(alpn)
+    if maximum:
+        ctx.maximum_version = maximum
+    with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname=name) as s:
+        version = s.version()
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+        assert data.endswith(b"\r\n\r\nHello World\n"), data
+        return version
+codes = {"expired": 10, "not-yet-valid": 9, "wrong-host": 62, "self-signed": 18,
+         "untrusted-root": 19, "incomplete-chain": 20}
+for case, code in codes.items():
+    try:
+        hello(case + ".localhost")
+        raise SystemExit(case + ": accepted")
+    except ssl.SSLCertVerificationError as e:
+        assert e.verify_code == code, (case, e.verify_code, e.verify_message)
+for name, kw, word in (("tls13-only", {"maximum": ssl.TLSVersion.TLSv1_2}, "protocol version"),
+                       ("alpn-refused", {"alpn": ["h2", "http/1.1"]}, "no application protocol")):
+    try:
+        hello(name + ".localhost", **kw)
+        raise SystemExit(name + ": accepted")
+    except ssl.SSLCertVerificationError as e:
+        raise SystemExit(name + ": a certificate error " + str(e))
+    except ssl.SSLError as e:
+        assert word in str(e), (name, e)
+assert hello("localhost") == "TLSv1.3"
+assert hello("tls12-only.localhost") == "TLSv1.2"
+assert hello("tls13-only.localhost") == "TLSv1.3"
+assert hello("alpn-refused.localhost") == "TLSv1.3"
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[ca.as_os_str(), port.as_ref()],
+        "python ssl and the certificate cases",
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn tls_case_serves_connections_without_sni_and_tls_list_prints_the_cases() {
+    let out = Command::new(bin()).arg("--tls-list").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let list = text(&out.stdout);
+    let names: Vec<&str> = list.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "expired",
+            "not-yet-valid",
+            "wrong-host",
+            "self-signed",
+            "untrusted-root",
+            "incomplete-chain",
+            "tls12-only",
+            "tls13-only",
+            "alpn-refused"
+        ],
+        "{list}"
+    );
+    assert!(
+        list.lines()
+            .all(|l| l.contains("refuse") && l.contains("curl") && l.len() < 120),
+        "{list}"
+    );
+    let d = dir("tls-case");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--tls-case", "expired"]);
+    let port = t.addr.port().to_string();
+    // By address: no SNI, the listener's case.
+    let script = r#"
+import socket, ssl, sys
+ca, port = sys.argv[1], int(sys.argv[2])
+ctx = ssl.create_default_context(cafile=ca)
+ctx.check_hostname = False
+try:
+    ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)))
+    raise SystemExit("accepted")
+except ssl.SSLCertVerificationError as e:
+    assert e.verify_code == 10, e
+# A name that is no case: the listener's case too; a case's label still chooses.
+for name, code in (("localhost", 10), ("self-signed.localhost", 18)):
+    try:
+        ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname=name)
+        raise SystemExit(name + ": accepted")
+    except ssl.SSLCertVerificationError as e:
+        assert e.verify_code == code, (name, e)
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[ca.as_os_str(), port.as_ref()],
+        "--tls-case without SNI",
+    );
+    if have("curl") {
+        let url = format!("https://127.0.0.1:{port}/");
+        let out = Command::new("curl")
+            .args(["-sS", "--max-time", "20", "--cacert", ca_s, &url])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(60), "{out:?}");
+        assert!(text(&out.stderr).contains("expired"), "{out:?}");
+    }
+    drop(t);
+    // The errors: a name that is no case, the cases with a certificate of one's own, no TLS
+    // listener.
+    let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "nope"]);
+    assert!(
+        err.contains("--tls-case \"nope\" is not a case (--tls-list"),
+        "{err}"
+    );
+    let (cert, key) = openssl_cert(&d, "localhost");
+    let err = start_error(&[
+        "--listen",
+        "tls:127.0.0.1:0",
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--tls-case",
+        "expired",
+    ]);
+    assert!(
+        err.contains("--tls-case needs the generated certificates"),
+        "{err}"
+    );
+    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-case", "expired"]);
+    assert!(err.contains("--tls-case needs a TLS listener"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -51,6 +51,8 @@ pub enum Command {
     Version,
     /// Print the ids of the malformed-response catalogue, one a line.
     MutateList,
+    /// Print the TLS certificate cases, one a line, with what a correct client does.
+    TlsList,
     /// Print the man page (`contrib/canned.1`).
     Man,
     /// Print the completions for a shell (`contrib/completions/`).
@@ -107,7 +109,14 @@ fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
     matches!(
         name,
-        b"-h" | b"--help" | b"-V" | b"--version" | b"--mutate-list" | b"--man" | b"--completions"
+        b"-h"
+            | b"--help"
+            | b"-V"
+            | b"--version"
+            | b"--mutate-list"
+            | b"--tls-list"
+            | b"--man"
+            | b"--completions"
     ) || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
@@ -139,6 +148,7 @@ fn read_flags<'a>(
             (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
             (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
             (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            (b"--tls-list", None) => return Ok(Some(Command::TlsList)),
             (b"--man", None) => return Ok(Some(Command::Man)),
             (b"--completions", inline) => {
                 let shell = match inline.or_else(|| rest.next().map(|v| v.as_encoded_bytes())) {

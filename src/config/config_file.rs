@@ -61,7 +61,8 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
         let from = format!("{path}:{n}: {flag}");
         let Some(i) = OPTIONS.iter().position(|o| o.flag() == flag) else {
             return Err(match flag {
-                "--help" | "--version" | "--mutate-list" | "--man" | "--completions" => {
+                "--help" | "--version" | "--mutate-list" | "--tls-list" | "--man"
+                | "--completions" => {
                     format!("{from}: a command, not an option a config file can give")
                 }
                 _ => format!("{from}: unknown option (see --help)"),

@@ -9,12 +9,18 @@ use crate::values::split_at_byte;
 
 /// The commands outside the table (`HELP_END`): flag, short flag, value (placeholder and the
 /// words it takes, or ""), what it does.
-const COMMANDS: [(&str, &str, (&str, &str), &str); 5] = [
+const COMMANDS: [(&str, &str, (&str, &str), &str); 6] = [
     (
         "--mutate-list",
         "",
         ("", ""),
         "Print the ids of the malformed-response catalogue (for --mutate-id), one a line",
+    ),
+    (
+        "--tls-list",
+        "",
+        ("", ""),
+        "Print the TLS certificate cases (for --tls-case), one a line, with what a correct client does",
     ),
     (
         "--man",
@@ -197,7 +203,7 @@ pub(super) fn man_page() -> String {
             "After SIGTERM, SIGINT, SIGHUP or SIGQUIT, each of which drains: canned stops \
              accepting, writes the responses in flight, and exits once they are written, when \
              --shutdown-timeout ends the wait, or at a second such signal. Also after \
-             --help, --version, --mutate-list, --man and --completions.",
+             --help, --version, --mutate-list, --tls-list, --man and --completions.",
         ),
         (
             "1",
@@ -423,7 +429,7 @@ No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` 
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 56] = [
+const OPTION_DOCS: [(&str, &str, &str); 58] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -448,6 +454,11 @@ const OPTION_DOCS: [(&str, &str, &str); 56] = [
         r#"--tls-name"#,
         r#"none"#,
         r#"one more DNS name or IP address in the generated certificate, besides `localhost`, `127.0.0.1` and `::1`; repeatable, at most 64. Cannot be combined with `--tls-cert`."#,
+    ),
+    (
+        r#"--tls-case"#,
+        r#"none"#,
+        r#"serve the certificate case NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, ...) to every connection whose SNI names no case, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses a case (`expired.localhost`). Cannot be combined with `--tls-cert` (the cases' certificates come from the generated CA)"#,
     ),
     (
         r#"--tls-ca-out"#,
@@ -679,6 +690,11 @@ const OPTION_DOCS: [(&str, &str, &str); 56] = [
         r#"--mutate-list"#,
         r#""#,
         r#"print the ids of the malformed-response catalogue, one a line, and exit"#,
+    ),
+    (
+        r#"--tls-list"#,
+        r#""#,
+        r#"print the TLS certificate cases, one a line: the name (for `--tls-case`, or as the first label of the SNI name, `expired.localhost`) and what a correct client does, and exit"#,
     ),
     (
         r#"--man"#,

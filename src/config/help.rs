@@ -49,6 +49,8 @@ pub fn help() -> String {
 /// The end of `--help`: the commands outside the table.
 const HELP_END: &str = "  --mutate-list
         Print the ids of the malformed-response catalogue (for --mutate-id)
+  --tls-list
+        Print the TLS certificate cases (for --tls-case), and what a client does
   --man
         Print the man page (canned --man | man -l -)
   --completions SHELL

@@ -176,6 +176,8 @@ pub struct TlsOptions {
     pub names: Vec<String>,
     /// `--tls-ca-out FILE`: where the generated CA's certificate is written.
     pub ca_out: Option<std::path::PathBuf>,
+    /// `--tls-case NAME`: the certificate case of a connection whose SNI names none.
+    pub case: Option<String>,
 }
 
 impl Default for Config {

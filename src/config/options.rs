@@ -152,6 +152,7 @@ pub(super) enum Text {
     TlsKey,
     TlsName,
     TlsCaOut,
+    TlsCase,
 }
 
 impl Text {
@@ -175,6 +176,7 @@ impl Text {
             Text::TlsKey => c.tls.key = Some(v.into()),
             Text::TlsName => c.tls.names.push(v.into()),
             Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
+            Text::TlsCase => c.tls.case = Some(v.into()),
         }
     }
 }
@@ -336,6 +338,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Text(Text::TlsCaOut),
         "Write the generated CA's certificate (PEM) to FILE, for clients to\n\
          trust (curl --cacert FILE); never over a file that is not one"
+    ),
+    opt!(
+        "--tls-case NAME",
+        "CANNED_TLS_CASE",
+        ValueKind::Text(Text::TlsCase),
+        "Serve the certificate case NAME (expired, wrong-host, ...; --tls-list)\n\
+         to connections whose SNI names no case, as to ones without SNI"
     ),
     opt!(
         "--reuse-port",

@@ -13,6 +13,7 @@
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::Acceptor;
 use rustls::{ServerConfig, ServerConnection};
 use socket2::Socket;
 use std::io::{self, Read, Write};
@@ -21,7 +22,36 @@ use std::sync::Arc;
 
 /// One TLS connection's state: boxed, outside the slot (a few KiB once buffers are grown).
 pub struct TlsConn {
-    conn: ServerConnection,
+    state: State,
+}
+
+enum State {
+    /// Before the whole ClientHello: its SNI chooses the configuration (a case's or the
+    /// default one).
+    Accepting(Acceptor, Arc<Configs>),
+    /// The handshake under way or done.
+    Conn(ServerConnection),
+}
+
+/// The `tls:` listeners' configurations: the default one, and one per certificate case of
+/// [`CASES`], chosen by the first label of the SNI name (`expired.localhost`).
+pub struct Configs {
+    /// A connection whose SNI names no case (or that sends none).
+    default: Arc<ServerConfig>,
+    /// The cases, by name (none with `--tls-cert`: their certificates come from the CA
+    /// generated at start).
+    cases: Vec<(&'static str, Arc<ServerConfig>)>,
+}
+
+impl Configs {
+    /// The configuration of a connection whose ClientHello named `sni`.
+    pub fn pick(&self, sni: Option<&str>) -> &Arc<ServerConfig> {
+        let label = sni.and_then(|s| s.split('.').next()).unwrap_or("");
+        self.cases
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(label))
+            .map_or(&self.default, |(_, c)| c)
+    }
 }
 
 /// The socket as rustls's `Read` and `Write`: one system call each.
@@ -47,37 +77,74 @@ impl Write for Wire<'_> {
 
 impl TlsConn {
     /// A connection just accepted, before its ClientHello.
-    pub fn new(config: &Arc<ServerConfig>) -> io::Result<Box<TlsConn>> {
-        let conn = ServerConnection::new(Arc::clone(config)).map_err(io::Error::other)?;
-        Ok(Box::new(TlsConn { conn }))
+    pub fn new(configs: &Arc<Configs>) -> io::Result<Box<TlsConn>> {
+        Ok(Box::new(TlsConn {
+            state: State::Accepting(Acceptor::default(), Arc::clone(configs)),
+        }))
     }
 
-    /// The ALPN protocol agreed in the handshake (`h2`, `http/1.1`), if any.
-    pub fn alpn(&self) -> Option<&[u8]> {
-        self.conn.alpn_protocol()
+    /// Read the ClientHello; once it is whole, start the handshake with the configuration
+    /// its SNI chooses. `WouldBlock`: nothing for the connection yet.
+    #[cold]
+    fn accept(&mut self, sock: &Socket) -> io::Result<usize> {
+        let State::Accepting(acceptor, configs) = &mut self.state else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
+        if acceptor.read_tls(&mut Wire(sock))? == 0 {
+            return Ok(0);
+        }
+        let refused = match acceptor.accept() {
+            Ok(None) => return Err(io::ErrorKind::WouldBlock.into()),
+            Ok(Some(accepted)) => {
+                let config = Arc::clone(configs.pick(accepted.client_hello().server_name()));
+                match accepted.into_connection(config) {
+                    Ok(conn) => {
+                        // The server's flight is queued: `wants_write` sends it.
+                        self.state = State::Conn(conn);
+                        return Err(io::ErrorKind::WouldBlock.into());
+                    }
+                    Err(refused) => refused,
+                }
+            }
+            Err(refused) => refused,
+        };
+        // The alert that says why (RFC 8446 §6.2), then the close.
+        let (e, mut alert) = refused;
+        let _ = alert.write(&mut Wire(sock));
+        Err(io::Error::new(io::ErrorKind::InvalidData, e))
     }
 }
 
 impl super::Io for TlsConn {
     fn read(&mut self, sock: &Socket, buf: &mut [u8]) -> io::Result<usize> {
-        let got = self.conn.read_tls(&mut Wire(sock))?;
+        let State::Conn(conn) = &mut self.state else {
+            return self.accept(sock);
+        };
+        let got = conn.read_tls(&mut Wire(sock))?;
         if got == 0 {
             return Ok(0);
         }
-        if let Err(e) = self.conn.process_new_packets() {
+        if let Err(e) = conn.process_new_packets() {
             // rustls queued the alert that says why (RFC 8446 §6.2): send it, then close.
-            let _ = self.conn.write_tls(&mut Wire(sock));
+            let _ = conn.write_tls(&mut Wire(sock));
             return Err(io::Error::new(io::ErrorKind::InvalidData, e));
         }
         // Ok(0): the peer's close_notify, its end of input. One read of at most 4 KiB of
         // records leaves less plaintext than the loop's buffer holds: nothing stays behind.
-        self.conn.reader().read(buf)
+        conn.reader().read(buf)
     }
 
     fn write(&mut self, sock: &Socket, data: &[u8]) -> io::Result<usize> {
-        if self.conn.wants_write() {
-            self.conn.write_tls(&mut Wire(sock))?;
-            if self.conn.wants_write() {
+        let State::Conn(conn) = &mut self.state else {
+            // Nothing to send before the ClientHello: the connection has had no request.
+            return match data.is_empty() {
+                true => Ok(0),
+                false => Err(io::ErrorKind::WouldBlock.into()),
+            };
+        };
+        if conn.wants_write() {
+            conn.write_tls(&mut Wire(sock))?;
+            if conn.wants_write() {
                 // The socket took part of the records already made: no more until it has room.
                 return Err(io::ErrorKind::WouldBlock.into());
             }
@@ -87,8 +154,8 @@ impl super::Io for TlsConn {
         }
         // Encrypted into rustls's outgoing buffer (up to its limit), then sent: the part not
         // sent now is the transport's own (`wants_write`), and the loop polls for room.
-        let n = self.conn.writer().write(data)?;
-        match self.conn.write_tls(&mut Wire(sock)) {
+        let n = conn.writer().write(data)?;
+        match conn.write_tls(&mut Wire(sock)) {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(e) => return Err(e),
@@ -97,17 +164,26 @@ impl super::Io for TlsConn {
     }
 
     fn wants_read(&self) -> bool {
-        self.conn.is_handshaking()
+        match &self.state {
+            State::Accepting(..) => true,
+            State::Conn(conn) => conn.is_handshaking(),
+        }
     }
 
     fn wants_write(&self) -> bool {
-        self.conn.wants_write()
+        match &self.state {
+            State::Accepting(..) => false,
+            State::Conn(conn) => conn.wants_write(),
+        }
     }
 
     fn shutdown(&mut self, sock: &Socket) -> io::Result<()> {
-        // close_notify before the FIN (RFC 8446 §6.1): the peer can tell the end from a cut.
-        self.conn.send_close_notify();
-        let _ = self.conn.write_tls(&mut Wire(sock));
+        if let State::Conn(conn) = &mut self.state {
+            // close_notify before the FIN (RFC 8446 §6.1): the peer can tell the end from a
+            // cut.
+            conn.send_close_notify();
+            let _ = conn.write_tls(&mut Wire(sock));
+        }
         sock.shutdown(std::net::Shutdown::Write)
     }
 }
@@ -131,33 +207,139 @@ pub enum Identity<'a> {
     },
 }
 
-/// The server's TLS configuration: TLS 1.3 and 1.2 with ring's suites, ALPN `h2` (if `h2`)
-/// and `http/1.1`. Errors are one line, naming the flag.
-pub fn server_config(identity: Identity<'_>, h2: bool) -> Result<Arc<ServerConfig>, String> {
-    let (chain, key) = match identity {
-        Identity::Files { cert, key } => load(cert, key)?,
+/// The certificate cases, chosen by the first label of the SNI name (`expired.localhost`) or
+/// for every connection with `--tls-case`, and what a correct client does with each
+/// (`--tls-list`). Their certificates are made at start from the generated CA, for the same
+/// names as the good one and each `CASE.NAME`.
+pub const CASES: &[(&str, &str)] = &[
+    (
+        "expired",
+        "refuse: the certificate expired on 2020-12-31 (curl exit 60)",
+    ),
+    (
+        "not-yet-valid",
+        "refuse: the certificate is valid from 2099-01-01 only (curl exit 60)",
+    ),
+    (
+        "wrong-host",
+        "refuse: the certificate is for wrong.host.invalid, not the name asked for (curl exit 60)",
+    ),
+    (
+        "self-signed",
+        "refuse: the certificate signs itself, no trusted CA vouches for it (curl exit 60)",
+    ),
+    (
+        "untrusted-root",
+        "refuse: the chain ends at a CA the client was not given (curl exit 60)",
+    ),
+    (
+        "incomplete-chain",
+        "refuse: the intermediate CA that signed the certificate is not sent (curl exit 60)",
+    ),
+    (
+        "tls12-only",
+        "accept TLS 1.2; refuse if TLS 1.3 is required (protocol_version alert, curl --tlsv1.3 exit 35)",
+    ),
+    (
+        "tls13-only",
+        "accept TLS 1.3; refuse if limited to TLS 1.2 (protocol_version alert, curl --tls-max 1.2 exit 35)",
+    ),
+    (
+        "alpn-refused",
+        "refuse an ALPN offer: no protocol in common (no_application_protocol alert, curl exit 35)",
+    ),
+];
+
+/// `--tls-list`: the cases, one a line, name then what a correct client does.
+pub fn case_lines() -> String {
+    CASES
+        .iter()
+        .map(|(name, does)| format!("{name:<17} {does}\n"))
+        .collect()
+}
+
+/// The server's TLS configurations: TLS 1.3 and 1.2 with ring's suites, ALPN `h2` (if `h2`)
+/// and `http/1.1`, and with a generated certificate one per case of [`CASES`]; `case` (one
+/// of them) serves a connection whose SNI names none. Errors are one line, naming the flag.
+pub fn server_config(
+    identity: Identity<'_>,
+    h2: bool,
+    case: Option<&str>,
+) -> Result<Arc<Configs>, String> {
+    let mut alpn = Vec::new();
+    if h2 {
+        alpn.push(b"h2".to_vec());
+    }
+    alpn.push(b"http/1.1".to_vec());
+    let both: &[&'static rustls::SupportedProtocolVersion] =
+        &[&rustls::version::TLS13, &rustls::version::TLS12];
+    let (chain, key, generated) = match identity {
+        Identity::Files { cert, key } => {
+            if case.is_some() {
+                return Err("--tls-case needs the generated certificates: it cannot be \
+                            combined with --tls-cert"
+                    .into());
+            }
+            let (chain, key) = load(cert, key)?;
+            (chain, key, None)
+        }
         Identity::Generated { names, ca_out } => {
             let g = generate(names)?;
             if let Some(path) = ca_out {
                 write_ca(path, &g.ca_pem)?;
             }
-            (g.chain, g.key)
+            (g.chain, g.key, Some(g.cases))
         }
     };
+    let default = build(both, chain.clone(), key.clone_key(), &alpn)
+        .map_err(|e| format!("--tls-key does not go with --tls-cert: {e}"))?;
+    let mut cases = Vec::new();
+    if let Some(generated) = generated {
+        let bad = |e| format!("TLS: {e}");
+        for (name, chain, key) in generated {
+            cases.push((name, build(both, chain, key, &alpn).map_err(bad)?));
+        }
+        let only = |v| build(&[v], chain.clone(), key.clone_key(), &alpn).map_err(bad);
+        cases.push(("tls12-only", only(&rustls::version::TLS12)?));
+        cases.push(("tls13-only", only(&rustls::version::TLS13)?));
+        // A protocol no client offers: rustls refuses every ALPN offer (RFC 7301 §3.2),
+        // and serves a client that makes none.
+        let none = [b"canned-refuses-alpn".to_vec()];
+        cases.push((
+            "alpn-refused",
+            build(both, chain.clone(), key.clone_key(), &none).map_err(bad)?,
+        ));
+    }
+    let mut configs = Configs { default, cases };
+    if let Some(case) = case {
+        configs.default = match configs.cases.iter().find(|(n, _)| *n == case) {
+            Some((_, c)) => Arc::clone(c),
+            None => {
+                return Err(format!(
+                    "--tls-case {case:?} is not a case (--tls-list prints them)"
+                ));
+            }
+        };
+    }
+    Ok(Arc::new(configs))
+}
+
+/// One configuration: these versions, this chain and key, these ALPN protocols.
+fn build(
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    chain: Chain,
+    key: PrivateKeyDer<'static>,
+    alpn: &[Vec<u8>],
+) -> Result<Arc<ServerConfig>, rustls::Error> {
     // ring's provider: X25519, P-256 and P-384, no post-quantum key exchange (which rustls
     // 0.23.48 marks by deprecating the function; aws-lc-rs would add a C toolchain's build).
     #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| format!("TLS: {e}"))?
+        .with_protocol_versions(versions)?
         .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| format!("--tls-key does not go with --tls-cert: {e}"))?;
-    if h2 {
-        config.alpn_protocols.push(b"h2".to_vec());
-    }
-    config.alpn_protocols.push(b"http/1.1".to_vec());
+        .with_single_cert(chain, key)?;
+    config.alpn_protocols = alpn.to_vec();
     Ok(Arc::new(config))
 }
 
@@ -182,7 +364,7 @@ fn load(cert: &Path, key: &Path) -> Result<(Chain, PrivateKeyDer<'static>), Stri
     Ok((chain, key))
 }
 
-/// A CA and a leaf it signed, generated at start.
+/// A CA and a leaf it signed, generated at start, and the certificate cases.
 pub struct Generated {
     /// The leaf, then the CA.
     pub chain: Chain,
@@ -190,41 +372,105 @@ pub struct Generated {
     pub key: PrivateKeyDer<'static>,
     /// The CA's certificate, PEM: what clients trust.
     pub ca_pem: String,
+    /// The cases of [`CASES`] with a certificate of their own: name, chain, key.
+    pub cases: Vec<(&'static str, Chain, PrivateKeyDer<'static>)>,
 }
 
-/// A CA (ECDSA P-256) and a leaf for `localhost`, `127.0.0.1`, `::1` and `names`.
+/// A CA (ECDSA P-256) and a leaf for `localhost`, `127.0.0.1`, `::1` and `names`, each DNS
+/// name also under every case's label (`expired.localhost`); and the cases' certificates.
 pub fn generate(names: &[String]) -> Result<Generated, String> {
-    use rcgen::{
-        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
-        IsCa, KeyPair, KeyUsagePurpose,
-    };
+    use rcgen::{CertificateParams, CertifiedIssuer, KeyPair, date_time_ymd};
     let err = |e: rcgen::Error| format!("cannot generate the TLS certificates: {e}");
-    let mut ca = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    let key_der = |k: &KeyPair| PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(k.serialize_der()));
+    let ca = new_ca("canned test CA")?;
+    let mut base = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
+    for n in names {
+        if !base.contains(n) {
+            base.push(n.clone());
+        }
+    }
+    let mut sans = base.clone();
+    for n in base
+        .iter()
+        .filter(|n| n.parse::<std::net::IpAddr>().is_err())
+    {
+        sans.extend(CASES.iter().map(|(c, _)| format!("{c}.{n}")));
+    }
+    let leaf = |sans: &[String],
+                issuer: &rcgen::Issuer<'_, KeyPair>,
+                edit: &dyn Fn(&mut CertificateParams)|
+     -> Result<(CertificateDer<'static>, PrivateKeyDer<'static>), String> {
+        let mut p = leaf_params(sans)?;
+        edit(&mut p);
+        let key = KeyPair::generate().map_err(err)?;
+        let cert = p.signed_by(&key, issuer).map_err(err)?;
+        Ok((cert.der().clone(), key_der(&key)))
+    };
+    let same = |_: &mut CertificateParams| {};
+    let (good, key) = leaf(&sans, &ca, &same)?;
+    let with_ca = |c: CertificateDer<'static>| vec![c, ca.der().clone()];
+    let mut cases = Vec::new();
+    let (c, k) = leaf(&sans, &ca, &|p| {
+        p.not_before = date_time_ymd(2020, 1, 1);
+        p.not_after = date_time_ymd(2020, 12, 31);
+    })?;
+    cases.push(("expired", with_ca(c), k));
+    let (c, k) = leaf(&sans, &ca, &|p| {
+        p.not_before = date_time_ymd(2099, 1, 1);
+        p.not_after = date_time_ymd(2100, 1, 1);
+    })?;
+    cases.push(("not-yet-valid", with_ca(c), k));
+    let (c, k) = leaf(&["wrong.host.invalid".into()], &ca, &same)?;
+    cases.push(("wrong-host", with_ca(c), k));
+    let self_key = KeyPair::generate().map_err(err)?;
+    let c = leaf_params(&sans)?.self_signed(&self_key).map_err(err)?;
+    cases.push(("self-signed", vec![c.der().clone()], key_der(&self_key)));
+    let other = new_ca("canned untrusted CA")?;
+    let (c, k) = leaf(&sans, &other, &same)?;
+    cases.push(("untrusted-root", vec![c, other.der().clone()], k));
+    // An intermediate CA the main one signs, and a leaf it signs, sent alone: a client that
+    // trusts the main CA cannot build the path (RFC 5280 §6).
+    let mut ip = ca_params("canned test intermediate CA")?;
+    ip.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Constrained(0));
+    let intermediate =
+        CertifiedIssuer::signed_by(ip, KeyPair::generate().map_err(err)?, &ca).map_err(err)?;
+    let (c, k) = leaf(&sans, &intermediate, &same)?;
+    cases.push(("incomplete-chain", vec![c], k));
+    Ok(Generated {
+        chain: with_ca(good),
+        key,
+        ca_pem: ca.pem(),
+        cases,
+    })
+}
+
+fn ca_params(cn: &str) -> Result<rcgen::CertificateParams, String> {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyUsagePurpose};
+    let mut ca = CertificateParams::new(Vec::<String>::new())
+        .map_err(|e| format!("cannot generate the TLS certificates: {e}"))?;
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "canned test CA");
+    ca.distinguished_name.push(DnType::CommonName, cn);
     ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().map_err(err)?).map_err(err)?;
-    let mut sans = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
-    sans.extend(
-        names
-            .iter()
-            .filter(|n| !sans.contains(n))
-            .cloned()
-            .collect::<Vec<_>>(),
-    );
-    let mut leaf = CertificateParams::new(sans).map_err(err)?;
+    Ok(ca)
+}
+
+/// A self-signed CA (ECDSA P-256) named `cn`.
+fn new_ca(cn: &str) -> Result<rcgen::CertifiedIssuer<'static, rcgen::KeyPair>, String> {
+    let err = |e: rcgen::Error| format!("cannot generate the TLS certificates: {e}");
+    let key = rcgen::KeyPair::generate().map_err(err)?;
+    rcgen::CertifiedIssuer::self_signed(ca_params(cn)?, key).map_err(err)
+}
+
+/// A server certificate's parameters for these names (DNS names or IP addresses).
+fn leaf_params(sans: &[String]) -> Result<rcgen::CertificateParams, String> {
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, KeyUsagePurpose};
+    let mut leaf = CertificateParams::new(sans.to_vec())
+        .map_err(|e| format!("cannot generate the TLS certificates: {e}"))?;
     leaf.distinguished_name
-        .push(DnType::CommonName, "localhost");
+        .push(DnType::CommonName, sans.first().map_or("localhost", |s| s));
     leaf.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let leaf_key = KeyPair::generate().map_err(err)?;
-    let leaf = leaf.signed_by(&leaf_key, &ca).map_err(err)?;
-    Ok(Generated {
-        chain: vec![leaf.der().clone(), ca.der().clone()],
-        key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der())),
-        ca_pem: ca.pem(),
-    })
+    Ok(leaf)
 }
 
 /// `--tls-ca-out`: write the CA's PEM, replacing only a file that holds PEM certificates

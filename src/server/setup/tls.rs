@@ -22,6 +22,7 @@ fn first_option(config: &Config) -> Option<&'static str> {
         (t.key.is_some(), "--tls-key"),
         (!t.names.is_empty(), "--tls-name"),
         (t.ca_out.is_some(), "--tls-ca-out"),
+        (t.case.is_some(), "--tls-case"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
@@ -35,7 +36,7 @@ fn invalid(what: String) -> io::Error {
 #[cfg(feature = "tls")]
 pub(crate) fn server_config(
     config: &Config,
-) -> io::Result<Option<std::sync::Arc<rustls::ServerConfig>>> {
+) -> io::Result<Option<std::sync::Arc<crate::transport::tls::Configs>>> {
     use crate::transport::tls::{Identity, server_config};
     if !tls_listeners(config).contains(&true) {
         return match first_option(config) {
@@ -70,7 +71,9 @@ pub(crate) fn server_config(
         },
     };
     let h2 = cfg!(feature = "http2") && !config.no_http2;
-    server_config(identity, h2).map(Some).map_err(invalid)
+    server_config(identity, h2, t.case.as_deref())
+        .map(Some)
+        .map_err(invalid)
 }
 
 /// Without the `tls` feature: a `tls:` listener or a TLS option is an error.

@@ -29,7 +29,7 @@ pub(crate) struct Canned {
     pub(crate) journal: Option<Arc<Journal>>,
     /// The `tls:` listeners' configuration (`tls` feature), and which listeners are TLS.
     #[cfg(feature = "tls")]
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     tls_listeners: Vec<bool>,
 }
@@ -81,7 +81,7 @@ impl Canned {
     /// The `tls:` listeners' configuration ([`super::tls_config`]), made before the
     /// listeners are bound.
     #[cfg(feature = "tls")]
-    pub(crate) fn set_tls(&mut self, tls: Option<Arc<rustls::ServerConfig>>) {
+    pub(crate) fn set_tls(&mut self, tls: Option<Arc<crate::transport::tls::Configs>>) {
         self.tls = tls;
     }
 
@@ -157,7 +157,7 @@ pub(crate) struct WorkerSetup {
     pub(crate) transport: Transport,
     /// The `tls:` listeners' configuration, and which of its listeners (by index) are TLS.
     #[cfg(feature = "tls")]
-    pub(crate) tls: Option<Arc<rustls::ServerConfig>>,
+    pub(crate) tls: Option<Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     pub(crate) tls_listeners: Vec<bool>,
 }

@@ -141,7 +141,7 @@ pub(crate) struct Worker {
     pub(super) tls: Vec<Option<Box<crate::transport::tls::TlsConn>>>,
     /// The `tls:` listeners' configuration, and which listeners (by index) are TLS.
     #[cfg(feature = "tls")]
-    pub(super) tls_config: Option<std::sync::Arc<rustls::ServerConfig>>,
+    pub(super) tls_config: Option<std::sync::Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     pub(super) tls_listeners: Vec<bool>,
 }
