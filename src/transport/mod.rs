@@ -20,6 +20,8 @@
 //! bytes a write, and must answer byte for byte as over the plain one.
 
 #[cfg(feature = "tls")]
+pub mod client_hello;
+#[cfg(feature = "tls")]
 pub mod tls;
 #[cfg(any(test, feature = "check"))]
 mod trickle;
