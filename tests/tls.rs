@@ -589,13 +589,22 @@ fn tls_case_serves_connections_without_sni_and_tls_list_prints_the_cases() {
             "incomplete-chain",
             "tls12-only",
             "tls13-only",
-            "alpn-refused"
+            "alpn-refused",
+            "stall",
+            "alert",
+            "garbage",
+            "http-400",
+            "close",
+            "reset",
+            "record-overflow"
         ],
         "{list}"
     );
     assert!(
         list.lines()
-            .all(|l| l.contains("refuse") && l.contains("curl") && l.len() < 120),
+            .all(|l| (l.contains("refuse") || l.contains("time out"))
+                && l.contains("curl")
+                && l.len() < 120),
         "{list}"
     );
     let d = dir("tls-case");
@@ -662,5 +671,124 @@ print("ok")
     );
     let err = start_error(&["--listen", "127.0.0.1:0", "--tls-case", "expired"]);
     assert!(err.contains("--tls-case needs a TLS listener"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn handshake_faults_by_sni_as_curl_and_python_see_them() {
+    let d = dir("faults");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    let t = start(&["--tls-ca-out", ca_s, "--workers", "2"]);
+    let port = t.addr.port().to_string();
+    if have("curl") {
+        // The fault, and a word of curl's error (OpenSSL's reason, or the socket's).
+        for (fault, word) in [
+            ("alert", "alert handshake failure"),
+            ("alert-70", "alert protocol version"),
+            ("ALERT-112", "unrecognized name"),
+            ("garbage", "wrong version number"),
+            ("http-400", "wrong version number"),
+            ("close", "SSL_ERROR_SYSCALL"),
+            ("reset", "Connection reset by peer"),
+            ("record-overflow", "data length too long"),
+        ] {
+            let name = format!("{fault}.localhost");
+            let out = curl_name(&t, &name, &["--cacert", ca_s]);
+            assert_eq!(out.status.code(), Some(35), "{name}: {out:?}");
+            let err = text(&out.stderr);
+            assert!(err.contains(word), "{name}: {err}");
+        }
+        // The stall: curl's own timeout ends it (the header timeout is 10 s).
+        let began = Instant::now();
+        let out = curl_name(&t, "stall.localhost", &["--cacert", ca_s, "-m", "1"]);
+        assert_eq!(out.status.code(), Some(28), "{out:?}");
+        assert!(began.elapsed() >= Duration::from_millis(900));
+        // The good name on the same port, after all that.
+        let out = curl_name(&t, "localhost", &["--cacert", ca_s]);
+        assert_eq!(text(&out.stdout), "Hello World\n", "{out:?}");
+    }
+    let script = r#"
+import socket, ssl, sys
+ca, port = sys.argv[1], int(sys.argv[2])
+ctx = ssl.create_default_context(cafile=ca)
+def hello(name, timeout=None):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        ctx.wrap_socket(s, server_hostname=name + ".localhost")
+        raise SystemExit(name + ": accepted")
+    except ssl.SSLCertVerificationError as e:
+        raise SystemExit(name + ": a certificate error " + str(e))
+    except (ssl.SSLError, OSError) as e:
+        return e
+want = {"alert": "SSLV3_ALERT_HANDSHAKE_FAILURE", "alert-70": "TLSV1_ALERT_PROTOCOL_VERSION",
+        "garbage": "WRONG_VERSION_NUMBER", "http-400": "WRONG_VERSION_NUMBER",
+        "record-overflow": "DATA_LENGTH_TOO_LONG"}
+for name, word in want.items():
+    e = hello(name)
+    assert type(e) is ssl.SSLError and word in str(e), (name, e)
+assert isinstance(hello("close"), ssl.SSLEOFError)
+assert isinstance(hello("reset"), ConnectionResetError)
+assert isinstance(hello("stall", timeout=0.5), TimeoutError)
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[ca.as_os_str(), port.as_ref()],
+        "python ssl and the handshake faults",
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_stalled_handshake_is_closed_at_the_header_timeout_and_tls_case_names_a_fault() {
+    // --tls-case stall: by address, without SNI; with certificate files too (a fault needs
+    // no certificate).
+    let d = dir("stall");
+    let (cert, key) = openssl_cert(&d, "localhost");
+    let t = start(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--tls-case",
+        "stall",
+        "--header-timeout",
+        "1s",
+    ]);
+    let script = r#"
+import socket, ssl, sys, time
+port = int(sys.argv[1])
+ctx = ssl.create_default_context()
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+began = time.monotonic()
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
+try:
+    ctx.wrap_socket(s)
+    raise SystemExit("accepted")
+except ssl.SSLEOFError:
+    pass
+took = time.monotonic() - began
+assert took >= 0.9, took
+print(f"ok")
+"#;
+    let port = t.addr.port().to_string();
+    python_ok(
+        script,
+        &[port.as_ref()],
+        "a stall closed at the header timeout",
+    );
+    let began = Instant::now();
+    let mut s = TcpStream::connect(t.addr).unwrap();
+    // A ClientHello's start and then nothing: the same timeout, from the accept.
+    s.write_all(&[22, 3, 1, 0, 200, 1]).unwrap();
+    let mut buf = [0; 64];
+    assert_eq!(s.read(&mut buf).unwrap(), 0);
+    let took = began.elapsed();
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    assert!(took < time_bound(Duration::from_secs(5)), "{took:?}");
+    let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "alert-300"]);
+    assert!(err.contains("is not a case"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -20,7 +20,7 @@ const COMMANDS: [(&str, &str, (&str, &str), &str); 6] = [
         "--tls-list",
         "",
         ("", ""),
-        "Print the TLS certificate cases (for --tls-case), one a line, with what a correct client does",
+        "Print the TLS certificate cases and handshake faults (for --tls-case), one a line, with what a correct client does",
     ),
     (
         "--man",
@@ -458,7 +458,7 @@ const OPTION_DOCS: [(&str, &str, &str); 58] = [
     (
         r#"--tls-case"#,
         r#"none"#,
-        r#"serve the certificate case NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, ...) to every connection whose SNI names no case, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses a case (`expired.localhost`). Cannot be combined with `--tls-cert` (the cases' certificates come from the generated CA)"#,
+        r#"serve the certificate case or handshake fault NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, `stall`, `alert-N`, `reset`, ...) to every connection whose SNI names none, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses (`expired.localhost`). A certificate case cannot be combined with `--tls-cert` (its certificate comes from the generated CA); a handshake fault can"#,
     ),
     (
         r#"--tls-ca-out"#,
@@ -694,7 +694,7 @@ const OPTION_DOCS: [(&str, &str, &str); 58] = [
     (
         r#"--tls-list"#,
         r#""#,
-        r#"print the TLS certificate cases, one a line: the name (for `--tls-case`, or as the first label of the SNI name, `expired.localhost`) and what a correct client does, and exit"#,
+        r#"print the TLS certificate cases and handshake faults, one a line: the name (for `--tls-case`, or as the first label of the SNI name, `expired.localhost`) and what a correct client does, and exit"#,
     ),
     (
         r#"--man"#,

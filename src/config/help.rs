@@ -50,7 +50,7 @@ pub fn help() -> String {
 const HELP_END: &str = "  --mutate-list
         Print the ids of the malformed-response catalogue (for --mutate-id)
   --tls-list
-        Print the TLS certificate cases (for --tls-case), and what a client does
+        Print the TLS cases and handshake faults (for --tls-case), and what a client does
   --man
         Print the man page (canned --man | man -l -)
   --completions SHELL

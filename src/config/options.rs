@@ -343,8 +343,8 @@ pub(super) static OPTIONS: &[Opt] = &[
         "--tls-case NAME",
         "CANNED_TLS_CASE",
         ValueKind::Text(Text::TlsCase),
-        "Serve the certificate case NAME (expired, wrong-host, ...; --tls-list)\n\
-         to connections whose SNI names no case, as to ones without SNI"
+        "Serve the certificate case or handshake fault NAME (expired, stall,\n\
+         ...; --tls-list) to connections whose SNI names none, or sends none"
     ),
     opt!(
         "--reuse-port",

@@ -26,8 +26,13 @@ pub struct TlsConn {
 }
 
 enum State {
-    /// Before the whole ClientHello: its SNI chooses the configuration (a case's or the
-    /// default one).
+    /// The first bytes, until they hold a whole ClientHello: its SNI chooses a handshake
+    /// fault, or the configuration (a case's or the default one).
+    Hello(Vec<u8>, Arc<Configs>),
+    /// A handshake fault's stall: what the client sends is read and dropped, until the
+    /// header timeout closes the connection.
+    Stalled,
+    /// The ClientHello handed to rustls, before rustls has it whole.
     Accepting(Acceptor, Arc<Configs>),
     /// The handshake under way or done.
     Conn(ServerConnection),
@@ -41,9 +46,106 @@ pub struct Configs {
     /// The cases, by name (none with `--tls-cert`: their certificates come from the CA
     /// generated at start).
     cases: Vec<(&'static str, Arc<ServerConfig>)>,
+    /// `--tls-case` naming a handshake fault: the fault of a connection whose SNI names no
+    /// case or fault.
+    default_fault: Option<Fault>,
+}
+
+/// A handshake fault: what canned does after a whole ClientHello instead of a handshake
+/// (no TLS library involved), chosen as a certificate case is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No answer; the header timeout closes the connection.
+    Stall,
+    /// A fatal alert record with this code (RFC 8446 §6).
+    Alert(u8),
+    /// Bytes that are no TLS record.
+    Garbage,
+    /// An HTTP/1.1 400 in plain text: a plain HTTP server on a TLS port.
+    Http400,
+    /// A FIN.
+    Close,
+    /// An RST.
+    Reset,
+    /// A record header announcing more than 2^14 + 256 bytes (RFC 8446 §5.2).
+    RecordOverflow,
+}
+
+/// The handshake faults (and `alert-N` for alert code N), chosen as a case is, and what a
+/// correct client does (`--tls-list`).
+pub const FAULTS: &[(&str, &str)] = &[
+    (
+        "stall",
+        "time out: no ServerHello comes; canned closes at --header-timeout (curl -m 2 exit 28)",
+    ),
+    (
+        "alert",
+        "refuse: a fatal handshake_failure alert (alert-N: code N) for a ServerHello (curl exit 35)",
+    ),
+    (
+        "garbage",
+        "refuse: 64 bytes that are no TLS record instead of a ServerHello (curl exit 35)",
+    ),
+    (
+        "http-400",
+        "refuse: a plain HTTP/1.1 400 answer instead of a ServerHello (curl exit 35)",
+    ),
+    (
+        "close",
+        "refuse: the connection closed (FIN) after the ClientHello (curl exit 35)",
+    ),
+    (
+        "reset",
+        "refuse: the connection reset (RST) after the ClientHello (curl exit 35)",
+    ),
+    (
+        "record-overflow",
+        "refuse: a record header announcing 16641 bytes, over TLS's limit (curl exit 35)",
+    ),
+];
+
+impl Fault {
+    /// The fault a label names (`alert-70`: an alert of code 70).
+    pub fn by_name(label: &str) -> Option<Fault> {
+        let label = label.to_ascii_lowercase();
+        Some(match label.as_str() {
+            "stall" => Fault::Stall,
+            // handshake_failure (RFC 8446 §6.2).
+            "alert" => Fault::Alert(40),
+            "garbage" => Fault::Garbage,
+            "http-400" => Fault::Http400,
+            "close" => Fault::Close,
+            "reset" => Fault::Reset,
+            "record-overflow" => Fault::RecordOverflow,
+            _ => Fault::Alert(label.strip_prefix("alert-")?.parse().ok()?),
+        })
+    }
+}
+
+/// What a ClientHello gets.
+enum Choice {
+    Handshake,
+    Fault(Fault),
 }
 
 impl Configs {
+    /// A handshake fault, or a handshake, for a ClientHello that named `sni`: a case's label
+    /// is a handshake, a fault's label that fault, and any other name `--tls-case`'s.
+    fn choose(&self, sni: Option<&str>) -> Choice {
+        let label = sni.and_then(|s| s.split('.').next()).unwrap_or("");
+        if self
+            .cases
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(label))
+        {
+            return Choice::Handshake;
+        }
+        match Fault::by_name(label).or(self.default_fault) {
+            Some(f) => Choice::Fault(f),
+            None => Choice::Handshake,
+        }
+    }
+
     /// The configuration of a connection whose ClientHello named `sni`.
     pub fn pick(&self, sni: Option<&str>) -> &Arc<ServerConfig> {
         let label = sni.and_then(|s| s.split('.').next()).unwrap_or("");
@@ -79,20 +181,122 @@ impl TlsConn {
     /// A connection just accepted, before its ClientHello.
     pub fn new(configs: &Arc<Configs>) -> io::Result<Box<TlsConn>> {
         Ok(Box::new(TlsConn {
-            state: State::Accepting(Acceptor::default(), Arc::clone(configs)),
+            state: State::Hello(Vec::new(), Arc::clone(configs)),
         }))
     }
 
-    /// Read the ClientHello; once it is whole, start the handshake with the configuration
-    /// its SNI chooses. `WouldBlock`: nothing for the connection yet.
+    /// Before the handshake: read the ClientHello, then act on it. `WouldBlock`: nothing for
+    /// the connection yet.
     #[cold]
+    fn before(&mut self, sock: &Socket) -> io::Result<usize> {
+        match &mut self.state {
+            State::Hello(..) => self.hello(sock),
+            State::Stalled => {
+                let mut drop = [0; 1024];
+                match (&*sock).read(&mut drop)? {
+                    0 => Ok(0),
+                    _ => Err(io::ErrorKind::WouldBlock.into()),
+                }
+            }
+            State::Accepting(acceptor, _) => {
+                if acceptor.read_tls(&mut Wire(sock))? == 0 {
+                    return Ok(0);
+                }
+                self.accept(sock)
+            }
+            State::Conn(_) => Err(io::ErrorKind::WouldBlock.into()),
+        }
+    }
+
+    /// The first bytes, read until they hold a whole ClientHello; then its SNI chooses a
+    /// fault, or rustls is handed the bytes.
+    fn hello(&mut self, sock: &Socket) -> io::Result<usize> {
+        use super::client_hello::{Hello, MAX_HELLO, read};
+        let State::Hello(raw, configs) = &mut self.state else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
+        let mut chunk = [0; 4096];
+        let n = (&*sock).read(&mut chunk)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        raw.extend_from_slice(&chunk[..n]);
+        let sni = match read(raw) {
+            // Bounded: a hello in tiny records is still read whole, then rustls decides.
+            Hello::Incomplete if raw.len() <= 4 * MAX_HELLO => {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Hello::Incomplete | Hello::Invalid => None,
+            Hello::Sni(sni) => sni,
+        };
+        if let Choice::Fault(fault) = configs.choose(sni.as_deref()) {
+            return self.fault(sock, fault);
+        }
+        let raw = std::mem::take(raw);
+        let configs = Arc::clone(configs);
+        let mut acceptor = Acceptor::default();
+        let mut rest = &raw[..];
+        // rustls's buffer takes a ClientHello whole; what it does not take is past its
+        // limits, and its refusal follows.
+        while !rest.is_empty() && matches!(acceptor.read_tls(&mut rest), Ok(n) if n > 0) {}
+        self.state = State::Accepting(acceptor, configs);
+        self.accept(sock)
+    }
+
+    /// A handshake fault after the ClientHello: its bytes, then the close (the loop's, on
+    /// the error returned); or the stall.
+    fn fault(&mut self, sock: &Socket, fault: Fault) -> io::Result<usize> {
+        const HTTP_400: &[u8] = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\
+            Content-Length: 33\r\nConnection: close\r\n\r\nThis port speaks HTTP, not TLS.\n\n";
+        let garbage: [u8; 64] = std::array::from_fn(|i| (i as u8).wrapping_mul(151) ^ 0x5a);
+        let alert;
+        let overflow;
+        let bytes: &[u8] = match fault {
+            Fault::Stall => {
+                self.state = State::Stalled;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            // A TLS 1.2 record header (the version a TLS 1.3 peer writes too), level fatal.
+            Fault::Alert(code) => {
+                alert = [21, 3, 3, 0, 2, 2, code];
+                &alert
+            }
+            Fault::Garbage => &garbage,
+            Fault::Http400 => HTTP_400,
+            Fault::Close => &[],
+            Fault::Reset => {
+                // SO_LINGER 0: the close sends an RST.
+                sock.set_linger(Some(std::time::Duration::ZERO))?;
+                &[]
+            }
+            // 0x4101 = 2^14 + 257, and all it announces: a client that checks the length
+            // only once the record is whole (OpenSSL) sees it too.
+            Fault::RecordOverflow => {
+                overflow = [&[22, 3, 3, 0x41, 0x01][..], &[0; 0x4101]].concat();
+                &overflow
+            }
+        };
+        // Into an empty socket buffer: sent whole (a loopback buffer takes 16 KiB at once;
+        // a part cut short is the fault's way too).
+        let mut sent = 0;
+        while sent < bytes.len() {
+            match sock.send(&bytes[sent..]) {
+                Ok(n) if n > 0 => sent += n,
+                _ => break,
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            "a handshake fault",
+        ))
+    }
+
+    /// rustls's Acceptor has bytes: once they are a whole ClientHello, start the handshake
+    /// with the configuration its SNI chooses.
     fn accept(&mut self, sock: &Socket) -> io::Result<usize> {
         let State::Accepting(acceptor, configs) = &mut self.state else {
             return Err(io::ErrorKind::WouldBlock.into());
         };
-        if acceptor.read_tls(&mut Wire(sock))? == 0 {
-            return Ok(0);
-        }
         let refused = match acceptor.accept() {
             Ok(None) => return Err(io::ErrorKind::WouldBlock.into()),
             Ok(Some(accepted)) => {
@@ -118,7 +322,7 @@ impl TlsConn {
 impl super::Io for TlsConn {
     fn read(&mut self, sock: &Socket, buf: &mut [u8]) -> io::Result<usize> {
         let State::Conn(conn) = &mut self.state else {
-            return self.accept(sock);
+            return self.before(sock);
         };
         let got = conn.read_tls(&mut Wire(sock))?;
         if got == 0 {
@@ -165,14 +369,14 @@ impl super::Io for TlsConn {
 
     fn wants_read(&self) -> bool {
         match &self.state {
-            State::Accepting(..) => true,
+            State::Hello(..) | State::Stalled | State::Accepting(..) => true,
             State::Conn(conn) => conn.is_handshaking(),
         }
     }
 
     fn wants_write(&self) -> bool {
         match &self.state {
-            State::Accepting(..) => false,
+            State::Hello(..) | State::Stalled | State::Accepting(..) => false,
             State::Conn(conn) => conn.wants_write(),
         }
     }
@@ -250,10 +454,12 @@ pub const CASES: &[(&str, &str)] = &[
     ),
 ];
 
-/// `--tls-list`: the cases, one a line, name then what a correct client does.
+/// `--tls-list`: the cases and the handshake faults, one a line, name then what a correct
+/// client does.
 pub fn case_lines() -> String {
     CASES
         .iter()
+        .chain(FAULTS)
         .map(|(name, does)| format!("{name:<17} {does}\n"))
         .collect()
 }
@@ -275,7 +481,7 @@ pub fn server_config(
         &[&rustls::version::TLS13, &rustls::version::TLS12];
     let (chain, key, generated) = match identity {
         Identity::Files { cert, key } => {
-            if case.is_some() {
+            if case.is_some_and(|c| Fault::by_name(c).is_none()) {
                 return Err("--tls-case needs the generated certificates: it cannot be \
                             combined with --tls-cert"
                     .into());
@@ -310,8 +516,14 @@ pub fn server_config(
             build(both, chain.clone(), key.clone_key(), &none).map_err(bad)?,
         ));
     }
-    let mut configs = Configs { default, cases };
-    if let Some(case) = case {
+    let mut configs = Configs {
+        default,
+        cases,
+        default_fault: None,
+    };
+    if let Some(fault) = case.and_then(Fault::by_name) {
+        configs.default_fault = Some(fault);
+    } else if let Some(case) = case {
         configs.default = match configs.cases.iter().find(|(n, _)| *n == case) {
             Some((_, c)) => Arc::clone(c),
             None => {
