@@ -222,8 +222,9 @@ impl TlsConn {
         }
         raw.extend_from_slice(&chunk[..n]);
         let sni = match read(raw) {
-            // Bounded: a hello in tiny records is still read whole, then rustls decides.
-            Hello::Incomplete if raw.len() <= 4 * MAX_HELLO => {
+            // Bounded per connection: past 64 KiB (a ClientHello is a few hundred bytes to a
+            // few KiB) rustls is handed what came and refuses it.
+            Hello::Incomplete if raw.len() <= MAX_HELLO => {
                 return Err(io::ErrorKind::WouldBlock.into());
             }
             Hello::Incomplete | Hello::Invalid => None,
