@@ -468,6 +468,13 @@ fn curl_refuses_each_certificate_case_by_sni_and_accepts_the_good_name() {
             35,
             "no application protocol",
         ),
+        // TLS 1.3: the client learns it at its first read, after its side of the handshake.
+        (
+            "client-cert-required",
+            &["--http1.1"],
+            56,
+            "alert certificate required",
+        ),
     ];
     for &(case, flags, code, word) in expect {
         for parent in ["localhost", "canned.test"] {
@@ -558,6 +565,11 @@ for name, kw, word in (("tls13-only", {"maximum": ssl.TLSVersion.TLSv1_2}, "prot
         raise SystemExit(name + ": a certificate error " + str(e))
     except ssl.SSLError as e:
         assert word in str(e), (name, e)
+try:
+    hello("client-cert-required.localhost")
+    raise SystemExit("client-cert-required: accepted")
+except ssl.SSLError as e:
+    assert "CERTIFICATE_REQUIRED" in str(e), e
 assert hello("localhost") == "TLSv1.3"
 assert hello("tls12-only.localhost") == "TLSv1.2"
 assert hello("tls13-only.localhost") == "TLSv1.3"
@@ -587,6 +599,7 @@ fn tls_case_serves_connections_without_sni_and_tls_list_prints_the_cases() {
             "self-signed",
             "untrusted-root",
             "incomplete-chain",
+            "client-cert-required",
             "tls12-only",
             "tls13-only",
             "alpn-refused",

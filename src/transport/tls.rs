@@ -442,6 +442,10 @@ pub const CASES: &[(&str, &str)] = &[
         "refuse: the intermediate CA that signed the certificate is not sent (curl exit 60)",
     ),
     (
+        "client-cert-required",
+        "refuse: a client certificate is required (certificate_required alert; curl --http1.1 exit 56)",
+    ),
+    (
         "tls12-only",
         "accept TLS 1.2; refuse if TLS 1.3 is required (protocol_version alert, curl --tlsv1.3 exit 35)",
     ),
@@ -506,6 +510,10 @@ pub fn server_config(
         for (name, chain, key) in generated {
             cases.push((name, build(both, chain, key, &alpn).map_err(bad)?));
         }
+        cases.push((
+            "client-cert-required",
+            client_auth(both, &chain, key.clone_key(), &alpn).map_err(bad)?,
+        ));
         let only = |v| build(&[v], chain.clone(), key.clone_key(), &alpn).map_err(bad);
         cases.push(("tls12-only", only(&rustls::version::TLS12)?));
         cases.push(("tls13-only", only(&rustls::version::TLS13)?));
@@ -537,6 +545,37 @@ pub fn server_config(
     Ok(Arc::new(configs))
 }
 
+/// The `client-cert-required` case: the good certificate, and a client certificate asked
+/// for and required, signed by the generated CA (the last of `chain`).
+fn client_auth(
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    chain: &Chain,
+    key: PrivateKeyDer<'static>,
+    alpn: &[Vec<u8>],
+) -> Result<Arc<ServerConfig>, rustls::Error> {
+    let mut roots = rustls::RootCertStore::empty();
+    if let Some(ca) = chain.last() {
+        roots.add(ca.clone())?;
+    }
+    let verifier =
+        rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
+            .build()
+            .map_err(|e| rustls::Error::General(e.to_string()))?;
+    let mut config = ServerConfig::builder_with_provider(provider())
+        .with_protocol_versions(versions)?
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(chain.clone(), key)?;
+    config.alpn_protocols = alpn.to_vec();
+    Ok(Arc::new(config))
+}
+
+/// ring's provider: X25519, P-256 and P-384, no post-quantum key exchange (which rustls
+/// 0.23.48 marks by deprecating the function; aws-lc-rs would add a C toolchain's build).
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    #[allow(deprecated)]
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
 /// One configuration: these versions, this chain and key, these ALPN protocols.
 fn build(
     versions: &[&'static rustls::SupportedProtocolVersion],
@@ -544,11 +583,7 @@ fn build(
     key: PrivateKeyDer<'static>,
     alpn: &[Vec<u8>],
 ) -> Result<Arc<ServerConfig>, rustls::Error> {
-    // ring's provider: X25519, P-256 and P-384, no post-quantum key exchange (which rustls
-    // 0.23.48 marks by deprecating the function; aws-lc-rs would add a C toolchain's build).
-    #[allow(deprecated)]
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = ServerConfig::builder_with_provider(provider)
+    let mut config = ServerConfig::builder_with_provider(provider())
         .with_protocol_versions(versions)?
         .with_no_client_auth()
         .with_single_cert(chain, key)?;
