@@ -609,6 +609,8 @@ fn tls_case_serves_connections_without_sni_and_tls_list_prints_the_cases() {
             "http-400",
             "close",
             "reset",
+            "close-mid-record",
+            "reset-mid-record",
             "record-overflow"
         ],
         "{list}"
@@ -704,6 +706,8 @@ fn handshake_faults_by_sni_as_curl_and_python_see_them() {
             ("http-400", "wrong version number"),
             ("close", "SSL_ERROR_SYSCALL"),
             ("reset", "Connection reset by peer"),
+            ("close-mid-record", "SSL_ERROR_SYSCALL"),
+            ("reset-mid-record", "Connection reset by peer"),
             ("record-overflow", "data length too long"),
         ] {
             let name = format!("{fault}.localhost");
@@ -742,6 +746,8 @@ for name, word in want.items():
     assert type(e) is ssl.SSLError and word in str(e), (name, e)
 assert isinstance(hello("close"), ssl.SSLEOFError)
 assert isinstance(hello("reset"), ConnectionResetError)
+assert isinstance(hello("close-mid-record"), ssl.SSLEOFError)
+assert isinstance(hello("reset-mid-record"), ConnectionResetError)
 assert isinstance(hello("stall", timeout=0.5), TimeoutError)
 print("ok")
 "#;

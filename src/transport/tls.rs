@@ -67,6 +67,8 @@ pub enum Fault {
     Close,
     /// An RST.
     Reset,
+    /// A start of a ServerHello record, then a FIN (`true`: an RST).
+    MidRecord(bool),
     /// A record header announcing more than 2^14 + 256 bytes (RFC 8446 §5.2).
     RecordOverflow,
 }
@@ -99,6 +101,14 @@ pub const FAULTS: &[(&str, &str)] = &[
         "refuse: the connection reset (RST) after the ClientHello (curl exit 35)",
     ),
     (
+        "close-mid-record",
+        "refuse: a ServerHello record cut short by a FIN (curl exit 35)",
+    ),
+    (
+        "reset-mid-record",
+        "refuse: a ServerHello record cut short by an RST (curl exit 35)",
+    ),
+    (
         "record-overflow",
         "refuse: a record header announcing 16641 bytes, over TLS's limit (curl exit 35)",
     ),
@@ -116,6 +126,8 @@ impl Fault {
             "http-400" => Fault::Http400,
             "close" => Fault::Close,
             "reset" => Fault::Reset,
+            "close-mid-record" => Fault::MidRecord(false),
+            "reset-mid-record" => Fault::MidRecord(true),
             "record-overflow" => Fault::RecordOverflow,
             _ => Fault::Alert(label.strip_prefix("alert-")?.parse().ok()?),
         })
@@ -269,6 +281,13 @@ impl TlsConn {
                 // SO_LINGER 0: the close sends an RST.
                 sock.set_linger(Some(std::time::Duration::ZERO))?;
                 &[]
+            }
+            // A handshake record announcing 122 bytes, and the first 9 of a ServerHello.
+            Fault::MidRecord(reset) => {
+                if reset {
+                    sock.set_linger(Some(std::time::Duration::ZERO))?;
+                }
+                &[22, 3, 3, 0, 122, 2, 0, 0, 118, 3, 3, 0x2a, 0x2a]
             }
             // 0x4101 = 2^14 + 257, and all it announces: a client that checks the length
             // only once the record is whole (OpenSSL) sees it too.
