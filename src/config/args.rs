@@ -291,6 +291,9 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
                 // Its route is an echo's, whose grammar reads `PATH=FORMAT`.
                 return Err(format!("{v:?}: a journal path cannot hold '='"));
             }
+            if matches!(set, Text::WebSocket) && !cfg!(feature = "websocket") {
+                return Err("this build has no WebSocket (cargo feature `websocket`)".into());
+            }
             set.set(c, v);
             return Ok(Some(v));
         }

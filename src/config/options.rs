@@ -107,6 +107,7 @@ pub(super) enum Number {
     Delay,
     Seed,
     Journal,
+    WebSocketMaxMessage,
 }
 
 impl Number {
@@ -128,6 +129,7 @@ impl Number {
             Number::Delay => c.delay = n,
             Number::Seed => c.seed = n,
             Number::Journal => c.journal = n,
+            Number::WebSocketMaxMessage => c.websocket_max_message = n,
         }
     }
 }
@@ -142,6 +144,7 @@ pub(super) enum Text {
     Stats,
     Metrics,
     JournalPath,
+    WebSocket,
 }
 
 impl Text {
@@ -161,6 +164,7 @@ impl Text {
                     c.journal = crate::journal::DEFAULT_ENTRIES;
                 }
             }
+            Text::WebSocket => c.websocket.push(v.into()),
         }
     }
 }
@@ -572,6 +576,28 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--websocket PATH",
+        "CANNED_WEBSOCKET",
+        ValueKind::Path(Text::WebSocket),
+        "Answer an Upgrade: websocket on PATH with a WebSocket echo (RFC\n\
+         6455): messages echoed whole, pings answered, close echoed;\n\
+         repeatable"
+    )
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    opt!(
+        "--websocket-max-message SIZE",
+        "CANNED_WEBSOCKET_MAX_MESSAGE",
+        ValueKind::Size {
+            min: 1,
+            max: 1 << 30,
+            set: Number::WebSocketMaxMessage,
+        },
+        "Largest WebSocket message (default 16MiB, at most 1GiB): close\n\
+         1009 beyond"
+    )
+    .related(&[Relation::Needs("--websocket")]),
     opt!(
         "--journal N",
         "CANNED_JOURNAL",

@@ -45,6 +45,9 @@ pub struct Features<'a> {
     pub faults: Option<&'a mut WorkerFaults>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Option<&'a mut Recorder>,
+    /// `--websocket`: the paths an `Upgrade: websocket` is taken on, `None` without it.
+    #[cfg(feature = "websocket")]
+    pub websocket: Option<&'a super::WebSocketPaths>,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
@@ -56,7 +59,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -34,6 +34,8 @@ mod state;
 #[cfg(test)]
 mod tests;
 mod upgrade;
+#[cfg(feature = "websocket")]
+mod websocket;
 
 pub use state::WorkArea;
 

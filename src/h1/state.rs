@@ -249,6 +249,9 @@ pub struct WorkArea {
     pub(super) drip_head: Vec<u8>,
     /// `Upgrade: h2c`: the decoded `HTTP2-Settings` payload, until the handoff.
     pub(super) h2c_settings: Vec<u8>,
+    /// `Upgrade: websocket`: the checked handshake, until the handoff.
+    #[cfg(feature = "websocket")]
+    pub(super) websocket: Option<crate::conn::WebSocketRequest>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -391,6 +394,8 @@ impl Pooled for WorkArea {
             control: None,
             drip_head: Vec::new(),
             h2c_settings: Vec::new(),
+            #[cfg(feature = "websocket")]
+            websocket: None,
         }
     }
 

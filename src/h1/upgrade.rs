@@ -30,8 +30,15 @@ impl Http1Conn {
         b: &mut WorkArea,
         req: &Request<'_>,
         head: &[u8],
-        env: &Env<'_>,
+        env: &mut Env<'_>,
     ) -> bool {
+        #[cfg(feature = "websocket")]
+        if let Some(ws) = env.features.websocket {
+            if ws.paths.iter().any(|p| **p == *req.path) {
+                self.websocket(b, req, head, ws.max_message, env);
+                return true;
+            }
+        }
         let s = &env.settings.switches;
         if s.no_http2
             || s.raw
@@ -64,6 +71,16 @@ impl Http1Conn {
         let mut request = H2cRequest::default();
         self.phase = Phase::Closing { linger: false };
         let mut b = self.work.take()?;
+        #[cfg(feature = "websocket")]
+        if let Some(ws) = b.websocket.take() {
+            b.pending = None;
+            let input = std::mem::take(&mut b.input);
+            pool.put(b);
+            return Some(Handoff {
+                target: Upgrade::WebSocket(ws),
+                input,
+            });
+        }
         if let Some(p) = b.pending.take() {
             request.route = p.route as usize;
             request.head_only = p.head_request;

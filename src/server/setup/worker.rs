@@ -103,6 +103,8 @@ impl Canned {
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
+            #[cfg(feature = "websocket")]
+            websocket: websocket(config),
         }
     }
 }
@@ -135,6 +137,22 @@ pub(crate) struct WorkerSetup {
     pub(crate) shutdown_timeout: Duration,
     /// The transport its connections are accepted with: the plain one, but in the tests.
     pub(crate) transport: Transport,
+    /// `--websocket`: its paths and message limit, `None` without it.
+    #[cfg(feature = "websocket")]
+    pub(crate) websocket: Option<crate::conn::WebSocketPaths>,
+}
+
+/// `--websocket`'s paths and `--websocket-max-message`.
+#[cfg(feature = "websocket")]
+fn websocket(config: &Config) -> Option<crate::conn::WebSocketPaths> {
+    (!config.websocket.is_empty()).then(|| crate::conn::WebSocketPaths {
+        paths: config
+            .websocket
+            .iter()
+            .map(|p| Box::from(p.as_bytes()))
+            .collect(),
+        max_message: config.websocket_max_message,
+    })
 }
 
 /// What a worker's connections read that is fixed for the run, from the command line.

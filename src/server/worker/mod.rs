@@ -264,6 +264,8 @@ impl Worker {
             }
             #[cfg(feature = "http2")]
             ProtocolConn::H2(c) => ev.handle(c, cause, &mut self.scratch, false, &mut env),
+            #[cfg(feature = "websocket")]
+            ProtocolConn::Ws(c) => ev.handle(c, cause, &mut self.scratch, false, &mut env),
         };
         let after = match after {
             After::Done | After::Close => after,

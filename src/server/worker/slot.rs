@@ -24,6 +24,8 @@ pub(super) enum ProtocolConn {
     H1(crate::h1::Http1Conn),
     #[cfg(feature = "http2")]
     H2(crate::h2::Http2Conn),
+    #[cfg(feature = "websocket")]
+    Ws(crate::ws::WsConn),
 }
 
 /// Dispatch a call to the connection's protocol.
@@ -33,6 +35,8 @@ macro_rules! both {
             ProtocolConn::H1($c) => $e,
             #[cfg(feature = "http2")]
             ProtocolConn::H2($c) => $e,
+            #[cfg(feature = "websocket")]
+            ProtocolConn::Ws($c) => $e,
         }
     };
 }
@@ -69,6 +73,12 @@ impl ProtocolConn {
             Upgrade::H2c(_) => {
                 let _ = now_us;
                 false
+            }
+            #[cfg(feature = "websocket")]
+            Upgrade::WebSocket(request) => {
+                let c = crate::ws::WsConn::upgraded(now_us, request, &handoff.input, env);
+                *self = ProtocolConn::Ws(c);
+                true
             }
         }
     }

@@ -43,6 +43,9 @@ pub(super) struct EnvParts {
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
     pub(super) journal: Option<Recorder>,
+    /// `--websocket`: its paths and message limit.
+    #[cfg(feature = "websocket")]
+    pub(super) websocket: Option<crate::conn::WebSocketPaths>,
 }
 
 impl EnvParts {
@@ -64,6 +67,8 @@ impl EnvParts {
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
                 journal: self.journal.as_mut(),
+                #[cfg(feature = "websocket")]
+                websocket: self.websocket.as_ref(),
             },
         }
     }
@@ -181,6 +186,8 @@ impl Worker {
                     peer: None,
                     seq: 0,
                 }),
+                #[cfg(feature = "websocket")]
+                websocket: setup.websocket,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
