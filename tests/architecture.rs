@@ -49,6 +49,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("h1", 6),
     // The HTTP/2 connection state machine, beside `h1`: the two never import each other.
     ("h2", 6),
+    // The WebSocket connection state machine, beside `h1` and `h2`: none imports another.
+    ("ws", 6),
     // How a connection's bytes cross its socket (plain TCP and unix; TLS to come), beside the
     // protocols: the loop reads and writes through it, and neither protocol knows it.
     ("transport", 6),

@@ -423,7 +423,7 @@ No two of `--route`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 49] = [
+const OPTION_DOCS: [(&str, &str, &str); 51] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -594,6 +594,16 @@ const OPTION_DOCS: [(&str, &str, &str); 49] = [
         r#"--echo"#,
         r#""#,
         r#"answer PATH with the request as canned parsed it (see Echo and control), in FORMAT: `json` (the default), `garden` (http-garden's base64 JSON), `text` (`Name: value` lines, Http11Probe's `/echo`), `body` (the body alone) or `cookie` (`name=value` lines, Http11Probe's `/cookie`); `*` for every path without a route, instead of the default response. Status 200, the format's content type, the `--header`s; bodies up to `--max-body-bytes`, or 1 MiB without it (413 beyond). Conflicts with `--raw-response`; `*` with `--mutate` and `--mutate-id`; an echo path takes no `--fault`. Repeatable"#,
+    ),
+    (
+        r#"--websocket"#,
+        r#""#,
+        r#"answer an `Upgrade: websocket` on PATH with a WebSocket echo (RFC 6455, see [docs/websocket.md](websocket.md)): text and binary messages echoed whole, pings answered, a close echoed with its code, protocol errors closed with 1002, bad UTF-8 with 1007, messages over `--websocket-max-message` with 1009; a bad handshake is answered 400 (426 for a version other than 13); a request on PATH without `Upgrade` is routed as any other. HTTP/1.1 only. Conflicts with `--raw-response`. Repeatable"#,
+    ),
+    (
+        r#"--websocket-max-message"#,
+        r#"16MiB"#,
+        r#"largest WebSocket message (its fragments' total), at most 1GiB: close 1009 beyond. Needs `--websocket`"#,
     ),
     (
         r#"--journal"#,

@@ -60,17 +60,6 @@ pub struct WebSocketRequest {
     pub max_message: u64,
 }
 
-/// `--websocket`: the paths answered with a WebSocket, and its message limit. Lent to HTTP/1
-/// ([`Features::websocket`](super::Features::websocket)), which checks the handshake.
-#[cfg(feature = "websocket")]
-#[derive(Clone, Debug, Default)]
-pub struct WebSocketPaths {
-    /// The paths (exact match on the request's path, query excluded).
-    pub paths: Vec<Box<[u8]>>,
-    /// The largest message taken (bytes).
-    pub max_message: u64,
-}
-
 /// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`): its route, whether
 /// it is HEAD, its access-log words, and the decoded `HTTP2-Settings` payload.
 #[derive(Debug, Default)]

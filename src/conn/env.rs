@@ -47,7 +47,18 @@ pub struct Features<'a> {
     pub journal: Option<&'a mut Recorder>,
     /// `--websocket`: the paths an `Upgrade: websocket` is taken on, `None` without it.
     #[cfg(feature = "websocket")]
-    pub websocket: Option<&'a super::WebSocketPaths>,
+    pub websocket: Option<&'a WebSocketPaths>,
+}
+
+/// `--websocket`: the paths answered with a WebSocket, and its message limit. Lent to HTTP/1
+/// ([`Features::websocket`]), which checks the handshake.
+#[cfg(feature = "websocket")]
+#[derive(Clone, Debug, Default)]
+pub struct WebSocketPaths {
+    /// The paths (exact match on the request's path, query excluded).
+    pub paths: Vec<Box<[u8]>>,
+    /// The largest message taken (bytes).
+    pub max_message: u64,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's

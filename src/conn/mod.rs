@@ -26,9 +26,11 @@ mod limits;
 mod pool;
 mod settings;
 
+#[cfg(feature = "websocket")]
+pub use connection::WebSocketRequest;
 pub use connection::{Connection, H2cRequest, Handoff, Next, Upgrade};
 #[cfg(feature = "websocket")]
-pub use connection::{WebSocketPaths, WebSocketRequest};
+pub use env::WebSocketPaths;
 pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,

@@ -22,6 +22,7 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Route => format!("/{i}=200"),
                 ValueKind::Fault => format!("/{i}=stall"),
                 ValueKind::Echo => format!("/{i}=text"),
+                ValueKind::Path(_) => format!("/{i}"),
                 _ => panic!("{}: no sample values", o.flag()),
             })
             .collect();
