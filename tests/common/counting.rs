@@ -241,3 +241,8 @@ fn fill(s: &mut TcpStream, into: &mut [u8]) -> usize {
     assert!(n > 0, "closed");
     n
 }
+
+/// Allocations (and reallocations) anywhere in the process so far.
+pub fn allocations() -> u64 {
+    ALLOCS.load(Ordering::SeqCst)
+}
