@@ -45,20 +45,6 @@ pub struct Features<'a> {
     pub faults: Option<&'a mut WorkerFaults>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Option<&'a mut Recorder>,
-    /// `--websocket`: the paths an `Upgrade: websocket` is taken on, `None` without it.
-    #[cfg(feature = "websocket")]
-    pub websocket: Option<&'a WebSocketPaths>,
-}
-
-/// `--websocket`: the paths answered with a WebSocket, and its message limit. Lent to HTTP/1
-/// ([`Features::websocket`]), which checks the handshake.
-#[cfg(feature = "websocket")]
-#[derive(Clone, Debug, Default)]
-pub struct WebSocketPaths {
-    /// The paths (exact match on the request's path, query excluded).
-    pub paths: Vec<Box<[u8]>>,
-    /// The largest message taken (bytes).
-    pub max_message: u64,
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's
@@ -70,7 +56,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 

@@ -19,6 +19,22 @@ pub struct Settings {
     pub max_requests: u32,
     /// The test-endpoint switches, all off on the plain path.
     pub switches: Switches,
+    /// `--websocket`: the paths an `Upgrade: websocket` is taken on, `None` without it. Built
+    /// once per server and kept for the process's life (a reference here costs the loop
+    /// nothing per event; a field of [`Features`](super::Features) cost the plain path 4%).
+    #[cfg(feature = "websocket")]
+    pub websocket: Option<&'static WebSocketPaths>,
+}
+
+/// `--websocket`: the paths answered with a WebSocket, and its message limit. Read by HTTP/1
+/// ([`Settings::websocket`]), which checks the handshake.
+#[cfg(feature = "websocket")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebSocketPaths {
+    /// The paths (exact match on the request's path, query excluded).
+    pub paths: Vec<Box<[u8]>>,
+    /// The largest message taken (bytes).
+    pub max_message: u64,
 }
 
 /// The test-endpoint switches that are fixed for the run. [`Switches::default`] is all off:

@@ -8,7 +8,6 @@
 use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
 use crate::conn::WebSocketRequest;
-use crate::parser::{Framing, Request, Version};
 
 /// Why a handshake is refused: the text of the `400`'s body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,18 +44,16 @@ impl Http1Conn {
     pub(super) fn websocket(
         &mut self,
         b: &mut WorkArea,
-        req: &Request<'_>,
+        get_11_without_body: bool,
+        head_only: bool,
         head: &[u8],
         max_message: u64,
         env: &mut Env<'_>,
     ) {
-        let key = if req.method != b"GET"
-            || req.version != Version::Http11
-            || req.framing != Framing::None
-        {
-            Err(Refused::NotGet)
-        } else {
+        let key = if get_11_without_body {
             handshake(head)
+        } else {
+            Err(Refused::NotGet)
         };
         match key {
             Ok(key) => {
@@ -69,11 +66,32 @@ impl Http1Conn {
                 b.body = super::state::Body::None;
                 let status = if why == Refused::Version { 426 } else { 400 };
                 env.stats.by_status[status] += 1;
-                refusal(&mut b.out, why, req.is_head);
+                refusal(&mut b.out, why, head_only);
                 self.phase = Phase::Closing { linger: true };
             }
         }
     }
+}
+
+/// The method and the path (the target without its query; of an absolute-form target, what
+/// follows its authority) of a head the parser accepted.
+pub(super) fn request_line(head: &[u8]) -> (&[u8], &[u8]) {
+    let start = head
+        .iter()
+        .position(|&c| c != b'\r' && c != b'\n')
+        .unwrap_or(head.len());
+    let mut words = head[start..].splitn(3, |&c| c == b' ');
+    let method = words.next().unwrap_or_default();
+    let mut target = words.next().unwrap_or_default();
+    if let Some(at) = memchr::memmem::find(target, b"://") {
+        let rest = &target[at + 3..];
+        target = &rest[rest.iter().position(|&c| c == b'/').unwrap_or(rest.len())..];
+    }
+    let path = &target[..target
+        .iter()
+        .position(|&c| c == b'?')
+        .unwrap_or(target.len())];
+    (method, path)
 }
 
 /// The `400` or `426` for a refused handshake, closing the connection.
@@ -156,7 +174,20 @@ fn is_key(k: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Refused, handshake};
+    use super::{Refused, handshake, request_line};
+
+    #[test]
+    fn the_path_is_read_from_the_request_line() {
+        let cases: &[(&[u8], &[u8], &[u8])] = &[
+            (b"GET /ws HTTP/1.1\r\n", b"GET", b"/ws"),
+            (b"\r\nGET /ws?x=1 HTTP/1.1\r\n", b"GET", b"/ws"),
+            (b"HEAD http://h:1/ws/a?q HTTP/1.1\r\n", b"HEAD", b"/ws/a"),
+            (b"GET http://h HTTP/1.1\r\n", b"GET", b""),
+        ];
+        for (head, method, path) in cases {
+            assert_eq!(request_line(head), (*method, *path), "{head:?}");
+        }
+    }
 
     #[test]
     fn a_websocket_handshake_is_read_from_the_head() {

@@ -27,6 +27,9 @@ pub(crate) struct Canned {
     pub(crate) fault_responses: FaultResponses,
     /// `--journal`: the ring every worker records into.
     pub(crate) journal: Option<Arc<Journal>>,
+    /// `--websocket`: its paths and message limit, one for every worker.
+    #[cfg(feature = "websocket")]
+    websocket: Option<&'static crate::conn::WebSocketPaths>,
 }
 
 impl Canned {
@@ -66,6 +69,8 @@ impl Canned {
             fault_set,
             fault_responses,
             journal,
+            #[cfg(feature = "websocket")]
+            websocket: websocket(config),
         })
     }
 
@@ -92,7 +97,11 @@ impl Canned {
         );
         WorkerSetup {
             id,
-            settings: settings(config),
+            settings: settings(
+                config,
+                #[cfg(feature = "websocket")]
+                self.websocket,
+            ),
             responses,
             counter_routes: self.counter_routes,
             faults,
@@ -103,8 +112,6 @@ impl Canned {
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
-            #[cfg(feature = "websocket")]
-            websocket: websocket(config),
         }
     }
 }
@@ -137,26 +144,29 @@ pub(crate) struct WorkerSetup {
     pub(crate) shutdown_timeout: Duration,
     /// The transport its connections are accepted with: the plain one, but in the tests.
     pub(crate) transport: Transport,
-    /// `--websocket`: its paths and message limit, `None` without it.
-    #[cfg(feature = "websocket")]
-    pub(crate) websocket: Option<crate::conn::WebSocketPaths>,
 }
 
-/// `--websocket`'s paths and `--websocket-max-message`.
+/// `--websocket`'s paths and `--websocket-max-message`, kept for the process's life: a
+/// server runs once per process (a test that starts many leaves a few bytes each).
 #[cfg(feature = "websocket")]
-fn websocket(config: &Config) -> Option<crate::conn::WebSocketPaths> {
-    (!config.websocket.is_empty()).then(|| crate::conn::WebSocketPaths {
-        paths: config
-            .websocket
-            .iter()
-            .map(|p| Box::from(p.as_bytes()))
-            .collect(),
-        max_message: config.websocket_max_message,
+fn websocket(config: &Config) -> Option<&'static crate::conn::WebSocketPaths> {
+    (!config.websocket.is_empty()).then(|| {
+        &*Box::leak(Box::new(crate::conn::WebSocketPaths {
+            paths: config
+                .websocket
+                .iter()
+                .map(|p| Box::from(p.as_bytes()))
+                .collect(),
+            max_message: config.websocket_max_message,
+        }))
     })
 }
 
 /// What a worker's connections read that is fixed for the run, from the command line.
-fn settings(config: &Config) -> Settings {
+fn settings(
+    config: &Config,
+    #[cfg(feature = "websocket")] websocket: Option<&'static crate::conn::WebSocketPaths>,
+) -> Settings {
     Settings {
         limits: config.limits,
         conn_limits: ConnLimits {
@@ -180,5 +190,7 @@ fn settings(config: &Config) -> Settings {
             no_http2: config.no_http2 || !cfg!(feature = "http2"),
             grpc_health: config.grpc_health,
         },
+        #[cfg(feature = "websocket")]
+        websocket,
     }
 }

@@ -43,9 +43,6 @@ pub(super) struct EnvParts {
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
     pub(super) journal: Option<Recorder>,
-    /// `--websocket`: its paths and message limit.
-    #[cfg(feature = "websocket")]
-    pub(super) websocket: Option<crate::conn::WebSocketPaths>,
 }
 
 impl EnvParts {
@@ -67,8 +64,6 @@ impl EnvParts {
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: self.faults.as_mut(),
                 journal: self.journal.as_mut(),
-                #[cfg(feature = "websocket")]
-                websocket: self.websocket.as_ref(),
             },
         }
     }
@@ -186,8 +181,6 @@ impl Worker {
                     peer: None,
                     seq: 0,
                 }),
-                #[cfg(feature = "websocket")]
-                websocket: setup.websocket,
             },
             accepted: 0,
             idle_closed_at_limit: 0,
