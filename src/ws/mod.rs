@@ -501,3 +501,17 @@ impl<W: Pooled> Connection<W> for WsConn {
     #[inline(never)]
     fn responses_held(&self, _: &mut dyn FnMut(usize)) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::State;
+
+    /// An idle connection's own part: the boxed state (its buffers come on top, see the
+    /// module documentation).
+    #[test]
+    fn connection_state_is_small() {
+        let size = std::mem::size_of::<State>();
+        eprintln!("WebSocket connection state: {size} bytes");
+        assert!(size <= 160, "{size}");
+    }
+}
