@@ -622,3 +622,28 @@ fn curl_upgrades_where_it_speaks_ws() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("HTTP/1.1 101 "), "{out}");
 }
+
+/// `--access-log` has a line for each handshake, with its status.
+#[test]
+fn handshakes_are_in_the_access_log() {
+    use std::io::BufRead;
+    let mut p = Proc::start(&["--websocket", "/ws", "--workers", "1", "--access-log"]);
+    let mut s = open(p.addr, "/ws?a=1");
+    echo(&mut s, TEXT, b"logged once");
+    common::exchange(
+        p.addr,
+        handshake_request("/ws", "Upgrade: websocket\r\nConnection: Upgrade\r\n").as_bytes(),
+    );
+    let mut out = std::io::BufReader::new(p.child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        lines.push(l);
+    }
+    assert!(
+        lines[0].ends_with("] GET /ws?a=1 HTTP/1.1 101\n"),
+        "{lines:?}"
+    );
+    assert!(lines[1].ends_with("] GET /ws HTTP/1.1 426\n"), "{lines:?}");
+}

@@ -58,17 +58,26 @@ impl Http1Conn {
         match key {
             Ok(key) => {
                 b.websocket = Some(WebSocketRequest { key, max_message });
-                env.stats.by_status[101] += 1;
                 self.phase = Phase::Upgrading;
             }
             Err(why) => {
-                b.pending = None;
                 b.body = super::state::Body::None;
-                let status = if why == Refused::Version { 426 } else { 400 };
-                env.stats.by_status[status] += 1;
                 refusal(&mut b.out, why, head_only);
                 self.phase = Phase::Closing { linger: true };
             }
+        }
+        let status = match key {
+            Ok(_) => 101,
+            Err(Refused::Version) => 426,
+            Err(_) => 400,
+        };
+        env.stats.by_status[usize::from(status)] += 1;
+        // The pending request stays until the handoff: the work area is kept while it does.
+        if b.pending.is_some_and(|p| p.logged) {
+            super::log::log_response(b, status, env);
+        }
+        if status != 101 {
+            b.pending = None;
         }
     }
 }

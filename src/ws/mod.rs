@@ -126,7 +126,7 @@ impl WsConn {
         };
         if !input.is_empty() {
             // Counted by HTTP/1 when it read them.
-            env.stats.bytes_in -= input.len() as u64;
+            env.stats.bytes_in = env.stats.bytes_in.saturating_sub(input.len() as u64);
             c.on_data(input, env);
         }
         c
