@@ -647,3 +647,23 @@ fn handshakes_are_in_the_access_log() {
     );
     assert!(lines[1].ends_with("] GET /ws HTTP/1.1 426\n"), "{lines:?}");
 }
+
+/// Memory per idle WebSocket (after a small echo each), printed: its state, its buffers' kept
+/// capacity and its slot, all bounded (docs/websocket.md, Bounds).
+#[test]
+fn idle_websockets_hold_little_memory() {
+    let p = Proc::start(&["--websocket", "/ws", "--workers", "1"]);
+    let mut warm = open(p.addr, "/ws");
+    echo(&mut warm, TEXT, b"warm");
+    let before = p.rss_kib();
+    let n = 1000;
+    let mut conns = Vec::new();
+    for _ in 0..n {
+        let mut s = open(p.addr, "/ws");
+        echo(&mut s, TEXT, b"sixteen bytes...");
+        conns.push(s);
+    }
+    let per = (p.rss_kib().saturating_sub(before)) * 1024 / n;
+    eprintln!("{n} idle WebSocket connections: {per} bytes each");
+    assert!(per < 2048, "{per} bytes per idle WebSocket");
+}

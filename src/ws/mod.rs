@@ -20,8 +20,8 @@
 //! | `utf8` | UTF-8 checked across the pieces of a message |
 //!
 //! Memory: the connection holds its input, its output and the message being reassembled,
-//! each reused from message to message (a message's buffer over [`KEEP_MESSAGE`] is given
-//! back once it is echoed). Reading stops while the output holds [`HIGH_WATER`] or more
+//! each reused from message to message (a buffer over [`KEEP_MESSAGE`] is given back once
+//! emptied). Reading stops while the output holds [`HIGH_WATER`] or more
 //! (backpressure), so a peer that never reads holds at most that plus one message.
 
 mod frame;
@@ -39,8 +39,9 @@ use frame::{
 };
 use utf8::Utf8;
 
-/// A message buffer with more capacity than this after its echo is given back: one large
-/// message does not keep its memory for the connection's life.
+/// A buffer (message, output, input) with more capacity than this once emptied is given
+/// back: one large message does not keep its memory for the connection's life, and an idle
+/// connection holds at most three times this besides its state.
 pub const KEEP_MESSAGE: usize = 64 * 1024;
 
 /// One WebSocket connection. See the module documentation.
@@ -176,8 +177,9 @@ impl State {
         let mut input = std::mem::take(&mut self.input);
         let used = self.process(&input);
         input.drain(..used);
-        // The buffer keeps its capacity; `process` wrote only to `out` and `message`.
-        if self.phase == Phase::Open {
+        // The buffer keeps its capacity (`process` wrote only to `out` and `message`), up to
+        // a bound: an idle connection keeps little.
+        if self.phase == Phase::Open && (!input.is_empty() || input.capacity() <= KEEP_MESSAGE) {
             self.input = input;
         }
     }
@@ -369,7 +371,7 @@ impl<W: Pooled> Connection<W> for WsConn {
         if s.out_pos == s.out.len() {
             s.out.clear();
             s.out_pos = 0;
-            if s.out.capacity() > HIGH_WATER + KEEP_MESSAGE {
+            if s.out.capacity() > KEEP_MESSAGE {
                 s.out = Vec::new();
             }
         } else if s.out_pos >= HIGH_WATER / 2 {
