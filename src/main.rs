@@ -32,9 +32,10 @@ fn main() -> ExitCode {
         Ok(Command::Help) => return print(&help()),
         // `canned VERSION`, and the commit when built from a git checkout (build.rs).
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
+        #[cfg(feature = "mutate")]
         Ok(Command::MutateList) => return print(&canned::mutate::id_lines().concat()),
-        Ok(Command::Man) => return print(man_page()),
-        Ok(Command::Completions(shell)) => return print(completions(shell)),
+        Ok(Command::Man) => return print(&man_page()),
+        Ok(Command::Completions(shell)) => return print(&completions(shell)),
         Err(e) => {
             say!("canned: error: {e}");
             return ExitCode::from(2);

@@ -16,6 +16,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+#[cfg(all(feature = "access-log", feature = "faults", feature = "stats"))]
 #[test]
 fn bad_flags_exit_2_with_one_line_naming_the_flag() {
     for (args, want) in [
@@ -288,6 +289,7 @@ fn man_and_completions_print_the_contrib_files() {
 
 /// Every command that prints exits 1 when standard output cannot take its text (a full disk:
 /// /dev/full), as `--help` always did, rather than 0 with the text lost.
+#[cfg(feature = "mutate")]
 #[test]
 fn every_command_that_prints_exits_1_on_a_full_stdout() {
     for args in [
@@ -333,6 +335,7 @@ fn help_and_version() {
 }
 
 /// `--mutate-list` prints every id `--mutate-id` takes, one a line, in `--mutate` order.
+#[cfg(feature = "mutate")]
 #[test]
 fn mutate_list_prints_the_catalogue_ids() {
     let (code, out, err) = run(&["--mutate-list"]);

@@ -5,6 +5,7 @@
 //! value (400), a dripped answer (its head kept in the work area, its pieces on the timers), an
 //! error with its body and go-httpbin's `/drip` (its `*`s cut from their block), the process
 //! (server and client) makes no allocation at all.
+#![cfg(feature = "control")]
 
 #[path = "common/counting.rs"]
 mod counting;

@@ -86,6 +86,7 @@ fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize 
 /// `--access-log`, traffic goes on well past what the pipe holds, fresh clients are answered,
 /// and SIGTERM ends the process with status 0 within `--shutdown-timeout`; the lines that
 /// could not be written are counted in the exit summary, and none goes uncounted.
+#[cfg(feature = "access-log")]
 #[test]
 fn a_stdout_nobody_reads_stops_neither_traffic_nor_shutdown() {
     // 50 bytes per line: 4 MiB of lines, far more than the 64 KiB a pipe holds.

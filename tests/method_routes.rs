@@ -135,6 +135,7 @@ fn methods_list_is_applied_before_the_routes() {
     );
 }
 
+#[cfg(feature = "faults")]
 #[test]
 fn a_fault_attaches_to_a_route_by_method() {
     for workers in ["1", "2"] {
@@ -225,6 +226,7 @@ fn error(args: &[&str]) -> String {
     e
 }
 
+#[cfg(all(feature = "echo", feature = "faults", feature = "stats"))]
 #[test]
 fn bad_routes_by_method_are_one_line_errors() {
     let cases: &[(&[&str], &str)] = &[

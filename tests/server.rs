@@ -398,6 +398,7 @@ fn date_header_is_an_imf_fixdate() {
 
 const GET_CLOSE: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
 
+#[cfg(feature = "stats")]
 #[test]
 fn at_max_conns_the_longest_idle_connection_makes_room() {
     for workers in ["1", "2"] {
@@ -775,6 +776,7 @@ fn freeze_threads(pid: u32, except: &str) -> Frozen {
     frozen
 }
 
+#[cfg(feature = "access-log")]
 #[test]
 // It stops the worker threads through ptrace, which qemu-user does not emulate for the
 // threads it runs: ignored there with this reason (README, Architectures).

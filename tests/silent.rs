@@ -112,6 +112,7 @@ fn at_the_limit_silent_sockets_are_evicted_before_keep_alive_clients() {
 /// A client that hangs up (FIN) while its response is held or between drip pieces is closed
 /// at once, and its `--max-conns` slot is free again; before, a drip of one byte every 10 s
 /// kept the socket in CLOSE-WAIT until the next piece.
+#[cfg(feature = "faults")]
 #[test]
 fn a_client_gone_during_a_hold_or_a_drip_pause_is_closed_at_once() {
     let cases: [&[&str]; 3] = [

@@ -112,7 +112,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
             now_us: 0,
             draining: s.draining,
             features: Features {
-                access_log: Some(&mut run.log),
+                access_log: crate::conn::Part::new(Some(&mut run.log)),
                 ..Features::default()
             },
         };

@@ -1,14 +1,16 @@
-//! The man page and the shell completions under `contrib/`, generated from the option table,
-//! and the test that fails when the checked-in files drift from it. Test-only: the binary
-//! carries none of this. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
+//! The man page and the shell completions, generated from the option table of this build
+//! (`--man`, `--completions`: they list the options of the features built), and the test that
+//! fails when the files under `contrib/`, those of the default build, drift from it.
+//! `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
 
 use super::help::HELP_INTRO;
-use super::options::{OPTIONS, Opt, Repeat, ValueKind};
+use super::options::{ABSENT, OPTIONS, Opt, Repeat, ValueKind};
 use crate::values::split_at_byte;
 
 /// The commands outside the table (`HELP_END`): flag, short flag, value (placeholder and the
 /// words it takes, or ""), what it does.
-const COMMANDS: [(&str, &str, (&str, &str), &str); 5] = [
+const COMMANDS: &[(&str, &str, (&str, &str), &str)] = &[
+    #[cfg(feature = "mutate")]
     (
         "--mutate-list",
         "",
@@ -118,6 +120,7 @@ fn takes_file(o: &Opt) -> bool {
 }
 
 /// The catalogue's ids, space-separated: `--mutate-id`'s values.
+#[cfg(feature = "mutate")]
 fn mutate_ids() -> String {
     crate::mutate::ids().collect::<Vec<_>>().join(" ")
 }
@@ -178,7 +181,7 @@ pub(super) fn man_page() -> String {
         ));
     }
     m.push_str(".SS Commands\n");
-    for (flag, short, (value, _), what) in COMMANDS {
+    for &(flag, short, (value, _), what) in COMMANDS {
         m.push_str(".TP\n");
         match (short, value) {
             ("", "") => m.push_str(&format!(".B {}\n", roff(flag))),
@@ -215,7 +218,9 @@ pub(super) fn man_page() -> String {
          connection).\n",
     );
     m.push_str(".SH EXAMPLES\n");
-    for (what, args) in EXAMPLES {
+    // Those whose options this build has.
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let line = std::iter::once("canned")
             .chain(args.iter().copied())
             .map(shell_word)
@@ -269,9 +274,7 @@ pub(super) fn bash_completion() -> String {
          \x20       {files})\n\
          \x20           COMPREPLY=($(compgen -f -- \"$cur\"))\n\
          \x20           return ;;\n\
-         \x20       --mutate-id)\n\
-         \x20           COMPREPLY=($(compgen -W \"{ids}\" -- \"$cur\"))\n\
-         \x20           return ;;\n\
+         {ids}\
          \x20       --completions)\n\
          \x20           COMPREPLY=($(compgen -W \"{shells}\" -- \"$cur\"))\n\
          \x20           return ;;\n\
@@ -283,10 +286,26 @@ pub(super) fn bash_completion() -> String {
          complete -F _canned canned\n",
         files = files.join("|"),
         values = values.join("|"),
-        ids = mutate_ids(),
-        shells = COMMANDS[2].2.1,
+        ids = mutate_id_case(),
+        shells = SHELLS,
         flags = flags.join(" "),
     )
+}
+
+/// The words `--completions` takes.
+const SHELLS: &str = "bash zsh fish";
+
+/// Bash's case for `--mutate-id`'s values, with the `mutate` feature.
+fn mutate_id_case() -> String {
+    #[cfg(feature = "mutate")]
+    return format!(
+        "\x20       --mutate-id)\n\
+         \x20           COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n\
+         \x20           return ;;\n",
+        mutate_ids()
+    );
+    #[cfg(not(feature = "mutate"))]
+    String::new()
 }
 
 /// A description inside a zsh `_arguments` spec: brackets and quotes escaped.
@@ -314,6 +333,7 @@ pub(super) fn zsh_completion() -> String {
         let action = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => format!(":{}:_files", zsh_text(value)),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
             _ => format!(":{}: ", zsh_text(value)),
         };
@@ -323,7 +343,7 @@ pub(super) fn zsh_completion() -> String {
             zsh_text(&summary(o))
         ));
     }
-    for (flag, short, (value, words), what) in COMMANDS {
+    for &(flag, short, (value, words), what) in COMMANDS {
         let names = match short {
             "" => flag.to_string(),
             _ => format!("{{{short},{flag}}}"),
@@ -353,6 +373,7 @@ pub(super) fn fish_completion() -> String {
         let how = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => " -r -F".to_string(),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
             _ => " -x".to_string(),
         };
@@ -361,7 +382,7 @@ pub(super) fn fish_completion() -> String {
             quote(&summary(o))
         ));
     }
-    for (flag, short, (_, words), what) in COMMANDS {
+    for &(flag, short, (_, words), what) in COMMANDS {
         let short = match short {
             "" => String::new(),
             s => format!(" -s {}", &s[1..]),
@@ -380,6 +401,7 @@ pub(super) fn fish_completion() -> String {
 }
 
 /// Every generated file: its path under the crate and its text.
+#[cfg(test)]
 fn files() -> [(&'static str, String); 4] {
     [
         ("contrib/canned.1", man_page()),
@@ -392,6 +414,19 @@ fn files() -> [(&'static str, String); 4] {
 /// The checked-in files are what the option table makes of them; with `CANNED_BLESS=1` they
 /// are rewritten. Where the shells and groff are installed, each file then passes their
 /// syntax check.
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn contrib_files_match_the_option_table() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -407,7 +442,11 @@ fn contrib_files_match_the_option_table() {
             stored == text,
             "{path} differs from the option table: run CANNED_BLESS=1 cargo test --lib contrib_files"
         );
-        for flag in OPTIONS.iter().map(Opt::flag).chain(COMMANDS.map(|c| c.0)) {
+        for flag in OPTIONS
+            .iter()
+            .map(Opt::flag)
+            .chain(COMMANDS.iter().map(|c| c.0))
+        {
             let name = if path.ends_with(".1") {
                 roff(flag)
             } else {
@@ -425,9 +464,11 @@ fn contrib_files_match_the_option_table() {
 }
 
 /// Every example of the man page is a command line canned takes (up to a shell redirection).
+#[cfg(test)]
 #[test]
 fn man_page_examples_parse() {
-    for (what, args) in EXAMPLES {
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let args = args.iter().take_while(|a| **a != ">");
         let got = super::Config::from_args(args, &[]);
         assert!(got.is_ok(), "{what}: {got:?}");
@@ -436,6 +477,7 @@ fn man_page_examples_parse() {
 
 /// Syntax checks by the tools themselves, where they are installed (skipped, with a line
 /// saying so, where they are not).
+#[cfg(test)]
 fn check_with_their_tools() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let checks: [(&str, &[&str], &str); 4] = [

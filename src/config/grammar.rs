@@ -4,8 +4,11 @@
 
 use super::file::{modified, read_file};
 use super::model::{Config, Listen, Route};
+#[cfg(feature = "echo")]
 use crate::echo::EchoFormat;
-use crate::fault::{RouteFaults, parse_fault};
+use crate::fault::RouteFaults;
+#[cfg(feature = "faults")]
+use crate::fault::parse_fault;
 use crate::parser::{TCHAR, VALUE};
 use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
 use crate::values::{count, split_at_byte};
@@ -37,6 +40,7 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     }
 }
 
+#[cfg(feature = "admin")]
 /// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
 /// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
 pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
@@ -278,6 +282,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     })
 }
 
+#[cfg(feature = "faults")]
 /// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
@@ -321,6 +326,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
     Ok(new.then_some(key))
 }
 
+#[cfg(feature = "echo")]
 /// `PATH[=FORMAT]`: answer PATH (`*`: every path without a route, instead of the default
 /// response) with the request, in FORMAT (`json` when not given), with status 200, the
 /// format's content type and the `--header`s. Returns the path when it made a route, for the

@@ -42,14 +42,13 @@ pub fn help() -> String {
         }
         h.push('\n');
     }
+    h.push_str(MUTATE_LIST);
     h.push_str(HELP_END);
     h
 }
 
 /// The end of `--help`: the commands outside the table.
-const HELP_END: &str = "  --mutate-list
-        Print the ids of the malformed-response catalogue (for --mutate-id)
-  --man
+const HELP_END: &str = "  --man
         Print the man page (canned --man | man -l -)
   --completions SHELL
         Print the completions for bash, zsh or fish
@@ -58,6 +57,14 @@ const HELP_END: &str = "  --mutate-list
   -V, --version
         Print the version and the commit it was built from
 ";
+
+/// `--mutate-list` in `--help`, with the `mutate` feature.
+#[cfg(feature = "mutate")]
+const MUTATE_LIST: &str = "  --mutate-list
+        Print the ids of the malformed-response catalogue (for --mutate-id)
+";
+#[cfg(not(feature = "mutate"))]
+const MUTATE_LIST: &str = "";
 
 /// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
 /// copy inlined for each piece.
@@ -79,18 +86,18 @@ pub enum Shell {
     Fish,
 }
 
-/// `--man`: the man page. The file under `contrib/` is generated from the option table, and a
-/// test fails when it drifts from it, so the text embedded here is the table's.
-pub fn man_page() -> &'static str {
-    include_str!("../../contrib/canned.1")
+/// `--man`: the man page, generated from the option table of this build (the default build's
+/// is `contrib/canned.1`, and a test fails when that file drifts from it).
+pub fn man_page() -> String {
+    super::contrib::man_page()
 }
 
-/// `--completions SHELL`: the completions under `contrib/completions/`, generated and checked
-/// as the man page is.
-pub fn completions(shell: Shell) -> &'static str {
+/// `--completions SHELL`: the completions, generated as the man page is (the default build's
+/// are under `contrib/completions/`).
+pub fn completions(shell: Shell) -> String {
     match shell {
-        Shell::Bash => include_str!("../../contrib/completions/canned.bash"),
-        Shell::Zsh => include_str!("../../contrib/completions/_canned"),
-        Shell::Fish => include_str!("../../contrib/completions/canned.fish"),
+        Shell::Bash => super::contrib::bash_completion(),
+        Shell::Zsh => super::contrib::zsh_completion(),
+        Shell::Fish => super::contrib::fish_completion(),
     }
 }

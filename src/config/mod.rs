@@ -33,7 +33,6 @@ mod help;
 mod model;
 mod options;
 
-#[cfg(test)]
 mod contrib;
 #[cfg(test)]
 mod tests;

@@ -27,7 +27,7 @@ mod pool;
 mod settings;
 
 pub use connection::{Connection, Handoff, Next};
-pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, push_log_word};
+pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };

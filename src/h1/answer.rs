@@ -121,7 +121,7 @@ impl WorkArea {
     /// request has the head alone, with the Content-Length its body would have had (RFC 9110
     /// §9.3.2: the same fields as for GET).
     pub(super) fn emit_error(&mut self, status: u16, head_request: bool, env: &mut Env<'_>) {
-        if env.settings.switches.echo {
+        if env.settings.switches.echo() {
             self.drop_echo(env.responses);
         }
         self.control = None;

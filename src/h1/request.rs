@@ -46,7 +46,7 @@ impl Conn {
             match &mut b.body {
                 Body::Length(left) => {
                     let take = (*left).min((buf.len() - at) as u64);
-                    if settings.switches.echo {
+                    if settings.switches.echo() {
                         let kept = &buf[at..at + take as usize];
                         keep_echo_body(&mut b.log_line, b.pending, kept, env.responses);
                     }
@@ -60,7 +60,7 @@ impl Conn {
                 }
                 Body::Chunked(d) => match d.decode(&buf[at..]) {
                     Ok(p) => {
-                        if settings.switches.echo {
+                        if settings.switches.echo() {
                             let kept = &buf[at..at + p.consumed];
                             keep_echo_chunks(
                                 &mut b.log_line,
@@ -132,10 +132,12 @@ impl Conn {
                             b.asked = Asked::Whole;
                             if req.range_or_conditional {
                                 let head = &buf[at - req.head_len..at];
-                                if self.upgrade(b, &req, head, env) {
+                                if cfg!(feature = "http2") && self.upgrade(b, &req, head, env) {
                                     return at;
                                 }
-                                super::ranges::answer(head, route, b, env);
+                                if cfg!(feature = "ranges") {
+                                    super::ranges::answer(head, route, b, env);
+                                }
                             }
                             b.body = match req.framing {
                                 Framing::None => Body::None,
@@ -152,7 +154,7 @@ impl Conn {
                             if req.expect_continue && !env.settings.switches.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
-                            if settings.switches.by_request {
+                            if settings.switches.by_request() {
                                 let head = &buf[at - req.head_len..at];
                                 self.start_echo_or_respond(b, head, settings, env);
                             } else if b.body == Body::None {

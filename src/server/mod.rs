@@ -94,15 +94,12 @@ impl Server {
     pub fn bind(config: Config) -> io::Result<Server> {
         let workers = config.workers.max(1);
         let bound = listen::bind_all(&config, workers)?;
-        let catalogue = config
-            .mutate
-            .is_some()
+        let catalogue = (cfg!(feature = "mutate") && config.mutate.is_some())
             .then(|| Arc::new(crate::mutate::Catalogue::new()));
-        let log = config
-            .access_log
+        let log = (cfg!(feature = "access-log") && config.access_log)
             .then(|| log::AccessLog::new(config.shutdown_timeout));
         let canned = setup::Canned::new(&config)?;
-        let admin_listener = match config.admin {
+        let admin_listener = match config.admin.filter(|_| cfg!(feature = "admin")) {
             Some(addr) => Some(
                 admin::bind(addr).map_err(|e| listen::admin_bind_error(e, addr, &bound.addrs))?,
             ),
@@ -215,7 +212,7 @@ impl Server {
                 .spawn(f)
                 .inspect_err(|_| wake(&self.shared))
         };
-        let admin = match admin_api {
+        let admin = match admin_api.filter(|_| cfg!(feature = "admin")) {
             Some(a) => Some(beside("canned-admin", Box::new(move || a.run()))?),
             None => None,
         };

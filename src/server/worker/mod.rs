@@ -102,7 +102,12 @@ impl Worker {
             }
             self.now_us = us_rounded_up(self.epoch.elapsed());
             self.date.refresh(&mut self.parts.responses);
-            if let Some(published) = &self.shared.faults {
+            if let Some(published) = self
+                .shared
+                .faults
+                .as_ref()
+                .filter(|_| cfg!(feature = "admin"))
+            {
                 // Before this turn's requests: one published before they were sent applies.
                 if published.epoch() != self.faults_epoch {
                     self.adopt_faults();

@@ -34,7 +34,7 @@ impl Publisher {
     /// Whether the server has counter routes at all (else nothing is ever published).
     #[inline]
     pub(super) fn any(&self) -> bool {
-        self.routes.any()
+        cfg!(feature = "stats") && self.routes.any()
     }
 
     /// Publish `mine`, this worker's counters, and refresh the counter routes' bodies in

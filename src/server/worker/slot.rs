@@ -38,10 +38,10 @@ macro_rules! h2_env {
             now_us: env.now_us,
             draining: env.draining,
             features: crate::conn::Features {
-                access_log: env.features.access_log.as_deref_mut(),
+                access_log: env.features.access_log.reborrow(),
                 log_sink: env.features.log_sink,
-                faults: env.features.faults.as_deref_mut(),
-                journal: env.features.journal.as_deref_mut(),
+                faults: env.features.faults.reborrow(),
+                journal: env.features.journal.reborrow(),
             },
         }
     }};
