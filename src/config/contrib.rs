@@ -3,7 +3,7 @@
 //! fails when the files under `contrib/`, those of the default build, drift from it.
 //! `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
 
-use super::help::HELP_INTRO;
+use super::help::{HELP_INTRO, Shell};
 use super::options::{ABSENT, OPTIONS, Opt, Repeat, ValueKind};
 use crate::values::split_at_byte;
 
@@ -94,6 +94,16 @@ const EXAMPLES: [(&str, &[&str]); 9] = [
     ),
 ];
 
+/// `--completions SHELL`: the completions, generated as the man page is (the default build's
+/// are under `contrib/completions/`).
+pub fn completions(shell: Shell) -> String {
+    match shell {
+        Shell::Bash => bash_completion(),
+        Shell::Zsh => zsh_completion(),
+        Shell::Fish => fish_completion(),
+    }
+}
+
 /// An option's help as one line.
 fn one_line(o: &Opt) -> String {
     o.texts().2.replace('\n', " ")
@@ -135,7 +145,9 @@ fn roff(text: &str) -> String {
     }
 }
 
-pub(super) fn man_page() -> String {
+/// `--man`: the man page, generated from the option table of this build (the default build's
+/// is `contrib/canned.1`, and a test fails when that file drifts from it).
+pub fn man_page() -> String {
     let mut m = String::new();
     m.push_str(
         ".\\\" Generated from the option table of src/config/options.rs; see README, Options.\n",

@@ -85,19 +85,3 @@ pub enum Shell {
     /// `contrib/completions/canned.fish`.
     Fish,
 }
-
-/// `--man`: the man page, generated from the option table of this build (the default build's
-/// is `contrib/canned.1`, and a test fails when that file drifts from it).
-pub fn man_page() -> String {
-    super::contrib::man_page()
-}
-
-/// `--completions SHELL`: the completions, generated as the man page is (the default build's
-/// are under `contrib/completions/`).
-pub fn completions(shell: Shell) -> String {
-    match shell {
-        Shell::Bash => super::contrib::bash_completion(),
-        Shell::Zsh => super::contrib::zsh_completion(),
-        Shell::Fish => super::contrib::fish_completion(),
-    }
-}

@@ -11,9 +11,9 @@
 //! | file | holds |
 //! |---|---|
 //! | `tests/` | the tests: options read, error messages, the table against README and `--help` |
-//! | `contrib` | the man page and completions under `contrib/`, from the table (tests only) |
+//! | `contrib` | `--man` and `--completions`, from the table; the test that the files under `contrib/` are the default build's |
 //! | `args` | argv and the environment read through the table, relations, `Command`, `ArgError` |
-//! | `help` | `--help`, from the table; `--man` and `--completions`, from `contrib/` |
+//! | `help` | `--help`, from the table |
 //! | `options` | the option table and the setting each kind of value changes |
 //! | `grammar` | listen addresses, header lines, paths, routes, method lists |
 //! | `model` | `Config`, `Listen`, `Route`: what a server is configured with |
@@ -39,8 +39,9 @@ mod tests;
 
 pub(crate) use self::activation::check_passed_to_this_process;
 pub use self::args::{ArgError, Command, environment};
+pub use self::contrib::{completions, man_page};
 pub use self::file::MAX_FILE;
-pub use self::help::{Shell, completions, help, man_page};
+pub use self::help::{Shell, help};
 pub use self::model::{Config, Listen, Route, formatted_too_large};
 
 use self::args::fail;
