@@ -413,7 +413,7 @@ pub(super) fn fish_completion() -> String {
 }
 
 /// Every generated file: its path under the crate and its text.
-#[cfg(test)]
+#[cfg(all(test, feature = "mutate"))]
 fn files() -> [(&'static str, String); 4] {
     [
         ("contrib/canned.1", man_page()),

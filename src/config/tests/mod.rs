@@ -65,6 +65,7 @@ fn an_address_with_socket_activation_is_an_error() {
     );
 }
 
+#[cfg(feature = "mutate")]
 #[test]
 fn mutate_list_is_a_command() {
     for args in [&["--mutate-list"][..], &["--port", "1", "--mutate-list"]] {

@@ -20,7 +20,9 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Address => format!("127.0.0.1:{i}"),
                 ValueKind::Header => format!("X-{i}: v"),
                 ValueKind::Route => format!("/{i}=200"),
+                #[cfg(feature = "faults")]
                 ValueKind::Fault => format!("/{i}=stall"),
+                #[cfg(feature = "echo")]
                 ValueKind::Echo => format!("/{i}=text"),
                 _ => panic!("{}: no sample values", o.flag()),
             })
@@ -58,10 +60,15 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::FieldValue(_) | ValueKind::Text(_) => pair("env", "flag"),
         ValueKind::Route => pair("/env=200\n/env2=200", "/flag=201"),
         ValueKind::Methods => pair("GET", "POST,PUT"),
+        #[cfg(feature = "faults")]
         ValueKind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
+        #[cfg(feature = "mutate")]
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
+        #[cfg(feature = "echo")]
         ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
+        #[cfg(feature = "admin")]
         ValueKind::Admin => pair("127.0.0.1:9091", "9092"),
+        #[cfg(feature = "ranges")]
         ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
     }
 }
