@@ -1,17 +1,17 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
 use canned::config::{Command, Config, completions, environment, help, man_page};
-use canned::server::{Server, max_conns_that_fit, raise_fd_limit};
+use canned::server::{Server, diagnostic, max_conns_that_fit, raise_fd_limit};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// `eprintln!` that never panics: one that does when stderr is a pipe whose reader has gone,
-/// and the release build aborts on a panic (SIGABRT instead of exit 0 on SIGTERM). A
-/// diagnostic that cannot be written is left out.
+/// `eprintln!` that never waits and never panics ([`diagnostic`]): a stderr nobody reads holds
+/// neither start-up nor the exit, and one whose reader has gone does not abort the release
+/// build (SIGABRT instead of exit 0 on SIGTERM). A diagnostic that cannot be written is left out.
 macro_rules! say {
-    ($($arg:tt)*) => {{
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        diagnostic(format_args!($($arg)*))
+    };
 }
 
 /// Write `text` to stdout: exit 0, or 1 when it could not be written (a closed pipe, a full

@@ -345,8 +345,13 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
     let bound_kib = ((high_water + response + max_head + read + 2 * 4096) / 1024) as u64;
     // And what the allocator keeps besides: the smaller buffers each one outgrew (growth by
     // doubling), freed but resident until reused. A quarter more; twice the output buffer,
-    // as before the bound, is 70% more.
+    // as before the bound, is 70% more. The README's row states it.
     let rss_bound_kib = bound_kib * 5 / 4;
+    assert_eq!(
+        readme_slow_readers_bound_kib(),
+        rss_bound_kib,
+        "README: the slow pipelining readers row states another bound"
+    );
     let wire = GET.repeat(4096);
     let mut buf = vec![0u8; 4096];
     for workers in ["1", "2"] {
@@ -432,6 +437,23 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
             "{per_conn} KiB per connection, over {rss_bound_kib} KiB ({bound_kib} KiB of buffers)"
         );
     }
+}
+
+/// The bound the README's Limits table gives for slow pipelining readers: "at most N KiB per
+/// connection" in its row, so that the README states what the test holds.
+fn readme_slow_readers_bound_kib() -> u64 {
+    let readme = include_str!("../README.md");
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| slow pipelining readers: "))
+        .expect("README: the slow pipelining readers row");
+    let (_, rest) = row
+        .split_once("at most ")
+        .expect("README: the slow pipelining readers row states its bound");
+    let (n, _) = rest
+        .split_once(" KiB per connection")
+        .expect("README: the bound in KiB per connection");
+    n.parse().expect("README: a whole number of KiB")
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! A hostile environment around the `canned` binary: a stdout that nobody reads, a stderr whose
-//! reader has gone, a closed stdout for `--help`. Neither traffic, nor shutdown, nor the exit
+//! reader has gone or that nobody reads, a closed stdout for `--help`. Neither traffic, nor shutdown, nor the exit
 //! status may depend on them. Figures are printed with `--nocapture`.
 
 mod common;
 use common::*;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, ExitStatus, Stdio};
@@ -185,25 +185,70 @@ fn connect_when_up(addr: SocketAddr) -> TcpStream {
     }
 }
 
-/// stderr a pipe whose reader has gone: the listening line, the out-of-fds message and the
-/// exit summary cannot be written, and canned serves and exits 0 on SIGTERM all the same
-/// (`eprintln!` panicked, and the release build aborted: SIGABRT).
-#[test]
-fn a_closed_stderr_changes_nothing() {
+/// What stderr is for [`diagnostics_that_cannot_be_written_change_nothing`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stderr {
+    /// A pipe whose reader has gone: every write fails with EPIPE.
+    Closed,
+    /// A pipe whose reader is alive but never reads, full before canned starts.
+    FullAtStart,
+    /// The same pipe read until the listening line, then full.
+    FullLater,
+}
+
+/// Fill the pipe of `w` until it takes no more. Non-blocking only while filling: the flag is
+/// the open file description's, which the child shares.
+fn fill(w: &OwnedFd) {
+    use std::os::fd::AsRawFd;
+    let fd = w.as_raw_fd();
+    // SAFETY: fcntl and write on a descriptor owned here; the buffer outlives each call.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK), 0);
+        let junk = [b'x'; 4096];
+        while libc::write(fd, junk.as_ptr().cast(), junk.len()) > 0 {}
+        // One byte at a time for the last partial page.
+        while libc::write(fd, junk.as_ptr().cast(), 1) > 0 {}
+        assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags), 0);
+    }
+}
+
+/// stderr that takes nothing: the listening line, the out-of-fds message and the exit summary
+/// cannot be written, and canned serves and exits 0 on SIGTERM all the same. With a closed
+/// stderr, `eprintln!` panicked and the release build aborted (SIGABRT); with a full one, each
+/// of them waited for a reader that never reads: no request answered, no exit on SIGTERM.
+fn diagnostics_that_cannot_be_written_change_nothing(stderr: Stderr) {
     for workers in ["1", "2"] {
         let addr = free_port();
         let (r, w) = pipe();
-        drop(r);
+        let mut r = Some(std::fs::File::from(r));
+        match stderr {
+            Stderr::Closed => r = None,
+            Stderr::FullAtStart => fill(&w),
+            Stderr::FullLater => {}
+        }
         let mut cmd = Command::new(bin());
         cmd.args(["--listen", &addr.to_string(), "--workers", workers])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::from(w));
+            .stderr(Stdio::from(w.try_clone().unwrap()));
         limit_fds(&mut cmd, 64, 40);
         let mut child = Reap(cmd.spawn().unwrap());
+        if stderr == Stderr::FullLater {
+            // The warning that --max-conns was lowered, then the listening line.
+            let mut lines = std::io::BufReader::new(r.as_ref().unwrap()).lines();
+            let listening = lines.find(|l| l.as_ref().unwrap().starts_with("canned listening on "));
+            assert!(listening.is_some(), "no listening line");
+            fill(&w);
+        }
+        drop(w);
         let mut first = connect_when_up(addr);
         first.write_all(GET).unwrap();
-        assert_eq!(read_responses(&mut first, 1)[0].status, 200);
+        assert_eq!(
+            read_responses(&mut first, 1)[0].status,
+            200,
+            "{stderr:?}, {workers} workers"
+        );
         // More clients than fds: accept fails with EMFILE, and says so on stderr.
         let mut crowd: Vec<TcpStream> = (0..40).map(|_| connect(addr)).collect();
         for s in &mut crowd {
@@ -212,18 +257,44 @@ fn a_closed_stderr_changes_nothing() {
         std::thread::sleep(Duration::from_millis(300));
         assert!(
             child.try_wait().unwrap().is_none(),
-            "{workers} workers: died"
+            "{stderr:?}, {workers} workers: died"
         );
         drop(crowd);
         first.write_all(GET).unwrap();
-        assert_eq!(read_responses(&mut first, 1)[0].status, 200);
+        assert_eq!(
+            read_responses(&mut first, 1)[0].status,
+            200,
+            "{stderr:?}, {workers} workers: not answered after the out-of-fds message"
+        );
         drop(first);
         sigterm(child.id());
         let (status, took) = exit_within(&mut child, time_bound(Duration::from_secs(10)))
-            .expect("still running after SIGTERM");
-        eprintln!("stderr closed, {workers} worker(s): {status} after {took:.1?}");
-        assert_eq!(status.code(), Some(0), "{workers} workers: {status}");
+            .unwrap_or_else(|| {
+                panic!("{stderr:?}, {workers} workers: still running after SIGTERM")
+            });
+        eprintln!("stderr {stderr:?}, {workers} worker(s): {status} after {took:.1?}");
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "{stderr:?}, {workers} workers: {status}"
+        );
+        drop(r);
     }
+}
+
+#[test]
+fn a_closed_stderr_changes_nothing() {
+    diagnostics_that_cannot_be_written_change_nothing(Stderr::Closed);
+}
+
+#[test]
+fn a_stderr_full_from_the_start_changes_nothing() {
+    diagnostics_that_cannot_be_written_change_nothing(Stderr::FullAtStart);
+}
+
+#[test]
+fn a_stderr_that_fills_up_later_changes_nothing() {
+    diagnostics_that_cannot_be_written_change_nothing(Stderr::FullLater);
 }
 
 /// `--help` and `--version` to a closed stdout: a clean exit 1 (as coreutils do), not a panic.

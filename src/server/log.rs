@@ -11,8 +11,9 @@
 //! write that cannot finish.
 
 use crate::conn::LogSink;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Bytes the queue holds for the writer, over all workers.
@@ -261,15 +262,244 @@ fn write_stdout(bytes: &[u8], progress: impl Fn(&[u8])) -> Result<(), usize> {
     Ok(())
 }
 
-/// Write one diagnostic line to stderr. A failed write is ignored: `eprintln!` panics when
-/// stderr is a pipe whose reader has gone, and the release build aborts on a panic.
-pub(crate) fn diagnostic(line: std::fmt::Arguments<'_>) {
-    let _ = std::io::Write::write_fmt(&mut std::io::stderr().lock(), format_args!("{line}\n"));
+/// Write one diagnostic line to stderr (a warning, the listening line, the exit summary)
+/// without ever waiting: what stderr cannot take at once (a pipe whose reader is alive but not
+/// reading, a stopped terminal) is left out, as is everything when it is closed. `eprintln!`
+/// waits, and with it start-up, a worker's loop or the exit; it also panics when the reader
+/// has gone, and the release build aborts on a panic.
+pub fn diagnostic(line: std::fmt::Arguments<'_>) {
+    static STDERR: OnceLock<Stderr> = OnceLock::new();
+    let line = format!("{line}\n");
+    STDERR
+        .get_or_init(|| Stderr::of(libc::STDERR_FILENO))
+        .write_now(line.as_bytes());
+}
+
+/// How stderr is written without waiting, decided once from what it is. Not by setting
+/// `O_NONBLOCK` on fd 2: that flag belongs to the open file description, which stderr shares
+/// with the parent and its other children, and their writes would fail with EAGAIN too.
+#[derive(Debug)]
+enum Stderr {
+    /// A socket (systemd connects stderr to the journal through one): `send` with
+    /// `MSG_DONTWAIT` is non-blocking for that call alone.
+    Socket(RawFd),
+    /// A pipe, FIFO or terminal opened again through `/proc/self/fd`: a description of canned's
+    /// own to the same pipe, on which `O_NONBLOCK` changes nobody else's writes.
+    Reopened(OwnedFd),
+    /// A pipe or terminal that cannot be opened again (no `/proc`, a pipe another user made):
+    /// written only when poll(2) says it has room, [`libc::PIPE_BUF`] bytes at a time, which a
+    /// pipe with room takes whole without waiting (pipe(7)). Another writer to the same pipe
+    /// can fill it between the poll and the write; canned's own diagnostics take turns.
+    Polled(RawFd),
+    /// A regular file: a write never waits for a reader.
+    Plain(RawFd),
+    /// Closed.
+    Closed,
+}
+
+impl Stderr {
+    fn of(fd: RawFd) -> Stderr {
+        let Some(st) = fstat(fd) else {
+            return Stderr::Closed;
+        };
+        match st.st_mode & libc::S_IFMT {
+            libc::S_IFSOCK => Stderr::Socket(fd),
+            libc::S_IFREG => Stderr::Plain(fd),
+            libc::S_IFIFO | libc::S_IFCHR => {
+                reopen(fd, &st).map_or(Stderr::Polled(fd), Stderr::Reopened)
+            }
+            _ => Stderr::Polled(fd),
+        }
+    }
+
+    /// Write what `bytes` the file takes now; returns how many.
+    fn write_now(&self, bytes: &[u8]) -> usize {
+        match self {
+            Stderr::Socket(fd) => write_while_taken(bytes, |b| {
+                // SAFETY: the pointer and length describe `b`, initialized bytes that outlive
+                // the call.
+                unsafe {
+                    libc::send(
+                        *fd,
+                        b.as_ptr().cast(),
+                        b.len(),
+                        libc::MSG_DONTWAIT | NO_SIGPIPE,
+                    )
+                }
+            }),
+            Stderr::Reopened(fd) => write_while_taken(bytes, |b| write(fd.as_raw_fd(), b)),
+            Stderr::Plain(fd) => write_while_taken(bytes, |b| write(*fd, b)),
+            Stderr::Polled(fd) => {
+                // Two of canned's threads must not both write into the room one poll saw.
+                static TURN: Mutex<()> = Mutex::new(());
+                let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+                write_while_taken(bytes, |b| {
+                    let mut p = libc::pollfd {
+                        fd: *fd,
+                        events: libc::POLLOUT,
+                        revents: 0,
+                    };
+                    // SAFETY: one valid pollfd, for the duration of the call.
+                    let ready = unsafe { libc::poll(&mut p, 1, 0) };
+                    if ready != 1 || p.revents & libc::POLLOUT == 0 {
+                        return 0;
+                    }
+                    write(*fd, &b[..b.len().min(libc::PIPE_BUF)])
+                })
+            }
+            Stderr::Closed => 0,
+        }
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const NO_SIGPIPE: libc::c_int = libc::MSG_NOSIGNAL;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const NO_SIGPIPE: libc::c_int = 0;
+
+fn fstat(fd: RawFd) -> Option<libc::stat> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat fills the buffer when it returns 0, and only then is it read.
+    unsafe { (libc::fstat(fd, st.as_mut_ptr()) == 0).then(|| st.assume_init()) }
+}
+
+/// `fd`'s pipe or terminal as a new, non-blocking open file description of this process, if
+/// `/proc/self/fd` can open it again (Linux) and it is the same file.
+fn reopen(fd: RawFd, st: &libc::stat) -> Option<OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let own = std::fs::OpenOptions::new()
+        .write(true)
+        // O_NOCTTY: a terminal must not become the controlling one of a process without one.
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(format!("/proc/self/fd/{fd}"))
+        .ok()?;
+    let same =
+        fstat(own.as_raw_fd()).is_some_and(|o| o.st_dev == st.st_dev && o.st_ino == st.st_ino);
+    same.then(|| own.into())
+}
+
+fn write(fd: RawFd, bytes: &[u8]) -> isize {
+    // SAFETY: the pointer and length describe `bytes`, initialized bytes that outlive the call.
+    unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) }
+}
+
+/// Hand `bytes` to `write` until it takes none (0, or EAGAIN: no room) or fails (EPIPE: the
+/// reader has gone, EBADF...); a write interrupted by a signal is tried again. Returns how many
+/// bytes were taken.
+fn write_while_taken(bytes: &[u8], mut write: impl FnMut(&[u8]) -> isize) -> usize {
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = write(&bytes[at..]);
+        if n > 0 {
+            at += n as usize;
+        } else if n == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            break;
+        }
+    }
+    at
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::FromRawFd;
+
+    /// Fill the pipe or socket `fd` until it takes no more, non-blocking only meanwhile.
+    fn fill(fd: RawFd) {
+        // SAFETY: fcntl and write on a descriptor owned by the caller; the buffer outlives
+        // each call.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK), 0);
+            let junk = [b'x'; 4096];
+            while libc::write(fd, junk.as_ptr().cast(), junk.len()) > 0 {}
+            while libc::write(fd, junk.as_ptr().cast(), 1) > 0 {}
+            assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags), 0);
+        }
+    }
+
+    /// Read everything in `fd` (a pipe or socket), without waiting for more.
+    fn drain(fd: RawFd) {
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd; the buffer outlives the read and is as long as said.
+        while unsafe { libc::poll(&mut p, 1, 0) } == 1 && p.revents & libc::POLLIN != 0 {
+            assert!(unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) } > 0);
+        }
+    }
+
+    /// `write_now` on `stderr`, failing the test if it waits.
+    fn written_within_a_second(stderr: Stderr, line: &'static [u8]) -> (Stderr, usize) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let n = stderr.write_now(line);
+            tx.send((stderr, n)).unwrap();
+        });
+        rx.recv_timeout(Duration::from_secs(1))
+            .expect("a diagnostic waited for a stderr nobody reads")
+    }
+
+    /// Each way of writing stderr, to a pipe or socket whose reader is alive but not reading:
+    /// nothing is written and nothing waits; once the reader has read, the line is written
+    /// whole. Stderr's own open file description stays blocking (the parent shares it).
+    #[test]
+    fn a_full_stderr_takes_nothing_and_never_waits() {
+        let line: &'static [u8] = b"canned listening on 127.0.0.1:8080 (1 worker)\n";
+        let mut fds = [0; 2];
+        // SAFETY: each call writes two new descriptors into the array, owned here from then.
+        let (pipe, sockets) = unsafe {
+            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+            let pipe = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
+            assert_eq!(
+                libc::socketpair(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                    0,
+                    fds.as_mut_ptr()
+                ),
+                0
+            );
+            (
+                pipe,
+                (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])),
+            )
+        };
+        let (pr, pw) = (pipe.0.as_raw_fd(), pipe.1.as_raw_fd());
+        let (sr, sw) = (sockets.0.as_raw_fd(), sockets.1.as_raw_fd());
+        let reopened = Stderr::of(pw);
+        assert!(matches!(reopened, Stderr::Reopened(_)), "{reopened:?}");
+        let socket = Stderr::of(sw);
+        assert!(matches!(socket, Stderr::Socket(_)), "{socket:?}");
+        for (stderr, w, r) in [
+            (reopened, pw, pr),
+            (Stderr::Polled(pw), pw, pr),
+            (socket, sw, sr),
+        ] {
+            let what = format!("{stderr:?}");
+            fill(w);
+            let (stderr, n) = written_within_a_second(stderr, line);
+            assert_eq!(n, 0, "{what}");
+            drain(r);
+            let (_, n) = written_within_a_second(stderr, line);
+            assert_eq!(n, line.len(), "{what}");
+            // SAFETY: F_GETFL on a descriptor owned here.
+            let flags = unsafe { libc::fcntl(w, libc::F_GETFL) };
+            assert_eq!(flags & libc::O_NONBLOCK, 0, "{what}");
+            drain(r);
+        }
+        // The reader gone (EPIPE), then stderr closed (EBADF): nothing written, no error.
+        drop(pipe.0);
+        assert_eq!(Stderr::Polled(pw).write_now(line), 0);
+        assert_eq!(Stderr::of(pw).write_now(line), 0);
+        drop(sockets.0);
+        assert_eq!(Stderr::of(sw).write_now(line), 0);
+        drop(pipe.1);
+        assert!(matches!(Stderr::of(pw), Stderr::Closed));
+    }
 
     /// A turn's lines that do not all fit in the queue: the ones that fit are queued, the rest
     /// dropped whole and counted, and the turn's buffer keeps no more than the floor.

@@ -30,6 +30,7 @@ mod worker;
 
 pub use crate::stats::Summary;
 pub use listen::{max_conns_that_fit, raise_fd_limit};
+pub use log::diagnostic;
 
 use crate::config::{Config, Listen};
 use shared::{FaultTables, PublishedFaults, Shared, wake};
