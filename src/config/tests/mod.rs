@@ -169,6 +169,19 @@ fn defaults() {
     assert_eq!(c.metrics, None);
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn flags() {
     let c = run(&[
@@ -229,6 +242,19 @@ fn flags() {
 
 /// One size grammar: what a fault takes, an option takes (`1KiB` used to be refused by
 /// `--max-body-bytes` and accepted by `--fault`, `1k` the other way round).
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn options_and_faults_read_sizes_alike() {
     for v in ["1KiB", "1K", "1k", "1024", "1024B"] {
@@ -281,6 +307,19 @@ fn routes_take_the_content_type_and_headers_whatever_the_order() {
 
 /// `--echo PATH[=FORMAT]`: a route of its own (or the default one for `*`), status 200, the
 /// format's content type and the `--header`s, whatever the order.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn echo_paths_are_routes_with_their_format() {
     use crate::echo::EchoFormat;
@@ -353,6 +392,19 @@ fn kubernetes_manifest_and_image_command_start() {
 
 /// `--fault` on a route's path, on a new path (a route with the default response), on `*`
 /// (the default response); errors name the flag.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn faults_attach_to_routes() {
     use crate::fault::{Cut, Delivery, Latency, RouteFaults};

@@ -143,6 +143,19 @@ fn conflicting_options_for_every_pair() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     for o in OPTIONS {
@@ -152,6 +165,19 @@ fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     }
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn help_and_readme_list_every_option_and_variable() {
     let help = help();
