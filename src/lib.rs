@@ -65,6 +65,7 @@
 //! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
 //! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
 //! | 6 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `http2` |
+//! | 6 | `transport` | how a connection's bytes cross its socket (TCP and unix: plain), chosen at accept | `server` |
 //! | 7 | `config` | the command line and the environment | `server` |
 //! | 8 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
 //! | 9 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
@@ -120,6 +121,8 @@ pub mod response;
 pub mod server;
 #[cfg(feature = "server")]
 pub mod stats;
+#[cfg(feature = "server")]
+pub mod transport;
 #[cfg(feature = "server")]
 pub mod values;
 

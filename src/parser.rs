@@ -126,10 +126,13 @@ pub struct Request<'b> {
     /// invalid, RFC 9110 §5.3), for [`crate::range::resolve`]; `None` without the field.
     pub range: Option<&'b [u8]>,
     /// A `Range` or a conditional field came (`If-Match`, `If-None-Match`,
-    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1), or an
-    /// `Upgrade` field (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read for them.
-    /// One flag for all of them, so that a request without one pays a single test.
+    /// `If-Modified-Since`, `If-Unmodified-Since`, `If-Range`, RFC 9110 §13.1): the head is to
+    /// be read for them. One flag for all of them, so that a request without one pays a
+    /// single test.
     pub range_or_conditional: bool,
+    /// An `Upgrade` field came (RFC 9110 §7.8; `h2c`, RFC 7540 §3.2): the head is to be read
+    /// for the protocol it asks for.
+    pub upgrade: bool,
     /// The number of header fields.
     pub headers: usize,
     /// Bytes of the head, empty lines before the request line and the final CRLF included.
@@ -246,7 +249,7 @@ impl Error {
     ];
 
     /// The response status for this error: the one place where that is decided.
-    pub fn status(self) -> u16 {
+    pub const fn status(self) -> u16 {
         match self {
             Error::UnsupportedVersion => 505,
             Error::UnknownTransferCoding => 501,
@@ -258,7 +261,7 @@ impl Error {
     }
 
     /// A short snake_case name, for logs and counters.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Error::InvalidMethod => "invalid_method",
             Error::InvalidTarget => "invalid_target",
@@ -292,8 +295,164 @@ impl Error {
     }
 
     /// The index of this kind in [`Error::ALL`].
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         self as usize
+    }
+
+    /// What was wrong, and the clause that says so: the text of canned's error body. Each
+    /// kind has its own; a limit's says which limit.
+    pub const fn reason(self) -> (&'static str, &'static str) {
+        match self {
+            Error::InvalidMethod => ("the method is not a token", "RFC 9110 §9.1"),
+            Error::InvalidTarget => (
+                "the request-target does not fit the grammar of its form",
+                "RFC 9112 §3.2",
+            ),
+            Error::InvalidRequestLine => (
+                "the request line is not method SP request-target SP HTTP-version",
+                "RFC 9112 §3",
+            ),
+            Error::InvalidVersion => ("the version is not HTTP/DIGIT.DIGIT", "RFC 9112 §2.3"),
+            Error::UnsupportedVersion => (
+                "a version other than HTTP/1.0 and HTTP/1.1",
+                "RFC 9110 §15.6.6",
+            ),
+            Error::InvalidHeaderName => (
+                "a field name that is not a token, or whitespace before its colon",
+                "RFC 9112 §5.1",
+            ),
+            Error::InvalidHeaderValue => ("a control character in a field value", "RFC 9110 §5.5"),
+            Error::ObsFold => (
+                "a field line that starts with whitespace (obs-fold)",
+                "RFC 9112 §5.2",
+            ),
+            Error::BareLf => ("a bare LF, a line not ended by CRLF", "RFC 9112 §2.2"),
+            Error::BareCr => ("a bare CR, not followed by LF", "RFC 9112 §2.2"),
+            Error::MissingHost => ("an HTTP/1.1 request without Host", "RFC 9112 §3.2"),
+            Error::DuplicateHost => ("more than one Host field", "RFC 9112 §3.2"),
+            Error::InvalidContentLength => (
+                "a Content-Length that is not digits, or past 2^64",
+                "RFC 9112 §6.3",
+            ),
+            Error::ConflictingContentLength => {
+                ("Content-Length values that differ", "RFC 9112 §6.3")
+            }
+            Error::ContentLengthWithTransferEncoding => (
+                "Transfer-Encoding together with Content-Length",
+                "RFC 9112 §6.3",
+            ),
+            Error::TransferEncodingHttp10 => {
+                ("Transfer-Encoding in an HTTP/1.0 request", "RFC 9112 §6.1")
+            }
+            Error::ChunkedNotFinal => (
+                "the final transfer coding is not chunked, or chunked comes twice",
+                "RFC 9112 §6.3",
+            ),
+            Error::UnknownTransferCoding => (
+                "a transfer coding other than chunked, gzip, deflate and compress",
+                "RFC 9112 §6.1",
+            ),
+            Error::ExpectationFailed => ("an Expect other than 100-continue", "RFC 9110 §10.1.1"),
+            Error::UriTooLong => (
+                "the request line is longer than the head limit",
+                "RFC 9110 §15.5.15",
+            ),
+            Error::HeadTooLarge => ("the head is larger than the head limit", "RFC 6585 §5"),
+            Error::TooManyHeaders => ("more header fields than the limit", "RFC 6585 §5"),
+            Error::InvalidChunkSize => ("a chunk size that is not hex digits", "RFC 9112 §7.1"),
+            Error::ChunkSizeOverflow => ("a chunk size past 2^60", "RFC 9112 §7.1"),
+            Error::InvalidChunkExt => {
+                ("a malformed or too long chunk extension", "RFC 9112 §7.1.1")
+            }
+            Error::InvalidChunkData => ("chunk data not followed by CRLF", "RFC 9112 §7.1"),
+            Error::InvalidTrailer => (
+                "a malformed or too large trailer section",
+                "RFC 9112 §7.1.2",
+            ),
+            Error::InvalidHost => (
+                "a Host that is not uri-host [ \":\" port ], or an empty host",
+                "RFC 9112 §3.2",
+            ),
+        }
+    }
+}
+
+/// A rule a request broke, which canned names in its error response's body, its access log
+/// and its journal: the parser's [`Error`]s, and the two limits a server holds a request to
+/// beyond its head's grammar (a body limit, a header timeout). One table of names: a rule
+/// named for an [`Error`] has that error's [`Error::name`], the one `--stats` counts it by.
+///
+/// ```
+/// use canned::parser::{Error, Rule};
+/// let r = Rule::Request(Error::BareLf);
+/// assert_eq!((r.name(), r.status()), ("bare_lf", 400));
+/// assert_eq!(r.reason().1, "RFC 9112 §2.2");
+/// assert_eq!(Rule::ALL.len(), Error::ALL.len() + 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The head, or its chunked body, broke the grammar or a head limit.
+    Request(Error),
+    /// The body is larger than the body limit (413).
+    BodyTooLarge,
+    /// The head did not arrive within the header timeout (408).
+    HeaderTimeout,
+}
+
+impl Rule {
+    /// Every rule: the [`Error`]s in [`Error::ALL`] order, then the server's. A rule's place
+    /// here is its [`Rule::index`].
+    pub const ALL: [Rule; Error::ALL.len() + 2] = {
+        let mut all = [Rule::BodyTooLarge; Error::ALL.len() + 2];
+        let mut i = 0;
+        while i < Error::ALL.len() {
+            all[i] = Rule::Request(Error::ALL[i]);
+            i += 1;
+        }
+        all[i + 1] = Rule::HeaderTimeout;
+        all
+    };
+
+    /// The index of this rule in [`Rule::ALL`].
+    pub const fn index(self) -> usize {
+        match self {
+            Rule::Request(e) => e.index(),
+            Rule::BodyTooLarge => Error::ALL.len(),
+            Rule::HeaderTimeout => Error::ALL.len() + 1,
+        }
+    }
+
+    /// A short snake_case name, stable: the access log's ` rule=NAME`, the journal's `rule`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rule::Request(e) => e.name(),
+            Rule::BodyTooLarge => "body_too_large",
+            Rule::HeaderTimeout => "header_timeout",
+        }
+    }
+
+    /// The response status.
+    pub const fn status(self) -> u16 {
+        match self {
+            Rule::Request(e) => e.status(),
+            Rule::BodyTooLarge => 413,
+            Rule::HeaderTimeout => 408,
+        }
+    }
+
+    /// What was wrong, and the clause that says so.
+    pub const fn reason(self) -> (&'static str, &'static str) {
+        match self {
+            Rule::Request(e) => e.reason(),
+            Rule::BodyTooLarge => (
+                "the body is larger than the body limit",
+                "RFC 9110 §15.5.14",
+            ),
+            Rule::HeaderTimeout => (
+                "the head did not arrive within the header timeout",
+                "RFC 9110 §15.5.9",
+            ),
+        }
     }
 }
 
@@ -337,7 +496,7 @@ pub struct Parser {
     target_end: u32,
     path: (u32, u32),
     headers: u16,
-    flags: u16,
+    flags: u32,
     form: Form,
     content_length: u64,
     /// The Host value (OWS trimmed), checked once the head is complete.
@@ -359,25 +518,27 @@ enum Phase {
     EndLf,
 }
 
-const F_REQUEST_LINE: u16 = 1;
-const F_HTTP11: u16 = 1 << 1;
-const F_HOST: u16 = 1 << 2;
-const F_CLOSE: u16 = 1 << 3;
-const F_KEEP_ALIVE: u16 = 1 << 4;
-const F_CONTENT_LENGTH: u16 = 1 << 5;
-const F_TE: u16 = 1 << 6;
-const F_TE_LAST_CHUNKED: u16 = 1 << 7;
-const F_TE_CHUNKED_MISPLACED: u16 = 1 << 8;
-const F_EXPECT: u16 = 1 << 9;
-const F_HEAD: u16 = 1 << 10;
-const F_PATH_ROOT: u16 = 1 << 11;
+const F_REQUEST_LINE: u32 = 1;
+const F_HTTP11: u32 = 1 << 1;
+const F_HOST: u32 = 1 << 2;
+const F_CLOSE: u32 = 1 << 3;
+const F_KEEP_ALIVE: u32 = 1 << 4;
+const F_CONTENT_LENGTH: u32 = 1 << 5;
+const F_TE: u32 = 1 << 6;
+const F_TE_LAST_CHUNKED: u32 = 1 << 7;
+const F_TE_CHUNKED_MISPLACED: u32 = 1 << 8;
+const F_EXPECT: u32 = 1 << 9;
+const F_HEAD: u32 = 1 << 10;
+const F_PATH_ROOT: u32 = 1 << 11;
 /// A `[` or `]` in the target: valid only in the IP-literal of an authority.
-const F_TARGET_BRACKET: u16 = 1 << 12;
+const F_TARGET_BRACKET: u32 = 1 << 12;
 /// A transfer coding canned does not know (501 unless the framing is already a 400).
-const F_TE_UNKNOWN: u16 = 1 << 13;
-const F_RANGE: u16 = 1 << 14;
+const F_TE_UNKNOWN: u32 = 1 << 13;
+const F_RANGE: u32 = 1 << 14;
 /// A conditional field (RFC 9110 §13.1).
-const F_CONDITIONAL: u16 = 1 << 15;
+const F_CONDITIONAL: u32 = 1 << 15;
+/// An `Upgrade` field (RFC 9110 §7.8).
+const F_UPGRADE: u32 = 1 << 16;
 
 impl Parser {
     /// A parser with the given limits. Limits above 4 GiB of head or 65,535 headers are capped.
@@ -945,6 +1106,7 @@ impl Parser {
                 self.flags |= F_RANGE;
             }
             Field::Conditional => self.flags |= F_CONDITIONAL,
+            Field::Upgrade => self.flags |= F_UPGRADE,
             Field::Expect => {
                 if !value.eq_ignore_ascii_case(b"100-continue") {
                     return Err(Error::ExpectationFailed);
@@ -1086,6 +1248,7 @@ impl Parser {
                 None
             },
             range_or_conditional: self.flags & (F_RANGE | F_CONDITIONAL) != 0,
+            upgrade: self.flags & F_UPGRADE != 0,
             headers: self.headers as usize,
             head_len,
         }
@@ -1107,6 +1270,7 @@ fn root_request(buf: &[u8], head_len: usize) -> Request<'_> {
         is_head: false,
         range: None,
         range_or_conditional: false,
+        upgrade: false,
         headers: 1,
         head_len,
     }
@@ -1119,6 +1283,7 @@ enum Field {
     Expect,
     Range,
     Conditional,
+    Upgrade,
     Connection,
     ContentLength,
     TransferEncoding,
@@ -1138,8 +1303,7 @@ impl Field {
             (4, b'h') if token_is(name, b"host") => Field::Host,
             (5, b'r') if token_is(name, b"range") => Field::Range,
             (6, b'e') if token_is(name, b"expect") => Field::Expect,
-            // Read from the head with the conditional fields (`Request::range_or_conditional`).
-            (7, b'u') if token_is(name, b"upgrade") => Field::Conditional,
+            (7, b'u') if token_is(name, b"upgrade") => Field::Upgrade,
             (8, b'i') if token_is(name, b"if-match") || token_is(name, b"if-range") => {
                 Field::Conditional
             }
@@ -1470,8 +1634,9 @@ mod tests {
     /// byte, against a case-insensitive comparison.
     #[test]
     fn field_names_in_any_case_and_no_other() {
-        let known: [(&[u8], Field); 12] = [
+        let known: [(&[u8], Field); 13] = [
             (b"host", Field::Host),
+            (b"upgrade", Field::Upgrade),
             (b"range", Field::Range),
             (b"expect", Field::Expect),
             (b"if-match", Field::Conditional),

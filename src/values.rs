@@ -68,11 +68,14 @@ fn leading(v: &str, class: impl Fn(u8) -> bool) -> usize {
 /// timeouts), every fault and every request's control. 1 h: longer is a typo, not a test.
 pub const MAX_DURATION_MS: u64 = 3_600_000;
 
-/// `10s`, `500ms`, `1.5s`, `2m`, `1h`, or plain seconds, in milliseconds: more than zero, at
-/// most [`MAX_DURATION_MS`].
+/// `10s`, `500ms`, `1.5s`, `2m` or `1h`, in milliseconds: more than zero, at most
+/// [`MAX_DURATION_MS`]. A number without its unit is refused, with both of its readings: a
+/// client's tools differ on what it means (WireMock and Toxiproxy count milliseconds, `curl
+/// --max-time` seconds).
 pub fn duration(v: &str) -> Result<u64, String> {
     match duration_any(v) {
         Some(Some(ms)) if ms > 0 && ms <= MAX_DURATION_MS => Ok(ms),
+        None if is_bare_number(v) => Err(format!("{v:?} has no unit: write {v}ms or {v}s")),
         Some(Some(0)) | None => Err(format!(
             "{v:?} is not a positive duration like 10s, 500ms or 2m"
         )),
@@ -86,13 +89,19 @@ pub fn duration_ms(v: &str) -> Option<u64> {
     duration_any(v)?.filter(|&ms| ms > 0 && ms <= MAX_DURATION_MS)
 }
 
-/// A duration of any length: `None` when `v` is not one, `Some(None)` when it is over
-/// `u64::MAX` milliseconds.
+/// Whether `v` is a number that is not zero, without a unit: a duration that must say
+/// whether it is `ms` or `s`. Zero reads the same in both, so `0` is not one.
+pub fn is_bare_number(v: &str) -> bool {
+    is_decimal(v) && v.bytes().any(|b| matches!(b, b'1'..=b'9'))
+}
+
+/// A duration of any length: `None` when `v` is not one (a bare number is not),
+/// `Some(None)` when it is over `u64::MAX` milliseconds.
 fn duration_any(v: &str) -> Option<Option<u64>> {
     let (num, unit) = v.split_at(leading(v, |b| b.is_ascii_digit() || b == b'.'));
     let mult: u64 = match unit {
         "ms" => 1,
-        "s" | "" => 1_000,
+        "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
         _ => return None,
@@ -199,12 +208,27 @@ mod tests {
         for (v, ms) in [
             ("1.5s", 1500),
             ("250ms", 250),
-            ("2", 2000),
+            ("2s", 2000),
             ("0.25m", 15_000),
             ("1h", 3_600_000),
         ] {
             assert_eq!(duration(v), Ok(ms), "{v}");
         }
+        for (v, why) in [
+            ("500", "\"500\" has no unit: write 500ms or 500s"),
+            ("1.5", "\"1.5\" has no unit: write 1.5ms or 1.5s"),
+            (
+                "0",
+                "\"0\" is not a positive duration like 10s, 500ms or 2m",
+            ),
+            (
+                "99999999999999s",
+                "\"99999999999999s\" is too long (at most 1h)",
+            ),
+        ] {
+            assert_eq!(duration(v), Err(why.to_string()), "{v}");
+        }
+        assert_eq!(duration_ms("250"), None);
         for (v, bytes) in [
             ("0", 0),
             ("8192", 8192),

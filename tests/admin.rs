@@ -250,6 +250,14 @@ fn bad_input_is_refused_whole() {
             "line 2: stall clashes with seq:503,ok: a path with a sequence",
         ),
         ("error:0.1:99", "line 1: status \"99\" is out of range"),
+        (
+            "latency:100",
+            "line 1: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
+            "error:503@10%\nslow-close:2",
+            "line 2: \"2\" has no unit: write 2ms or 2s",
+        ),
         ("\n\n", "no fault given (DELETE removes a path's faults)"),
     ] {
         let (code, got) = curl("PUT", &url("/faults/f"), Some(body));

@@ -49,6 +49,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("h1", 6),
     // The HTTP/2 connection state machine, beside `h1`: the two never import each other.
     ("h2", 6),
+    // How a connection's bytes cross its socket (plain TCP and unix; TLS to come), beside the
+    // protocols: the loop reads and writes through it, and neither protocol knows it.
+    ("transport", 6),
     // The command line: model, builder, option table, environment, help.
     ("config", 7),
     // Signals, timers, shared state, listeners, setup from `Config`, log, the worker loop.

@@ -75,6 +75,14 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
             "--max-body-bytes: \"1KB\" is not a size like 512, 64K or 1MiB",
         ),
         (
+            &["--delay", "500"],
+            "--delay: \"500\" has no unit: write 500ms or 500s",
+        ),
+        (
+            &["--fault", "/x=latency:100"],
+            "--fault: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
             &["--fault", "/x=truncate:1KB"],
             "--fault: \"1KB\" is not a size like 512, 64K or 1MiB",
         ),

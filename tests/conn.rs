@@ -7,8 +7,8 @@ use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
 use canned::conn::{ConnLimits, Connection, Env, Features, Next, Part, Pool, Settings};
-use canned::h1::{Conn, WorkArea};
-use canned::parser::Limits;
+use canned::h1::{Http1Conn, WorkArea};
+use canned::parser::{Error, Limits, Rule};
 use canned::response::{KeepAliveForm, Responses};
 use canned::stats::Stats;
 use common::*;
@@ -45,7 +45,7 @@ impl Parts {
 
 /// A connection with its worker's parts, driven by hand.
 struct Driver {
-    conn: Conn,
+    conn: Http1Conn,
     parts: Parts,
     /// Everything written so far.
     wire: Vec<u8>,
@@ -54,7 +54,7 @@ struct Driver {
 impl Driver {
     fn new(responses: Responses, conn_limits: ConnLimits) -> Driver {
         Driver {
-            conn: Conn::new(0),
+            conn: Http1Conn::new(0),
             parts: Parts {
                 pool: Pool::default(),
                 stats: Stats::default(),
@@ -323,23 +323,27 @@ fn accepted_methods_list() {
 /// Error responses to HEAD have the head alone, Content-Length included (RFC 9110 §9.3.2).
 #[test]
 fn errors_to_head_have_no_body() {
-    let cases: [(&[u8], u16); 4] = [
-        (b"HEAD / HTTP/1.1\r\n\r\n", 400),
+    let cases: [(&[u8], Error); 4] = [
+        (b"HEAD / HTTP/1.1\r\n\r\n", Error::MissingHost),
         (
             b"\r\nHEAD / HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n",
-            400,
+            Error::InvalidHeaderName,
         ),
         (
             b"HEAD / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-            400,
+            Error::InvalidChunkSize,
         ),
-        (b"HEAD / HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\n\r\n", 417),
+        (
+            b"HEAD / HTTP/1.1\r\nHost: a\r\nExpect: teapot\r\n\r\n",
+            Error::ExpectationFailed,
+        ),
     ];
-    for (req, status) in cases {
+    for (req, error) in cases {
         let mut d = driver();
         d.feed(req);
         let out = d.write_all();
-        let (head, body) = d.responses().error(status);
+        let [start, rest, body] = d.responses().error(Rule::Request(error));
+        let head = &[start, rest].concat()[..];
         assert_eq!(out, head, "{}", String::from_utf8_lossy(req));
         assert!(
             String::from_utf8_lossy(head).contains(&format!("Content-Length: {}\r\n", body.len()))
@@ -366,7 +370,8 @@ fn body_over_the_limit_gets_413() {
     assert!(d.write_all().starts_with(b"HTTP/1.1 200 OK\r\n"));
     d.feed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n");
     let out = d.write_all();
-    let (head, body) = d.responses().error(413);
+    let [start, rest, body] = d.responses().error(Rule::BodyTooLarge);
+    let head = &[start, rest].concat()[..];
     assert_eq!(out, [head, body].concat(), "413, and no 100 Continue");
     assert!(String::from_utf8_lossy(head).starts_with("HTTP/1.1 413 Content Too Large\r\n"));
     assert_eq!(d.conn.next(), Next::Close { linger: true });
@@ -406,13 +411,18 @@ fn access_log_records_every_response_once_with_its_status() {
         [
             "GET /r HTTP/1.1 201",
             "POST /x HTTP/1.1 200",
-            "PUT /c HTTP/1.1 400"
+            "PUT /c HTTP/1.1 400 rule=invalid_chunk_size"
         ],
         "{log}"
     );
     let mut d = driver();
     d.feed(b"GET / HTTP/1.1\r\n\r\n");
-    assert_eq!(d.log().lines().last(), Some("- - - - 400"), "{}", d.log());
+    assert_eq!(
+        d.log().lines().last(),
+        Some("- - - - 400 rule=missing_host"),
+        "{}",
+        d.log()
+    );
     let mut d = Driver::new(
         responses(),
         ConnLimits {
@@ -423,7 +433,7 @@ fn access_log_records_every_response_once_with_its_status() {
     d.feed(b"POST /big HTTP/1.0\r\nContent-Length: 2\r\n\r\n");
     assert_eq!(
         d.log().lines().last(),
-        Some("- POST /big HTTP/1.0 413"),
+        Some("- POST /big HTTP/1.0 413 rule=body_too_large"),
         "{}",
         d.log()
     );
@@ -436,7 +446,7 @@ fn pool_keeps_a_bounded_number_of_buffer_bytes() {
     let r = responses();
     let mut pool = Pool::default();
     let mut stats = Stats::default();
-    let mut conns: Vec<Conn> = (0..64).map(|_| Conn::new(0)).collect();
+    let mut conns: Vec<Http1Conn> = (0..64).map(|_| Http1Conn::new(0)).collect();
     let settings = Settings::default();
     for c in &mut conns {
         let mut env = Env {
@@ -504,7 +514,8 @@ fn connect_and_head_errors_over_loopback() {
     let out = exchange(addr, b"HEAD / HTTP/1.1\r\n\r\n");
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{text}");
-    assert!(text.contains("Content-Length: 16\r\n"), "{text}");
+    // The length of `400 Bad Request: an HTTP/1.1 request without Host (RFC 9112 §3.2)\n`.
+    assert!(text.contains("Content-Length: 67\r\n"), "{text}");
     assert!(text.ends_with("Connection: close\r\n\r\n"), "{text}");
 }
 
@@ -580,7 +591,11 @@ fn access_log_has_a_line_for_a_rejected_request() {
         p.addr,
         b"GET /ok HTTP/1.1\r\nHost: t\r\n\r\nGET /x HTTP/1.1\r\n\r\n",
     );
-    assert!(String::from_utf8_lossy(&out).contains("400 Bad Request"));
+    assert!(
+        String::from_utf8_lossy(&out).ends_with(
+            "\r\n\r\n400 Bad Request: an HTTP/1.1 request without Host (RFC 9112 §3.2)\n"
+        )
+    );
     let mut log = std::io::BufReader::new(p.child.stdout.take().unwrap());
     let mut lines = Vec::new();
     for _ in 0..2 {
@@ -589,7 +604,10 @@ fn access_log_has_a_line_for_a_rejected_request() {
         lines.push(l);
     }
     assert!(lines[0].ends_with("] GET /ok HTTP/1.1 200\n"), "{lines:?}");
-    assert!(lines[1].ends_with("] - - - 400\n"), "{lines:?}");
+    assert!(
+        lines[1].ends_with("] - - - 400 rule=missing_host\n"),
+        "{lines:?}"
+    );
     let (code, _) = p.stop();
     assert_eq!(code, 0);
     let mut rest = String::new();
@@ -738,7 +756,8 @@ fn header_timeout_answers_408_without_body_to_head() {
         env.now_us = due + 1;
         assert_eq!(d.conn.on_wake(&mut env), Next::Continue, "{shown}");
         let out = d.write_all();
-        let (head, body) = d.responses().error(408);
+        let [start, rest, body] = d.responses().error(Rule::HeaderTimeout);
+        let head = &[start, rest].concat()[..];
         let want = if head_only {
             head.to_vec()
         } else {
@@ -748,7 +767,7 @@ fn header_timeout_answers_408_without_body_to_head() {
         assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
         assert_eq!(
             d.log().lines().last(),
-            Some("- - - - 408"),
+            Some("- - - - 408 rule=header_timeout"),
             "{shown}: {}",
             d.log()
         );
@@ -864,7 +883,7 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
                 ..Features::default()
             },
         };
-        let mut conn = Conn::new(0);
+        let mut conn = Http1Conn::new(0);
         conn.on_data(request, &mut env);
         assert!(conn.output().starts_with(b"HTTP/1.1 503 "));
         if turn == 0 {

@@ -128,6 +128,14 @@ fn bad_values_get_one_line() {
             "control: delay must be a duration like 250ms, 2s or 1m, at most 1h\n",
         ),
         (
+            "/?delay=500",
+            "control: delay: \"500\" has no unit: write 500ms or 500s\n",
+        ),
+        (
+            "/?fault=latency:100@50%25",
+            "control: fault=latency: \"100\" has no unit: write 100ms or 100s\n",
+        ),
+        (
             "/?bytes=1T",
             "control: bytes must be a size like 512, 64K or 1MiB\n",
         ),
@@ -165,6 +173,15 @@ fn bad_values_get_one_line() {
         assert_eq!(r[0].status, 400, "{target}");
         assert_eq!(String::from_utf8_lossy(&r[0].body), first, "{target}");
     }
+    // The number is kept past a body the answer waits for, with its unit's two readings.
+    let req = b"POST / HTTP/1.1\r\nHost: x\r\nX-Canned-Control: fault=hang:3\r\n\
+                Content-Length: 5\r\nConnection: close\r\n\r\nhello";
+    let r = parse_responses(&exchange(addr, req), &[false]);
+    assert_eq!(r[0].status, 400);
+    assert_eq!(
+        String::from_utf8_lossy(&r[0].body),
+        "control: fault=hang: \"3\" has no unit: write 3ms or 3s\n"
+    );
     // A bad control is a well-formed request: the connection stays open.
     let mut s = connect(addr);
     s.write_all(

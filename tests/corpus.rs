@@ -107,7 +107,7 @@ fn connection_driver_answers_each_request_once() {
 #[test]
 fn error_before_the_method_does_not_depend_on_the_split() {
     let r = canned::check::connection::responses();
-    let (_, body) = r.error(400);
+    let [_, _, body] = r.error(canned::parser::Rule::Request(canned::parser::Error::BareLf));
     let cases: [(&[u8], &[u8]); 2] = [
         (b"\nHEAD / HTTP/1.1\r\nHost: a\r\n\r\n", body),
         (

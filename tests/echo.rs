@@ -539,7 +539,10 @@ fn the_access_log_names_echoes() {
     std::io::BufReader::new(stdout)
         .read_to_string(&mut log)
         .unwrap();
-    assert_eq!(log, "- POST /e?q HTTP/1.1 200\n- POST /e HTTP/1.1 400\n");
+    assert_eq!(
+        log,
+        "- POST /e?q HTTP/1.1 200\n- POST /e HTTP/1.1 400 rule=invalid_chunk_size\n"
+    );
 }
 
 /// A request to an echo path refused for its announced length, after an echo on the same
@@ -572,7 +575,7 @@ fn a_refused_echo_after_an_echo_is_logged_whole() {
         .unwrap();
     assert_eq!(
         log,
-        "- POST /e HTTP/1.1 200\n- POST /e?a-longer-query HTTP/1.1 413\n"
+        "- POST /e HTTP/1.1 200\n- POST /e?a-longer-query HTTP/1.1 413 rule=body_too_large\n"
     );
 }
 

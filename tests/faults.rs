@@ -815,7 +815,7 @@ struct Driven {
 /// Drive a connection of a server with `args` through `input` until `len` bytes are written.
 fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
     use canned::conn::{Connection, Env, Features, Part, Pool, Settings};
-    use canned::h1::Conn;
+    use canned::h1::Http1Conn;
     use canned::stats::Stats;
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
         panic!()
@@ -827,7 +827,7 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
         limits: c.limits,
         ..Settings::default()
     };
-    let mut conn = Conn::new(0);
+    let mut conn = Http1Conn::new(0);
     let mut now_us = 0;
     let mut d = Driven {
         wire: Vec::new(),
@@ -1532,7 +1532,7 @@ fn bandwidth_paces_the_response_at_its_rate() {
 #[test]
 fn a_slow_close_counts_from_after_the_last_write() {
     use canned::conn::{Connection, Env, Features, Next, Part, Pool, Settings};
-    use canned::h1::Conn;
+    use canned::h1::Http1Conn;
     use canned::stats::Stats;
     let args = ["--no-date", "--fault", "/s=slow-close:300ms"];
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
@@ -1545,7 +1545,7 @@ fn a_slow_close_counts_from_after_the_last_write() {
         limits: c.limits,
         ..Settings::default()
     };
-    let mut conn = Conn::new(0);
+    let mut conn = Http1Conn::new(0);
     let mut now_us = 1_000;
     macro_rules! env {
         () => {

@@ -658,7 +658,7 @@ fn a_header_block_over_its_bound_is_enhance_your_calm() {
 /// then the close.
 #[test]
 fn idle_timeout_ends_with_goaway_no_error() {
-    let (h, addr) = start(&["--workers", "1", "--idle-timeout", "1"]);
+    let (h, addr) = start(&["--workers", "1", "--idle-timeout", "1s"]);
     let mut s = connect(addr);
     let t = Instant::now();
     s.write_all(&hello()).unwrap();
@@ -673,7 +673,7 @@ fn idle_timeout_ends_with_goaway_no_error() {
 /// `--header-timeout`: the preface and the client's SETTINGS must come within it.
 #[test]
 fn the_preface_without_settings_times_out() {
-    let (h, addr) = start(&["--workers", "1", "--header-timeout", "1"]);
+    let (h, addr) = start(&["--workers", "1", "--header-timeout", "1s"]);
     let mut s = connect(addr);
     let t = Instant::now();
     s.write_all(PREFACE).unwrap();

@@ -444,7 +444,7 @@ fn zero_window_buffering_9517() {
             "--workers",
             w,
             "--idle-timeout",
-            "1",
+            "1s",
             "--body-file",
             path.to_str().unwrap(),
         ]);
@@ -635,7 +635,7 @@ fn hpack_bomb() {
 #[test]
 fn a_body_that_never_comes() {
     each_workers(|w| {
-        let p = Proc::start(&["--workers", w, "--idle-timeout", "1"]);
+        let p = Proc::start(&["--workers", w, "--idle-timeout", "1s"]);
         let mut s = small_connect(p.addr);
         let mut b = hello();
         b.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, GET_ROOT));
@@ -658,7 +658,7 @@ fn a_body_that_never_comes() {
 #[test]
 fn a_body_that_never_comes_on_a_busy_connection() {
     each_workers(|w| {
-        let p = Proc::start(&["--workers", w, "--idle-timeout", "1"]);
+        let p = Proc::start(&["--workers", w, "--idle-timeout", "1s"]);
         let mut s = small_connect(p.addr);
         let mut b = hello();
         b.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, GET_ROOT));

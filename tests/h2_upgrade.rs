@@ -367,11 +367,11 @@ fn access_log_max_body_and_stats_per_stream() {
         let lines: Vec<&str> = log.lines().filter(|l| !l.contains(" /s ")).collect();
         let mut want = vec![
             "- GET /up HTTP/2.0 200",
-            "- POST /big HTTP/2.0 413",
+            "- POST /big HTTP/2.0 413 rule=body_too_large",
             "- POST /small HTTP/2.0 200",
         ];
         if have("nghttp") {
-            want.push("- POST /n HTTP/2.0 413");
+            want.push("- POST /n HTTP/2.0 413 rule=body_too_large");
         }
         assert_eq!(lines, want, "{log}");
     }

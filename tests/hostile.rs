@@ -297,6 +297,47 @@ fn a_stderr_that_fills_up_later_changes_nothing() {
     diagnostics_that_cannot_be_written_change_nothing(Stderr::FullLater);
 }
 
+/// Started with stdin, stdout and stderr closed (a daemon's careless parent, `2>&-`): the
+/// first sockets canned opens would take fds 0 to 2, and a diagnostic meant for stderr would go
+/// to a listener or a client. The Rust runtime opens /dev/null on each closed one before `main`
+/// (a small build without it, `no_main`, would lose that): this holds it, so that no socket of
+/// canned's takes the three numbers and every client gets only its responses.
+#[test]
+fn closed_standard_fds_are_held_so_no_socket_takes_them() {
+    use std::os::unix::process::CommandExt;
+    for workers in ["1", "2"] {
+        let addr = free_port();
+        let mut cmd = Command::new(bin());
+        cmd.args(["--listen", &addr.to_string(), "--workers", workers]);
+        // SAFETY: close(2) only, async-signal-safe, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                for fd in 0..3 {
+                    libc::close(fd);
+                }
+                Ok(())
+            });
+        }
+        let mut child = Reap(cmd.spawn().unwrap());
+        let mut first = connect_when_up(addr);
+        first.write_all(GET).unwrap();
+        assert_eq!(read_responses(&mut first, 1)[0].status, 200);
+        for fd in 0..3 {
+            let target = std::fs::read_link(format!("/proc/{}/fd/{fd}", child.id()));
+            assert_eq!(
+                target.ok().as_deref(),
+                Some(std::path::Path::new("/dev/null")),
+                "{workers} workers: fd {fd}"
+            );
+        }
+        drop(first);
+        sigterm(child.id());
+        let (status, _) = exit_within(&mut child, time_bound(Duration::from_secs(10)))
+            .expect("still running after SIGTERM");
+        assert_eq!(status.code(), Some(0), "{workers} workers: {status}");
+    }
+}
+
 /// `--help` and `--version` to a closed stdout: a clean exit 1 (as coreutils do), not a panic.
 #[test]
 fn help_and_version_to_a_closed_stdout_exit_1() {

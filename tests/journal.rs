@@ -324,6 +324,7 @@ type entry struct {
 	Headers    [][]string `json:"headers"`
 	BodyLength int        `json:"body_length"`
 	Status     *int       `json:"status"`
+	Rule       *string    `json:"rule"`
 	Faults     []string   `json:"faults"`
 }
 
@@ -413,7 +414,8 @@ func check(e entry, seq int, s *sent) {
 	if !reflect.DeepEqual(e.Headers, s.wrote) {
 		fail("entry %d: headers %q, net/http wrote %q", seq, e.Headers, s.wrote)
 	}
-	if e.BodyLength != len(s.body) || e.Status == nil || *e.Status != s.status || !reflect.DeepEqual(e.Faults, s.faults) {
+	// Every request here is well formed: none broke a rule.
+	if e.BodyLength != len(s.body) || e.Status == nil || *e.Status != s.status || e.Rule != nil || !reflect.DeepEqual(e.Faults, s.faults) {
 		fail("entry %d: %+v, sent %+v", seq, e, s)
 	}
 	// Decided after the request was sent and before its answer was read.

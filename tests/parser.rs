@@ -542,12 +542,39 @@ fn range_value() {
     }
 }
 
+/// `Upgrade` (RFC 9110 §7.8) is flagged by name, any case, apart from the conditions: a
+/// request that asks for another protocol is not a conditional one.
+#[test]
+fn upgrade_flag() {
+    let cases: [(&str, bool, bool); 6] = [
+        ("", false, false),
+        ("Upgrade: h2c\r\n", true, false),
+        ("UPGRADE: websocket\r\n", true, false),
+        ("Upgrade: h2c\r\nIf-None-Match: *\r\n", true, true),
+        ("X-Upgrade: h2c\r\n", false, false),
+        ("Upgrade-Insecure-Requests: 1\r\n", false, false),
+    ];
+    for (field, upgrade, conditional) in cases {
+        let head = format!("GET / HTTP/1.1\r\nHost: a\r\n{field}\r\n");
+        match parse_request(head.as_bytes(), limits()) {
+            Result::Ok(Status::Complete(r)) => {
+                assert_eq!(r.upgrade, upgrade, "{field:?}");
+                assert_eq!(r.range_or_conditional, conditional, "{field:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 /// `Range` and the conditional fields (RFC 9110 §13.1) are flagged by name, any case, and
 /// nothing else is: a request without one is never read again for them.
 #[test]
 fn range_or_conditional_flag() {
-    let cases: [(&str, bool); 11] = [
+    let cases: [(&str, bool); 13] = [
         ("", false),
+        // Not a condition: flagged apart (`upgrade_flag`).
+        ("Upgrade: h2c\r\n", false),
+        ("Connection: Upgrade\r\n", false),
         ("If-Match: \"a\"\r\n", true),
         ("if-none-match: *\r\n", true),
         ("IF-MODIFIED-SINCE: x\r\n", true),

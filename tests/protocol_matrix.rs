@@ -705,7 +705,11 @@ fn max_body_bytes() {
             .curl(&["-d", "small"])
             .upgrade(Want::Declined),
         Row::new("a body over", "/", |g, _| {
-            whole(g, 413, "413 Content Too Large\n")
+            whole(
+                g,
+                413,
+                "413 Content Too Large: the body is larger than the body limit (RFC 9110 §15.5.14)\n",
+            )
         })
         .curl(over)
         .upgrade(Want::Declined),

@@ -1,4 +1,4 @@
-//! The socket-free connection driver: a script's reads and writes through a [`Conn`], its
+//! The socket-free connection driver: a script's reads and writes through an [`Http1Conn`], its
 //! memory bounds checked at every step, and its output compared with [`expected`].
 
 pub use super::expected::{
@@ -7,8 +7,9 @@ pub use super::expected::{
 };
 use super::parse::{fuzz_limits, split_script};
 use crate::conn::{BODY_CHUNK, ConnLimits, Connection, Env, Features, Next, Pool, Settings};
-use crate::h1::{Conn, WorkArea};
-use crate::response::{CONTINUE, Common, ERROR_STATUSES, KeepAliveForm, Responses, Spec};
+use crate::h1::{Http1Conn, WorkArea};
+use crate::parser::Rule;
+use crate::response::{CONTINUE, Common, KeepAliveForm, Responses, Spec};
 use crate::stats::Stats;
 use std::sync::Arc;
 use std::vec::Vec;
@@ -58,10 +59,9 @@ fn largest_response(r: &Responses, body_chunk: usize) -> usize {
         .unwrap_or(0);
         head + r.body(k).len().min(body_chunk.max(1))
     });
-    let errors = ERROR_STATUSES.iter().map(|&s| {
-        let (h, b) = r.error(s);
-        h.len() + b.len()
-    });
+    let errors = Rule::ALL
+        .iter()
+        .map(|&rule| r.error(rule).iter().map(|p| p.len()).sum());
     routes.chain(errors).max().unwrap_or(0)
 }
 
@@ -74,7 +74,7 @@ pub struct Run {
     pub log: Vec<u8>,
 }
 
-/// Drive a [`Conn`] through a script with no sockets, checking the memory bounds at
+/// Drive an [`Http1Conn`] through a script with no sockets, checking the memory bounds at
 /// every step; return everything it wrote.
 pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
     run_connection_logged(s, responses).wire
@@ -84,7 +84,7 @@ pub fn run_connection(s: &ConnScript<'_>, responses: &Responses) -> Vec<u8> {
 pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
     let mut pool = Pool::default();
     let mut stats = Stats::default();
-    let mut conn = Conn::new(0);
+    let mut conn = Http1Conn::new(0);
     let mut run = Run::default();
     let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
     let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
@@ -194,6 +194,8 @@ fn logged_statuses(log: &[u8]) -> Vec<(u16, bool)> {
     let text = String::from_utf8_lossy(log);
     text.lines()
         .map(|l| {
+            // A refused request's line ends with the rule it broke.
+            let l = l.split(" rule=").next().unwrap_or(l);
             let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
             let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
             // After the date field: `[DATE] `, or `- ` with `--no-date`.

@@ -3,7 +3,7 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::conn::ConnLimits;
-use crate::parser::{Framing, Limits, Parser, Status};
+use crate::parser::{Framing, Limits, Parser, Rule, Status};
 use crate::response::{CONTINUE, KeepAliveForm, Responses};
 use std::vec::Vec;
 
@@ -180,13 +180,14 @@ pub fn expected_output(input: &[u8], max_requests: u32, limits: Limits, r: &Resp
 pub fn expected(s: &ConnScript<'_>, accepted: &[&str], r: &Responses) -> Expected {
     let input = s.input;
     let mut out = Expected::default();
-    let error = |out: &mut Expected, status: u16, head: bool, complete: bool| {
-        let (h, b) = r.error(status);
+    let error = |out: &mut Expected, rule: Rule, head: bool, complete: bool| {
+        let [start, h, b] = r.error(rule);
+        out.wire.extend_from_slice(start);
         out.wire.extend_from_slice(h);
         if !head {
             out.wire.extend_from_slice(b);
         }
-        out.statuses.push((status, complete));
+        out.statuses.push((rule.status(), complete));
     };
     let mut at = 0;
     let mut served = 0u32;
@@ -199,7 +200,7 @@ pub fn expected(s: &ConnScript<'_>, accepted: &[&str], r: &Responses) -> Expecte
                 let rest = &input[at..(at + parser.position() + 1).min(input.len())];
                 let start = rest.iter().position(|&c| c != b'\r' && c != b'\n');
                 let head = start.is_some_and(|i| rest[i..].starts_with(b"HEAD "));
-                error(&mut out, e.status(), head, false);
+                error(&mut out, Rule::Request(e), head, false);
                 break;
             }
             Ok(Status::Complete(req)) => req,
@@ -209,7 +210,7 @@ pub fn expected(s: &ConnScript<'_>, accepted: &[&str], r: &Responses) -> Expecte
         let head_only = req.method == b"HEAD";
         match req.framing {
             Framing::Length(n) if n > s.conn_limits.max_body => {
-                error(&mut out, 413, head_only, true);
+                error(&mut out, Rule::BodyTooLarge, head_only, true);
                 break;
             }
             _ => {}
@@ -230,12 +231,12 @@ pub fn expected(s: &ConnScript<'_>, accepted: &[&str], r: &Responses) -> Expecte
                 match decoder.decode(&input[at..]) {
                     Ok(p) if p.done => at += p.consumed,
                     Ok(_) if decoder.over_limit() => {
-                        error(&mut out, 413, head_only, true);
+                        error(&mut out, Rule::BodyTooLarge, head_only, true);
                         break;
                     }
                     Ok(_) => break,
                     Err(e) => {
-                        error(&mut out, e.status(), head_only, true);
+                        error(&mut out, Rule::Request(e), head_only, true);
                         break;
                     }
                 }

@@ -2,9 +2,11 @@
 //! what it writes is whole frames that a client can read, its memory stays within the bound
 //! the README gives, and it never sends more DATA than the client's windows allow.
 
-use crate::conn::{Connection, Next, Pool, Settings};
+use crate::conn::{Next, Pool, Settings};
 use crate::frame::{DEFAULT_WINDOW, HEADER_LEN, Header, PREFACE, flag, kind};
-use crate::h2::{Conn, Env, MAX_BLOCK, MAX_CONCURRENT_STREAMS, MAX_FRAME_SIZE, OUT_HIGH};
+use crate::h2::{
+    Env, Http2Conn, MAX_BLOCK, MAX_CONCURRENT_STREAMS, MAX_FRAME_SIZE, NoWork, OUT_HIGH,
+};
 use crate::hpack::Decoder;
 use crate::response::{Common, Responses, Spec};
 use crate::stats::Stats;
@@ -78,9 +80,9 @@ pub fn fuzz_h2_connection(data: &[u8]) {
 pub fn run_h2(input: &[u8], reads: &[usize], writes: &[usize]) -> Vec<u8> {
     let settings = Settings::default();
     let responses = responses();
-    let mut pool = Pool::default();
+    let mut pool: Pool<NoWork> = Pool::default();
     let mut stats = Stats::default();
-    let mut conn = Conn::new(0);
+    let mut conn = Http2Conn::new(0);
     let mut wire = Vec::new();
     let (mut fed, mut r, mut w, mut eof) = (0, 0, 0, false);
     let max_read = reads

@@ -6,7 +6,7 @@ use super::parse::{fuzz_limits, split_script};
 use crate::config::{Command, Config};
 use crate::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings, Switches};
 use crate::fault::WorkerFaults;
-use crate::h1::Conn;
+use crate::h1::Http1Conn;
 use crate::response::Responses;
 use crate::stats::Stats;
 use std::vec::Vec;
@@ -41,7 +41,7 @@ fn server(delay_ms: u64) -> (Config, Responses, Option<WorkerFaults>) {
 /// driven as the worker drives it: reads while it wants them, output written whole, its
 /// clock moved to each deadline it asks for. The peer hangs up (EOF) after the read
 /// numbered by the first knob byte, or when its bytes run out. Checks:
-/// - nothing is writable while a response is held ([`Conn::is_held`]);
+/// - nothing is writable while a response is held ([`Http1Conn::is_held`](crate::conn::Connection::is_held));
 /// - a hang-up while a response is held is where the worker closes: the bytes written until
 ///   then are a prefix of [`expected`]'s; otherwise the output is all of it;
 /// - a hang-up while held is seen as the worker sees it: as a read of 0 bytes when the
@@ -76,7 +76,7 @@ pub fn fuzz_held(data: &[u8]) {
     };
     let mut pool = Pool::default();
     let mut stats = Stats::default();
-    let mut conn = Conn::new(0);
+    let mut conn = Http1Conn::new(0);
     let (mut now, mut fed, mut r) = (0u64, 0usize, 0usize);
     let mut wire = Vec::new();
     let mut hung_up_at: Option<u64> = None;

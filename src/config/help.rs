@@ -12,8 +12,8 @@ Usage: canned [OPTIONS]
 Every accepted request is answered with the same preformatted response (or a route's).
 Each option can also be set from the environment variable shown. A flag replaces the
 variable of its option and of the options it conflicts with; two conflicting options
-from the same place are an error. Durations: 10s, 500ms, 2m, 1h or plain seconds,
-at most 1h.
+from the same place are an error. Durations: 10s, 500ms, 2m or 1h, with their unit
+always, at most 1h.
 Sizes, for options and faults alike: 512 or 512B, 64K or 64KiB, 1M or 1MiB, 2G or 2GiB
 (powers of 1024).
 ";

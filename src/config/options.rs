@@ -26,7 +26,7 @@ pub(super) enum ValueKind {
     Count { min: u16, max: u64, set: Number },
     /// A number of bytes from `min` to `max`, in the grammar of [`crate::values::size`].
     Size { min: u16, max: u64, set: Number },
-    /// `10s`, `500ms`, `2m`, `1h` or plain seconds, in milliseconds.
+    /// `10s`, `500ms`, `2m` or `1h` (a bare number is refused), in milliseconds.
     Duration(Number),
     /// A request path the server answers: `/healthz`.
     Path(Text),

@@ -22,16 +22,34 @@ pub enum Next {
     /// `reset` fault).
     Reset,
     /// Its output is written and the rest of it is another protocol's: the loop takes its
-    /// [`Handoff`] and builds that protocol's connection from it (`Upgrade: h2c`).
+    /// [`Handoff`] ([`Connection::take_handoff`]) and builds that protocol's connection from
+    /// it (`Upgrade: h2c`).
     Upgrade,
 }
 
-/// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`, RFC 7540 §3.2),
-/// handed from one protocol's connection to the other's once its `101` is written: the
-/// request (its route, whether it is HEAD, its access-log words), the decoded `HTTP2-Settings`
-/// payload, and the input read after the request's head.
-#[derive(Debug, Default)]
+/// A connection handed from one protocol to another once the first has written its answer
+/// ([`Next::Upgrade`]): what it continues as, and the input read after the request that asked
+/// for it. The loop builds the new protocol's connection from it, whatever the target.
+#[derive(Debug)]
 pub struct Handoff {
+    /// The protocol the connection continues in, with what it needs of the request.
+    pub target: Upgrade,
+    /// Bytes read after the request's head (for h2c, the client's preface, usually not yet).
+    pub input: Vec<u8>,
+}
+
+/// The protocols a connection can be handed over to: one variant per target (a WebSocket
+/// would be another).
+#[derive(Debug)]
+pub enum Upgrade {
+    /// HTTP/2 after HTTP/1.1's `Upgrade: h2c` (RFC 7540 §3.2): the request becomes stream 1.
+    H2c(H2cRequest),
+}
+
+/// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`): its route, whether
+/// it is HEAD, its access-log words, and the decoded `HTTP2-Settings` payload.
+#[derive(Debug, Default)]
+pub struct H2cRequest {
     /// The request's route.
     pub route: usize,
     /// The request is HEAD.
@@ -40,22 +58,21 @@ pub struct Handoff {
     pub log_words: Vec<u8>,
     /// The SETTINGS payload the `HTTP2-Settings` field carried.
     pub settings: Vec<u8>,
-    /// Bytes read after the request's head (the client's preface, usually not yet).
-    pub input: Vec<u8>,
 }
 
 /// One connection as the loop sees it: bytes in, bytes out, a time to be woken at, and what
 /// to do next. The loop knows no protocol; a connection knows no socket. See the module
-/// documentation for why this is a trait the loop uses through one type alias.
-pub trait Connection {
-    /// What the connection borrows from the worker's [`Pool`] while it has work.
-    type Work: Pooled;
-
+/// documentation for why this is a trait the loop uses through one concrete type.
+///
+/// `W` is what the worker's [`Pool`] lends ([`Env::pool`]): a protocol that borrows work
+/// areas from it implements the trait for its own; one that borrows nothing (HTTP/2, whose
+/// buffers are its own) implements it for every `W`, and takes the loop's [`Env`] as it is.
+pub trait Connection<W: Pooled> {
     /// A connection accepted at time `now_us`.
     fn new(now_us: u64) -> Self;
 
     /// Bytes read from the peer.
-    fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Self::Work>);
+    fn on_data(&mut self, data: &[u8], env: &mut Env<'_, W>);
 
     /// The peer will send nothing more. Requests already received are still answered.
     fn on_eof(&mut self);
@@ -64,7 +81,7 @@ pub trait Connection {
     fn output(&self) -> &[u8];
 
     /// `n` bytes of [`Connection::output`] were written.
-    fn wrote(&mut self, n: usize, env: &mut Env<'_, Self::Work>);
+    fn wrote(&mut self, n: usize, env: &mut Env<'_, W>);
 
     /// Whether the loop should read from this connection now.
     fn wants_read(&self) -> bool;
@@ -81,15 +98,22 @@ pub trait Connection {
     /// early or late, the connection checks the clock itself. Returns [`Next::Close`] to close
     /// now without writing, else `Continue` (write any output, then ask
     /// [`Connection::next`]).
-    fn on_wake(&mut self, env: &mut Env<'_, Self::Work>) -> Next;
+    fn on_wake(&mut self, env: &mut Env<'_, W>) -> Next;
 
     /// The loop shut down the write side after [`Next::Close`] with `linger`: discard input
     /// for a while ([`LINGER_US`](super::LINGER_US) from `now_us`, at most
     /// [`LINGER_BYTES`](super::LINGER_BYTES)) before closing.
-    fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<Self::Work>);
+    fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<W>);
 
     /// Give the work area back to the pool (before dropping the connection).
-    fn release(&mut self, pool: &mut Pool<Self::Work>);
+    fn release(&mut self, pool: &mut Pool<W>);
+
+    /// After [`Next::Upgrade`]: what the connection continues as, its work area given back
+    /// to the pool. `None` from a protocol that never hands over.
+    fn take_handoff(&mut self, pool: &mut Pool<W>) -> Option<Handoff> {
+        let _ = pool;
+        None
+    }
 
     /// Its last response is written and its write side shut: it only drains the client's
     /// input so that the client reads that response, not a reset.

@@ -9,7 +9,7 @@
 //!
 //! The loop calls a connection several times per event, and those calls are the hot path (the
 //! plain path inlines `wake_at` and `is_held` into the loop). So the loop names one concrete
-//! type (`Conn` in the worker's `slot.rs`, an enum over the protocols) and calls it through
+//! type (`ProtocolConn` in the worker's `slot.rs`, an enum over the protocols) and calls it through
 //! [`Connection`]: static dispatch, each call a direct call that inlines as if the loop called
 //! the state machine itself, and the loop compiles against the trait alone (the HTTP/1 connection has those
 //! calls in its `Connection` impl and nowhere else). The alternatives cost more: a
@@ -26,7 +26,7 @@ mod limits;
 mod pool;
 mod settings;
 
-pub use connection::{Connection, Handoff, Next};
+pub use connection::{Connection, H2cRequest, Handoff, Next, Upgrade};
 pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,

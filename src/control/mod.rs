@@ -3,9 +3,12 @@
 //! flags: a status, a delay, a body of N bytes, and the faults of `--fault` (a latency, a way
 //! of delivering the answer, an error status), each with an optional share. Read from the
 //! head's bytes as the parser validated them, without allocating: an error is a static text
-//! naming what is wrong, for the 400 it answers.
+//! naming what is wrong (with, for a duration without its unit, the number), for the 400 it
+//! answers.
 
-use crate::values::{EVERY, duration_ms, fraction_millionths, scaled, size_bytes, split_share};
+use crate::values::{
+    EVERY, duration_ms, fraction_millionths, is_bare_number, scaled, size_bytes, split_share,
+};
 
 /// The request header field that carries a control (matched without regard to case).
 pub const HEADER: &[u8] = b"x-canned-control";
@@ -120,6 +123,72 @@ impl ErrorAnswer {
     }
 }
 
+/// What is wrong with a request's control, for the one line of the 400 it answers: a static
+/// text, and for a duration without its unit, the number, shown in both its readings
+/// (`control: delay: "500" has no unit: write 500ms or 500s`). Kept inline, without
+/// allocating, because the head it was read from is gone when a request's body has been
+/// skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// What is wrong, or what the number without a unit was given for.
+    why: &'static str,
+    number: [u8; MAX_VALUE],
+    /// The number's length; 0 for none.
+    number_len: u8,
+}
+
+impl Refusal {
+    /// `why` was given the number `v`, which has no unit.
+    fn bare_number(why: &'static str, v: &str) -> Refusal {
+        let mut r = Refusal::from(why);
+        // Within the value's bound, so it fits.
+        let n = v.len().min(MAX_VALUE);
+        r.number[..n].copy_from_slice(&v.as_bytes()[..n]);
+        r.number_len = n as u8;
+        r
+    }
+
+    /// The line's pieces, its newline last.
+    pub fn parts(&self) -> [&[u8]; 8] {
+        let n = &self.number[..usize::from(self.number_len)];
+        if n.is_empty() {
+            let mut parts: [&[u8]; 8] = [b""; 8];
+            parts[..2].copy_from_slice(&[self.why.as_bytes(), b"\n"]);
+            return parts;
+        }
+        [
+            self.why.as_bytes(),
+            b": \"",
+            n,
+            b"\" has no unit: write ",
+            n,
+            b"ms or ",
+            n,
+            b"s\n",
+        ]
+    }
+}
+
+impl From<&'static str> for Refusal {
+    fn from(why: &'static str) -> Refusal {
+        Refusal {
+            why,
+            number: [0; MAX_VALUE],
+            number_len: 0,
+        }
+    }
+}
+
+impl core::fmt::Display for Refusal {
+    /// The line, without its newline.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for p in self.parts() {
+            f.write_str(core::str::from_utf8(p.strip_suffix(b"\n").unwrap_or(p)).unwrap_or(""))?;
+        }
+        Ok(())
+    }
+}
+
 /// How much of an answer a truncate or reset fault lets through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cut {
@@ -144,7 +213,7 @@ impl Cut {
 /// `paths`, no httpbin path), else what it asks for, or the one-line text of what is wrong.
 /// `draw` is a random number: for a weighted list of statuses, and the seed of the draws of
 /// the faults' shares.
-pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>, &'static str> {
+pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>, Refusal> {
     let mut c = Control::default();
     let mut draws = Draws(draw);
     let mut any = false;
@@ -192,7 +261,7 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
             }
             let (name, value) = split_once(pair, b'=');
             let Some(name) = known(name) else {
-                return Err("control: unknown parameter (status, delay, bytes or fault)");
+                return Err("control: unknown parameter (status, delay, bytes or fault)".into());
             };
             set(&mut c, name, value, false, &mut draws)?;
         }
@@ -238,7 +307,9 @@ const MAX_CHOICES: usize = 16;
 
 /// go-httpbin's paths (`httpbin/handlers.go` in mccutchen/go-httpbin): `/status/CODE` or a
 /// weighted list `/status/200:0.7,500:0.3`, `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`.
-/// Returns whether `path` is one of them.
+/// Returns whether `path` is one of them. Their numbers mean what go-httpbin's do, for the
+/// clients written against it: `/delay/3` is 3 seconds, where canned's own durations (`delay=`
+/// and the faults') must say their unit.
 fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'static str> {
     let Some((name, arg)) = path[1..]
         .iter()
@@ -447,7 +518,7 @@ fn seconds(v: &str) -> Option<u64> {
     if let Some(ms) = decimal_millionths(v) {
         return Some(ms / 1_000);
     }
-    millis(v)
+    duration_ms(v)
 }
 
 /// A whole number of decimal digits only (no sign), `None` when it is not one or overflows: one
@@ -502,7 +573,7 @@ fn set(
     raw: &[u8],
     query: bool,
     draws: &mut Draws,
-) -> Result<(), &'static str> {
+) -> Result<(), Refusal> {
     let mut buf = [0u8; MAX_VALUE];
     let v = if query {
         percent_decode(raw, &mut buf)
@@ -518,12 +589,12 @@ fn set(
         Name::Status => {
             c.status = Some(status_code(v).ok_or("control: status must be a code from 200 to 599")?)
         }
-        Name::Delay => c.delay_ms = millis(v).ok_or(BAD_DELAY)?,
+        Name::Delay => c.delay_ms = millis(v, "control: delay", BAD_DELAY)?,
         Name::Bytes => {
             c.bytes = Some(match size_bytes(v) {
                 Some(Some(n)) if n <= MAX_BYTES => n,
-                Some(_) => return Err("control: bytes is over 1GiB"),
-                None => return Err("control: bytes must be a size like 512, 64K or 1MiB"),
+                Some(_) => return Err("control: bytes is over 1GiB".into()),
+                None => return Err("control: bytes must be a size like 512, 64K or 1MiB".into()),
             })
         }
         Name::Fault => fault(c, v, draws)?,
@@ -533,12 +604,17 @@ fn set(
 
 const BAD_DELAY: &str = "control: delay must be a duration like 250ms, 2s or 1m, at most 1h";
 
-/// A duration of the flags' grammar, at most [`MAX_DELAY_MS`]; `0` too (no delay).
-fn millis(v: &str) -> Option<u64> {
+/// A duration of the flags' grammar, at most [`MAX_DELAY_MS`]; `0` too (no delay). `Err`:
+/// `bad`, or for a number without its unit, `what` with both its readings.
+fn millis(v: &str, what: &'static str, bad: &'static str) -> Result<u64, Refusal> {
     if v == "0" {
-        return Some(0);
+        return Ok(0);
     }
-    duration_ms(v).filter(|&ms| ms <= MAX_DELAY_MS)
+    match duration_ms(v).filter(|&ms| ms <= MAX_DELAY_MS) {
+        Some(ms) => Ok(ms),
+        None if is_bare_number(v) => Err(Refusal::bare_number(what, v)),
+        None => Err(bad.into()),
+    }
 }
 
 /// The random numbers of one request's shares: splitmix64's steps from a seed.
@@ -568,7 +644,7 @@ const BAD_FAULT: &str = "control: fault must be latency:D, stall, truncate:N, re
 /// `drip:SIZE/D` or `drip:Npieces/D`, `garbage:N`, `error:[RATE:]STATUS[:BODY]`. A fault of
 /// each group (the latency, the delivery, the error) replaces the one given before it, and
 /// its share is drawn at once: one that falls on the other answers leaves its group empty.
-fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str> {
+fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), Refusal> {
     let (v, share) = split_share(v)
         .map_err(|_| "control: a fault's share must be a rate from 0 to 1, like @0.1 or @10%")?;
     let (kind, args) = match v.split_once(':') {
@@ -577,7 +653,9 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
     };
     let delivery = match (kind, args) {
         ("latency", Some(a)) => {
-            let ms = millis(a).ok_or(
+            let ms = millis(
+                a,
+                "control: fault=latency",
                 "control: fault=latency takes one duration, like latency:250ms, at most 1h",
             )?;
             let applies = draws.applies(share);
@@ -594,26 +672,33 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
         ("stall", None) => Delivery::Stall,
         ("truncate", Some(a)) => Delivery::Truncate(cut(a)?),
         ("reset", Some(a)) => Delivery::Reset(cut(a)?),
-        ("drip", Some(a)) => Delivery::Drip(drip(a).ok_or(
-            "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or \
-             drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, \
-             at most 1h)",
-        )?),
+        ("drip", Some(a)) => {
+            if let Some((_, time)) = a.split_once('/').filter(|(_, t)| is_bare_number(t)) {
+                return Err(Refusal::bare_number("control: fault=drip's time", time));
+            }
+            Delivery::Drip(drip(a).ok_or(
+                "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or \
+                 drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, \
+                 at most 1h)",
+            )?)
+        }
         ("hang", Some(a)) => {
             let (d, reset) = match a.strip_suffix(":reset") {
                 Some(d) => (d, true),
                 None => (a, false),
             };
-            let ms = millis(d).ok_or(
+            let ms = millis(
+                d,
+                "control: fault=hang",
                 "control: fault=hang takes a duration, like hang:2s or hang:2s:reset, at most 1h",
             )?;
             Delivery::Hang { ms, reset }
         }
-        ("slow-close", Some(a)) => {
-            Delivery::SlowClose(millis(a).ok_or(
-                "control: fault=slow-close takes a duration, like slow-close:1s, at most 1h",
-            )?)
-        }
+        ("slow-close", Some(a)) => Delivery::SlowClose(millis(
+            a,
+            "control: fault=slow-close",
+            "control: fault=slow-close takes a duration, like slow-close:1s, at most 1h",
+        )?),
         ("bandwidth", Some(a)) => {
             let per_s = a
                 .strip_suffix("/s")
@@ -628,10 +713,12 @@ fn fault(c: &mut Control, v: &str, draws: &mut Draws) -> Result<(), &'static str
         ("garbage", Some(a)) => match size_bytes(a) {
             Some(Some(n)) if (1..=1 << 20).contains(&n) => Delivery::Garbage(n as u32),
             _ => {
-                return Err("control: fault=garbage takes a size from 1 to 1MiB, like garbage:256");
+                return Err(
+                    "control: fault=garbage takes a size from 1 to 1MiB, like garbage:256".into(),
+                );
             }
         },
-        _ => return Err(BAD_FAULT),
+        _ => return Err(BAD_FAULT.into()),
     };
     c.delivery = draws.applies(share).then_some(delivery);
     Ok(())

@@ -82,6 +82,39 @@ fn table() {
         ("/?delay=2h", None, Err("control: delay")),
         ("/?delay=1hour", None, Err("control: delay")),
         ("/?delay=1h", None, c(None, 3_600_000, None, None)),
+        // A number without its unit is refused, with both its readings; 0 reads the same.
+        (
+            "/?delay=500",
+            None,
+            Err("control: delay: \"500\" has no unit: write 500ms or 500s"),
+        ),
+        (
+            "/",
+            Some("delay=1.5"),
+            Err("control: delay: \"1.5\" has no unit: write 1.5ms or 1.5s"),
+        ),
+        ("/?delay=500ms", None, c(None, 500, None, None)),
+        ("/", Some("delay=2s"), c(None, 2_000, None, None)),
+        (
+            "/?fault=latency:100",
+            None,
+            Err("control: fault=latency: \"100\" has no unit: write 100ms or 100s"),
+        ),
+        (
+            "/",
+            Some("fault=hang:2:reset"),
+            Err("control: fault=hang: \"2\" has no unit: write 2ms or 2s"),
+        ),
+        (
+            "/?fault=slow-close:1",
+            None,
+            Err("control: fault=slow-close: \"1\" has no unit: write 1ms or 1s"),
+        ),
+        (
+            "/?fault=drip:1KiB/100",
+            None,
+            Err("control: fault=drip's time: \"100\" has no unit: write 100ms or 100s"),
+        ),
         ("/?bytes=2GiB", None, Err("control: bytes is over")),
         ("/?bytes=1GiB", None, c(None, 0, Some(1 << 30), None)),
         ("/?bytes=lots", None, Err("control: bytes must")),
@@ -170,10 +203,10 @@ fn table() {
         ("/", Some("colour=red"), Err("control: unknown")),
     ];
     for (target, field, want) in cases {
-        let got = from_head(&head(target, *field), false, 0);
+        let got = from_head(&head(target, *field), false, 0).map_err(|r| r.to_string());
         match (want, got) {
             (Err(w), Err(g)) => assert!(g.starts_with(w), "{target} {field:?}: {g}"),
-            (w, g) => assert_eq!(*w, g, "{target} {field:?}"),
+            (w, g) => assert_eq!(w.map_err(String::from), g, "{target} {field:?}"),
         }
     }
     // A delay and a latency add up in either order; each takes the last of its values.
@@ -292,6 +325,8 @@ fn errors_are_one_line() {
     for target in [
         "/?status=1",
         "/?delay=x",
+        "/?delay=500",
+        "/?fault=latency:5",
         "/?bytes=x",
         "/?fault=x",
         "/?fault=drip",
@@ -300,7 +335,9 @@ fn errors_are_one_line() {
         "/?fault=error:x",
         "/?fault=reset:1@x",
     ] {
-        let e = from_head(&head(target, None), false, 0).unwrap_err();
+        let e = from_head(&head(target, None), false, 0)
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\n') && e.starts_with("control: "), "{e}");
     }
 }
@@ -322,6 +359,9 @@ fn httpbin_paths() {
     assert_eq!(get("/delay/1.5", 0).unwrap().unwrap().delay_ms, 1_500);
     assert_eq!(get("/delay/250ms", 0).unwrap().unwrap().delay_ms, 250);
     assert_eq!(get("/delay/10", 0).unwrap().unwrap().delay_ms, 10_000);
+    // go-httpbin's own meaning: a bare number is seconds on its paths, not on canned's.
+    assert_eq!(get("/delay/3", 0).unwrap().unwrap().delay_ms, 3_000);
+    assert_eq!(get("/drip?delay=1", 0).unwrap().unwrap().delay_ms, 1_000);
     assert_eq!(get("/bytes/100", 0).unwrap().unwrap().bytes, Some(100));
     assert_eq!(get("/stream-bytes/0", 0).unwrap().unwrap().bytes, Some(0));
     assert_eq!(
@@ -339,7 +379,7 @@ fn httpbin_paths() {
         "/bytes/-1",
         "/bytes/1K",
     ] {
-        let e = get(bad, 0).unwrap_err();
+        let e = get(bad, 0).unwrap_err().to_string();
         assert!(
             e.starts_with("httpbin: ") && !e.contains('\n'),
             "{bad}: {e}"
@@ -468,7 +508,7 @@ fn httpbin_drip() {
         ("/drip?duration=7s&delay=4s", "too much time"),
         ("/drip?duration=10s", "too much time"),
     ] {
-        let e = get(bad).unwrap_err();
+        let e = get(bad).unwrap_err().to_string();
         assert!(
             e.starts_with("httpbin: ") && e.contains(name) && !e.contains('\n'),
             "{bad}: {e}"

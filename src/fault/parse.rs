@@ -87,7 +87,7 @@ fn example_args(kind: &str) -> &'static str {
     }
 }
 
-/// A duration in milliseconds: `250ms`, `1.5s`, `2m`, or plain seconds, at most 1 h.
+/// A duration in milliseconds: `250ms`, `1.5s` or `2m` (a bare number is refused), at most 1 h.
 fn parse_millis(v: &str) -> Result<u64, String> {
     duration(v)
 }

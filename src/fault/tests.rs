@@ -133,6 +133,21 @@ fn bad_specs_say_what_is_wrong() {
         ("latency", "latency needs a delay, like latency:100ms"),
         ("latency:fast", "\"fast\" is not a positive duration"),
         ("latency:50ms..10ms", "50ms..10ms: the range is empty"),
+        // A number without its unit, wherever a fault takes a duration.
+        ("latency:100", "\"100\" has no unit: write 100ms or 100s"),
+        ("latency:10..50ms", "\"10\" has no unit: write 10ms or 10s"),
+        (
+            "latency:median=50:p99=500ms",
+            "\"50\" has no unit: write 50ms or 50s",
+        ),
+        ("drip:1KiB/100", "\"100\" has no unit: write 100ms or 100s"),
+        ("drip:10pieces/2", "\"2\" has no unit: write 2ms or 2s"),
+        ("hang:5:reset", "\"5\" has no unit: write 5ms or 5s"),
+        ("slow-close:1.5", "\"1.5\" has no unit: write 1.5ms or 1.5s"),
+        (
+            "seq:503,hang:2,ok",
+            "step \"hang:2\": \"2\" has no unit: write 2ms or 2s",
+        ),
         ("latency:2h", "\"2h\" is too long (at most 1h)"),
         (
             "latency:median=50ms",

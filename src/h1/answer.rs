@@ -2,11 +2,12 @@
 //! plan's when its route has one; whether the response closes the connection; the error
 //! responses.
 
-use super::Conn;
-use super::log::log_response;
+use super::Http1Conn;
+use super::log::{log_response, log_rule};
 use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
+use crate::parser::Rule;
 
-impl Conn {
+impl Http1Conn {
     /// Answer the request whose head (and body) is complete.
     pub(super) fn respond(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         if let Some(f) = env.features.faults.as_deref() {
@@ -43,7 +44,7 @@ impl Conn {
         self.respond_as::<true>(b, p, env);
     }
 
-    /// [`Conn::respond_plain`] for a request whose answer is not the whole response.
+    /// [`Http1Conn::respond_plain`] for a request whose answer is not the whole response.
     #[cold]
     #[inline(never)]
     fn respond_asked(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
@@ -117,10 +118,12 @@ impl WorkArea {
         }
     }
 
-    /// Answer `status` (an error: the response closes the connection). The response to a HEAD
-    /// request has the head alone, with the Content-Length its body would have had (RFC 9110
-    /// §9.3.2: the same fields as for GET).
-    pub(super) fn emit_error(&mut self, status: u16, head_request: bool, env: &mut Env<'_>) {
+    /// Answer a request that broke `rule` with its error (the response closes the connection;
+    /// its body and the access log name the rule). The response to a HEAD request has the
+    /// head alone, with the Content-Length its body would have had (RFC 9110 §9.3.2: the same
+    /// fields as for GET).
+    pub(super) fn emit_error(&mut self, rule: Rule, head_request: bool, env: &mut Env<'_>) {
+        let status = rule.status();
         if env.settings.switches.echo() {
             self.drop_echo(env.responses);
         }
@@ -135,13 +138,14 @@ impl WorkArea {
             }
         };
         if logged {
-            log_response(self, status, env);
+            log_rule(self, rule, env);
         }
         self.body = Body::None;
         self.head_since_us = None;
         self.parser.reset();
         env.stats.by_status[status as usize] += 1;
-        let (head, body) = env.responses.error(status);
+        let [start, head, body] = env.responses.error(rule);
+        self.out.extend_from_slice(start);
         self.out.extend_from_slice(head);
         if !head_request {
             self.out.extend_from_slice(body);

@@ -3,17 +3,17 @@
 //! cut, reset, dripped, or garbage instead), or 400 with the one line that says what is wrong
 //! with its control. Out of line: without `--control` nothing here runs.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
-use crate::control::{Control, Delivery, Drip, from_head};
+use crate::control::{Control, Delivery, Drip, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};
 use crate::values::US_PER_MS;
 
-impl Conn {
+impl Http1Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
     /// neither an echo nor `--health`), keep it and answer now or once the body is skipped.
     /// Returns whether it did.
@@ -56,7 +56,7 @@ impl Conn {
     pub(super) fn respond_control(
         &mut self,
         b: &mut WorkArea,
-        control: Result<Control, &'static str>,
+        control: Result<Control, Refusal>,
         env: &mut Env<'_>,
     ) {
         let Some(p) = b.pending.take() else {
@@ -125,12 +125,18 @@ impl Conn {
         // A short body, in pieces: the 400's line, or an error's body (its own, or `STATUS
         // REASON`).
         let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
-        let short: Option<[&[u8]; 4]> = match (message, &c.error) {
-            (Some(m), _) => Some([m.as_bytes(), b"\n", b"", b""]),
-            (None, Some(e)) => Some(match e.body() {
-                Some(body) => [body, b"", b"", b""],
-                None => [&code, b" ", reason(status).as_bytes(), b"\n"],
-            }),
+        let short: Option<[&[u8]; 8]> = match (&message, &c.error) {
+            (Some(m), _) => Some(m.parts()),
+            (None, Some(e)) => {
+                let mut parts: [&[u8]; 8] = [b""; 8];
+                match e.body() {
+                    Some(body) => parts[0] = body,
+                    None => {
+                        parts[..4].copy_from_slice(&[&code, b" ", reason(status).as_bytes(), b"\n"])
+                    }
+                }
+                Some(parts)
+            }
             (None, None) => None,
         };
         let block = if c.stars { Block::Stars } else { Block::Filler };
@@ -152,7 +158,7 @@ impl Conn {
         };
         // A drip's pacing; `None` for a slow close: the whole answer through a drip's cursor,
         // which sees its end, then the FIN waits D after its last byte is written
-        // (`Conn::park`).
+        // (`Http1Conn::park`).
         let paced = match c.delivery {
             Some(Delivery::Drip(d)) => Some(Some(d)),
             Some(Delivery::SlowClose(_)) => Some(None),

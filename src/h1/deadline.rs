@@ -1,12 +1,12 @@
 //! When a connection times out, and why: the header timeout while a head is in progress,
 //! the write timeout while output waits, the idle timeout otherwise.
 
-use super::Conn;
+use super::Http1Conn;
 use super::state::{Phase, Refill};
 use crate::conn::TimeoutsUs;
 use crate::stats::Timeout;
 
-impl Conn {
+impl Http1Conn {
     /// When this connection times out, and why. The header timeout runs whenever a head is
     /// in progress, even with output pending; the write timeout counts from the last write
     /// progress (or from when the work area was taken, or held output released), so input

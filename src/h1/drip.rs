@@ -202,7 +202,7 @@ impl WorkArea {
                     // The response is out: later requests may be answered.
                     self.refill = Refill::None;
                 }
-                // Else a hang or slow close waits (`Conn::park`): still paced.
+                // Else a hang or slow close waits (`Http1Conn::park`): still paced.
                 if self.drip_head.capacity() > DRIP_HEAD_KEEP {
                     // Not counted in the pool's capacity sum: keep it small.
                     self.drip_head = Vec::new();

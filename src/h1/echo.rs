@@ -5,19 +5,20 @@
 //! echoes allocates nothing. Out of line: the plain path tests one switch when a head is
 //! complete and one as a body is read.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{keep_journal_head, log_response};
 use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::journal::Recorder;
+use crate::parser::Rule;
 use crate::response::Responses;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
 const ECHO_RESERVE_BYTES: u64 = 64 * 1024;
 
-impl Conn {
+impl Http1Conn {
     /// A request's head is complete (`head` its bytes), and read as on any path: its route,
     /// its body's framing, its interim response. If its route echoes, keep the head and answer
     /// now or once the body is in ([`keep_echo_body`], [`keep_echo_chunks`] keep it as it is
@@ -58,7 +59,7 @@ impl Conn {
         b.log_line.extend_from_slice(head);
         match b.body {
             Body::None => self.respond_echo(b, env),
-            Body::Length(n) if n > limit => self.refuse(b, 413, p.head_request, env),
+            Body::Length(n) if n > limit => self.refuse(b, Rule::BodyTooLarge, p.head_request, env),
             // Room for a small body at once rather than by doubling; a larger one grows as it
             // arrives, so that a client announcing a large body gets no more memory than it sends.
             Body::Length(n) => b.log_line.reserve(n.min(ECHO_RESERVE_BYTES) as usize),

@@ -3,13 +3,13 @@
 //! truncated, reset, dripped or paced, hung, closed slowly), each counted and named in the
 //! access log.
 
-use super::Conn;
+use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
 use super::state::{Asked, Env, HeldClose, Pending, Refill, WorkArea};
 use crate::fault::{Decision, Delivery, Drip, FaultKind};
 use crate::values::US_PER_MS;
 
-impl Conn {
+impl Http1Conn {
     /// Answer the pending request when faults are configured: with its route's fault (or a
     /// `--mutate` variant) if it has one, else plainly. Out of line, so that the plain path
     /// pays one test.
@@ -137,7 +137,7 @@ impl Conn {
         b.hold(plan.delay_us, env);
         if let Delivery::SlowClose(ms) = plan.delivery {
             // The whole response through a drip's cursor, which sees its end; then the FIN
-            // waits D after its last byte is written (`Conn::park`).
+            // waits D after its last byte is written (`Http1Conn::park`).
             b.close_after_written(ms);
             b.start_drip(Drip::AT_ONCE, &p, asked, close, env);
             b.last_held = None;
@@ -147,7 +147,7 @@ impl Conn {
         if let Delivery::Drip(drip) = plan.delivery {
             b.start_drip(drip, &p, asked, close, env);
             // A response held before it is not the last: a drain that begins while the drip
-            // is held changes the drip's head instead (`Conn::release_hold`).
+            // is held changes the drip's head instead (`Http1Conn::release_hold`).
             b.last_held = None;
         } else {
             let start = b.out.len();
@@ -176,7 +176,7 @@ impl Conn {
             }
             if b.hold_until_us != 0 {
                 // Whole: a drain that begins while it is held turns it into the closing
-                // response, as a `--delay` hold's (`Conn::release_hold`).
+                // response, as a `--delay` hold's (`Http1Conn::release_hold`).
                 b.last_held = Some((start, p, asked));
             }
             if plan.delay_us > 0 && matches!(b.refill, Refill::None) {
@@ -188,7 +188,7 @@ impl Conn {
 }
 
 impl WorkArea {
-    /// A hang: nothing more is sent, and the connection closes at `at_us` (`Conn::park`),
+    /// A hang: nothing more is sent, and the connection closes at `at_us` (`Http1Conn::park`),
     /// once the output before it is written.
     pub(super) fn close_at(&mut self, at_us: u64) {
         self.pacing.close = Some(HeldClose { at_us, after_us: 0 });
@@ -196,7 +196,7 @@ impl WorkArea {
     }
 
     /// A slow close: the FIN waits `ms` after the response's last byte is written
-    /// (`Conn::park`).
+    /// (`Http1Conn::park`).
     pub(super) fn close_after_written(&mut self, ms: u64) {
         self.pacing.close = Some(HeldClose {
             at_us: 0,

@@ -6,7 +6,7 @@ use super::state::{Body, Env, WorkArea};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::journal::Record;
-use crate::parser::{Request, Version};
+use crate::parser::{Request, Rule, Version};
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
@@ -72,6 +72,25 @@ pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> 
         b'\n',
     ]);
     true
+}
+
+/// [`log_response`] for canned's error to a request that broke `rule`: the access-log line
+/// ends with ` rule=NAME`, and the journal's entry names it too.
+#[cold]
+#[inline(never)]
+pub(super) fn log_rule(b: &mut WorkArea, rule: Rule, env: &mut Env<'_>) {
+    let journaled = b.journaled;
+    if log_response(b, rule.status(), env) {
+        annotate_log(env, "rule=", rule.name());
+    }
+    if let Some(j) = env
+        .features
+        .journal
+        .as_deref()
+        .filter(|j| journaled && j.seq > 0)
+    {
+        j.journal.set_rule(j.seq, rule);
+    }
 }
 
 /// Add ` KEYVALUE` to the access-log line just written (the request's), if logging. Past

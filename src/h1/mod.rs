@@ -1,6 +1,6 @@
 //! HTTP/1: one connection's life as a state machine, without sockets.
 //!
-//! The poll loop hands a [`Conn`] the bytes it read (`on_data`), end of input (`on_eof`), how
+//! The poll loop hands an [`Http1Conn`] the bytes it read (`on_data`), end of input (`on_eof`), how
 //! much of its `output` it wrote (`wrote`) and the time it asked to be woken at (`wake_at`,
 //! `on_wake`), all through [`Connection`]; the connection decides everything else: which
 //! requests are complete, what to answer, when to stop reading (backpressure), when its
@@ -38,9 +38,9 @@ mod upgrade;
 pub use state::WorkArea;
 
 use crate::conditional::Answer;
-use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Settings};
+use crate::conn::{Connection, Handoff, LINGER_BYTES, LINGER_US, Next, Pool, Settings};
 use crate::fault::Drip;
-use crate::parser::Error;
+use crate::parser::{Error, Rule};
 use crate::response::KeepAliveForm;
 use crate::stats::Timeout;
 use drip::ParkedDrip;
@@ -59,10 +59,10 @@ const CLOSE_FROM_NEXT_TURN: u64 = 1 << 63;
 /// its next piece (`Phase::Dripping`): the two fields named for two meanings then hold the
 /// parked drip.
 #[derive(Debug)]
-pub struct Conn {
+pub struct Http1Conn {
     work: Option<Box<WorkArea>>,
     /// The last input or output progress, or when lingering began (µs). `Phase::Dripping`:
-    /// the parked drip's first word instead ([`Conn::parked`]; no timeout runs then, and
+    /// the parked drip's first word instead ([`Http1Conn::parked`]; no timeout runs then, and
     /// nothing reads it as a time).
     active_us_or_parked: u64,
     /// Requests answered.
@@ -75,11 +75,9 @@ pub struct Conn {
     linger_kib_or_parked_route: u16,
 }
 
-impl Connection for Conn {
-    type Work = WorkArea;
-
-    fn new(now_us: u64) -> Conn {
-        Conn {
+impl Connection<WorkArea> for Http1Conn {
+    fn new(now_us: u64) -> Http1Conn {
+        Http1Conn {
             work: None,
             active_us_or_parked: now_us,
             served: 0,
@@ -217,7 +215,7 @@ impl Connection for Conn {
             Phase::Resetting if flushed => Next::Reset,
             Phase::Upgrading if flushed => Next::Upgrade,
             // A hang (or slow close) ends by its timer alone, the client's half-close or not:
-            // FIN or RST after D (`Conn::close_after_hang`).
+            // FIN or RST after D (`Http1Conn::close_after_hang`).
             Phase::Open | Phase::Lingering | Phase::Stalled if flushed && self.eof => {
                 Next::Close { linger: false }
             }
@@ -315,6 +313,10 @@ impl Connection for Conn {
         }
     }
 
+    fn take_handoff(&mut self, pool: &mut Pool<WorkArea>) -> Option<Handoff> {
+        self.handoff(pool)
+    }
+
     fn is_lingering(&self) -> bool {
         matches!(self.phase, Phase::Lingering)
     }
@@ -349,7 +351,7 @@ impl Connection for Conn {
 }
 
 /// What the tests and the fuzzer measure: the memory a connection holds.
-impl Conn {
+impl Http1Conn {
     /// Bytes of input held back (a partial request, or requests paused by backpressure).
     pub fn pending_input(&self) -> usize {
         self.work.as_ref().map_or(0, |b| b.input.len())
@@ -370,7 +372,7 @@ impl Conn {
 }
 
 /// The phase transitions, and what decides them.
-impl Conn {
+impl Http1Conn {
     /// [`Connection::on_data`] in any phase but open.
     #[cold]
     #[inline(never)]
@@ -623,11 +625,11 @@ impl Conn {
         }
     }
 
-    /// Answer `status`, an error (the head alone for a HEAD request), and close, draining
+    /// Answer the error of `rule` (the head alone for a HEAD request), and close, draining
     /// what the client sends on.
     #[cold]
-    fn refuse(&mut self, b: &mut WorkArea, status: u16, head_request: bool, env: &mut Env<'_>) {
-        b.emit_error(status, head_request, env);
+    fn refuse(&mut self, b: &mut WorkArea, rule: Rule, head_request: bool, env: &mut Env<'_>) {
+        b.emit_error(rule, head_request, env);
         self.phase = Phase::Closing { linger: true };
     }
 
@@ -635,7 +637,7 @@ impl Conn {
     /// status and close.
     fn fail(&mut self, b: &mut WorkArea, e: Error, head_request: bool, env: &mut Env<'_>) {
         env.stats.errors[e.index()] += 1;
-        self.refuse(b, e.status(), head_request, env);
+        self.refuse(b, Rule::Request(e), head_request, env);
     }
 
     /// A response whose end the client cannot know (a malformed one, garbage, a truncated

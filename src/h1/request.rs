@@ -2,16 +2,16 @@
 //! chunked, within the body limit; an echo keeps them, see `echo`), and hand each complete
 //! request to its answer.
 
-use super::Conn;
+use super::Http1Conn;
 use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
 use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
-use crate::parser::{Framing, Status, Version};
+use crate::parser::{Framing, Rule, Status, Version};
 use crate::response::CONTINUE;
 
-impl Conn {
+impl Http1Conn {
     /// Process buffered input (after output drained or more input arrived).
     pub(super) fn resume(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let input = std::mem::take(&mut b.input);
@@ -76,7 +76,7 @@ impl Conn {
                                 // The chunks announced more data than the body limit: 413
                                 // and close, as for a Content-Length over it.
                                 let head_request = b.pending.is_some_and(|p| p.head_request);
-                                self.refuse(b, 413, head_request, env);
+                                self.refuse(b, Rule::BodyTooLarge, head_request, env);
                                 return buf.len();
                             }
                             return at;
@@ -130,12 +130,16 @@ impl Conn {
                                 logged,
                             });
                             b.asked = Asked::Whole;
-                            if req.range_or_conditional {
+                            // One test on the plain path for both.
+                            if req.range_or_conditional | req.upgrade {
                                 let head = &buf[at - req.head_len..at];
-                                if cfg!(feature = "http2") && self.upgrade(b, &req, head, env) {
+                                if cfg!(feature = "http2")
+                                    && req.upgrade
+                                    && self.upgrade(b, &req, head, env)
+                                {
                                     return at;
                                 }
-                                if cfg!(feature = "ranges") {
+                                if cfg!(feature = "ranges") && req.range_or_conditional {
                                     super::ranges::answer(head, route, b, env);
                                 }
                             }
@@ -143,7 +147,7 @@ impl Conn {
                                 Framing::None => Body::None,
                                 Framing::Length(n) if n > settings.conn_limits.max_body => {
                                     // Refused before any of it is read (RFC 9110 §15.5.14).
-                                    self.refuse(b, 413, req.is_head, env);
+                                    self.refuse(b, Rule::BodyTooLarge, req.is_head, env);
                                     return buf.len();
                                 }
                                 Framing::Length(n) => Body::Length(n),
@@ -186,7 +190,7 @@ impl WorkArea {
     pub(super) fn answer_late_head(&mut self, env: &mut Env<'_>) {
         let head_request = is_head_request(&self.input);
         self.input.clear();
-        self.emit_error(408, head_request, env);
+        self.emit_error(Rule::HeaderTimeout, head_request, env);
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::chunked::ChunkedDecoder;
 use crate::conditional::Answer;
 use crate::conn::{Pooled, Settings};
-use crate::control::Control;
+use crate::control::{Control, Refusal};
 use crate::echo::ChunkWalk;
 use crate::fault::Drip;
 use crate::parser::Parser;
@@ -229,7 +229,7 @@ pub struct WorkArea {
     pub(super) asked: Asked,
     /// `--control`: what the pending request asked for (or what is wrong with it), until it
     /// is answered.
-    pub(super) control: Option<Result<Control, &'static str>>,
+    pub(super) control: Option<Result<Control, Refusal>>,
     /// `--control`'s `fault=drip`: the dripped answer's head (and a short body: an error's),
     /// formatted when it was decided, copied a piece at a time ([`DripSource::Control`]).
     pub(super) drip_head: Vec<u8>,

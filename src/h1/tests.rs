@@ -1,6 +1,6 @@
 //! Unit tests of the HTTP/1 state types: the parked drip's packing and the size of a connection.
 
-use super::Conn;
+use super::Http1Conn;
 use super::drip::ParkedDrip;
 use super::state::Phase;
 use crate::response::KeepAliveForm;
@@ -68,6 +68,6 @@ fn a_parked_drip_packs_and_unpacks() {
 /// connection's own fields, which stay 24 bytes.
 #[test]
 fn a_connection_stays_24_bytes() {
-    assert!(std::mem::size_of::<Conn>() <= 24);
+    assert!(std::mem::size_of::<Http1Conn>() <= 24);
     assert_eq!(std::mem::size_of::<Phase>(), 1);
 }

@@ -2,14 +2,14 @@
 //! a body whose `Upgrade` lists `h2c`, whose `Connection` lists `upgrade` and that carries one
 //! `HTTP2-Settings` (a base64url SETTINGS payload) is answered `101 Switching Protocols`.
 //! Once that is written the connection says [`Next::Upgrade`](crate::conn::Next::Upgrade)
-//! and hands the request over ([`Conn::take_handoff`]): the loop builds an HTTP/2 connection
+//! and hands the request over ([`Http1Conn::take_handoff`]): the loop builds an HTTP/2 connection
 //! that answers it on stream 1. A request with a body is answered in HTTP/1.1 and its
 //! `Upgrade` ignored (the body would have to be read before the switch); so it is with
 //! `--no-http2`, and with `--raw`, `--echo` and `--control` (HTTP/1 only).
 
-use super::Conn;
+use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
-use crate::conn::{Handoff, Pool};
+use crate::conn::{H2cRequest, Handoff, Pool, Upgrade};
 use crate::parser::{Framing, Request, Version};
 
 /// The `101` answer to an upgrade to h2c.
@@ -19,9 +19,9 @@ pub const SWITCHING_PROTOCOLS: &[u8] =
 /// The longest `HTTP2-Settings` payload taken (bytes, decoded): more is not an upgrade.
 pub const MAX_H2C_SETTINGS: usize = 6 * 64;
 
-impl Conn {
+impl Http1Conn {
     /// The request whose head is `head` came with an `Upgrade` field (the parser's
-    /// `range_or_conditional`, out of the plain path): if it asks for h2c, queue the `101`
+    /// `Request::upgrade`, out of the plain path): if it asks for h2c, queue the `101`
     /// and stop answering in HTTP/1; returns whether it did.
     #[cold]
     #[inline(never)]
@@ -52,28 +52,34 @@ impl Conn {
         true
     }
 
-    /// After [`Next::Upgrade`](crate::conn::Next::Upgrade): the request to answer in the
-    /// other protocol, and the input read after it. The connection gives its work area back
-    /// and is done.
-    pub fn take_handoff(&mut self, pool: &mut Pool<WorkArea>) -> Handoff {
-        let mut h = Handoff::default();
+    /// After [`Next::Upgrade`](crate::conn::Next::Upgrade) ([`Connection::take_handoff`]): the
+    /// request to answer in the other protocol, and the input read after it. The connection
+    /// gives its work area back and is done.
+    ///
+    /// [`Connection::take_handoff`]: crate::conn::Connection::take_handoff
+    pub(super) fn handoff(&mut self, pool: &mut Pool<WorkArea>) -> Option<Handoff> {
+        if self.phase != Phase::Upgrading {
+            return None;
+        }
+        let mut request = H2cRequest::default();
         self.phase = Phase::Closing { linger: false };
-        let Some(mut b) = self.work.take() else {
-            return h;
-        };
+        let mut b = self.work.take()?;
         if let Some(p) = b.pending.take() {
-            h.route = p.route as usize;
-            h.head_only = p.head_request;
+            request.route = p.route as usize;
+            request.head_only = p.head_request;
             if p.logged && b.log_line.len() >= b"HTTP/1.1 ".len() {
                 // `METHOD TARGET HTTP/1.1 ` without its version.
                 let words = b.log_line.len() - b"HTTP/1.1 ".len();
-                h.log_words.extend_from_slice(&b.log_line[..words]);
+                request.log_words.extend_from_slice(&b.log_line[..words]);
             }
         }
-        h.settings = std::mem::take(&mut b.h2c_settings);
-        h.input = std::mem::take(&mut b.input);
+        request.settings = std::mem::take(&mut b.h2c_settings);
+        let input = std::mem::take(&mut b.input);
         pool.put(b);
-        h
+        Some(Handoff {
+            target: Upgrade::H2c(request),
+            input,
+        })
     }
 }
 

@@ -29,7 +29,7 @@ impl State {
     /// shaped by its route's faults. Returns false when it gets none (answered plainly).
     #[cold]
     #[inline(never)]
-    pub(super) fn answer_shaped(&mut self, i: usize, env: &mut Env<'_>) -> bool {
+    pub(super) fn answer_shaped<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> bool {
         let asked = self.streams[i].route;
         let delay = env.settings.switches.delay_us;
         let decided = match env.features.faults.as_deref_mut() {
@@ -86,7 +86,7 @@ impl State {
 
     /// Send what the shaped streams may send now (after [`State::pump`]), and note the
     /// earliest deadline of those held.
-    pub(super) fn pump_shaped(&mut self, env: &mut Env<'_>) {
+    pub(super) fn pump_shaped<W>(&mut self, env: &mut Env<'_, W>) {
         if self.faults.shaped == 0 {
             return;
         }
@@ -128,7 +128,13 @@ impl State {
     /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held `hold_us`,
     /// then sent in gRPC as ever. The rest of its route's plan does not apply: a gRPC client
     /// reads no HTTP status, body or truncated frame as anything but a failed call.
-    fn hold_grpc(&mut self, i: usize, hold_us: u64, latency: bool, env: &mut Env<'_>) -> bool {
+    fn hold_grpc<W>(
+        &mut self,
+        i: usize,
+        hold_us: u64,
+        latency: bool,
+        env: &mut Env<'_, W>,
+    ) -> bool {
         if hold_us == 0 {
             return false;
         }
@@ -148,7 +154,7 @@ impl State {
     }
 
     /// Send what stream `s` may send now.
-    fn shape(&mut self, s: &mut Stream, mut f: Shaped, now: u64, env: &mut Env<'_>) -> Step {
+    fn shape<W>(&mut self, s: &mut Stream, mut f: Shaped, now: u64, env: &mut Env<'_, W>) -> Step {
         if matches!(f.how, How::Stall) {
             return Step::Blocked;
         }
@@ -275,7 +281,7 @@ impl State {
     /// Garbage instead of an answer: its first byte's top bit set, so that its first nine
     /// bytes, read as a frame header, announce a frame of over 8 MiB (more than any
     /// SETTINGS_MAX_FRAME_SIZE a client we know of allows); then the connection closes.
-    fn garbage(&mut self, n: u32, route: u16, env: &Env<'_>) {
+    fn garbage<W>(&mut self, n: u32, route: u16, env: &Env<'_, W>) {
         if let Some(f) = env.features.faults.as_deref() {
             let g = WorkerFaults::garbage(f, route as usize, n);
             if let Some((first, rest)) = g.split_first() {
@@ -339,7 +345,7 @@ fn body_of<'r>(s: &Stream, responses: &'r crate::response::Responses) -> &'r [u8
 }
 
 /// Count a stream's faults in `--stats`, as HTTP/1 counts a response's.
-fn count(plan: &Plan, env: &mut Env<'_>) {
+fn count<W>(plan: &Plan, env: &mut Env<'_, W>) {
     let faults = &mut env.stats.faults;
     if plan.delay_us > 0 {
         faults[FaultKind::Latency.index()] += 1;

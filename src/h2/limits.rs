@@ -17,15 +17,16 @@
 //!   REFUSED_STREAM: never processed, safe to retry on a new connection, §8.7), and the
 //!   connection closes once the streams taken are answered.
 
-use super::{Env, MAX_HEADER_LIST_SIZE, Phase, SETTINGS, State, stream_error};
+use super::{Env, MAX_HEADER_LIST_SIZE, Own, Phase, SETTINGS, State, stream_error};
 use crate::frame::{ErrorCode, HEADER_LEN, kind, setting};
+use crate::parser::{Error, Rule};
 
 impl State {
     /// Stream `i`'s body went past `--max-body-bytes`: answer 413.
     #[cold]
     #[inline(never)]
-    pub(super) fn body_too_large(&mut self, i: usize, env: &mut Env<'_>) {
-        self.streams[i].error = 413;
+    pub(super) fn body_too_large<W>(&mut self, i: usize, env: &mut Env<'_, W>) {
+        self.streams[i].error = Own::Refused(Rule::BodyTooLarge);
         self.streams[i].early = true;
         self.answer(i, env);
     }
@@ -49,7 +50,7 @@ impl State {
     }
 
     /// A stream was taken: the last one `--max-requests` allows is followed by GOAWAY.
-    pub(super) fn count_stream(&mut self, env: &Env<'_>) {
+    pub(super) fn count_stream<W>(&mut self, env: &Env<'_, W>) {
         self.opened = self.opened.saturating_add(1);
         let max = env.settings.max_requests;
         if max > 0 && self.opened == max && !self.goaway_sent {
@@ -58,10 +59,10 @@ impl State {
     }
 
     /// A new stream after our GOAWAY: refused past `--max-requests`, else ignored (§6.8).
-    pub(super) fn past_max_requests(
+    pub(super) fn past_max_requests<W>(
         &self,
         stream: u32,
-        env: &Env<'_>,
+        env: &Env<'_, W>,
     ) -> Result<(), super::Failed> {
         let max = env.settings.max_requests;
         if max > 0 && self.opened >= max {
@@ -70,20 +71,22 @@ impl State {
         Ok(())
     }
 
-    /// The status the request whose fields were just decoded gets for them: 431 past
-    /// `--max-headers` or `--max-head-bytes` (as advertised), 0 within them.
-    pub(super) fn over_head_limits(&self, env: &Env<'_>) -> u16 {
+    /// The limit the request whose fields were just decoded goes past, answered 431:
+    /// `--max-headers`, or `--max-head-bytes` (as advertised); `None` within them.
+    pub(super) fn over_head_limits<W>(&self, env: &Env<'_, W>) -> Option<Rule> {
         let (f, limits) = (&self.fields, env.settings.limits);
-        if f.count > limits.max_headers || f.list_size > header_list_size(env) as usize {
-            431
+        if f.count > limits.max_headers {
+            Some(Rule::Request(Error::TooManyHeaders))
+        } else if f.list_size > header_list_size(env) as usize {
+            Some(Rule::Request(Error::HeadTooLarge))
         } else {
-            0
+            None
         }
     }
 
     /// Advertise `--max-head-bytes` as SETTINGS_MAX_HEADER_LIST_SIZE in the SETTINGS frame
     /// still waiting in the output (the connection's first bytes).
-    pub(super) fn advertise(&mut self, env: &Env<'_>) {
+    pub(super) fn advertise<W>(&mut self, env: &Env<'_, W>) {
         let list = header_list_size(env);
         // The setting's value in [`SETTINGS`]: the fifth parameter.
         let at = HEADER_LEN + 6 * 4;
@@ -98,7 +101,7 @@ impl State {
 }
 
 /// SETTINGS_MAX_HEADER_LIST_SIZE as advertised: `--max-head-bytes`, at most the decoder's.
-pub(super) fn header_list_size(env: &Env<'_>) -> u32 {
+pub(super) fn header_list_size<W>(env: &Env<'_, W>) -> u32 {
     let max = env.settings.limits.max_head;
     u32::try_from(max).map_or(MAX_HEADER_LIST_SIZE, |m| m.min(MAX_HEADER_LIST_SIZE))
 }

@@ -10,6 +10,7 @@
 
 use super::{Env, State};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
+use crate::parser::Rule;
 
 /// Each held entry: the stream id (4 bytes), the words' length (2 bytes), the words.
 const ENTRY_HEAD: usize = 6;
@@ -22,7 +23,7 @@ const CUT: &[u8] = b"[...]";
 
 impl State {
     /// Keep `METHOD TARGET ` of `stream`'s request (its fields just decoded), when logging.
-    pub(super) fn hold_log(&mut self, stream: u32, route: usize, env: &Env<'_>) {
+    pub(super) fn hold_log<W>(&mut self, stream: u32, route: usize, env: &Env<'_, W>) {
         if env.features.access_log.is_none() || env.responses.is_health(route) {
             return;
         }
@@ -44,7 +45,7 @@ impl State {
     }
 
     /// Stream 1 of an upgraded connection: its words from HTTP/1 (empty: not logged).
-    pub(super) fn upgraded_log(&mut self, words: &[u8], env: &Env<'_>) {
+    pub(super) fn upgraded_log<W>(&mut self, words: &[u8], env: &Env<'_, W>) {
         if env.features.access_log.is_none() || words.is_empty() {
             return;
         }
@@ -56,8 +57,15 @@ impl State {
         self.held_log.extend_from_slice(words);
     }
 
-    /// `stream` is answered with `status`: write its line, if it has one held.
-    pub(super) fn log_answer(&mut self, stream: u32, status: u16, env: &mut Env<'_>) {
+    /// `stream` is answered with `status`: write its line, if it has one held, with
+    /// ` rule=NAME` when the answer is canned's error for a limit it went past.
+    pub(super) fn log_answer<W>(
+        &mut self,
+        stream: u32,
+        status: u16,
+        rule: Option<Rule>,
+        env: &mut Env<'_, W>,
+    ) {
         let Some(log) = env.features.access_log.as_deref_mut() else {
             return;
         };
@@ -67,7 +75,8 @@ impl State {
         let words = &self.held_log[at + ENTRY_HEAD..end];
         let date = env.responses.date();
         let dated = date[0] != b' ';
-        let len = if dated { date.len() + 3 } else { 2 } + words.len() + 9 + 4;
+        let rule_len = rule.map_or(0, |r| r.name().len() + 6);
+        let len = if dated { date.len() + 3 } else { 2 } + words.len() + 9 + 4 + rule_len;
         if log.len() + len > ACCESS_LOG_TURN_BYTES {
             match env.features.log_sink {
                 Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
@@ -91,8 +100,12 @@ impl State {
             b'0' + (status / 100) as u8,
             b'0' + (status / 10 % 10) as u8,
             b'0' + (status % 10) as u8,
-            b'\n',
         ]);
+        if let Some(rule) = rule {
+            log.extend_from_slice(b" rule=");
+            log.extend_from_slice(rule.name().as_bytes());
+        }
+        log.push(b'\n');
         self.held_log.drain(at..end);
     }
 

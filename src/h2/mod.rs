@@ -47,21 +47,22 @@ mod tests;
 mod unserved;
 mod upgrade;
 
-pub use crate::frame::{Sniffed, sniff};
 pub use heads::preformat;
 
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
 use crate::frame::{
-    DEFAULT_WINDOW, ErrorCode, Frame, FrameError, HEADER_LEN, Header, MAX_WINDOW, PREFACE, flag,
-    kind, setting,
+    DEFAULT_WINDOW, ErrorCode, Frame, FrameError, HEADER_LEN, Header, MAX_WINDOW, PREFACE, Sniffed,
+    flag, kind, setting,
 };
 use crate::hpack::Decoder;
+use crate::parser::Rule;
 use crate::response::{KeepAliveForm, Responses};
 use crate::stats::Timeout;
 use fields::{RequestFields, encode_head};
 
-/// The environment of an HTTP/2 connection's calls: it borrows nothing from the pool.
-pub type Env<'a> = crate::conn::Env<'a, NoWork>;
+/// The environment of an HTTP/2 connection's calls: the loop's, whatever its pool lends (`W`:
+/// HTTP/2 borrows nothing from it).
+pub type Env<'a, W> = crate::conn::Env<'a, W>;
 
 /// SETTINGS_MAX_CONCURRENT_STREAMS advertised, and enforced.
 pub const MAX_CONCURRENT_STREAMS: u32 = 100;
@@ -118,8 +119,9 @@ pub const SETTINGS: [u8; HEADER_LEN + 30] = {
 /// No head is being waited for (`State::head_since_us`).
 const NO_HEAD: u64 = u64::MAX;
 
-/// What an HTTP/2 connection borrows from the worker's pool: nothing (its buffers are its
-/// own, taken once at the preface).
+/// An empty work area: what a pool lends to an HTTP/2 connection driven without a worker (the
+/// tests). HTTP/2 borrows nothing from any pool (its buffers are its own, taken once at the
+/// preface), and takes whatever environment it is given.
 #[derive(Debug)]
 pub struct NoWork;
 
@@ -137,7 +139,7 @@ impl Pooled for NoWork {
 
 /// One HTTP/2 connection. See the module documentation.
 #[derive(Debug)]
-pub struct Conn {
+pub struct Http2Conn {
     st: Box<State>,
 }
 
@@ -150,6 +152,17 @@ enum Phase {
     Closing,
     /// The write side is shut: discard input for a while, then close.
     Lingering,
+}
+
+/// What a stream is answered with in its route's stead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Own {
+    /// Its route's response.
+    Route,
+    /// canned's error for a limit the request went past (413, 431): its body names it.
+    Refused(Rule),
+    /// What HTTP/2 does not serve (501, `unserved`).
+    Unserved,
 }
 
 /// A stream the client opened and canned has not finished answering.
@@ -171,8 +184,9 @@ struct Stream {
     grpc: grpc::Call,
     /// Body bytes received (`--max-body-bytes`).
     received: u64,
-    /// An error status answered instead of its route's (413, 431), 0: none (`limits`).
-    error: u16,
+    /// What it is answered instead of its route's response, if anything (`limits`,
+    /// `unserved`).
+    error: Own,
     /// Answered before its request's END_STREAM (a 413, a 431, CONNECT's 405): once the
     /// answer is sent, RST_STREAM NO_ERROR asks the client to send no more (§8.1), and its
     /// DATA until then is discarded (`limits`).
@@ -245,13 +259,13 @@ struct State {
     faults: shape::ConnFaults,
 }
 
-impl Connection for Conn {
-    type Work = NoWork;
-
-    fn new(now_us: u64) -> Conn {
+/// The calls of the loop ([`Connection`]).
+impl Http2Conn {
+    /// [`Connection::new`].
+    pub fn new(now_us: u64) -> Http2Conn {
         let mut out = Vec::with_capacity(OUT_HIGH / 4);
         out.extend_from_slice(&SETTINGS);
-        Conn {
+        Http2Conn {
             st: Box::new(State {
                 phase: Phase::Preface,
                 preface_at: 0,
@@ -292,7 +306,8 @@ impl Connection for Conn {
         }
     }
 
-    fn on_data(&mut self, data: &[u8], env: &mut Env<'_>) {
+    /// [`Connection::on_data`].
+    pub fn on_data<W>(&mut self, data: &[u8], env: &mut Env<'_, W>) {
         let s = &mut *self.st;
         env.stats.bytes_in += data.len() as u64;
         s.active_us = env.now_us;
@@ -317,15 +332,18 @@ impl Connection for Conn {
         s.after(env);
     }
 
-    fn on_eof(&mut self) {
+    /// [`Connection::on_eof`].
+    pub fn on_eof(&mut self) {
         self.st.eof = true;
     }
 
-    fn output(&self) -> &[u8] {
+    /// [`Connection::output`].
+    pub fn output(&self) -> &[u8] {
         &self.st.out[self.st.out_pos..]
     }
 
-    fn wrote(&mut self, n: usize, env: &mut Env<'_>) {
+    /// [`Connection::wrote`].
+    pub fn wrote<W>(&mut self, n: usize, env: &mut Env<'_, W>) {
         let s = &mut *self.st;
         env.stats.bytes_out += n as u64;
         if n > 0 {
@@ -350,7 +368,8 @@ impl Connection for Conn {
         }
     }
 
-    fn wants_read(&self) -> bool {
+    /// [`Connection::wants_read`].
+    pub fn wants_read(&self) -> bool {
         let s = &*self.st;
         match s.phase {
             Phase::Preface | Phase::Open => {
@@ -363,7 +382,8 @@ impl Connection for Conn {
         }
     }
 
-    fn next(&self) -> Next {
+    /// [`Connection::next`].
+    pub fn next(&self) -> Next {
         let s = &*self.st;
         let flushed = s.pending_out() == 0;
         match s.phase {
@@ -375,7 +395,8 @@ impl Connection for Conn {
         }
     }
 
-    fn wake_at(&self, settings: &Settings) -> Option<u64> {
+    /// [`Connection::wake_at`].
+    pub fn wake_at(&self, settings: &Settings) -> Option<u64> {
         let s = &*self.st;
         let t = &settings.timeouts;
         // A held stream's deadline or a fault's close (`faults`); while one holds, no idle
@@ -404,7 +425,8 @@ impl Connection for Conn {
         )
     }
 
-    fn on_wake(&mut self, env: &mut Env<'_>) -> Next {
+    /// [`Connection::on_wake`].
+    pub fn on_wake<W>(&mut self, env: &mut Env<'_, W>) -> Next {
         let s = &mut *self.st;
         let now = env.now_us;
         let t = env.settings.timeouts;
@@ -451,7 +473,8 @@ impl Connection for Conn {
         }
     }
 
-    fn start_lingering(&mut self, now_us: u64, _: &mut Pool<NoWork>) {
+    /// [`Connection::start_lingering`].
+    pub fn start_lingering<W>(&mut self, now_us: u64, _: &mut Pool<W>) {
         let s = &mut *self.st;
         s.phase = Phase::Lingering;
         s.linger_left = LINGER_BYTES;
@@ -459,13 +482,16 @@ impl Connection for Conn {
         s.input = Vec::new();
     }
 
-    fn release(&mut self, _: &mut Pool<NoWork>) {}
+    /// [`Connection::release`].
+    pub fn release<W>(&mut self, _: &mut Pool<W>) {}
 
-    fn is_lingering(&self) -> bool {
+    /// [`Connection::is_lingering`].
+    pub fn is_lingering(&self) -> bool {
         self.st.phase == Phase::Lingering
     }
 
-    fn is_idle(&self) -> bool {
+    /// [`Connection::is_idle`].
+    pub fn is_idle(&self) -> bool {
         let s = &*self.st;
         matches!(s.phase, Phase::Open)
             && s.streams.is_empty()
@@ -474,7 +500,8 @@ impl Connection for Conn {
             && s.input.is_empty()
     }
 
-    fn farewell(&mut self) -> &[u8] {
+    /// [`Connection::farewell`].
+    pub fn farewell(&mut self) -> &[u8] {
         let s = &mut *self.st;
         if s.phase == Phase::Open && !s.goaway_sent {
             s.goaway(ErrorCode::NoError);
@@ -482,25 +509,123 @@ impl Connection for Conn {
         &s.out[s.out_pos..]
     }
 
-    fn is_held(&self) -> bool {
+    /// [`Connection::is_held`].
+    pub fn is_held(&self) -> bool {
         false
     }
 
-    fn is_silent(&self) -> bool {
+    /// [`Connection::is_silent`].
+    pub fn is_silent(&self) -> bool {
         false
     }
 
-    fn last_active_us(&self) -> u64 {
+    /// [`Connection::last_active_us`].
+    pub fn last_active_us(&self) -> u64 {
         self.st.active_us
     }
 
-    fn served(&self) -> u32 {
+    /// [`Connection::served`].
+    pub fn served(&self) -> u32 {
         self.st.served
     }
 }
 
+/// HTTP/2 borrows nothing from the worker's pool: it takes the loop's environment as it is,
+/// whatever the pool lends. The calls are [`Http2Conn`]'s own, which name no pool.
+impl<W: Pooled> Connection<W> for Http2Conn {
+    #[inline(always)]
+    fn new(now_us: u64) -> Http2Conn {
+        Http2Conn::new(now_us)
+    }
+
+    #[inline(always)]
+    fn on_data(&mut self, data: &[u8], env: &mut Env<'_, W>) {
+        Http2Conn::on_data(self, data, env)
+    }
+
+    #[inline(always)]
+    fn on_eof(&mut self) {
+        Http2Conn::on_eof(self)
+    }
+
+    #[inline(always)]
+    fn output(&self) -> &[u8] {
+        Http2Conn::output(self)
+    }
+
+    #[inline(always)]
+    fn wrote(&mut self, n: usize, env: &mut Env<'_, W>) {
+        Http2Conn::wrote(self, n, env)
+    }
+
+    #[inline(always)]
+    fn wants_read(&self) -> bool {
+        Http2Conn::wants_read(self)
+    }
+
+    #[inline(always)]
+    fn next(&self) -> Next {
+        Http2Conn::next(self)
+    }
+
+    #[inline(always)]
+    fn wake_at(&self, settings: &Settings) -> Option<u64> {
+        Http2Conn::wake_at(self, settings)
+    }
+
+    #[inline(always)]
+    fn on_wake(&mut self, env: &mut Env<'_, W>) -> Next {
+        Http2Conn::on_wake(self, env)
+    }
+
+    #[inline(always)]
+    fn start_lingering(&mut self, now_us: u64, pool: &mut Pool<W>) {
+        Http2Conn::start_lingering(self, now_us, pool)
+    }
+
+    #[inline(always)]
+    fn release(&mut self, pool: &mut Pool<W>) {
+        Http2Conn::release(self, pool)
+    }
+
+    #[inline(always)]
+    fn is_lingering(&self) -> bool {
+        Http2Conn::is_lingering(self)
+    }
+
+    #[inline(always)]
+    fn is_idle(&self) -> bool {
+        Http2Conn::is_idle(self)
+    }
+
+    #[inline(always)]
+    fn farewell(&mut self) -> &[u8] {
+        Http2Conn::farewell(self)
+    }
+
+    #[inline(always)]
+    fn is_held(&self) -> bool {
+        Http2Conn::is_held(self)
+    }
+
+    #[inline(always)]
+    fn is_silent(&self) -> bool {
+        Http2Conn::is_silent(self)
+    }
+
+    #[inline(always)]
+    fn last_active_us(&self) -> u64 {
+        Http2Conn::last_active_us(self)
+    }
+
+    #[inline(always)]
+    fn served(&self) -> u32 {
+        Http2Conn::served(self)
+    }
+}
+
 /// What the tests measure.
-impl Conn {
+impl Http2Conn {
     /// Streams open or being answered.
     pub fn streams(&self) -> usize {
         self.st.streams.len()
@@ -543,7 +668,7 @@ impl State {
     }
 
     /// Process held-back input.
-    fn resume(&mut self, env: &mut Env<'_>) {
+    fn resume<W>(&mut self, env: &mut Env<'_, W>) {
         let input = std::mem::take(&mut self.input);
         let used = self.process(&input, env);
         let mut input = input;
@@ -555,17 +680,23 @@ impl State {
     /// Read the preface and whole frames from `buf`; returns the bytes used (all once the
     /// connection is closing). Stops at a partial frame, or while output is over
     /// [`OUT_HIGH`].
-    fn process(&mut self, buf: &[u8], env: &mut Env<'_>) -> usize {
+    fn process<W>(&mut self, buf: &[u8], env: &mut Env<'_, W>) -> usize {
         let mut at = 0;
         if self.phase == Phase::Preface && self.preface_at < PREFACE.len() {
-            let n = (PREFACE.len() - self.preface_at).min(buf.len());
-            if buf[..n] != PREFACE[self.preface_at..self.preface_at + n] {
-                // Not HTTP/2 after all: a protocol error (§3.4).
-                self.goaway(ErrorCode::ProtocolError);
-                return buf.len();
-            }
-            self.preface_at += n;
-            at = n;
+            // After `Upgrade: h2c` only (and in the tests): with prior knowledge the loop read
+            // the preface to decide on HTTP/2 (`prior_knowledge`). The client must send it
+            // after the `101` (RFC 7540 §3.5).
+            let before = self.preface_at;
+            self.preface_at = match crate::frame::sniff(before, buf) {
+                Sniffed::Http2 => PREFACE.len(),
+                Sniffed::Undecided(matched) => matched,
+                Sniffed::Http1 => {
+                    // Not the preface: a protocol error (§3.4).
+                    self.goaway(ErrorCode::ProtocolError);
+                    return buf.len();
+                }
+            };
+            at = self.preface_at - before;
         }
         while self.phase != Phase::Closing {
             if self.pending_out() >= OUT_HIGH {
@@ -623,7 +754,7 @@ impl State {
     }
 
     /// One whole frame.
-    fn frame(&mut self, h: &Header, payload: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
+    fn frame<W>(&mut self, h: &Header, payload: &[u8], env: &mut Env<'_, W>) -> Result<(), Failed> {
         let f = Frame::parse(h, payload, MAX_FRAME_SIZE)?;
         if self.flood.frame(&f, env.now_us).is_err() {
             return Err(conn_error(ErrorCode::EnhanceYourCalm));
@@ -753,13 +884,13 @@ impl State {
 
     /// DATA: counted against the windows and given back at once (the body is discarded);
     /// END_STREAM makes its request answered.
-    fn data(
+    fn data<W>(
         &mut self,
         stream: u32,
         end: bool,
         len: u32,
         body: usize,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, W>,
     ) -> Result<(), Failed> {
         if self.is_idle_stream(stream) {
             return Err(conn_error(ErrorCode::ProtocolError));
@@ -809,7 +940,12 @@ impl State {
     }
 
     /// A fragment of the open header block; the block is decoded at its END_HEADERS.
-    fn fragment(&mut self, fragment: &[u8], end: bool, env: &mut Env<'_>) -> Result<(), Failed> {
+    fn fragment<W>(
+        &mut self,
+        fragment: &[u8],
+        end: bool,
+        env: &mut Env<'_, W>,
+    ) -> Result<(), Failed> {
         if self.block.len() + fragment.len() > MAX_BLOCK {
             // A CONTINUATION flood, or a block canned does not keep: it cannot be decoded
             // without its whole, so the connection ends (the HPACK table would drift).
@@ -832,7 +968,12 @@ impl State {
     }
 
     /// A whole header block on `stream`: a new request, or its trailers.
-    fn headers(&mut self, stream: u32, block: &[u8], env: &mut Env<'_>) -> Result<(), Failed> {
+    fn headers<W>(
+        &mut self,
+        stream: u32,
+        block: &[u8],
+        env: &mut Env<'_, W>,
+    ) -> Result<(), Failed> {
         let end_stream = self.block_end_stream;
         let existing = self.streams.iter().position(|s| s.id == stream);
         let new = stream > self.last_stream;
@@ -841,7 +982,7 @@ impl State {
                 Some(i) if !self.streams[i].answering => {}
                 // Trailers of a body refused (413), or on a stream canned reset: decoded for
                 // the table (§4.3), otherwise ignored (`limits`, `closed`).
-                Some(i) if self.streams[i].error != 0 => {
+                Some(i) if self.streams[i].error != Own::Route => {
                     let _ = self.decode(block, true)?;
                     return Ok(());
                 }
@@ -906,14 +1047,14 @@ impl State {
         let error = self.over_head_limits(env);
         // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
         // HTTP/1's does, and so does an error that does not depend on the body.
-        let early = !end_stream && (error != 0 || f.method == b"CONNECT");
+        let early = !end_stream && (error.is_some() || f.method == b"CONNECT");
         let grpc = match error {
-            0 => grpc::Call::of(
+            None => grpc::Call::of(
                 env.settings.switches.grpc_health(),
                 &f.method,
                 f.route_path(),
             ),
-            _ => grpc::Call::None,
+            Some(_) => grpc::Call::None,
         };
         self.streams.push(Stream {
             id: stream,
@@ -926,10 +1067,10 @@ impl State {
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc,
             received: 0,
-            error: if error == 0 && refused {
-                unserved::STATUS
-            } else {
-                error
+            error: match error {
+                Some(rule) => Own::Refused(rule),
+                None if refused => Own::Unserved,
+                None => Own::Route,
             },
             early,
             last_us: env.now_us,
@@ -957,10 +1098,10 @@ impl State {
     }
 
     /// Stream `i`'s request is complete: it is answered.
-    fn answer(&mut self, i: usize, env: &mut Env<'_>) {
+    fn answer<W>(&mut self, i: usize, env: &mut Env<'_, W>) {
         // Faults shape a route's answer, not canned's own errors (413, 431, 501) nor an
         // answer that goes before its request has ended.
-        let plain = self.streams[i].error == 0 && !self.streams[i].early;
+        let plain = self.streams[i].error == Own::Route && !self.streams[i].early;
         if plain
             && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
             && self.answer_shaped(i, env)
@@ -980,14 +1121,15 @@ impl State {
             return;
         }
         let s = &self.streams[i];
-        let status = match (s.grpc, s.error) {
-            (grpc::Call::None, 0) => env.responses.status(s.route as usize),
-            (grpc::Call::None, e) => e,
-            _ => 200,
+        let (status, rule) = match (s.grpc, s.error) {
+            (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
+            (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
+            _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
         let id = s.id;
-        self.log_answer(id, status, env);
+        self.log_answer(id, status, rule, env);
     }
 
     /// Queue a frame with this payload.
@@ -1019,7 +1161,7 @@ impl State {
 
     /// A frame broke a rule: RST_STREAM for a stream error (§5.4.2), GOAWAY for a connection
     /// error (§5.4.1).
-    fn fail(&mut self, e: Failed, env: &mut Env<'_>) {
+    fn fail<W>(&mut self, e: Failed, env: &mut Env<'_, W>) {
         match e.stream {
             Some(id) => {
                 self.flood.reset();
@@ -1043,7 +1185,7 @@ impl State {
     }
 
     /// Reset (CANCEL) the requests whose body never came (`flood`).
-    fn expire_bodies(&mut self, env: &mut Env<'_>) {
+    fn expire_bodies<W>(&mut self, env: &mut Env<'_, W>) {
         let (now, idle) = (env.now_us, env.settings.timeouts.idle_us);
         while let Some(i) = (self.streams.iter())
             .position(|s| !s.answering && flood::body_due(s.last_us, now, idle))
@@ -1057,7 +1199,7 @@ impl State {
     }
 
     /// After input or output: a drain's GOAWAY, then the answers' frames.
-    fn after(&mut self, env: &mut Env<'_>) {
+    fn after<W>(&mut self, env: &mut Env<'_, W>) {
         if env.draining && !self.goaway_sent && self.phase == Phase::Open {
             self.goaway(ErrorCode::NoError);
         }
@@ -1072,7 +1214,7 @@ impl State {
 
     /// Fill the output with the answered streams' frames: HEADERS, then DATA within the
     /// windows and the peer's frame size, up to [`OUT_HIGH`].
-    fn pump(&mut self, env: &mut Env<'_>) {
+    fn pump<W>(&mut self, env: &mut Env<'_, W>) {
         let mut i = 0;
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
@@ -1095,9 +1237,9 @@ impl State {
             }
             let responses = env.responses;
             let body = match s.error {
-                0 => responses.body(s.route as usize),
-                unserved::STATUS => unserved::body(s.route as usize, responses),
-                e => responses.error(e).1,
+                Own::Route => responses.body(s.route as usize),
+                Own::Unserved => unserved::body(s.route as usize, responses),
+                Own::Refused(rule) => responses.error(rule)[2],
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
@@ -1141,12 +1283,15 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if let Some(head) = responses.h2_head(s.route as usize).filter(|_| s.error == 0) {
+        if let Some(head) = responses
+            .h2_head(s.route as usize)
+            .filter(|_| s.error == Own::Route)
+        {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());
         }
         self.head.clear();
         match s.error {
-            0 => {
+            Own::Route => {
                 responses.append(
                     s.route as usize,
                     KeepAliveForm::KeepAlive11,
@@ -1155,8 +1300,12 @@ impl State {
                     &mut self.head,
                 );
             }
-            unserved::STATUS => unserved::head(s.route as usize, responses, &mut self.head),
-            e => self.head.extend_from_slice(responses.error(e).0),
+            Own::Unserved => unserved::head(s.route as usize, responses, &mut self.head),
+            Own::Refused(rule) => {
+                let [start, head, _] = responses.error(rule);
+                self.head.extend_from_slice(start);
+                self.head.extend_from_slice(head);
+            }
         }
         self.encoded.clear();
         encode_head(&self.head, &mut self.encoded);

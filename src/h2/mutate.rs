@@ -9,7 +9,7 @@ impl State {
     /// variant, if `--mutate` gives it one. Out of line: only reached with faults configured.
     #[cold]
     #[inline(never)]
-    pub(super) fn mutated(&mut self, i: usize, env: &mut Env<'_>) -> bool {
+    pub(super) fn mutated<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> bool {
         let Some(faults) = env.features.faults.as_deref_mut() else {
             return false;
         };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// A client's view of one connection: what it fed and the frames that came back.
 struct Peer {
-    conn: Conn,
+    conn: Http2Conn,
     settings: Settings,
     responses: Responses,
     pool: Pool<NoWork>,
@@ -32,7 +32,7 @@ impl Peer {
             date: false,
         };
         Peer {
-            conn: Conn::new(0),
+            conn: Http2Conn::new(0),
             settings: Settings::default(),
             responses: Responses::new(&[spec], &[], &common),
             pool: Pool::default(),

@@ -12,9 +12,10 @@
 
 use super::fields::RequestFields;
 use crate::echo::decimal;
+use crate::parser::{Error, Rule};
 use crate::response::Responses;
 
-/// The status of a request HTTP/2 does not serve (stored as its stream's error status).
+/// The status of a request HTTP/2 does not serve.
 pub(super) const STATUS: u16 = 501;
 
 /// Whether the request in `fields`, routed to `route`, asks for what HTTP/2 does not serve
@@ -66,7 +67,11 @@ pub(super) fn body(route: usize, responses: &Responses) -> &'static [u8] {
 pub(super) fn head(route: usize, responses: &Responses, out: &mut Vec<u8>) {
     const LENGTH: &[u8] = b"content-length:";
     let len = body(route, responses).len();
-    for line in responses.error(STATUS).0.split_inclusive(|&c| c == b'\n') {
+    let [start, rest, _] = responses.error(Rule::Request(Error::UnknownTransferCoding));
+    for line in start
+        .split_inclusive(|&c| c == b'\n')
+        .chain(rest.split_inclusive(|&c| c == b'\n'))
+    {
         if line.len() > LENGTH.len() && line[..LENGTH.len()].eq_ignore_ascii_case(LENGTH) {
             let mut digits = [0u8; 20];
             out.extend_from_slice(b"Content-Length: ");

@@ -1,20 +1,44 @@
 //! A connection that began as HTTP/1.1 and asked for h2c (`Upgrade: h2c`, RFC 7540 §3.2):
-//! built from the HTTP/1 side's [`Handoff`] once its `101` is written. The `HTTP2-Settings`
+//! built from the HTTP/1 side's [`H2cRequest`] once its `101` is written. The `HTTP2-Settings`
 //! payload is applied as the peer's SETTINGS (the `101` acknowledges it: no SETTINGS ACK,
 //! §3.2.1), the request becomes stream 1, half-closed (remote), answered as any stream once
 //! the client's preface and SETTINGS have come; canned's SETTINGS go first, as on every
 //! HTTP/2 connection.
 
-use super::{Conn, Env, Stream};
-use crate::conn::{Connection, Handoff};
-use crate::frame::{ErrorCode, Frame, Header, kind, setting};
+use super::{Env, Http2Conn, Stream};
+use crate::conn::H2cRequest;
+use crate::frame::{ErrorCode, Frame, Header, PREFACE, kind, setting};
 
-impl Conn {
+impl Http2Conn {
+    /// The HTTP/2 connection of a client that spoke it from its first byte (prior knowledge,
+    /// RFC 9113 §3.3): the loop read the whole preface, and decided on it, once it could no
+    /// longer be HTTP/1 (`crate::frame::sniff`); `rest` came after it in the same read. The
+    /// preface is not looked at again here.
+    #[cold]
+    #[inline(never)]
+    pub fn prior_knowledge<W>(now_us: u64, rest: &[u8], env: &mut Env<'_, W>) -> Http2Conn {
+        let mut c = Http2Conn::new(now_us);
+        let s = &mut *c.st;
+        s.preface_at = PREFACE.len();
+        s.active_us = env.now_us;
+        env.stats.bytes_in += PREFACE.len() as u64;
+        s.advertise(env);
+        if !rest.is_empty() {
+            c.on_data(rest, env);
+        }
+        c
+    }
+
     /// The HTTP/2 connection an upgraded HTTP/1.1 request continues on.
     #[cold]
     #[inline(never)]
-    pub fn upgraded(now_us: u64, h: Handoff, env: &mut Env<'_>) -> Conn {
-        let mut c = Conn::new(now_us);
+    pub fn upgraded<W>(
+        now_us: u64,
+        h: H2cRequest,
+        input: &[u8],
+        env: &mut Env<'_, W>,
+    ) -> Http2Conn {
+        let mut c = Http2Conn::new(now_us);
         let s = &mut *c.st;
         let header = Header {
             len: h.settings.len() as u32,
@@ -50,7 +74,7 @@ impl Conn {
             window: i64::from(s.peer_initial_window),
             recv_window: 0,
             received: 0,
-            error: 0,
+            error: super::Own::Route,
             early: false,
             // A gRPC call has a body: it is never upgraded.
             grpc: super::grpc::Call::None,
@@ -63,10 +87,10 @@ impl Conn {
         s.advertise(env);
         s.count_stream(env);
         s.answer(0, env);
-        if !h.input.is_empty() {
+        if !input.is_empty() {
             // Counted when HTTP/1 read it.
-            env.stats.bytes_in -= h.input.len() as u64;
-            c.on_data(&h.input, env);
+            env.stats.bytes_in -= input.len() as u64;
+            c.on_data(input, env);
         }
         c
     }

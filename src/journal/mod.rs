@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use crate::echo::Echoed;
 use crate::fault::FaultKind;
+use crate::parser::Rule;
 
 /// The most entries `--journal` keeps: with the default head limit (8 KiB), at most about
 /// 826 MB of address space, touched only as entries are written.
@@ -40,6 +41,8 @@ struct Entry {
     faults: u16,
     /// `--mutate`: the catalogue's variant sent, plus one (0: none).
     mutate: u16,
+    /// The [`Rule`] the request broke, its [`Rule::index`] plus one (0: none).
+    rule: u8,
 }
 
 /// What a connection records about a request whose response it just decided.
@@ -105,6 +108,7 @@ impl Journal {
             status: 0,
             faults: 0,
             mutate: 0,
+            rule: 0,
         };
         Journal {
             ring: Mutex::new(Ring {
@@ -144,6 +148,7 @@ impl Journal {
             status: r.status,
             faults: 0,
             mutate: 0,
+            rule: 0,
         };
         seq
     }
@@ -156,6 +161,11 @@ impl Journal {
     /// Note that the response to entry `seq` was the catalogue's variant `i`.
     pub fn set_mutate(&self, seq: u64, i: usize) {
         self.with_entry(seq, |e| e.mutate = i as u16 + 1);
+    }
+
+    /// Note that entry `seq` was refused for breaking `rule`.
+    pub fn set_rule(&self, seq: u64, rule: Rule) {
+        self.with_entry(seq, |e| e.rule = rule.index() as u8 + 1);
     }
 
     fn with_entry(&self, seq: u64, f: impl FnOnce(&mut Entry)) {
@@ -252,7 +262,12 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
         let name = format!("mutate={}", crate::mutate::id(usize::from(e.mutate - 1)));
         push_string(out, name.as_bytes());
     }
-    out.extend_from_slice(b"]}");
+    out.extend_from_slice(b"],\"rule\":");
+    match Rule::ALL.get(usize::from(e.rule).wrapping_sub(1)) {
+        Some(r) => push_string(out, r.name().as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
 }
 
 fn push_number(out: &mut Vec<u8>, n: u64) {
@@ -311,10 +326,11 @@ mod tests {
             }
         }
         let first = j.record(&rec(&head("/1"), 200));
-        j.record(&rec(&head("/2"), 404));
+        let second = j.record(&rec("", 400));
         let third = j.record(&rec(&head("/3"), 200));
         j.add_fault(first, FaultKind::Error);
         j.add_fault(third, FaultKind::Latency);
+        j.set_rule(second, Rule::Request(crate::parser::Error::BareLf));
         let mut out = Vec::new();
         j.render(&mut out);
         let s = String::from_utf8(out).unwrap();
@@ -324,7 +340,11 @@ mod tests {
         );
         assert!(s.contains("\"target\":\"/3\""), "{s}");
         assert!(
-            s.contains("\"status\":200,\"faults\":[\"latency\"]}]}\n"),
+            s.contains("\"status\":200,\"faults\":[\"latency\"],\"rule\":null}]}\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("\"method\":null,\"target\":null,\"headers\":[],\"body_length\":0,\"status\":400,\"faults\":[],\"rule\":\"bare_lf\"}"),
             "{s}"
         );
         assert!(!s.contains("\"/1\"") && !s.contains("error"), "{s}");

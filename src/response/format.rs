@@ -3,7 +3,8 @@
 //! it, shared by every worker.
 
 use super::spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
-use super::status::{error_body, reason};
+use super::status::{ERROR_STATUSES, reason};
+use crate::parser::Rule;
 use std::sync::Arc;
 
 /// Bodies up to this size are formatted into the shared rest of each head, after it, so that
@@ -31,31 +32,108 @@ pub(super) struct Formatted {
     pub(super) send_body: bool,
 }
 
-/// A formatted error response, whole: small, and this worker's own.
+/// canned's own error responses (the close form), one per [`Rule`]: the start of each
+/// status's head is this worker's own (it holds the `Date` value); the rest of each rule's
+/// head, with its body after it, is formatted once and shared by every worker.
 #[derive(Clone, Debug)]
-pub(super) struct Whole {
-    /// The close form's head.
-    pub(super) head: Vec<u8>,
-    pub(super) date_at: Option<usize>,
-    pub(super) body: Arc<[u8]>,
+pub(super) struct Errors {
+    /// By status, in [`ERROR_STATUSES`] order: the start of its head, and where its date is.
+    starts: Vec<(Box<[u8]>, Option<usize>)>,
+    /// By [`Rule::index`].
+    rests: Arc<[ErrorRest]>,
 }
 
-impl Whole {
-    /// The error response canned sends for `status` on its own (a request it cannot answer).
-    pub(super) fn error(status: u16, common: &Common, date: &[u8; 29]) -> Whole {
-        let spec = Spec {
-            status,
-            body: Arc::from(error_body(status).into_bytes()),
-            content_type: DEFAULT_CONTENT_TYPE.into(),
-            headers: Vec::new(),
-        };
-        let f = format(&spec, common, date);
+/// The part of a rule's error response that does not change: the rest of its head, then its
+/// body.
+#[derive(Debug)]
+struct ErrorRest {
+    /// Its status's place in [`Errors::starts`].
+    start: u8,
+    bytes: Box<[u8]>,
+    /// Where the head ends in `bytes`.
+    head_end: u32,
+}
+
+impl Errors {
+    /// Every rule's error response: the status line and the body `CODE Reason: what was
+    /// wrong (clause)` ([`rule_body`]).
+    pub(super) fn new(common: &Common, date: &[u8; 29]) -> Errors {
+        let starts = ERROR_STATUSES
+            .iter()
+            .map(|&status| {
+                let f = format(&error_spec(status, Vec::new()), common, date);
+                (f.start, f.date_at)
+            })
+            .collect();
         let close = KeepAliveForm::Close as usize;
-        Whole {
-            head: [&f.start[..], &f.rest[close][..f.head_end[close] as usize]].concat(),
-            date_at: f.date_at,
-            body: f.body,
+        let rests = Rule::ALL
+            .iter()
+            .map(|&rule| {
+                let status = rule.status();
+                let f = format(&error_spec(status, rule_body(rule)), common, date);
+                let head_end = f.head_end[close];
+                ErrorRest {
+                    start: ERROR_STATUSES
+                        .iter()
+                        .position(|&s| s == status)
+                        .unwrap_or(0) as u8,
+                    bytes: [&f.rest[close][..head_end as usize], &f.body[..]]
+                        .concat()
+                        .into_boxed_slice(),
+                    head_end,
+                }
+            })
+            .collect();
+        Errors { starts, rests }
+    }
+
+    /// The response to a request that broke `rule`: its head in two pieces, then its body.
+    pub(super) fn get(&self, rule: Rule) -> [&[u8]; 3] {
+        let r = &self.rests[rule.index()];
+        let (head, body) = r.bytes.split_at(r.head_end as usize);
+        [&self.starts[r.start as usize].0, head, body]
+    }
+
+    /// Patch `date` into the start of every head.
+    pub(super) fn set_date(&mut self, date: &[u8; 29]) {
+        for (start, date_at) in &mut self.starts {
+            if let Some(at) = *date_at {
+                start[at..at + 29].copy_from_slice(date);
+            }
         }
+    }
+
+    /// Bytes this worker keeps of its own: the starts of the heads, and the table of rules'
+    /// rests (whose bytes every worker shares).
+    pub(super) fn own_bytes(&self) -> usize {
+        self.starts.iter().map(|(s, _)| s.len()).sum::<usize>()
+            + self.starts.capacity() * std::mem::size_of::<(Box<[u8]>, Option<usize>)>()
+            + std::mem::size_of::<Arc<[ErrorRest]>>()
+    }
+
+    /// Bytes every worker shares: the rests of the heads and the bodies.
+    pub(super) fn shared_bytes(&self) -> usize {
+        self.rests
+            .iter()
+            .map(|r| r.bytes.len() + std::mem::size_of::<ErrorRest>())
+            .sum()
+    }
+}
+
+/// The body of the error response to a request that broke `rule`: `400 Bad Request: a bare
+/// LF, a line not ended by CRLF (RFC 9112 §2.2)` and a newline.
+pub fn rule_body(rule: Rule) -> Vec<u8> {
+    let (what, clause) = rule.reason();
+    let status = rule.status();
+    format!("{status} {}: {what} ({clause})\n", reason(status)).into_bytes()
+}
+
+fn error_spec(status: u16, body: Vec<u8>) -> Spec {
+    Spec {
+        status,
+        body: Arc::from(body),
+        content_type: DEFAULT_CONTENT_TYPE.into(),
+        headers: Vec::new(),
     }
 }
 

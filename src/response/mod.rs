@@ -29,19 +29,20 @@ mod status;
 mod tests;
 
 pub use date::http_date;
-pub use format::{INLINE_BODY, MAX_FORMATTED_BYTES, formatted_bytes};
+pub use format::{INLINE_BODY, MAX_FORMATTED_BYTES, formatted_bytes, rule_body};
 pub use route::{CounterPaths, CounterRoutes, DEFAULT_ALLOW, METRICS_CONTENT_TYPE};
 pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
 
 pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
 
 use crate::echo::EchoFormat;
-use format::{Formatted, Whole, format, formatted_len};
+use crate::parser::Rule;
+use format::{Errors, Formatted, format, formatted_len};
 use route::{MethodRules, counter_spec, method_not_allowed};
 use std::sync::Arc;
 
 /// All responses of one worker: routes (index 0 is the default) and one error response per
-/// status code canned sends. A clone shares the routes' formatted bytes, but for the starts
+/// rule a request can break ([`Rule`]). A clone shares the routes' formatted bytes, but for the starts
 /// of their heads: the server formats its responses once and gives each worker a clone.
 #[derive(Clone, Debug)]
 pub struct Responses {
@@ -52,7 +53,7 @@ pub struct Responses {
     common: Common,
     /// Exact paths of routes 1.., with the methods they answer.
     paths: Vec<(Vec<u8>, Methods)>,
-    errors: Vec<(u16, Whole)>,
+    errors: Errors,
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
     methods: Option<MethodRules>,
@@ -166,10 +167,7 @@ impl Responses {
             paths.len() + 1,
             "one path per route after the default"
         );
-        let errors = ERROR_STATUSES
-            .iter()
-            .map(|&status| (status, Whole::error(status, common, &date)))
-            .collect();
+        let errors = Errors::new(common, &date);
         let mut r = Responses {
             routes,
             replaceable: Vec::new(),
@@ -740,14 +738,17 @@ impl Responses {
         if r.send_body { &r.body } else { &[] }
     }
 
-    /// The full error response for `status` (always the close form).
-    pub fn error(&self, status: u16) -> (&[u8], &[u8]) {
-        let (_, f) = self
-            .errors
-            .iter()
-            .find(|(s, _)| *s == status)
-            .unwrap_or(&self.errors[0]);
-        (&f.head, &f.body)
+    /// The error response to a request that broke `rule` (always the close form): its head
+    /// in two pieces (the start, this worker's own, and the rest, shared), then its body,
+    /// which names the rule ([`rule_body`]).
+    pub fn error(&self, rule: Rule) -> [&[u8]; 3] {
+        self.errors.get(rule)
+    }
+
+    /// Bytes of the error responses: what each worker keeps of its own, and what the workers
+    /// share.
+    pub fn error_bytes(&self) -> (usize, usize) {
+        (self.errors.own_bytes(), self.errors.shared_bytes())
     }
 
     /// Patch a new date into every head (RFC 9110 §6.6.1). Cheap when the second has not
@@ -762,10 +763,6 @@ impl Responses {
                 f.start[at..at + 29].copy_from_slice(&date);
             }
         }
-        for (_, f) in &mut self.errors {
-            if let Some(at) = f.date_at {
-                f.head[at..at + 29].copy_from_slice(&date);
-            }
-        }
+        self.errors.set_date(&date);
     }
 }

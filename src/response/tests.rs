@@ -1,6 +1,7 @@
 //! The canned bytes' tests: heads, bodies, dates and reason phrases.
 
 use super::*;
+use crate::parser::Error;
 use std::time::{Duration, UNIX_EPOCH};
 
 #[test]
@@ -179,10 +180,50 @@ fn date_is_patched_in_place() {
             "{h}"
         );
     }
-    let (head, body) = r.error(431);
-    let h = std::str::from_utf8(head).unwrap();
-    assert!(h.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
-    assert!(h.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT"));
-    assert!(h.ends_with("Connection: close\r\n\r\n"));
-    assert_eq!(body, b"431 Request Header Fields Too Large\n");
+    for (error, what) in [
+        (Error::TooManyHeaders, "more header fields than the limit"),
+        (
+            Error::HeadTooLarge,
+            "the head is larger than the head limit",
+        ),
+    ] {
+        let [start, rest, body] = r.error(Rule::Request(error));
+        let h = String::from_utf8([start, rest].concat()).unwrap();
+        assert!(h.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+        assert!(h.contains("Date: Sun, 06 Nov 1994 08:49:37 GMT"));
+        assert!(h.ends_with("Connection: close\r\n\r\n"));
+        let want = format!("431 Request Header Fields Too Large: {what} (RFC 6585 §5)\n");
+        assert_eq!(std::str::from_utf8(body).unwrap(), want);
+        assert!(h.contains(&format!("\r\nContent-Length: {}\r\n", want.len())));
+    }
+}
+
+/// Every rule has an error response of its own: its status, a body that names it, and a
+/// head whose start (the status line, `Server`, `Date`) is shared by the rules of a status.
+/// What a worker keeps of its own is the starts, not a response per rule.
+#[test]
+fn every_rule_has_its_own_error_response() {
+    let common = Common {
+        server: "canned".into(),
+        date: true,
+    };
+    let r = Responses::new(&[spec(200, "x")], &[], &common);
+    let mut bodies = std::collections::HashSet::new();
+    for rule in Rule::ALL {
+        let [start, rest, body] = r.error(rule);
+        let status = rule.status();
+        let line = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+        assert!(start.starts_with(line.as_bytes()), "{rule:?}");
+        let (what, clause) = rule.reason();
+        let want = format!("{status} {}: {what} ({clause})\n", reason(status));
+        assert_eq!(std::str::from_utf8(body).unwrap(), want);
+        assert_eq!(body, rule_body(rule));
+        let length = format!("Content-Length: {}\r\n", body.len());
+        assert!(rest.windows(length.len()).any(|w| w == length.as_bytes()));
+        assert!(bodies.insert(body.to_vec()), "{rule:?}: a body twice");
+    }
+    let (own, shared) = r.error_bytes();
+    eprintln!("error responses: {own} bytes per worker, {shared} shared");
+    assert!(own < 1024, "{own} bytes per worker");
+    assert!(shared < 16 * 1024, "{shared} bytes shared");
 }

@@ -73,6 +73,9 @@ pub struct Server {
     shared: Arc<Shared>,
     /// `--admin`: its listener and API, served on a thread of its own.
     admin: Option<admin::Admin>,
+    /// What the connections' bytes cross their sockets through: the plain transport, but in
+    /// the tests ([`Server::transport`]).
+    transport: crate::transport::Transport,
 }
 
 /// A running server: its addresses, and how to stop it.
@@ -134,7 +137,16 @@ impl Server {
             unix_files: bound.unix_files,
             shared,
             admin,
+            transport: crate::transport::Transport::Plain,
         })
+    }
+
+    /// For the tests: accept every connection with this transport instead of the plain one.
+    #[cfg(any(test, feature = "check"))]
+    #[doc(hidden)]
+    pub fn transport(mut self, transport: crate::transport::Transport) -> Server {
+        self.transport = transport;
+        self
     }
 
     /// `--admin`: the admin API's address.
@@ -186,9 +198,10 @@ impl Server {
         let admin_api = self.admin.take();
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
-            let setup = self
+            let mut setup = self
                 .canned
                 .worker(&self.config, self.shared.catalogue.clone(), id);
+            setup.transport = self.transport;
             workers.push(Worker::new(listeners, self.shared.clone(), setup)?);
         }
         let first = if inline_first {

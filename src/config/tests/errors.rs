@@ -182,6 +182,37 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             none,
             "--header-timeout: \"0\" is not a positive duration",
         ),
+        // A number without its unit: milliseconds to some tools, seconds to others.
+        (
+            &["--delay", "500"],
+            none,
+            "--delay: \"500\" has no unit: write 500ms or 500s",
+        ),
+        (
+            &["--shutdown-timeout", "2.5"],
+            none,
+            "--shutdown-timeout: \"2.5\" has no unit: write 2.5ms or 2.5s",
+        ),
+        (
+            &[],
+            &[("CANNED_IDLE_TIMEOUT", "30")],
+            "CANNED_IDLE_TIMEOUT: \"30\" has no unit: write 30ms or 30s",
+        ),
+        (
+            &["--fault", "/x=latency:100"],
+            none,
+            "--fault: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
+            &["--fault", "/x=drip:1KiB/100"],
+            none,
+            "--fault: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
+            &[],
+            &[("CANNED_FAULT", "/x=hang:5:reset")],
+            "CANNED_FAULT: \"5\" has no unit: write 5ms or 5s",
+        ),
         (
             &["--delay", "99999999999999s"],
             none,

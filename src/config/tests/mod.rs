@@ -203,7 +203,7 @@ fn flags() {
         "--idle-timeout",
         "2m",
         "--write-timeout",
-        "3",
+        "3s",
         "--no-date",
         "--server",
         "",
@@ -388,6 +388,27 @@ fn kubernetes_manifest_and_image_command_start() {
     assert_eq!(c.listen, vec![tcp("[::]:8080")]);
     assert_eq!(c.routes.len(), 2);
     assert_eq!(c.workers, 2);
+}
+
+/// A duration says its unit, on a flag and in a variable alike (a bare number is refused:
+/// `errors.rs`); `0` means the same in either, and stays a non-positive duration.
+#[test]
+fn durations_with_their_unit() {
+    let c = run_env(
+        &["--delay", "500ms", "--idle-timeout", "2s"],
+        &[
+            ("CANNED_WRITE_TIMEOUT", "250ms"),
+            ("CANNED_SHUTDOWN_TIMEOUT", "2s"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        (c.delay, c.timeouts.idle, c.timeouts.write),
+        (500, 2_000, 250)
+    );
+    assert_eq!(c.shutdown_timeout, std::time::Duration::from_secs(2));
+    let c = run(&["--fault", "/x=latency:500ms", "--fault", "/y=hang:2s"]).unwrap();
+    assert_eq!(c.routes.len(), 3);
 }
 
 /// `--fault` on a route's path, on a new path (a route with the default response), on `*`

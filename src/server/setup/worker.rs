@@ -8,6 +8,7 @@ use crate::fault::{FaultResponses, FaultSet, WorkerFaults};
 use crate::journal::Journal;
 use crate::mutate::Catalogue;
 use crate::response::{CounterRoutes, MAX_FORMATTED_BYTES, Responses};
+use crate::transport::Transport;
 use crate::values::US_PER_MS;
 use std::io;
 use std::sync::Arc;
@@ -101,6 +102,7 @@ impl Canned {
             journal: self.journal.clone(),
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
+            transport: Transport::Plain,
         }
     }
 }
@@ -131,6 +133,8 @@ pub(crate) struct WorkerSetup {
     pub(crate) quiet: bool,
     /// `--shutdown-timeout`.
     pub(crate) shutdown_timeout: Duration,
+    /// The transport its connections are accepted with: the plain one, but in the tests.
+    pub(crate) transport: Transport,
 }
 
 /// What a worker's connections read that is fixed for the run, from the command line.

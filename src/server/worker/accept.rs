@@ -2,9 +2,10 @@
 //! (making room at the limit, see `evict`), and the pause after accept(2) fails for want of a
 //! resource.
 
-use super::slot::{Conn, Interest, Slot};
+use super::slot::{Interest, ProtocolConn, Slot};
 use super::state::Worker;
 use crate::conn::Connection;
+use crate::transport::Transport;
 use polling::{Event, PollMode};
 use socket2::Socket;
 use std::io;
@@ -42,7 +43,7 @@ impl Worker {
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, addr)) => {
                     let peer = self.parts.journal.as_ref().and_then(|_| addr.as_socket());
-                    self.add(sock, peer);
+                    self.add(i, sock, peer);
                 }
                 Err(e) => {
                     self.shared.release_slot();
@@ -84,10 +85,11 @@ impl Worker {
         self.listen_interest(false);
     }
 
-    /// Take a connection just accepted, whose slot in [`Shared::open`] is already reserved.
+    /// Take a connection just accepted on listener `i`, whose slot in [`Shared::open`] is
+    /// already reserved.
     ///
     /// [`Shared::open`]: crate::server::shared::Shared::open
-    fn add(&mut self, sock: Socket, peer: Option<std::net::SocketAddr>) {
+    fn add(&mut self, i: usize, sock: Socket, peer: Option<std::net::SocketAddr>) {
         // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
@@ -110,7 +112,8 @@ impl Worker {
         }
         self.slots[k] = Some(Slot {
             sock,
-            conn: Conn::new(self.now_us),
+            transport: self.transport_for(i),
+            conn: ProtocolConn::new(self.now_us),
             interest: Interest::READ,
             armed_us: u64::MAX,
             sniffed: 0,
@@ -131,5 +134,12 @@ impl Worker {
             self.update_own_deadline();
         }
         self.rearm(k);
+    }
+
+    /// The transport of a connection accepted on listener `i`: the plain one (TCP and unix
+    /// sockets alike), unless the tests asked for another.
+    #[inline(always)]
+    fn transport_for(&self, _listener: usize) -> Transport {
+        self.transport
     }
 }

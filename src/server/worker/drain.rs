@@ -48,7 +48,7 @@ impl Worker {
                 if let Some(slot) = self.slots[k].as_mut() {
                     let bye = slot.conn.farewell();
                     if !bye.is_empty() {
-                        let _ = slot.sock.send(bye);
+                        let _ = slot.transport.write(&slot.sock, bye);
                     }
                 }
                 self.close(k);

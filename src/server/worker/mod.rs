@@ -31,7 +31,7 @@
 //! # Two protocols
 //!
 //! The loop drives connections through [`Connection`] alone; the one name of a protocol is
-//! `slot::Conn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`). An event matches
+//! `slot::ProtocolConn`, an enum over HTTP/1 (`crate::h1`) and HTTP/2 (`crate::h2`). An event matches
 //! on it once, in [`Worker::on_event`], and runs its whole handling (read, flush, interest,
 //! deadline) in `Event::handle`, generic over [`Connection`]: compiled once per protocol, so
 //! that HTTP/1's is the code of an HTTP/1-only loop. The calls outside events (accept, close,
@@ -57,17 +57,17 @@ use self::publish::PUBLISH_US;
 /// How long after buffers were given back the worker returns them to the system: at most one
 /// heap walk a second.
 const TRIM_DELAY_US: u64 = 1_000_000;
-#[cfg(feature = "http2")]
-use self::slot::with_h2_env;
-use self::slot::{Conn, FORCE, Interest, LISTENER, Slot, WAKE, flush, set_interest};
+use self::slot::{FORCE, Interest, LISTENER, ProtocolConn, Slot, WAKE, Work, flush, set_interest};
 use crate::conn::{Connection, Env, LogSink, Next, Settings};
+#[cfg(feature = "http2")]
+use crate::frame::Sniffed;
 use crate::server::timers::Deadlines;
 use crate::stats::Summary;
+use crate::transport::Transport;
 use polling::Events;
 use polling::Poller;
 use socket2::Socket;
-use std::io::{self, Read};
-use std::net::Shutdown;
+use std::io;
 use std::num::NonZeroUsize;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
@@ -243,6 +243,7 @@ impl Worker {
         }
         let Slot {
             sock,
+            transport,
             conn,
             interest,
             armed_us,
@@ -251,6 +252,7 @@ impl Worker {
         let mut ev = Event {
             k,
             sock,
+            transport,
             interest,
             armed_us,
             sniffed,
@@ -261,42 +263,19 @@ impl Worker {
             shared_silent: &self.shared.silent,
         };
         let after = match conn {
-            Conn::H1(c) => {
+            ProtocolConn::H1(c) => {
                 let preface = cfg!(feature = "http2") && !env.settings.switches.no_http2;
                 ev.handle(c, cause, &mut self.scratch, preface, &mut env)
             }
             #[cfg(feature = "http2")]
-            Conn::H2(c) => with_h2_env(&mut env, |env| {
-                ev.handle(c, cause, &mut self.scratch, false, env)
-            }),
+            ProtocolConn::H2(c) => ev.handle(c, cause, &mut self.scratch, false, &mut env),
         };
-        match after {
-            After::Done => {}
-            After::Close => self.close(k),
-            #[cfg(feature = "http2")]
-            After::Upgrade => {
-                conn.upgrade(&mut env);
-                let Conn::H2(c) = conn else {
-                    self.close(k);
-                    return;
-                };
-                let after = with_h2_env(&mut env, |env| ev.finish(c, env));
-                if let After::Close = after {
-                    self.close(k);
-                }
-            }
-            #[cfg(feature = "http2")]
-            After::TurnH2(n) => {
-                let sniffed = std::mem::take(ev.sniffed);
-                conn.turn_h2(usize::from(sniffed), &self.scratch[..n], &mut env);
-                let Conn::H2(c) = conn else {
-                    unreachable!("turned HTTP/2");
-                };
-                let after = with_h2_env(&mut env, |env| ev.finish(c, env));
-                if let After::Close = after {
-                    self.close(k);
-                }
-            }
+        let after = match after {
+            After::Done | After::Close => after,
+            _ => ev.switch(conn, after, &self.scratch, &mut env),
+        };
+        if let After::Close = after {
+            self.close(k);
         }
     }
 }
@@ -305,13 +284,13 @@ impl Worker {
 enum After {
     Done,
     Close,
-    /// HTTP/1 read the rest of the HTTP/2 preface (its start counted in `Slot::sniffed`), the
-    /// first `n` bytes of the scratch buffer, and left it unhandled: the connection turns
-    /// HTTP/2 and takes it.
+    /// The connection's first bytes were the HTTP/2 preface, its start counted in
+    /// `Slot::sniffed` and its end at the start of the first `n` bytes of the scratch buffer,
+    /// the rest of which came after it: the connection turns HTTP/2 and takes them.
     #[cfg(feature = "http2")]
-    TurnH2(usize),
-    /// HTTP/1 answered `Upgrade: h2c` ([`Next::Upgrade`]): the connection turns HTTP/2.
-    #[cfg(feature = "http2")]
+    PriorKnowledge(usize),
+    /// The connection's protocol wrote its answer to a request for another one
+    /// ([`Next::Upgrade`]): the connection continues as its [`crate::conn::Handoff`] says.
     Upgrade,
 }
 
@@ -322,7 +301,7 @@ enum FirstBytes {
     /// The start of the HTTP/2 preface: held back, counted in `Slot::sniffed`.
     #[cfg(feature = "http2")]
     Undecided,
-    /// The rest of the preface: the connection turns HTTP/2 ([`After::TurnH2`]).
+    /// The rest of the preface: the connection turns HTTP/2 ([`After::PriorKnowledge`]).
     #[cfg(feature = "http2")]
     Http2,
 }
@@ -332,6 +311,7 @@ enum FirstBytes {
 struct Event<'a> {
     k: usize,
     sock: &'a Socket,
+    transport: &'a mut Transport,
     interest: &'a mut Interest,
     armed_us: &'a mut u64,
     sniffed: &'a mut u8,
@@ -347,17 +327,19 @@ impl Event<'_> {
     /// silent is looked at for the HTTP/2 preface (and handed back as [`After::TurnH2`]); a
     /// start of it is held back, counted in `sniffed`, until the protocol is known.
     #[inline(always)]
-    fn handle<C: Connection>(
+    fn handle<C: Connection<Work>>(
         &mut self,
         conn: &mut C,
         cause: Cause,
         scratch: &mut [u8],
         preface: bool,
-        env: &mut Env<'_, C::Work>,
+        env: &mut Env<'_, Work>,
     ) -> After {
         match cause {
-            Cause::Ready { readable, .. } if readable && conn.wants_read() => {
-                match (&*self.sock).read(scratch) {
+            Cause::Ready { readable, .. }
+                if readable && (conn.wants_read() || self.transport.wants_read()) =>
+            {
+                match self.transport.read(self.sock, scratch) {
                     Ok(0) if conn.is_held() => {
                         // Gone while its response is held: nothing held can reach it.
                         return After::Close;
@@ -371,7 +353,7 @@ impl Event<'_> {
                                 #[cfg(feature = "http2")]
                                 FirstBytes::Undecided => false,
                                 #[cfg(feature = "http2")]
-                                FirstBytes::Http2 => return After::TurnH2(n),
+                                FirstBytes::Http2 => return After::PriorKnowledge(n),
                             };
                         if hand {
                             conn.on_data(&scratch[..n], env);
@@ -406,25 +388,26 @@ impl Event<'_> {
     /// connection, not per request.
     #[cold]
     #[inline(never)]
-    fn first_bytes<C: Connection>(
+    fn first_bytes<C: Connection<Work>>(
         &mut self,
         conn: &mut C,
         data: &[u8],
         preface: bool,
-        env: &mut Env<'_, C::Work>,
+        env: &mut Env<'_, Work>,
     ) -> FirstBytes {
         #[cfg(feature = "http2")]
         if preface {
-            match crate::h2::sniff(usize::from(*self.sniffed), data) {
-                crate::h2::Sniffed::Http2 => {
+            let held = usize::from(*self.sniffed);
+            match crate::frame::sniff(held, data) {
+                Sniffed::Http2 => {
                     self.no_longer_silent();
                     return FirstBytes::Http2;
                 }
-                crate::h2::Sniffed::Undecided(at) => {
+                Sniffed::Undecided(at) => {
                     *self.sniffed = at as u8;
                     return FirstBytes::Undecided;
                 }
-                crate::h2::Sniffed::Http1 => {}
+                Sniffed::Http1 => {}
             }
         }
         #[cfg(not(feature = "http2"))]
@@ -439,6 +422,37 @@ impl Event<'_> {
         FirstBytes::Http1
     }
 
+    /// The connection continues in another protocol ([`After::Upgrade`],
+    /// [`After::PriorKnowledge`]): it becomes that protocol's, and the rest of the event (its
+    /// first output, interest, deadline) goes through the enum. Out of line: once per
+    /// connection at most.
+    #[cold]
+    #[inline(never)]
+    fn switch(
+        &mut self,
+        conn: &mut ProtocolConn,
+        after: After,
+        scratch: &[u8],
+        env: &mut Env<'_, Work>,
+    ) -> After {
+        match after {
+            After::Upgrade if conn.upgrade(env) => self.finish(conn, env),
+            #[cfg(feature = "http2")]
+            After::PriorKnowledge(n) => {
+                // The preface's start came in earlier reads, its end in this one.
+                let held = usize::from(std::mem::take(self.sniffed));
+                let rest = crate::frame::PREFACE.len() - held;
+                conn.prior_knowledge(&scratch[rest..n], env);
+                self.finish(conn, env)
+            }
+            _ => {
+                #[cfg(not(feature = "http2"))]
+                let _ = scratch;
+                After::Close
+            }
+        }
+    }
+
     /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
     fn no_longer_silent(&mut self) {
         *self.silent -= 1;
@@ -448,24 +462,20 @@ impl Event<'_> {
     /// After a connection made progress: write its output, then close it, start lingering,
     /// or update its interest and deadline.
     #[inline(always)]
-    fn finish<C: Connection>(&mut self, conn: &mut C, env: &mut Env<'_, C::Work>) -> After {
-        if !flush(self.sock, conn, env) {
+    fn finish<C: Connection<Work>>(&mut self, conn: &mut C, env: &mut Env<'_, Work>) -> After {
+        if !flush(self.sock, self.transport, conn, env) {
             return After::Close;
         }
         match conn.next() {
             Next::Close { linger: false } => After::Close,
-            #[cfg(feature = "http2")]
             Next::Upgrade => After::Upgrade,
-            // Not sent without HTTP/2 (`Switches::no_http2` is set).
-            #[cfg(not(feature = "http2"))]
-            Next::Upgrade => After::Close,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
                 let _ = self.sock.set_linger(Some(Duration::ZERO));
                 After::Close
             }
             Next::Close { linger: true } => {
-                if self.sock.shutdown(Shutdown::Write).is_err() {
+                if self.transport.shutdown(self.sock).is_err() {
                     return After::Close;
                 }
                 conn.start_lingering(self.now_us, env.pool);
@@ -484,13 +494,13 @@ impl Event<'_> {
                 After::Close
             }
             Next::Continue => {
-                let read = conn.wants_read();
-                let want = Interest {
+                let read = conn.wants_read() || self.transport.wants_read();
+                let want = Interest::new(
                     read,
-                    write: !conn.output().is_empty(),
+                    !conn.output().is_empty() || self.transport.wants_write(),
                     // A connection that reads sees the FIN as a read of 0 bytes.
-                    hangup: !read && conn.is_held(),
-                };
+                    !read && conn.is_held(),
+                );
                 set_interest(self.poller, self.sock, self.interest, self.k, want);
                 self.rearm(conn, env.settings);
                 After::Done
@@ -500,7 +510,7 @@ impl Event<'_> {
 
     /// [`Worker::rearm`] for this event's connection.
     #[inline(always)]
-    fn rearm<C: Connection>(&mut self, conn: &C, settings: &Settings) {
+    fn rearm<C: Connection<Work>>(&mut self, conn: &C, settings: &Settings) {
         if let Some(want) = conn.wake_at(settings) {
             if want < *self.armed_us {
                 *self.armed_us = want.max(self.now_us);

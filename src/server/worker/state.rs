@@ -15,6 +15,7 @@ use crate::server::setup::WorkerSetup;
 use crate::server::shared::Shared;
 use crate::server::timers::Deadlines;
 use crate::stats::{Stats, Summary};
+use crate::transport::Transport;
 use polling::{Event, PollMode, Poller};
 use socket2::Socket;
 use std::io;
@@ -132,6 +133,8 @@ pub(crate) struct Worker {
     pub(super) faults_epoch: u64,
     /// `--admin`: the `POST /reset`s this worker has zeroed its counters for.
     pub(super) counter_resets: u64,
+    /// The transport its connections are accepted with ([`WorkerSetup::transport`]).
+    pub(super) transport: Transport,
 }
 
 impl Worker {
@@ -199,6 +202,7 @@ impl Worker {
             publisher: Publisher::new(id, setup.counter_routes),
             faults_epoch: 0,
             counter_resets: 0,
+            transport: setup.transport,
         })
     }
 
