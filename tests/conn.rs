@@ -12,8 +12,14 @@ use canned::parser::{Error, Limits, Rule};
 use canned::response::{KeepAliveForm, Responses};
 use canned::stats::Stats;
 use common::*;
-use std::io::{BufRead, Read, Write};
-use std::time::{Duration, Instant};
+#[cfg(feature = "access-log")]
+use std::io::BufRead;
+#[cfg(any(feature = "access-log", feature = "stats"))]
+use std::io::Read;
+use std::io::Write;
+use std::time::Duration;
+#[cfg(feature = "stats")]
+use std::time::Instant;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 

@@ -2,7 +2,9 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, Read, Write};
+#[cfg(feature = "access-log")]
+use std::io::BufRead;
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";

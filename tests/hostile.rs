@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, Read, Write};
+#[cfg(feature = "access-log")]
+use std::io::Read;
+use std::io::{BufRead, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, ExitStatus, Stdio};
@@ -43,6 +45,7 @@ fn exit_within(child: &mut std::process::Child, limit: Duration) -> Option<(Exit
 
 /// Pipeline `n` requests in rounds of `round` on one connection and read their responses,
 /// giving up after `limit`: how many were answered.
+#[cfg(feature = "access-log")]
 fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize {
     let mut s = connect(addr);
     s.set_read_timeout(Some(Duration::from_millis(200)))

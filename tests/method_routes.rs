@@ -214,6 +214,7 @@ fn curl_sees_each_method_answered() {
 }
 
 /// The command line's one-line error for `args`.
+#[cfg(all(feature = "echo", feature = "faults", feature = "stats"))]
 fn error(args: &[&str]) -> String {
     let o = Command::new(bin())
         .args(["--listen", "127.0.0.1:0"])

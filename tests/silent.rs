@@ -5,10 +5,15 @@
 mod common;
 
 use common::*;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream};
+#[cfg(feature = "faults")]
+use std::io::Read;
+use std::io::Write;
+#[cfg(feature = "faults")]
+use std::net::Shutdown;
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "faults")]
 fn wait_open(h: &canned::server::Handle, n: usize, within: Duration) -> Duration {
     let t = Instant::now();
     while h.open_connections() != n && t.elapsed() < within {

@@ -489,7 +489,19 @@ fn man_page_examples_parse() {
 
 /// Syntax checks by the tools themselves, where they are installed (skipped, with a line
 /// saying so, where they are not).
-#[cfg(test)]
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 fn check_with_their_tools() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let checks: [(&str, &[&str], &str); 4] = [

@@ -1,9 +1,24 @@
 //! Every bad flag, value, duplicate and conflict: the one-line error it gives, naming the flag
 //! or variable and what is wrong.
 
-use super::{ErrorCase, UNIX_108, assert_errors};
-use crate::config::model::Config;
-use std::ffi::OsString;
+// The tests of this file but the last use every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
+use {
+    super::{ErrorCase, UNIX_108, assert_errors},
+    crate::config::model::Config,
+    std::ffi::OsString,
+};
 
 // Uses every feature's options.
 #[cfg(all(

@@ -9,6 +9,18 @@ use super::args::Command;
 use super::cpus::{cgroup_cpus, quota_cpus};
 use super::file::{MAX_FILE, read_at_most, read_bounded};
 use super::model::{Config, Listen};
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 use crate::fault::Mutate;
 use std::ffi::OsString;
 
@@ -29,8 +41,32 @@ fn run(args: &[&str]) -> Result<Config, String> {
 }
 
 /// Arguments, environment, and the start of the one-line error they give.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 type ErrorCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 fn assert_errors(cases: &[ErrorCase]) {
     for (args, env, want) in cases {
         let e = run_env(args, env).unwrap_err();
