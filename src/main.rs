@@ -1,6 +1,8 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, completions, environment, help, man_page};
+use canned::config::{Command, Config, environment, help};
+#[cfg(feature = "manual")]
+use canned::config::{completions, man_page};
 use canned::server::{Server, diagnostic, max_conns_that_fit, raise_fd_limit};
 use std::io::Write;
 use std::process::ExitCode;
@@ -34,7 +36,9 @@ fn main() -> ExitCode {
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
         #[cfg(feature = "mutate")]
         Ok(Command::MutateList) => return print(&canned::mutate::id_lines().concat()),
+        #[cfg(feature = "manual")]
         Ok(Command::Man) => return print(&man_page()),
+        #[cfg(feature = "manual")]
         Ok(Command::Completions(shell)) => return print(&completions(shell)),
         Err(e) => {
             say!("canned: error: {e}");

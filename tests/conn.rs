@@ -97,6 +97,7 @@ impl Driver {
         std::mem::take(&mut self.wire)
     }
 
+    #[cfg(feature = "access-log")]
     fn log(&self) -> String {
         String::from_utf8(self.parts.log.clone()).unwrap()
     }
@@ -771,6 +772,7 @@ fn header_timeout_answers_408_without_body_to_head() {
         };
         assert_eq!(out, want, "{shown}");
         assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
+        #[cfg(feature = "access-log")]
         assert_eq!(
             d.log().lines().last(),
             Some("- - - - 408 rule=header_timeout"),

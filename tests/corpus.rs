@@ -56,6 +56,7 @@ fn h2_connection() {
     replay("h2_connection", canned::check::fuzz_h2_connection);
 }
 
+#[cfg(feature = "faults")]
 #[test]
 fn held() {
     replay("held", canned::check::fuzz_held);

@@ -15,6 +15,7 @@ use super::grammar::{
     add_route, check_path, every_interface, field_value, method_route_clash, no_body_status,
     parse_header, parse_listen, parse_methods, parse_route, ranged_field_clash,
 };
+#[cfg(feature = "manual")]
 use super::help::Shell;
 use super::model::{Config, Listen};
 use super::options::{ABSENT, FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
@@ -58,8 +59,10 @@ pub enum Command {
     #[cfg(feature = "mutate")]
     MutateList,
     /// Print the man page (`contrib/canned.1`).
+    #[cfg(feature = "manual")]
     Man,
     /// Print the completions for a shell (`contrib/completions/`).
+    #[cfg(feature = "manual")]
     Completions(Shell),
 }
 
@@ -128,10 +131,9 @@ fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
 /// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
 fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
-    matches!(
-        name,
-        b"-h" | b"--help" | b"-V" | b"--version" | b"--man" | b"--completions"
-    ) || (cfg!(feature = "mutate") && name == b"--mutate-list")
+    matches!(name, b"-h" | b"--help" | b"-V" | b"--version")
+        || (cfg!(feature = "mutate") && name == b"--mutate-list")
+        || (cfg!(feature = "manual") && matches!(name, b"--man" | b"--completions"))
         || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
@@ -164,7 +166,9 @@ fn read_flags<'a>(
             (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
             #[cfg(feature = "mutate")]
             (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            #[cfg(feature = "manual")]
             (b"--man", None) => return Ok(Some(Command::Man)),
+            #[cfg(feature = "manual")]
             (b"--completions", inline) => {
                 let shell = match inline.or_else(|| rest.next().map(|v| v.as_encoded_bytes())) {
                     Some(b"bash") => Shell::Bash,

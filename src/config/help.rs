@@ -43,16 +43,13 @@ pub fn help() -> String {
         h.push('\n');
     }
     h.push_str(MUTATE_LIST);
+    h.push_str(MANUAL);
     h.push_str(HELP_END);
     h
 }
 
 /// The end of `--help`: the commands outside the table.
-const HELP_END: &str = "  --man
-        Print the man page (canned --man | man -l -)
-  --completions SHELL
-        Print the completions for bash, zsh or fish
-  -h, --help
+const HELP_END: &str = "  -h, --help
         Print this help
   -V, --version
         Print the version and the commit it was built from
@@ -65,6 +62,16 @@ const MUTATE_LIST: &str = "  --mutate-list
 ";
 #[cfg(not(feature = "mutate"))]
 const MUTATE_LIST: &str = "";
+
+/// `--man` and `--completions` in `--help`, with the `manual` feature.
+#[cfg(feature = "manual")]
+const MANUAL: &str = "  --man
+        Print the man page (canned --man | man -l -)
+  --completions SHELL
+        Print the completions for bash, zsh or fish
+";
+#[cfg(not(feature = "manual"))]
+const MANUAL: &str = "";
 
 /// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
 /// copy inlined for each piece.

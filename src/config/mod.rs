@@ -33,12 +33,14 @@ mod help;
 mod model;
 mod options;
 
+#[cfg(feature = "manual")]
 mod contrib;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use self::activation::check_passed_to_this_process;
 pub use self::args::{ArgError, Command, environment};
+#[cfg(feature = "manual")]
 pub use self::contrib::{completions, man_page};
 pub use self::file::MAX_FILE;
 pub use self::help::{Shell, help};

@@ -335,6 +335,10 @@ pub(super) static ABSENT: &[(&str, &str, &str)] = &[
     ("--mutate-id", "CANNED_MUTATE_ID", "mutate"),
     #[cfg(not(feature = "mutate"))]
     ("--mutate-list", "", "mutate"),
+    #[cfg(not(feature = "manual"))]
+    ("--man", "", "manual"),
+    #[cfg(not(feature = "manual"))]
+    ("--completions", "", "manual"),
 ];
 
 /// Every option. Options take effect in this order, whatever the order on the command line:
