@@ -10,8 +10,9 @@
 
 mod common;
 use common::*;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Run the Python `script` (`{port}` filled in) against `p`; it prints `ok` when it passes.
 fn python(p: &Proc, script: &str) {
@@ -80,10 +81,10 @@ for i in range(40):
 j = journal()
 assert j["recorded"] == 71 and len(j["entries"]) == 50, (j["recorded"], len(j["entries"]))
 assert j["entries"][0]["seq"] == 22 and j["entries"][-1]["target"] == "/more/39", j["entries"][0]
-# HEAD: the length of the JSON, no body.
+# HEAD: the head of the chunked JSON, no body.
 c.request("HEAD", "/_journal")
 r = c.getresponse()
-assert r.status == 200 and int(r.getheader("Content-Length")) > 1000 and r.read() == b""
+assert r.status == 200 and r.getheader("Transfer-Encoding") == "chunked" and r.read() == b""
 # DELETE clears it; what follows is kept.
 c.request("DELETE", "/_journal")
 r = c.getresponse()
@@ -493,4 +494,146 @@ fn go_reads_the_journal_of_its_requests() {
         let (code, _) = p.stop();
         assert_eq!(code, 0);
     }
+}
+
+/// A journal of `n` entries whose `X-Big` value, `value_len` bytes that are not UTF-8, is
+/// six bytes a byte in JSON (`\u00ff`): about 48 KB an entry with the default head limit.
+fn fill_big_journal(addr: std::net::SocketAddr, n: usize, value_len: usize) {
+    let mut s = connect(addr);
+    let big = vec![0xffu8; value_len];
+    let mut done = 0;
+    while done < n {
+        let batch = (n - done).min(50);
+        let mut reqs = Vec::new();
+        for i in done..done + batch {
+            reqs.extend_from_slice(
+                format!("GET /fill/{i} HTTP/1.1\r\nHost: t\r\nX-Big: ").as_bytes(),
+            );
+            reqs.extend_from_slice(&big);
+            reqs.extend_from_slice(b"\r\n\r\n");
+        }
+        s.write_all(&reqs).unwrap();
+        let r = read_responses(&mut s, batch);
+        assert!(r.iter().all(|r| r.status == 200), "{:?}", r[0]);
+        done += batch;
+    }
+}
+
+/// Six GETs of a 47 MB journal that never read: each holds a piece of it, not the whole
+/// (RSS grows by a few MiB, not 6 x 47 MB), and meanwhile, and while another reader takes
+/// it slowly, requests on other connections are answered at once, with one worker (the
+/// readers' own) and two (the lock every worker records through).
+#[test]
+fn a_large_journal_is_streamed_to_readers_that_wait() {
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--journal-path", "/j"]);
+        fill_big_journal(p.addr, 1000, 8000);
+        let before = p.rss_kib();
+        let mut readers = Vec::new();
+        for _ in 0..6 {
+            let mut s = connect(p.addr);
+            s.write_all(b"GET /j HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
+            readers.push(s);
+        }
+        // Requests on another connection at once, and while a seventh reader takes the
+        // journal 4 KiB every 20 ms.
+        let mut plain = connect(p.addr);
+        let mut worst = Duration::ZERO;
+        let mut ask = |worst: &mut Duration| {
+            let t = Instant::now();
+            plain
+                .write_all(b"GET /x HTTP/1.1\r\nHost: t\r\n\r\n")
+                .unwrap();
+            assert_eq!(read_responses(&mut plain, 1)[0].status, 200);
+            *worst = (*worst).max(t.elapsed());
+        };
+        ask(&mut worst);
+        // Each answer has begun.
+        for s in &mut readers {
+            let mut first = [0u8; 16];
+            s.read_exact(&mut first).unwrap();
+            assert_eq!(&first, b"HTTP/1.1 200 OK\r");
+        }
+        let mut slow = connect(p.addr);
+        slow.write_all(b"GET /j HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        for _ in 0..50 {
+            slow.read_exact(&mut buf).unwrap();
+            ask(&mut worst);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let grown_kib = p.rss_kib().saturating_sub(before);
+        eprintln!("{workers} workers: slowest plain request {worst:?}, RSS +{grown_kib} KiB");
+        assert!(
+            worst < time_bound(Duration::from_millis(500)),
+            "{workers} workers: a plain request waited {worst:?} while the journal was read"
+        );
+        // Seven readers, each a piece of 64 KiB and one entry (48 KB) in its output; the rest
+        // is the allocator's and, under emulation, its code cache (8 MiB).
+        assert!(
+            grown_kib < 16 * 1024,
+            "{workers} workers: RSS grew by {grown_kib} KiB with 7 readers of the journal"
+        );
+    }
+}
+
+/// The journal sent a piece at a time is whole, valid JSON, read by Python's http.client
+/// (chunked, on a keep-alive connection, the next request answered after it), by an
+/// HTTP/1.0 request (ended by the close), as a HEAD (its head alone), and by the admin API's
+/// `GET /journal`; every entry is there, in order, its value decoded.
+#[test]
+fn the_streamed_journal_is_whole_json() {
+    if !have("python3") {
+        return;
+    }
+    let (h, addr) = start(&["--journal-path", "/j", "--admin", "127.0.0.1:0"]);
+    fill_big_journal(addr, 300, 8000);
+    let admin = h.admin_addr().unwrap();
+    let script = r#"
+import http.client, json, socket, sys
+port, admin = int(sys.argv[1]), int(sys.argv[2])
+def check(j):
+    # The 300 made for it, and `/after` once it was sent.
+    assert j["capacity"] == 1000 and j["recorded"] in (300, 301), (j["capacity"], j["recorded"])
+    e = j["entries"][:300]
+    assert [x["seq"] for x in e] == list(range(1, 301)), len(e)
+    for i, x in enumerate(e):
+        assert x["target"] == "/fill/%d" % i, x["target"]
+        assert dict(x["headers"])["X-Big"] == "\xff" * 8000
+c = http.client.HTTPConnection("127.0.0.1", port)
+c.request("GET", "/j")
+r = c.getresponse()
+assert r.status == 200 and r.getheader("Transfer-Encoding") == "chunked", r.getheaders()
+body = r.read()
+assert len(body) > 300 * 48000, len(body)
+check(json.loads(body))
+c.request("HEAD", "/j")
+r = c.getresponse()
+assert r.status == 200 and r.getheader("Transfer-Encoding") == "chunked" and r.read() == b""
+c.request("GET", "/after")
+assert c.getresponse().read() == b"Hello World\n"
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /j HTTP/1.0\r\n\r\n")
+d = b""
+while True:
+    k = s.recv(1 << 20)
+    if not k: break
+    d += k
+head, body = d.split(b"\r\n\r\n", 1)
+assert b"Content-Length" not in head and b"Transfer-Encoding" not in head, head
+check(json.loads(body))
+c = http.client.HTTPConnection("127.0.0.1", admin)
+c.request("GET", "/journal")
+r = c.getresponse()
+assert r.status == 200 and r.getheader("Content-Type") == "application/json"
+j = json.loads(r.read())
+check(j)
+assert j["recorded"] == 301 and j["entries"][300]["target"] == "/after"
+print("ok")
+"#;
+    let (port, admin) = (addr.port().to_string(), admin.port().to_string());
+    let args = [std::ffi::OsStr::new(&port), std::ffi::OsStr::new(&admin)];
+    python_ok(script, &args, "the streamed journal");
+    drop(h);
 }

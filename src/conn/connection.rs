@@ -143,4 +143,9 @@ pub trait Connection<W: Pooled> {
 
     /// Requests answered so far.
     fn served(&self) -> u32;
+
+    /// Call `held` with each response (route index) that a response under way still sends
+    /// bytes of: a change of the faults (`--admin`) frees a response no fault sends any more
+    /// only once no connection holds it.
+    fn responses_held(&self, held: &mut dyn FnMut(usize));
 }

@@ -11,14 +11,14 @@
 //! plain path inlines `wake_at` and `is_held` into the loop). So the loop names one concrete
 //! type (`ProtocolConn` in the worker's `slot.rs`, an enum over the protocols) and calls it through
 //! [`Connection`]: static dispatch, each call a direct call that inlines as if the loop called
-//! the state machine itself, and the loop compiles against the trait alone (the HTTP/1 connection has those
-//! calls in its `Connection` impl and nowhere else). The alternatives cost more: a
-//! `dyn Connection` an indirect call per event and no inlining; an enum over protocols a match
-//! per call, and it cannot live here (this module is below every protocol); a worker generic
-//! over its connection type a type parameter on every item of the loop, for one protocol. A
-//! second protocol (beside `h1`, at its layer) turns the alias into an enum in the server,
-//! whose calls match on the protocol and lend each one its own pool ([`Connection::Work`]): a
-//! match per call, paid only then.
+//! the state machine itself, and the loop compiles against the trait alone (each protocol's
+//! connection has those calls in its `Connection` impl and nowhere else). The trait is generic
+//! over the work area it is lent (`Connection<W: Pooled>`), so each protocol gets its own
+//! pool's buffers without a default pool in the other: `ProtocolConn` matches on the protocol
+//! once per call and lends HTTP/1 its pool, HTTP/2 its own. The alternatives cost more: a
+//! `dyn Connection` an indirect call per event and no inlining; an enum over protocols here
+//! (this module is below every protocol); a worker generic over its connection type a type
+//! parameter on every item of the loop.
 
 mod connection;
 mod env;

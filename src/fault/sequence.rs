@@ -48,6 +48,11 @@ impl Sequence {
         self.acts[i as usize]
     }
 
+    /// The responses its steps send (indices in `Responses`).
+    pub fn responses(&self) -> impl Iterator<Item = u16> + '_ {
+        self.acts.iter().map(|a| a.response)
+    }
+
     /// Start again from the first step.
     pub fn reset(&self) {
         self.position.store(0, Ordering::Relaxed);

@@ -68,6 +68,12 @@ pub struct FaultResponses {
     added: Vec<(Spec, Option<Drip>, u16)>,
     /// Copies of a route's own response (route, drip, index).
     copies: Vec<(u16, Option<Drip>, u16)>,
+    /// Indices no set uses any more, with the change that stopped using them and their
+    /// drip: a worker may still be sending one (its drip paced as before), until it says
+    /// otherwise ([`FaultResponses::reclaim`]).
+    retired: Vec<(u16, u64, Option<Drip>)>,
+    /// Indices no worker uses: the next responses formatted take them.
+    free: Vec<u16>,
 }
 
 impl FaultResponses {
@@ -146,6 +152,9 @@ impl FaultResponses {
         for (_, drip, at) in &self.copies {
             set.drips[usize::from(*at)] = *drip;
         }
+        for (at, _, drip) in &self.retired {
+            set.drips[usize::from(*at)] = *drip;
+        }
         set
     }
 
@@ -180,6 +189,62 @@ impl FaultResponses {
         }
     }
 
+    /// Forget the responses `set` (the set now built) does not send, as of change `change`:
+    /// their bytes are dropped from `responses` now, and their indices retired until every
+    /// worker has let go of them ([`FaultResponses::reclaim`]). So a fixture changed all day
+    /// holds the responses its faults send now, not every one they ever sent.
+    pub fn retire_unused(&mut self, set: &FaultSet, responses: &mut Responses, change: u64) {
+        let mut used = vec![false; responses.routes()];
+        let mut mark = |i: u16| {
+            if let Some(u) = used.get_mut(usize::from(i)) {
+                *u = true;
+            }
+        };
+        for &i in set.error_routes.iter().chain(&set.drip_routes) {
+            mark(i);
+        }
+        for &i in set.mix_routes.iter().flat_map(|m| m.iter()) {
+            mark(i);
+        }
+        for s in set.sequences.iter().flatten() {
+            s.responses().for_each(&mut mark);
+        }
+        let retired = &mut self.retired;
+        let mut retire = |at: u16, drip: Option<Drip>| {
+            if used[usize::from(at)] {
+                return true;
+            }
+            responses.retire(usize::from(at));
+            retired.push((at, change, drip));
+            false
+        };
+        self.added.retain(|(_, drip, at)| retire(*at, *drip));
+        self.copies.retain(|(_, drip, at)| retire(*at, *drip));
+    }
+
+    /// Take back the retired indices that `unused(index, change)` says no worker uses any
+    /// more (each worker has taken a change since `change` and holds none of them).
+    pub fn reclaim(&mut self, unused: impl Fn(u16, u64) -> bool) {
+        let free = &mut self.free;
+        self.retired.retain(|&(at, change, _)| {
+            let gone = unused(at, change);
+            if gone {
+                free.push(at);
+            }
+            !gone
+        });
+    }
+
+    /// The bytes of the bodies of the responses formatted here that are not inlined in their
+    /// heads (those are counted with the heads by `Responses::formatted_bytes`).
+    pub fn body_bytes(&self) -> usize {
+        self.added
+            .iter()
+            .map(|(s, _, _)| s.body.len())
+            .filter(|&n| n > crate::response::INLINE_BODY)
+            .sum()
+    }
+
     /// The index of a copy of route `route`'s own response sent with `drip`: one made before,
     /// or a new one (the same bytes and validators: [`Responses::add_copy`]).
     fn copy(&mut self, route: u16, drip: Option<Drip>, responses: &mut Responses) -> u16 {
@@ -190,7 +255,7 @@ impl FaultResponses {
         {
             return *at;
         }
-        let at = responses.add_copy(usize::from(route)) as u16;
+        let at = responses.add_copy_at(usize::from(route), self.free.pop().map(usize::from)) as u16;
         self.copies.push((route, drip, at));
         at
     }
@@ -200,7 +265,7 @@ impl FaultResponses {
         if let Some((_, _, at)) = self.added.iter().find(|(s, d, _)| *d == drip && *s == spec) {
             return *at;
         }
-        let at = responses.add_unrouted(&spec) as u16;
+        let at = responses.add_unrouted_at(&spec, self.free.pop().map(usize::from)) as u16;
         self.added.push((spec, drip, at));
         at
     }

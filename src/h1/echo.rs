@@ -7,11 +7,11 @@
 
 use super::Http1Conn;
 use super::log::{keep_journal_head, log_response};
-use super::state::{Body, EchoCapture, Env, Pending, WorkArea};
+use super::state::{Body, EchoCapture, Env, JournalRead, Pending, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
-use crate::journal::Recorder;
+use crate::journal::{Journal, Recorder};
 use crate::parser::Rule;
 use crate::response::Responses;
 
@@ -107,7 +107,7 @@ impl Http1Conn {
         let route = p.route as usize;
         let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
         self.served = self.served.saturating_add(1);
-        let close = self.closes_after(&p, env);
+        let mut close = self.closes_after(&p, env);
         let delay_us = env.settings.switches.delay_us;
         if delay_us > 0 {
             if b.pending_out() == 0 {
@@ -122,37 +122,50 @@ impl Http1Conn {
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
         let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
         let mut digits = [0u8; 20];
-        let form = p.variant(close);
-        // A HEAD to the journal path: the journal formatted, then dropped after its head.
-        if p.head_request && !env.responses.is_journal(route) {
+        let journal = env.features.journal.as_deref();
+        if let Some(Recorder { journal: j, .. }) =
+            journal.filter(|_| env.responses.is_journal(route))
+        {
+            if echoed.request_line().0 == b"DELETE" {
+                j.clear();
+            }
+            // Sent a piece at a time, its length unknown when it starts: ended by the close
+            // when the connection closes after it anyway, or to an HTTP/1.0 client (which has
+            // no chunked, RFC 9112 §6.3 (8)); else chunked (RFC 9112 §7.1).
+            let chunked = !p.http10 && !close;
+            close |= !chunked && !p.head_request;
+            let form = p.variant(close);
+            env.responses
+                .append_unsized_head(route, form, chunked, &mut b.out);
+            if !p.head_request {
+                let start = b.out.len();
+                let reading = j.begin_reading(&mut b.out);
+                b.journal_read = JournalRead {
+                    reading,
+                    chunked,
+                    turn_us: env.now_us,
+                };
+                b.journal_piece(start, j, env.settings.conn_limits.body_chunk);
+            }
+        } else if p.head_request {
             let length = decimal(rendered_len(format, &echoed) as u64, &mut digits);
             env.responses
-                .append_sized_head(route, form, length, &mut b.out);
+                .append_sized_head(route, p.variant(close), length, &mut b.out);
         } else {
             // Written once, then its head after it, turned to the front: a move of the bytes
             // costs less than the measuring pass that would put the head first.
             let start = b.out.len();
-            let journal = env.features.journal.as_deref();
-            match journal.filter(|_| env.responses.is_journal(route)) {
-                Some(Recorder { journal: j, .. }) => {
-                    if echoed.request_line().0 == b"DELETE" {
-                        j.clear();
-                    }
-                    j.render(&mut b.out);
-                }
-                None => render(format, &echoed, &mut b.out),
-            }
+            render(format, &echoed, &mut b.out);
             let length = decimal((b.out.len() - start) as u64, &mut digits);
             let head_at = b.out.len();
             env.responses
-                .append_sized_head(route, form, length, &mut b.out);
+                .append_sized_head(route, p.variant(close), length, &mut b.out);
             // [body][head] to [head][body] in three moves, with the head copied once more
             // at the end (a rotation by std takes more code for the same moves).
             let (body_len, head_len) = (head_at - start, b.out.len() - head_at);
             b.out.extend_from_within(head_at..);
             b.out.copy_within(start..head_at, start + head_len);
             b.out.copy_within(head_at + head_len.., start);
-            let body_len = if p.head_request { 0 } else { body_len };
             b.out.truncate(start + head_len + body_len);
         }
         b.log_line.truncate(c.at);
@@ -167,6 +180,46 @@ impl Http1Conn {
 }
 
 impl WorkArea {
+    /// Append the journal's next piece, from `start` of the output: the entries of
+    /// [`WorkArea::journal_read`] up to about `bytes` (at least one), as one chunk when it
+    /// is chunked, with the last chunk after the end. The next piece is appended once the
+    /// output is written ([`Refill::Journal`]): a reader holds a piece, not the journal.
+    pub(super) fn journal_piece(&mut self, start: usize, j: &Journal, bytes: usize) {
+        let r = &mut self.journal_read;
+        let done = j.read_more(&mut r.reading, &mut self.out, bytes.max(1));
+        if r.chunked {
+            // The piece is never empty (the JSON's start or end, or an entry): an empty
+            // chunk would end the body.
+            let mut line = [0u8; 18];
+            let n = hex_line(self.out.len() - start, &mut line);
+            self.out.splice(start..start, line[..n].iter().copied());
+            self.out.extend_from_slice(b"\r\n");
+            if done {
+                self.out.extend_from_slice(b"0\r\n\r\n");
+            }
+        }
+        self.refill = if done { Refill::None } else { Refill::Journal };
+    }
+
+    /// The output of [`Refill::Journal`] is written: append the journal's next piece, or
+    /// hold it to the next loop turn when one was appended in this one. Formatting costs
+    /// more than a copy: a reader whose socket takes all it is given would otherwise keep
+    /// the worker from everyone else until its buffers are full.
+    pub(super) fn refill_journal(&mut self, env: &Env<'_>) {
+        if self.journal_read.turn_us == env.now_us {
+            self.hold_until_us = env.now_us;
+            return;
+        }
+        match env.features.journal.as_deref() {
+            Some(r) => {
+                self.journal_read.turn_us = env.now_us;
+                let start = self.out.len();
+                self.journal_piece(start, &r.journal, env.settings.conn_limits.body_chunk);
+            }
+            None => self.refill = Refill::None,
+        }
+    }
+
     /// The request `emit_error` refuses may be an echo's: drop its capture, so that the
     /// access log reads only its line's start.
     #[cold]
@@ -180,6 +233,25 @@ impl WorkArea {
             self.echo = EchoCapture::default();
         }
     }
+}
+
+/// A chunk's size line for `n` bytes (`HEX CRLF`) in `line`; returns its length.
+fn hex_line(mut n: usize, line: &mut [u8; 18]) -> usize {
+    let mut digits = [0u8; 16];
+    let mut len = 0;
+    loop {
+        digits[len] = b"0123456789abcdef"[n & 15];
+        len += 1;
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    for (i, d) in digits[..len].iter().rev().enumerate() {
+        line[i] = *d;
+    }
+    line[len..len + 2].copy_from_slice(b"\r\n");
+    len + 2
 }
 
 /// `bytes` of a body by length were read: keep them in `kept` if the request, `pending`, is

@@ -44,7 +44,7 @@ use crate::parser::{Error, Rule};
 use crate::response::KeepAliveForm;
 use crate::stats::Timeout;
 use drip::ParkedDrip;
-use state::{Body, DripCursor, DripSource, Env, Pending, Phase, Refill};
+use state::{Body, DripCursor, DripSource, DripTail, Env, Pending, Phase, Refill};
 
 /// In the activity field of a parked slow close (`Phase::Hanging` with no work area): its D
 /// counts from the next turn's clock, the first read after its last byte was written (this
@@ -170,6 +170,7 @@ impl Connection<WorkArea> for Http1Conn {
                     };
                 }
                 Refill::Repeat { left, block } => b.refill_repeat(left, block, env),
+                Refill::Journal => b.refill_journal(env),
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)
@@ -284,6 +285,10 @@ impl Connection<WorkArea> for Http1Conn {
                 // A latency or a drip's pause ended with nothing left to write.
                 b.pace(env);
             }
+            if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Journal) {
+                // The journal's next piece, held for this turn.
+                b.refill_journal(env);
+            }
             self.keep_or_return(b, env);
         }
         if matches!(self.phase, Phase::Dripping)
@@ -347,6 +352,34 @@ impl Connection<WorkArea> for Http1Conn {
 
     fn served(&self) -> u32 {
         self.served
+    }
+
+    fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        if matches!(self.phase, Phase::Dripping) {
+            held(usize::from(self.parked().route));
+        }
+        let Some(b) = self.work.as_deref() else {
+            return;
+        };
+        if let Some(p) = b.pending {
+            held(usize::from(p.route));
+        }
+        if let Refill::Body { route, .. } = b.refill {
+            held(usize::from(route));
+        }
+        if let Some((_, p, _)) = b.last_held {
+            held(usize::from(p.route));
+        }
+        if let Some(c) = b.pacing.drip {
+            held(usize::from(c.route));
+            if let DripSource::Control {
+                tail: DripTail::Body { route },
+                ..
+            } = c.source
+            {
+                held(usize::from(route));
+            }
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use crate::conn::{Pooled, Settings};
 use crate::control::{Control, Refusal};
 use crate::echo::ChunkWalk;
 use crate::fault::Drip;
+use crate::journal::Reading;
 use crate::parser::Parser;
 use crate::response::KeepAliveForm;
 
@@ -163,6 +164,17 @@ pub(super) enum Refill {
     /// `--control`'s `bytes=N` or `fault=garbage:N`: `left` more bytes of a block made at
     /// start-up, repeated.
     Repeat { left: u64, block: Block },
+    /// The journal's next piece ([`WorkArea::journal_read`]).
+    Journal,
+}
+
+/// The journal being sent: where its reading is, and whether its pieces are chunks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct JournalRead {
+    pub(super) reading: Reading,
+    pub(super) chunked: bool,
+    /// The loop turn (its `now_us`) the last piece was appended in: one a turn.
+    pub(super) turn_us: u64,
 }
 
 /// The blocks made at start-up that `--control`'s answers are cut from, repeated.
@@ -219,6 +231,8 @@ pub struct WorkArea {
     pub(super) journal_body: u64,
     /// `--journal`: the request being answered is to be recorded.
     pub(super) journaled: bool,
+    /// The journal path: where the answer being sent is ([`Refill::Journal`]).
+    pub(super) journal_read: JournalRead,
     /// A dripped range or condition's answer: its head, formatted when the drip starts.
     pub(super) answer_head: Vec<u8>,
     /// The range (first and last byte offsets) of the pending request's 206, set only when
@@ -370,6 +384,7 @@ impl Pooled for WorkArea {
             journal_head: Vec::new(),
             journal_body: 0,
             journaled: false,
+            journal_read: JournalRead::default(),
             answer_head: Vec::new(),
             range: (0, 0),
             asked: Asked::Whole,

@@ -528,6 +528,13 @@ impl Http2Conn {
     pub fn served(&self) -> u32 {
         self.st.served
     }
+
+    /// [`Connection::responses_held`].
+    pub fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        for s in &self.st.streams {
+            held(usize::from(s.route));
+        }
+    }
 }
 
 /// HTTP/2 borrows nothing from the worker's pool: it takes the loop's environment as it is,
@@ -621,6 +628,11 @@ impl<W: Pooled> Connection<W> for Http2Conn {
     #[inline(always)]
     fn served(&self) -> u32 {
         Http2Conn::served(self)
+    }
+
+    #[inline(always)]
+    fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        Http2Conn::responses_held(self, held)
     }
 }
 

@@ -3,8 +3,11 @@
 //! received (at most `--max-head-bytes`, in a slot of that size), its time, client address,
 //! body length, the status sent and the faults applied. The ring's memory is taken once at
 //! start, `N * (head limit + ENTRY_BYTES)`, so that recording copies bytes and allocates
-//! nothing; the JSON is formatted only when the journal is asked for.
+//! nothing; the JSON is formatted only when the journal is asked for, a piece at a time as
+//! it is sent ([`Journal::begin_reading`]), never whole and never under the lock for more
+//! than an entry.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Mutex;
 
@@ -183,26 +186,74 @@ impl Journal {
     }
 
     /// Append the journal as JSON to `out`: `{"capacity","recorded","entries":[…]}`, the
-    /// entries oldest first.
+    /// entries oldest first. Whole, for a caller that keeps it whole (a test); a server
+    /// sends it a piece at a time ([`Journal::begin_reading`]).
     pub fn render(&self, out: &mut Vec<u8>) {
-        let ring = self.lock();
-        let kept = (ring.recorded - ring.cleared).min(self.capacity as u64);
+        let mut r = self.begin_reading(out);
+        while !self.read_more(&mut r, out, usize::MAX) {}
+    }
+
+    /// Start reading the journal: append the JSON's start to `out`; [`Journal::read_more`]
+    /// appends the entries kept now, then the end. Nothing is copied or held meanwhile: a
+    /// reader costs the pieces it is sent, however large the journal, and the workers
+    /// recording wait at most for one entry to be formatted.
+    pub fn begin_reading(&self, out: &mut Vec<u8>) -> Reading {
+        let (recorded, cleared) = {
+            let ring = self.lock();
+            (ring.recorded, ring.cleared)
+        };
+        let kept = (recorded - cleared).min(self.capacity as u64);
         out.extend_from_slice(b"{\"capacity\":");
         push_number(out, self.capacity as u64);
         out.extend_from_slice(b",\"recorded\":");
-        push_number(out, ring.recorded);
+        push_number(out, recorded);
         out.extend_from_slice(b",\"entries\":[");
-        for (n, seq) in (ring.recorded - kept + 1..=ring.recorded).enumerate() {
-            if n > 0 {
+        Reading {
+            next: recorded - kept + 1,
+            last: recorded,
+            sent: false,
+        }
+    }
+
+    /// Append the next entries of reading `r` to `out`, until it has grown by `bytes` (or
+    /// more, by one entry), and at the end the JSON's end: returns true when that was
+    /// appended. The lock is taken per entry. An entry overwritten (or cleared) since the
+    /// reading began is left out: its `seq` is missing from the answer.
+    pub fn read_more(&self, r: &mut Reading, out: &mut Vec<u8>, bytes: usize) -> bool {
+        let start = out.len();
+        while r.next <= r.last {
+            if out.len() - start >= bytes {
+                return false;
+            }
+            let seq = r.next;
+            r.next += 1;
+            let ring = self.lock();
+            let i = ((seq - 1) % self.capacity as u64) as usize;
+            let e = &ring.entries[i];
+            if e.seq != seq || seq <= ring.cleared {
+                continue;
+            }
+            if r.sent {
                 out.push(b',');
             }
-            let i = ((seq - 1) % self.capacity as u64) as usize;
+            r.sent = true;
             let at = i * self.slot_bytes;
-            let e = &ring.entries[i];
             render_entry(e, &ring.heads[at..at + e.head_len as usize], out);
         }
         out.extend_from_slice(b"]}\n");
+        true
     }
+}
+
+/// Where a reading of the journal is ([`Journal::begin_reading`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// The next entry to send.
+    next: u64,
+    /// The last entry kept when the reading began.
+    last: u64,
+    /// An entry was sent: the next one follows a comma.
+    sent: bool,
 }
 
 fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
@@ -212,7 +263,12 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
     push_number(out, e.time_us);
     out.extend_from_slice(b",\"client\":");
     match e.peer {
-        Some(a) => push_string(out, a.to_string().as_bytes()),
+        Some(a) => {
+            // An address has nothing to escape.
+            out.push(b'"');
+            let _ = write!(out, "{a}");
+            out.push(b'"');
+        }
         None => out.extend_from_slice(b"null"),
     }
     if head.is_empty() {
@@ -271,7 +327,21 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
 }
 
 fn push_number(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(n.to_string().as_bytes());
+    let _ = write!(out, "{n}");
+}
+
+/// `\u00XX` for a byte that JSON escapes by its value (a control, or one that is not UTF-8):
+/// written without a formatter, as a large head may hold thousands.
+fn push_escape(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(&[
+        b'\\',
+        b'u',
+        b'0',
+        b'0',
+        HEX[usize::from(b >> 4)],
+        HEX[usize::from(b & 15)],
+    ]);
 }
 
 /// A JSON string of `bytes`: UTF-8 as it is, with quotes, backslashes and controls escaped;
@@ -283,9 +353,7 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
             match c {
                 '"' => out.extend_from_slice(b"\\\""),
                 '\\' => out.extend_from_slice(b"\\\\"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-                }
+                c if (c as u32) < 0x20 || c == '\u{7f}' => push_escape(out, c as u8),
                 c => {
                     let mut b = [0; 4];
                     out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
@@ -293,7 +361,7 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
             }
         }
         for &b in chunk.invalid() {
-            out.extend_from_slice(format!("\\u{:04x}", b).as_bytes());
+            push_escape(out, b);
         }
     }
     out.push(b'"');
@@ -353,6 +421,53 @@ mod tests {
         let mut out = Vec::new();
         j.render(&mut out);
         assert_eq!(out, b"{\"capacity\":2,\"recorded\":3,\"entries\":[]}\n");
+    }
+
+    /// A reading in pieces is the whole rendering, cut; an entry overwritten or cleared
+    /// while it is read is left out, and what is sent stays JSON.
+    #[test]
+    fn a_reading_goes_in_pieces_and_skips_what_is_gone() {
+        let j = Journal::new(4, 64);
+        let rec = |t: &str| {
+            let h = format!("GET {t} HTTP/1.1\r\nHost: a\r\n\r\n");
+            j.record(&Record {
+                head: h.as_bytes(),
+                peer: None,
+                body_len: 0,
+                status: 200,
+            });
+        };
+        for t in ["/1", "/2", "/3", "/4"] {
+            rec(t);
+        }
+        let mut whole = Vec::new();
+        j.render(&mut whole);
+        let mut pieces = Vec::new();
+        let mut r = j.begin_reading(&mut pieces);
+        let mut n = 0;
+        while !j.read_more(&mut r, &mut pieces, 1) {
+            n += 1;
+        }
+        assert_eq!((pieces, n), (whole, 3));
+        // /1 sent; then /5 and /6 overwrite /1 and /2, and the rest is cleared after /3.
+        let mut out = Vec::new();
+        let mut r = j.begin_reading(&mut out);
+        assert!(!j.read_more(&mut r, &mut out, 1));
+        rec("/5");
+        rec("/6");
+        assert!(!j.read_more(&mut r, &mut out, 1));
+        let s = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            s.contains("\"/1\"") && !s.contains("\"/2\"") && s.contains("\"/3\""),
+            "{s}"
+        );
+        j.clear();
+        assert!(j.read_more(&mut r, &mut out, 1));
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.ends_with("\"rule\":null}]}\n") && !s.contains("/4"),
+            "{s}"
+        );
     }
 
     /// A head longer than its slot is cut to it; bytes that are not UTF-8 are escaped.

@@ -32,6 +32,24 @@ pub(super) struct Formatted {
     pub(super) send_body: bool,
 }
 
+impl Formatted {
+    /// The place of a response no fault sends any more: no bytes.
+    pub(super) fn retired() -> Formatted {
+        let empty: Arc<[u8]> = Arc::from(&[][..]);
+        Formatted {
+            status: 500,
+            start: Box::default(),
+            date_at: None,
+            rest: [empty.clone(), empty.clone(), empty.clone()],
+            head_end: [0; 3],
+            inline_len: 0,
+            body_apart: false,
+            body: empty,
+            send_body: false,
+        }
+    }
+}
+
 /// canned's own error responses (the close form), one per [`Rule`]: the start of each
 /// status's head is this worker's own (it holds the `Date` value); the rest of each rule's
 /// head, with its body after it, is formatted once and shared by every worker.

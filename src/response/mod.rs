@@ -281,39 +281,93 @@ impl Responses {
     /// Format a response no path selects (a fault's error response); returns its route
     /// index.
     pub fn add_unrouted(&mut self, spec: &Spec) -> usize {
-        self.push_route(spec.clone())
+        self.add_unrouted_at(spec, None)
+    }
+
+    /// [`Responses::add_unrouted`] at index `at` (one retired, [`Responses::retire`]), or
+    /// after the others.
+    pub fn add_unrouted_at(&mut self, spec: &Spec, at: Option<usize>) -> usize {
+        let f = format(spec, &self.common, &self.date);
+        self.put_route(f, None, at)
     }
 
     /// Add a copy of route `of`'s response, the same bytes (its `Accept-Ranges` and
     /// validators included) and the same validators for ranges and conditions: the route's
     /// own answer as a fault sends it from an index of its own (a drip). Returns its index.
     pub fn add_copy(&mut self, of: usize) -> usize {
+        self.add_copy_at(of, None)
+    }
+
+    /// [`Responses::add_copy`] at index `at` (one retired), or after the others.
+    pub fn add_copy_at(&mut self, of: usize, at: Option<usize>) -> usize {
         let copy = self.routes[of].clone();
-        self.routes.push(copy);
-        let at = self.routes.len() - 1;
-        if let Some(r) = self.representation(of).cloned() {
+        let r = self.representation(of).cloned();
+        self.put_route(copy, r, at)
+    }
+
+    fn put_route(&mut self, f: Formatted, r: Option<Representation>, at: Option<usize>) -> usize {
+        let at = match at {
+            Some(at) => {
+                self.routes[at] = f;
+                at
+            }
+            None => {
+                self.routes.push(f);
+                self.routes.len() - 1
+            }
+        };
+        if r.is_some() || self.representations.get(at).is_some_and(Option::is_some) {
             let mut by_route = self.representations.to_vec();
-            by_route.resize(at + 1, None);
-            by_route[at] = Some(r);
+            by_route.resize(by_route.len().max(at + 1), None);
+            by_route[at] = r;
             self.representations = Arc::from(by_route);
         }
         at
     }
 
-    /// Take the routes of `from` beyond this one's (responses a fault formatted later into a
-    /// clone of the same responses), with this one's `Date`: the bytes are shared, only the
-    /// heads' starts are copied. The routes both have are left as they are.
-    pub fn adopt_routes(&mut self, from: &Responses) {
-        if from.representations.len() > self.representations.len() {
-            self.representations = from.representations.clone();
-        }
-        for f in from.routes.iter().skip(self.routes.len()) {
+    /// Drop the bytes of route `route`, a response no fault sends any more: the index stays,
+    /// empty, until a response is formatted at it again ([`Responses::add_unrouted`]).
+    pub fn retire(&mut self, route: usize) {
+        self.put_route(Formatted::retired(), None, Some(route));
+    }
+
+    /// Take the routes of `from` (the responses a fault formatted later into a clone of the
+    /// same responses, and those it retired or formatted again at a retired index), with
+    /// this one's `Date`: the bytes are shared, only the heads' starts are copied. A route
+    /// this one sends itself (a counter route) stays, and so does one that `held(route)`
+    /// says a response under way still sends: those are returned, to be taken at a later
+    /// change.
+    pub fn adopt_routes(&mut self, from: &Responses, held: impl Fn(usize) -> bool) -> Vec<u16> {
+        self.representations = from.representations.clone();
+        let mut kept = Vec::new();
+        let mut h2_heads: Option<Vec<Option<H2Head>>> = None;
+        for (i, f) in from.routes.iter().enumerate() {
+            if let Some(own) = self.routes.get(i) {
+                if Arc::ptr_eq(&own.rest[0], &f.rest[0]) || self.body_changes(i) {
+                    continue;
+                }
+                if held(i) {
+                    kept.push(i as u16);
+                    continue;
+                }
+                if self.h2_heads.get(i).is_some_and(Option::is_some) {
+                    // Formatted for the bytes this index held before.
+                    h2_heads.get_or_insert_with(|| self.h2_heads.to_vec())[i] = None;
+                }
+            }
             let mut f = f.clone();
             if let Some(at) = f.date_at {
                 f.start[at..at + 29].copy_from_slice(&self.date);
             }
-            self.routes.push(f);
+            match self.routes.get_mut(i) {
+                Some(own) => *own = f,
+                None => self.routes.push(f),
+            }
         }
+        if let Some(heads) = h2_heads {
+            self.h2_heads = Arc::from(heads);
+        }
+        kept
     }
 
     /// `--raw-response`: the same bytes, verbatim, for every request and keep-alive form.
@@ -550,6 +604,32 @@ impl Responses {
             .position(|&c| c == b'\r')
             .map_or(rest.len(), |i| at + i);
         out.extend_from_slice(&rest[end..]);
+    }
+
+    /// Append the head of route `route` in `form` to `out` for a body whose length is not
+    /// known when it starts (the journal, sent a piece at a time): `Transfer-Encoding:
+    /// chunked` instead of its `Content-Length` when `chunked`, else no length at all (an
+    /// HTTP/1.0 answer whose body ends at the close, RFC 9112 §6.3 (8)).
+    pub fn append_unsized_head(
+        &self,
+        route: usize,
+        form: KeepAliveForm,
+        chunked: bool,
+        out: &mut Vec<u8>,
+    ) {
+        const FIELD: &[u8] = b"Content-Length: ";
+        let f = &self.routes[route];
+        out.extend_from_slice(&f.start);
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        for line in rest.split_inclusive(|&c| c == b'\n') {
+            if line.starts_with(FIELD) {
+                if chunked {
+                    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+                }
+            } else {
+                out.extend_from_slice(line);
+            }
+        }
     }
 
     /// Append the head of route `route` in `form` with status `status` instead of its own, and

@@ -110,11 +110,14 @@ impl Server {
             None => None,
         };
         let published = admin_listener.as_ref().map(|_| {
-            PublishedFaults::new(FaultTables {
-                set: canned.fault_set.clone(),
-                responses: canned.responses().clone(),
-                counter_resets: 0,
-            })
+            PublishedFaults::new(
+                FaultTables {
+                    set: canned.fault_set.clone(),
+                    responses: canned.responses().clone(),
+                    counter_resets: 0,
+                },
+                workers,
+            )
         });
         let shared = Arc::new(Shared::new(workers, catalogue, log, published)?);
         let admin = admin_listener.map(|l| {

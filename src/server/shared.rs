@@ -56,6 +56,10 @@ pub(super) struct PublishedFaults {
     /// Changes so far; written under `current`'s lock.
     pub(super) epoch: AtomicU64,
     pub(super) current: Mutex<Arc<FaultTables>>,
+    /// By worker: the last change it took, and the responses a change retired that it still
+    /// sends (kept until a later change finds them done), so that the admin frees an index
+    /// only when no worker holds it.
+    held: Mutex<Vec<(u64, Vec<u16>)>>,
 }
 
 /// One version of the faults: the set, and the responses it sends (the workers' own, with
@@ -68,11 +72,28 @@ pub(super) struct FaultTables {
 }
 
 impl PublishedFaults {
-    pub(super) fn new(tables: FaultTables) -> PublishedFaults {
+    pub(super) fn new(tables: FaultTables, workers: usize) -> PublishedFaults {
         PublishedFaults {
             epoch: AtomicU64::new(0),
             current: Mutex::new(Arc::new(tables)),
+            held: Mutex::new(vec![(0, Vec::new()); workers]),
         }
+    }
+
+    /// Worker `worker` took change `epoch`, and still sends the retired responses `kept`.
+    pub(super) fn report(&self, worker: usize, epoch: u64, kept: Vec<u16>) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = held.get_mut(worker) {
+            *h = (epoch, kept);
+        }
+    }
+
+    /// Whether response `at`, retired by change `change`, is held by no worker: each has
+    /// taken that change (so no new response sends it) and holds it in none of its own.
+    pub(super) fn unused(&self, at: u16, change: u64) -> bool {
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        held.iter()
+            .all(|(epoch, kept)| *epoch >= change && !kept.contains(&at))
     }
 
     /// The changes so far (once per loop turn).

@@ -11,7 +11,7 @@
 //! [`Transport::wants_write`], which the loop adds to what the connection wants; the plain
 //! one never does.
 //!
-//! The tests (and the `check` feature) add a second transport, [`Transport::Trickle`]
+//! The tests (and the `check` feature) add a second transport, `Transport::Trickle`
 //! (`trickle`): the connection gets its input one byte a read and its output leaves a few
 //! bytes a write, and must answer byte for byte as over the plain one.
 

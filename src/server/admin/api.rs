@@ -27,6 +27,9 @@ pub(super) struct Answer {
     pub(super) status: u16,
     pub(super) json: bool,
     pub(super) body: Vec<u8>,
+    /// The journal, sent instead of `body` a piece at a time as it is written (never made
+    /// whole: it may be tens of megabytes).
+    pub(super) journal: Option<Arc<Journal>>,
 }
 
 impl Answer {
@@ -39,6 +42,7 @@ impl Answer {
             status,
             json: false,
             body: body.into_bytes(),
+            journal: None,
         }
     }
 }
@@ -131,12 +135,11 @@ impl Api {
                     if method == b"DELETE" {
                         j.clear();
                     }
-                    let mut out = Vec::new();
-                    j.render(&mut out);
                     Answer {
                         status: 200,
                         json: true,
-                        body: out,
+                        body: Vec::new(),
+                        journal: Some(j.clone()),
                     }
                 }
                 (Some(_), _) => allow("GET and DELETE"),
@@ -214,19 +217,26 @@ impl Api {
     fn change(&mut self, i: usize, faults: RouteFaults) -> Answer {
         let mut builder = self.builder.clone();
         let mut responses = self.responses.clone();
+        // The change about to be published; the responses it no longer sends are retired as
+        // of it, and those retired before that no worker holds any more are taken back.
+        let published = self.shared.faults.as_ref();
+        let change = published.map_or(0, |p| p.epoch() + 1);
+        if let Some(p) = published {
+            builder.reclaim(|at, since| p.unused(at, since));
+        }
         let routes = self.routes.iter().enumerate().map(|(j, r)| {
             let f = if j == i { &faults } else { &r.faults };
             (&r.spec, f)
         });
         let set = builder.build(routes, &mut responses, Some((&self.set, i)));
+        builder.retire_unused(&set, &mut responses, change);
         if responses.routes() > usize::from(u16::MAX) {
             return Answer::text(400, "the faults' responses would be more than 65535");
         }
-        if responses.formatted_bytes() > MAX_FORMATTED_BYTES {
-            return Answer::text(
-                400,
-                crate::config::formatted_too_large(responses.formatted_bytes()),
-            );
+        // Every body counts, a large one sent apart from its head included.
+        let bytes = responses.formatted_bytes() + builder.body_bytes();
+        if bytes > MAX_FORMATTED_BYTES {
+            return Answer::text(400, crate::config::formatted_too_large(bytes));
         }
         self.routes[i].faults = faults;
         self.builder = builder;

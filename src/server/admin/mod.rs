@@ -25,6 +25,8 @@ use std::time::{Duration, Instant};
 
 /// The largest request body the API reads (a fault list).
 pub(super) const MAX_BODY: usize = 64 * 1024;
+/// The bytes of the journal formatted at a time for `GET /journal`.
+const JOURNAL_PIECE: usize = 64 * 1024;
 /// How long a client has, in all, to send its request and to read the answer.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long what a client sends after the answer is read and dropped, in all.
@@ -147,8 +149,12 @@ impl Admin {
             Err(Refusal::Answer(a)) => a,
             Err(Refusal::Gone) => return,
         };
+        let length = match answer.journal {
+            Some(_) => "Transfer-Encoding: chunked".to_string(),
+            None => format!("Content-Length: {}", answer.body.len()),
+        };
         let mut out = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n{length}\r\nConnection: close\r\n\r\n",
             answer.status,
             reason(answer.status),
             if answer.json {
@@ -156,11 +162,14 @@ impl Admin {
             } else {
                 "text/plain; charset=utf-8"
             },
-            answer.body.len()
         )
         .into_bytes();
         out.extend_from_slice(&answer.body);
-        if s.write_all(&out).is_ok() {
+        let sent = match &answer.journal {
+            Some(j) => s.write_all(&out).and_then(|()| send_journal(j, &mut s)),
+            None => s.write_all(&out),
+        };
+        if sent.is_ok() {
             // FIN, then what the client still sends is read and dropped, briefly, so that
             // the close is not a reset that loses the answer.
             let _ = s.s.shutdown(Shutdown::Write);
@@ -174,6 +183,27 @@ impl Admin {
                 }
             }
         }
+    }
+}
+
+/// The journal as chunks of about [`JOURNAL_PIECE`] bytes, each formatted as the one before
+/// is written: the admin thread holds one piece, and the workers recording wait at most for
+/// one entry to be formatted.
+fn send_journal(j: &Journal, s: &mut impl Write) -> io::Result<()> {
+    let mut piece = Vec::with_capacity(JOURNAL_PIECE + 1024);
+    let mut reading = j.begin_reading(&mut piece);
+    loop {
+        let done = j.read_more(&mut reading, &mut piece, JOURNAL_PIECE);
+        s.write_all(format!("{:x}\r\n", piece.len()).as_bytes())?;
+        piece.extend_from_slice(b"\r\n");
+        if done {
+            piece.extend_from_slice(b"0\r\n\r\n");
+        }
+        s.write_all(&piece)?;
+        if done {
+            return Ok(());
+        }
+        piece.clear();
     }
 }
 
@@ -241,6 +271,7 @@ fn refuse(status: u16, why: impl Into<String>) -> Refusal {
         status,
         json: false,
         body: body.into_bytes(),
+        journal: None,
     })
 }
 

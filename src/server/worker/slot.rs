@@ -169,6 +169,10 @@ impl Connection<Work> for ProtocolConn {
     fn served(&self) -> u32 {
         both!(self, c => Connection::<Work>::served(c))
     }
+
+    fn responses_held(&self, held: &mut dyn FnMut(usize)) {
+        both!(self, c => Connection::<Work>::responses_held(c, held))
+    }
 }
 
 /// The poller's key of the worker's wake-up socket (drain).

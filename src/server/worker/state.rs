@@ -238,7 +238,20 @@ impl Worker {
         };
         let (tables, epoch) = published.current();
         self.faults_epoch = epoch;
-        self.parts.responses.adopt_routes(&tables.responses);
+        // The responses this worker's connections are sending: a retired one stays until
+        // they are done with it (reported, and looked at again at the next change).
+        let mut held = vec![0u64; 1 << 10];
+        for slot in self.slots.iter().flatten() {
+            slot.conn.responses_held(&mut |r| {
+                if let Some(w) = held.get_mut(r / 64) {
+                    *w |= 1 << (r % 64);
+                }
+            });
+        }
+        let kept = self.parts.responses.adopt_routes(&tables.responses, |r| {
+            held.get(r / 64).is_some_and(|w| w & (1 << (r % 64)) != 0)
+        });
+        published.report(self.id, epoch, kept);
         if let Some(f) = self.parts.faults.as_mut() {
             f.replace(tables.set.clone());
         }
