@@ -233,13 +233,13 @@ impl Server {
             Some(a) => Some(beside("canned-admin", Box::new(move || a.run()))?),
             None => None,
         };
-        let log_writer = match self.shared.log {
+        let log_writer = match self.shared.log() {
             Some(_) => {
                 let shared = self.shared.clone();
                 Some(beside(
                     "canned-log",
                     Box::new(move || {
-                        if let Some(log) = &shared.log {
+                        if let Some(log) = shared.log() {
                             log.write_to_stdout();
                         }
                     }),
@@ -316,7 +316,7 @@ impl Handle {
     /// Let the log writer finish, until the shutdown deadline at most; returns the lines it
     /// dropped. A writer still blocked then is left behind (the process exit ends it).
     fn finish_log(&mut self) -> u64 {
-        let Some(log) = &self.shared.log else {
+        let Some(log) = self.shared.log() else {
             return 0;
         };
         let written = log.finish();

@@ -123,6 +123,12 @@ impl PublishedFaults {
 }
 
 impl Shared {
+    /// `--access-log`'s lines on their way out: never in a build without the feature.
+    #[inline(always)]
+    pub(super) fn log(&self) -> Option<&AccessLog> {
+        self.log.as_ref().filter(|_| cfg!(feature = "access-log"))
+    }
+
     /// The state `workers` workers share: a poller each, the wake-up and stop-now sockets.
     pub(super) fn new(
         workers: usize,

@@ -140,9 +140,14 @@ impl Worker {
             if self.shared.room_wanted() {
                 self.make_room_for_another_worker();
             }
-            if let Some(lines) = self.parts.log.as_mut().filter(|l| !l.is_empty()) {
+            if let Some(lines) = self
+                .parts
+                .log
+                .as_mut()
+                .filter(|l| cfg!(feature = "access-log") && !l.is_empty())
+            {
                 // Once per loop turn, to the writer thread: never waits for stdout.
-                match &self.shared.log {
+                match self.shared.log() {
                     Some(log) => self.parts.stats.log_lines_dropped += log.hand_off(lines),
                     None => lines.clear(),
                 }
@@ -234,7 +239,7 @@ impl Worker {
             return;
         };
         let mut env = self.parts.env(
-            self.shared.log.as_ref(),
+            self.shared.log(),
             self.now_us,
             self.drain_deadline.is_some(),
         );

@@ -46,7 +46,7 @@ impl Publisher {
             all[self.id] = mine;
             Summary::total(all.iter())
         };
-        if let Some(log) = &shared.log {
+        if let Some(log) = shared.log() {
             total.stats.log_lines_dropped += log.dropped();
         }
         let open = shared.open.load(Ordering::Relaxed);
