@@ -113,6 +113,13 @@ pub(super) enum Asked {
 }
 
 impl Asked {
+    /// Whether this is the route's own response: always, where ranges are not built (only
+    /// a `Range` or a condition asks for another answer).
+    #[inline(always)]
+    pub(super) fn is_whole(self) -> bool {
+        !cfg!(feature = "ranges") || self == Asked::Whole
+    }
+
     /// `answer`'s kind.
     pub(super) fn of(answer: Answer) -> Asked {
         match answer {
