@@ -154,7 +154,10 @@ impl Server {
 
     /// `--admin`: the admin API's address.
     pub fn admin_addr(&self) -> Option<std::net::SocketAddr> {
-        self.admin.as_ref().and_then(admin::Admin::addr)
+        self.admin
+            .as_ref()
+            .filter(|_| cfg!(feature = "admin"))
+            .and_then(admin::Admin::addr)
     }
 
     /// The bound addresses, with real ports.
@@ -307,7 +310,7 @@ impl Handle {
 
     /// Wait for the admin thread, which leaves on the workers' wake-up.
     fn join_admin(&mut self) {
-        if let Some(a) = self.admin.take() {
+        if let Some(a) = self.admin.take().filter(|_| cfg!(feature = "admin")) {
             wake(&self.shared);
             let _ = a.join();
         }

@@ -233,7 +233,12 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(super) fn adopt_faults(&mut self) {
-        let Some(published) = &self.shared.faults else {
+        let Some(published) = self
+            .shared
+            .faults
+            .as_ref()
+            .filter(|_| cfg!(feature = "admin"))
+        else {
             return;
         };
         let (tables, epoch) = published.current();
