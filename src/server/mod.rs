@@ -204,9 +204,12 @@ impl Server {
         let admin_api = self.admin.take();
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
-            let mut setup = self
-                .canned
-                .worker(&self.config, self.shared.catalogue.clone(), id);
+            let catalogue = if cfg!(feature = "mutate") {
+                self.shared.catalogue.clone()
+            } else {
+                None
+            };
+            let mut setup = self.canned.worker(&self.config, catalogue, id);
             setup.transport = self.transport;
             workers.push(Worker::new(listeners, self.shared.clone(), setup)?);
         }

@@ -99,7 +99,11 @@ impl Canned {
             max_conns: config.max_conns,
             patch_date: config.common.date,
             access_log: cfg!(feature = "access-log") && config.access_log,
-            journal: self.journal.clone(),
+            journal: if cfg!(feature = "journal") {
+                self.journal.clone()
+            } else {
+                None
+            },
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
