@@ -79,7 +79,7 @@ fn filler() -> std::sync::Arc<[u8]> {
 /// worker.
 fn garbage(seed: u64) -> std::sync::Arc<[u8]> {
     let mut rng = crate::fault::Rng::new(seed, u64::MAX);
-    (0..64 * 1024).map(|_| rng.next_u64() as u8).collect()
+    rng.bytes(64 * 1024).into()
 }
 
 /// The validators of a route that serves ranges and conditional requests: a 200 with a body
