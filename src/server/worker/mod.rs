@@ -440,21 +440,27 @@ impl Event<'_> {
         scratch: &[u8],
         env: &mut Env<'_, Work>,
     ) -> After {
-        match after {
-            After::Upgrade if conn.upgrade(env) => self.finish(conn, env),
+        // One inlined `finish` for both ways in (it is 2.4 KB).
+        let switched = match after {
+            After::Upgrade => conn.upgrade(env),
             #[cfg(feature = "http2")]
             After::PriorKnowledge(n) => {
                 // The preface's start came in earlier reads, its end in this one.
                 let held = usize::from(std::mem::take(self.sniffed));
                 let rest = crate::frame::PREFACE.len() - held;
                 conn.prior_knowledge(&scratch[rest..n], env);
-                self.finish(conn, env)
+                true
             }
             _ => {
                 #[cfg(not(feature = "http2"))]
                 let _ = scratch;
-                After::Close
+                false
             }
+        };
+        if switched {
+            self.finish(conn, env)
+        } else {
+            After::Close
         }
     }
 
