@@ -146,7 +146,12 @@ impl Shared {
             pollers.push(Arc::new(polling::Poller::new()?));
         }
         Ok(Shared {
-            published: Mutex::new(vec![Summary::default(); workers]),
+            // Only `--stats` and `--metrics` publish (`Publisher::any`).
+            published: Mutex::new(if cfg!(feature = "stats") {
+                vec![Summary::default(); workers]
+            } else {
+                Vec::new()
+            }),
             stop: AtomicBool::new(false),
             pollers,
             wake_r,
