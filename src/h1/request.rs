@@ -218,3 +218,30 @@ fn is_head_request(buf: &[u8]) -> bool {
         .unwrap_or(buf.len());
     buf[start..].starts_with(b"HEAD ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::has_head_end;
+
+    /// CRLF CRLF anywhere, the bytes around it and a head split before it alike; a bare LF
+    /// pair, or CRLF CRLF not yet whole, is no end.
+    #[test]
+    fn a_head_ends_at_crlf_crlf() {
+        let cases: &[(&[u8], bool)] = &[
+            (b"", false),
+            (b"\r\n\r\n", true),
+            (b"\n\r\n", false),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", true),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /next", true),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r", false),
+            (b"GET / HTTP/1.1\nHost: a\n\n", false),
+            (b"\n\n\r\n\r\r\n", false),
+            (b"a\r\n\r\n", true),
+        ];
+        for &(buf, end) in cases {
+            let want = buf.windows(4).any(|w| w == b"\r\n\r\n");
+            assert_eq!(want, end, "{buf:?}");
+            assert_eq!(has_head_end(buf), end, "{buf:?}");
+        }
+    }
+}
