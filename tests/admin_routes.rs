@@ -372,3 +372,105 @@ fn admin_addr(p: &mut Proc) -> SocketAddr {
         }
     }
 }
+
+const GO_ROUTES: &str = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strings"
+)
+
+func fail(f string, a ...any) {
+	fmt.Fprintf(os.Stderr, f+"\n", a...)
+	os.Exit(1)
+}
+
+// One client for the traffic, its keep-alive connection kept across the changes.
+var traffic = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+
+func call(method, path, body string) (int, string) {
+	req, _ := http.NewRequest(method, os.Args[1]+path, strings.NewReader(body))
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fail("%s %s: %v", method, path, err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	return r.StatusCode, string(b)
+}
+
+// Connections the traffic opened: one, kept alive across every change.
+var opened = 0
+
+func want(what string, status int, body, ctype string) {
+	req, _ := http.NewRequest("GET", os.Args[2], nil)
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		if !i.Reused {
+			opened++
+		}
+	}}
+	r, err := traffic.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	if err != nil {
+		fail("%s: %v", what, err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != status || string(b) != body || (ctype != "" && r.Header.Get("Content-Type") != ctype) {
+		fail("%s: %d %q %q, want %d %q %q", what, r.StatusCode, b, r.Header.Get("Content-Type"), status, body, ctype)
+	}
+}
+
+func main() {
+	want("before", 200, "default", "")
+	if s, a := call("PUT", "/routes/r", "201:{\"made\":1}\nContent-Type: application/json"); s != 201 {
+		fail("PUT: %d %q", s, a)
+	}
+	want("after the PUT", 201, "{\"made\":1}", "application/json")
+	if s, a := call("PUT", "/routes/r", "200:x\nX-A: b\nNot a field"); s != 400 || !strings.HasPrefix(a, "line 3: ") {
+		fail("a bad PUT: %d %q", s, a)
+	}
+	want("after the bad PUT", 201, "{\"made\":1}", "application/json")
+	if s, a := call("DELETE", "/routes/r", ""); s != 200 || a != "removed /r\n" {
+		fail("DELETE: %d %q", s, a)
+	}
+	want("after the DELETE", 200, "default", "")
+	if opened != 1 {
+		fail("the traffic opened %d connections", opened)
+	}
+	fmt.Println("ok")
+}
+"#;
+
+/// Go's net/http adds a route, fails to change it with a bad line, and removes it, and sees
+/// each change on the keep-alive connection it opened before the first, with 1 and 2 workers.
+#[test]
+fn go_changes_a_route_and_sees_it_on_its_keep_alive_connection() {
+    if !have("go") {
+        return;
+    }
+    let go = GoProgram::new("admin_routes", GO_ROUTES);
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--admin",
+            "127.0.0.1:0",
+            "--body",
+            "default",
+            "--workers",
+            workers,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let o = go.run(&[format!("http://{a}"), format!("http://{addr}/r")]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "{workers} workers: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        h.shutdown();
+        h.join();
+    }
+}
