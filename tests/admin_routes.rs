@@ -474,3 +474,55 @@ fn go_changes_a_route_and_sees_it_on_its_keep_alive_connection() {
         h.join();
     }
 }
+
+/// A download under way when its route's answer is replaced twice ends with the bytes it
+/// began with (its answer's index is kept by the worker sending it, and given to no new
+/// answer meanwhile), while a request after the changes gets the new answer, with 1 and 2
+/// workers.
+#[test]
+fn a_download_under_way_keeps_its_bytes_across_changes() {
+    let dir = std::env::temp_dir().join(format!("canned-admin-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.bin");
+    let big: Vec<u8> = (0..4u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&file, &big).unwrap();
+    let route = format!("/big=200:@{}", file.display());
+    for workers in ["1", "2"] {
+        let (h, addr) = start(&[
+            "--workers",
+            workers,
+            "--admin",
+            "127.0.0.1:0",
+            "--route",
+            &route,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let mut s = connect(addr);
+        write!(s, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut got = vec![0u8; 64 * 1024];
+        std::io::Read::read_exact(&mut s, &mut got).unwrap();
+        for body in ["200:second", "200:third"] {
+            assert_eq!(admin(a, "PUT", "/routes/big", body.as_bytes()).0, 200);
+        }
+        let mut c = connect(addr);
+        assert_eq!(ask(&mut c, "GET", "/big").body, b"third");
+        let mut rest = Vec::new();
+        let head_len = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        while got.len() + rest.len() < head_len + big.len() {
+            let mut buf = [0u8; 65536];
+            let n = std::io::Read::read(&mut s, &mut buf).unwrap();
+            assert!(n > 0, "closed early");
+            rest.extend_from_slice(&buf[..n]);
+        }
+        got.extend_from_slice(&rest);
+        assert!(
+            got[head_len..] == big[..],
+            "{workers} workers: the body changed on the way"
+        );
+        // The same connection's next request gets the new answer.
+        assert_eq!(ask(&mut s, "GET", "/big").body, b"third");
+        h.shutdown();
+        h.join();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
