@@ -49,6 +49,7 @@ pub use self::args::{ArgError, Command, environment};
 pub use self::file::MAX_FILE;
 pub use self::help::{Shell, completions, help, man_page};
 pub use self::model::{Config, Listen, Route, formatted_too_large};
+pub use self::per_route::route_answer;
 
 use self::args::fail;
 use self::grammar::{add_route, parse_listen, parse_route};

@@ -665,8 +665,9 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_ADMIN",
         ValueKind::Admin,
         "Serve the admin API on ADDR (a bare port: 127.0.0.1:PORT): list,\n\
-         set and remove faults, reset sequences, read and clear the\n\
-         journal at run time; unauthenticated, for test networks only"
+         set and remove faults and routes, reset sequences, read and\n\
+         clear the journal at run time; unauthenticated, for test\n\
+         networks only"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     opt!(

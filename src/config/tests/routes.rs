@@ -491,3 +491,53 @@ fn a_bad_config_line_is_one_error_naming_the_file_and_line() {
     assert!(e.starts_with("CANNED_CONFIG: cannot read"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_admin_route_answer_is_a_route_and_its_fields() {
+    let c = run(&[
+        "--header",
+        "X-Everywhere: 1",
+        "--header",
+        "Cache-Control: no-cache",
+    ])
+    .unwrap();
+    let default = &c.routes[0].spec;
+    let spec = crate::config::route_answer(
+        Some("POST"),
+        "/new",
+        "201:made at runtime\r\n\r\nContent-Type: application/json\nCache-Control: max-age=5\n",
+        default,
+    )
+    .unwrap();
+    assert_eq!(
+        (spec.status, spec.body.as_ref()),
+        (201, &b"made at runtime"[..])
+    );
+    assert_eq!(spec.content_type, "application/json");
+    assert_eq!(
+        spec.headers,
+        ["X-Everywhere: 1", "Cache-Control: max-age=5"]
+    );
+    let redirect =
+        crate::config::route_answer(None, "/old", "302\nLocation: /new", default).unwrap();
+    assert!(redirect.headers.contains(&"Location: /new".to_string()));
+    for (method, text, want) in [
+        (None, "", "no answer given"),
+        (None, "\n \n", "no answer given"),
+        (None, "abc", "line 1: status"),
+        (None, "\n\n600", "line 3: status"),
+        (None, "200\nX-A b", "line 2: \"X-A b\" is not a header line"),
+        (None, "200\nServer: x", "line 2: Server is set by --server"),
+        (None, "200\nX-A: a\u{7f}", "line 2:"),
+        (
+            None,
+            "301\nLocation: /a\nLocation: /b",
+            "line 3: a second Location",
+        ),
+        (Some("HEAD"), "200", "line 1: HEAD /new"),
+        (Some("get"), "200", "line 1:"),
+    ] {
+        let e = crate::config::route_answer(method, "/new", text, default).unwrap_err();
+        assert!(e.starts_with(want), "{text:?}: {e}");
+    }
+}
