@@ -9,10 +9,13 @@
 #   CANNED_BIN=PATH benches/instructions.sh   # another build (the small one, a musl one)
 #   PEERS="hyper nginx" benches/instructions.sh  # also hyper 1.x (benches/hyper-peer) and nginx
 #
+# Writes the counts to docs/results/instructions.md (benches/results.sh), which the docs quote.
+#
 # hyper and nginx are counted on a fixed port (PEER_PORT, default 18399) and only when asked
 # for: nginx runs with `master_process off` so that callgrind sees its one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benches/results.sh
 command -v valgrind >/dev/null || { echo "valgrind is required (apt-get install valgrind)"; exit 1; }
 bin="${CANNED_BIN:-target/release/canned}"
 peer_port="${PEER_PORT:-18399}"
@@ -102,6 +105,11 @@ read -r canned n load base < <(per_request canned)
 echo "user-space instructions per request: $canned ($n requests; callgrind Ir $load - $base at idle)"
 read -r fl _ < <(per_request floor)
 echo "canned $(grouped "$canned")  floor $(grouped "$fl")  ratio $(awk -v a="$canned" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
+results_begin instructions "${CANNED_BIN:+CANNED_BIN=$CANNED_BIN }${PEERS:+PEERS=\"$PEERS\" }benches/instructions.sh"
+result "requests in the workload" "$(grouped "$n")"
+result "canned, instructions per request" "$(grouped "$canned")"
+result "floor, instructions per request" "$(grouped "$fl")"
+result "canned, ratio to the floor" "$(awk -v a="$canned" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
 for peer in ${PEERS:-}; do
     case "$peer" in
         hyper) cargo build --release --manifest-path benches/hyper-peer/Cargo.toml >&2 ;;
@@ -130,4 +138,7 @@ EOF
     esac
     read -r v _ < <(per_request "$peer")
     echo "$peer $(grouped "$v")  ratio to the floor $(awk -v a="$v" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
+    result "$peer, instructions per request" "$(grouped "$v")"
+    result "$peer, ratio to the floor" "$(awk -v a="$v" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
 done
+results_end

@@ -58,7 +58,7 @@ fi
 if [ "$UNPATCHED" = 1 ] && grep -q '^\[patch\.crates-io\]' Cargo.toml; then
     copy="$work/unpatched"
     mkdir -p "$copy/benches"
-    cp -r Cargo.lock README.md src "$copy/"
+    cp -r Cargo.lock README.md docs src "$copy/"
     cp benches/*.rs "$copy/benches/"
     awk '/^\[patch\.crates-io\]/ {skip = 1; next} /^\[/ {skip = 0} !skip' Cargo.toml >"$copy/Cargo.toml"
     if (cd "$copy" && CARGO_TARGET_DIR="$OLDPWD/target/unpatched" cargo build --release --bin canned >&2); then

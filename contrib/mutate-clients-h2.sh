@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # How real HTTP/2 clients react to each variant of the HTTP/2 malformed-response catalogue (the
-# h2- ids): for every id in the README's HTTP/2 catalogue table, start `canned --mutate-id ID`
+# h2- ids): for every h2- id of the catalogue (canned --mutate-list), start `canned --mutate-id ID`
 # on a loopback port and send one GET / with prior knowledge from each client installed here
 # (curl --http2-prior-knowledge, nghttp, node's http2 module, Python's h2 driven by hand over a
 # socket), each with a 3-second timeout. Prints a Markdown table: per client, "accept" (the
 # status and body length it reported), "reject" (its error), or "hang" (the timeout fired).
-# .ci/mutate-clients-h2 compares the table with the README's.
+# .ci/mutate-clients-h2 compares the table with docs/data/mutate-clients-h2.tsv.
 #
 #   contrib/mutate-clients-h2.sh                 # all h2- ids, every installed client
 #   contrib/mutate-clients-h2.sh h2-valid h2-status-twice
@@ -47,7 +47,7 @@ fi
 if [ $# -gt 0 ]; then
     ids=("$@")
 else
-    mapfile -t ids < <(sed -n '/^| h2 id | what is sent | breaks | then |$/,/^$/s/^| `\(h2-[a-z0-9-]*\)` .*/\1/p' README.md)
+    mapfile -t ids < <("$CANNED_BIN" --mutate-list | grep '^h2-')
 fi
 
 # node: one request with the http2 module; its error's code, or the stream's close code.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How real HTTP clients react to each variant of the malformed-response catalogue: for every id
-# in the README's catalogue table, start `canned --mutate-id ID` on a loopback port and send one
+# of the catalogue (canned --mutate-list), start `canned --mutate-id ID` on a loopback port and send one
 # request from each client installed here (curl, Python's http.client, node's fetch, Go's
 # net/http from contrib/mutate-client.go), each with a 5-second timeout. Prints a Markdown
 # table: per client, "accept" (with the status and body length it reported), "reject" (with its
@@ -8,7 +8,7 @@
 # with GET. curl is run with --compressed for the Content-Encoding ids (ce-*), and its cell then
 # gives the decoded length; the other clients decode as they do by default (Python's
 # http.client never, Go's net/http gzip only, node's fetch gzip and deflate).
-# .ci/mutate-clients compares the table with the README's.
+# .ci/mutate-clients compares the table with docs/data/mutate-clients.tsv.
 #
 #   contrib/mutate-clients.sh                 # all ids, every installed client
 #   contrib/mutate-clients.sh cl-hex te-and-cl
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 source benches/common.sh
 timeout_s=5
 
-# The version of each client, as the README names it.
+# The version of each client, as docs/data/ names it.
 version() { # client
     case "$1" in
         curl) curl --version | awk 'NR == 1 {print $2}' ;;
@@ -55,8 +55,8 @@ fi
 if [ $# -gt 0 ]; then
     ids=("$@")
 else
-    # The catalogue table's rows, not those of the reactions table below it.
-    mapfile -t ids < <(sed -n '/^| id | what is sent | breaks |$/,/^$/s/^| `\([a-z0-9-]*\)` .*/\1/p' README.md)
+    # HTTP/1's ids of the catalogue, in its order.
+    mapfile -t ids < <("$CANNED_BIN" --mutate-list | grep -v '^h2-')
 fi
 
 cat >"$work/client.py" <<'PY'

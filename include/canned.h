@@ -1,6 +1,6 @@
 /* canned.h: canned's HTTP/1.x request parser and chunked body decoder, as a C library.
  *
- * Link with libcanned_capi.a (built by `cargo build --release` in capi/; README, C library).
+ * Link with libcanned_capi.a (built by `cargo build --release` in capi/; docs/capi.md).
  * The library is the Rust parser canned's server uses, compiled without std: strict (RFC 9112
  * and RFC 9110, the README's Strictness table), incremental, zero-copy. It allocates nothing
  * and keeps no global state (only memchr's choice of routine on x86_64, cached in an atomic),

@@ -1,4 +1,4 @@
-//! canned: a tiny, very fast HTTP/1.x responder.
+//! canned: a tiny, fast HTTP/1.1 and HTTP/2 (h2c) test endpoint and responder.
 //!
 //! Every accepted request is answered with a response preformatted at start-up. The modules
 //! are a stack of layers, each importing only from the layers below it (`tests/architecture.rs`
@@ -126,38 +126,35 @@ pub mod transport;
 #[cfg(feature = "server")]
 pub mod values;
 
-/// The README's Rust snippets, compiled and run as doctests.
+/// The Rust snippets of docs/library.md, compiled and run as doctests.
 #[cfg(all(doctest, feature = "server"))]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocDoctests;
 
 #[cfg(test)]
 mod tests {
     /// The patched polling is this workspace's alone (`[patch.crates-io]` does not reach a
-    /// dependent), and the README's Library section tells a dependent so, with the cost that
-    /// the Performance section measured.
+    /// dependent), and docs/library.md tells a dependent so, with the cost that
+    /// the changelog recorded (The syscall gap).
     #[test]
-    fn readme_library_section_says_dependents_get_published_polling() {
+    fn library_docs_say_dependents_get_published_polling() {
         let manifest = include_str!("../Cargo.toml");
         let patch = manifest
             .split("\n[patch.crates-io]\n")
             .nth(1)
             .unwrap_or_default();
         assert!(patch.starts_with("polling = { path = \"vendor/polling\" }"));
-        let readme = include_str!("../README.md");
-        let library = readme.split("\n## Library\n").nth(1).unwrap();
-        let library = library.split("\n## ").next().unwrap();
-        let library = library.replace('\n', " ");
+        let library = include_str!("../docs/library.md").replace('\n', " ");
         for claim in [
             "builds it against polling as published, not against the patched copy",
             "`[patch.crates-io]` only in the workspace",
             "2.40-2.55 syscalls and 0.16-0.22 `epoll_ctl` per request",
         ] {
-            assert!(library.contains(claim), "README, Library: {claim}");
+            assert!(library.contains(claim), "docs/library.md: {claim}");
         }
-        let performance = readme.split("\n## Performance\n").nth(1).unwrap();
+        let changelog = include_str!("../CHANGELOG.md");
         assert!(
-            performance
+            changelog
                 .replace('\n', " ")
                 .contains("2.40-2.55 syscalls and 0.16-0.22 `epoll_ctl` per request")
         );

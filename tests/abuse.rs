@@ -132,36 +132,36 @@ fn idle_herd_of_keep_alive_connections() {
     );
     assert!(latency < time_bound(Duration::from_millis(100)));
     // An idle connection holds no buffers: a generous bound that buffers would blow, the one
-    // the README's Limits table states.
+    // the docs/limits.md's table states.
     let each = herd.saturating_sub(idle) * 1024 / n as u64;
-    let bound = readme_idle_herd_bound();
+    let bound = documented_idle_herd_bound();
     assert!(
         each <= bound,
         "RSS grew by {each} bytes a connection, over {bound}"
     );
 }
 
-/// The bound the README's Limits table gives for the idle herd: "at most N bytes a
-/// connection" in its row, so that the README states what this test holds, not a figure from
+/// The bound the docs/limits.md's table gives for the idle herd: "at most N bytes a
+/// connection" in its row, so that docs/limits.md states what this test holds, not a figure from
 /// one run.
-fn readme_idle_herd_bound() -> u64 {
-    let readme = include_str!("../README.md");
-    let row = readme
+fn documented_idle_herd_bound() -> u64 {
+    let page = include_str!("../docs/limits.md");
+    let row = page
         .lines()
         .find(|l| l.starts_with("| idle herd: 10,000 keep-alive connections"))
-        .expect("README: the idle herd row");
+        .expect("docs/limits.md: the idle herd row");
     let (_, rest) = row
         .split_once("at most ")
-        .expect("README: the idle herd row states its bound");
+        .expect("docs/limits.md: the idle herd row states its bound");
     let (n, _) = rest
         .split_once(" bytes a connection")
-        .expect("README: the bound in bytes a connection");
-    n.parse().expect("README: a whole number of bytes")
+        .expect("docs/limits.md: the bound in bytes a connection");
+    n.parse().expect("docs/limits.md: a whole number of bytes")
 }
 
 #[test]
-fn the_readme_states_the_idle_herd_bound() {
-    assert_eq!(readme_idle_herd_bound(), 400);
+fn the_docs_state_the_idle_herd_bound() {
+    assert_eq!(documented_idle_herd_bound(), 400);
 }
 
 /// One client of a burst: its requests, how far they are written, and how many response bytes
@@ -172,7 +172,7 @@ struct Burster {
     got: usize,
 }
 
-/// Memory after a burst (README, Limits): clients that pipeline thousands of requests before
+/// Memory after a burst (docs/limits.md): clients that pipeline thousands of requests before
 /// reading any fill every connection's output to the high-water mark, several MiB in all; once
 /// they have read everything and closed, the worker's pool keeps at most 256 KiB of buffers
 /// and RSS is back within 1 MiB of idle.
@@ -325,7 +325,7 @@ fn burst_returns_to_idle(p: &Proc, label: &str) {
     );
 }
 
-/// Memory per connection (README, Limits): clients that pipeline without end while reading
+/// Memory per connection (docs/limits.md): clients that pipeline without end while reading
 /// slowly through a 4 KiB receive buffer keep every connection's output at the high-water
 /// mark, its written part growing with each partial write. Each connection holds at most the
 /// documented worst case: an output buffer of the 256 KiB mark plus one response (the
@@ -341,16 +341,16 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
         Content-Length: 12\r\n\r\nHello World\n"
             .len();
     let (high_water, max_head, read) = (256 * 1024, 8 * 1024, 64 * 1024);
-    // Each connection's buffers at their fullest, a page of rounding each (README, Limits).
+    // Each connection's buffers at their fullest, a page of rounding each (docs/limits.md).
     let bound_kib = ((high_water + response + max_head + read + 2 * 4096) / 1024) as u64;
     // And what the allocator keeps besides: the smaller buffers each one outgrew (growth by
     // doubling), freed but resident until reused. A quarter more; twice the output buffer,
-    // as before the bound, is 70% more. The README's row states it.
+    // as before the bound, is 70% more. docs/limits.md's row states it.
     let rss_bound_kib = bound_kib * 5 / 4;
     assert_eq!(
-        readme_slow_readers_bound_kib(),
+        documented_slow_readers_bound_kib(),
         rss_bound_kib,
-        "README: the slow pipelining readers row states another bound"
+        "docs/limits.md: the slow pipelining readers row states another bound"
     );
     let wire = GET.repeat(4096);
     let mut buf = vec![0u8; 4096];
@@ -439,21 +439,21 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
     }
 }
 
-/// The bound the README's Limits table gives for slow pipelining readers: "at most N KiB per
-/// connection" in its row, so that the README states what the test holds.
-fn readme_slow_readers_bound_kib() -> u64 {
-    let readme = include_str!("../README.md");
-    let row = readme
+/// The bound the docs/limits.md's table gives for slow pipelining readers: "at most N KiB per
+/// connection" in its row, so that docs/limits.md states what the test holds.
+fn documented_slow_readers_bound_kib() -> u64 {
+    let page = include_str!("../docs/limits.md");
+    let row = page
         .lines()
         .find(|l| l.starts_with("| slow pipelining readers: "))
-        .expect("README: the slow pipelining readers row");
+        .expect("docs/limits.md: the slow pipelining readers row");
     let (_, rest) = row
         .split_once("at most ")
-        .expect("README: the slow pipelining readers row states its bound");
+        .expect("docs/limits.md: the slow pipelining readers row states its bound");
     let (n, _) = rest
         .split_once(" KiB per connection")
-        .expect("README: the bound in KiB per connection");
-    n.parse().expect("README: a whole number of KiB")
+        .expect("docs/limits.md: the bound in KiB per connection");
+    n.parse().expect("docs/limits.md: a whole number of KiB")
 }
 
 #[test]

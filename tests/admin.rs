@@ -69,7 +69,7 @@ fn a_change_reaches_existing_keep_alive_connections_on_every_worker() {
     h.join();
 }
 
-/// Every request and answer of the README's table, through curl.
+/// Every request and answer of docs/admin.md's table, through curl.
 #[test]
 fn the_api_answers_as_documented() {
     if !have("curl") {

@@ -276,11 +276,11 @@ fn imports_point_down_the_layers_and_form_no_circle() {
     );
 }
 
-/// The README's Layout section shows the same layers as [`LAYERS`], in the same order.
+/// docs/architecture.md's Layout section shows the same layers as [`LAYERS`], in the same order.
 #[test]
-fn the_readme_shows_the_layers_of_this_table() {
-    let readme = include_str!("../README.md");
-    let layout = readme
+fn the_docs_show_the_layers_of_this_table() {
+    let page = include_str!("../docs/architecture.md");
+    let layout = page
         .split("\n## Layout\n")
         .nth(1)
         .expect("a Layout section");
@@ -294,7 +294,10 @@ fn the_readme_shows_the_layers_of_this_table() {
         })
         .collect();
     let table: Vec<(String, u8)> = LAYERS.iter().map(|&(m, l)| (m.to_string(), l)).collect();
-    assert_eq!(shown, table, "README, Layout: the table of layers");
+    assert_eq!(
+        shown, table,
+        "docs/architecture.md, Layout: the table of layers"
+    );
 }
 
 /// Every `.rs` file under `dir`, as (path relative to the crate, text).

@@ -632,7 +632,7 @@ fn worker_threads_are_named() {
     assert_eq!(p.stop().0, 0);
 }
 
-/// A configuration of many routes with a long header (README, Limits): its responses are
+/// A configuration of many routes with a long header (docs/limits.md): its responses are
 /// formatted once and shared by the workers, so 4 workers take about the memory of 1 (each
 /// worker formatted its own copy before: 4 times the memory).
 #[test]
@@ -673,7 +673,7 @@ fn many_routes_with_a_long_header_are_in_memory_once_for_every_worker() {
 }
 
 /// A configuration whose responses would take more than 64 MiB formatted is refused at
-/// start-up, exit 2, with one line naming the options (README, Limits).
+/// start-up, exit 2, with one line naming the options (docs/limits.md).
 #[test]
 fn responses_over_64_mib_formatted_are_refused_with_one_line() {
     let header = format!("X-Big: {}", "a".repeat(64 * 1024));

@@ -239,7 +239,7 @@ fn pipelining_faster_than_reading_holds_back_little_input() {
 
 /// A client that reads about as fast as its requests add output, so that output never
 /// drains to empty: the written part is dropped as it goes, and the output buffer, written
-/// part included, stays within the high-water mark plus one response (README, Limits).
+/// part included, stays within the high-water mark plus one response (docs/limits.md).
 #[test]
 fn steady_reader_that_never_drains_output_keeps_the_buffer_bounded() {
     let mut d = driver();

@@ -508,7 +508,7 @@ fn access_log_and_stats_record_faults_and_variants() {
     assert!(lines.len() >= want.len(), "{log}");
 }
 
-/// The README's per-connection memory goal (Footprint): what 10,000 idle keep-alive
+/// The per-connection memory goal (docs/footprint.md): what 10,000 idle keep-alive
 /// connections may add to the RSS of the static musl build, in KiB (65 bytes each).
 const GOAL_KIB_PER_10_000: u64 = 640;
 
@@ -518,11 +518,17 @@ const HERD_MARGIN: u64 = 16;
 /// Bytes a connection that glibc's retained table copies may add to the goal.
 const GLIBC_SLACK: u64 = 32;
 
-/// The README's Faults (Memory) states the bounds the herd test below holds, from its
-/// constants, not a figure from one run of the debug build (which moves from run to run).
+/// docs/faults.md (Memory) and docs/footprint.md state the bounds the herd test below holds,
+/// from its constants, not a figure from one run of the debug build (which moves from run to
+/// run).
 #[test]
-fn the_readme_states_the_herd_bounds() {
-    let readme = include_str!("../README.md").replace('\n', " ");
+fn the_docs_state_the_herd_bounds() {
+    let readme = [
+        include_str!("../docs/faults.md"),
+        include_str!("../docs/footprint.md"),
+    ]
+    .concat()
+    .replace('\n', " ");
     let goal = GOAL_KIB_PER_10_000 * 1024 / 10_000;
     for claim in [
         format!("within its 640 KiB goal: {goal} bytes a connection"),
@@ -533,12 +539,12 @@ fn the_readme_states_the_herd_bounds() {
         ),
         format!("and fails above {goal} bytes a connection"),
     ] {
-        assert!(readme.contains(&claim), "README should say: {claim}");
+        assert!(readme.contains(&claim), "docs should say: {claim}");
     }
     assert_eq!(GOAL_KIB_PER_10_000, 640);
 }
 
-/// Memory per connection held by a fault (README, Faults: Memory). Six servers with the same
+/// Memory per connection held by a fault (docs/faults.md, Memory). Six servers with the same
 /// flags, each warmed up with one request of every kind, take a herd of 10,000 connections:
 /// idle keep-alive ones (answered), stalled ones, dripping ones waiting for their next piece,
 /// hung ones (`hang:60s`), ones whose FIN is held back after their response
@@ -1091,7 +1097,7 @@ fn delay_holds_faulted_responses_and_a_latency_adds_to_it() {
     assert!(took < Duration::from_millis(700) + slack(), "{took:?}");
     h.shutdown();
     h.join();
-    // README, Faults: each held response counts its delay and latency from the moment the
+    // docs/faults.md: each held response counts its delay and latency from the moment the
     // one before it is written: two pipelined requests with `--delay 200ms` and
     // `latency:200ms` are answered after 400 and 800 ms.
     let (h, addr) = start(&[

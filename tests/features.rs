@@ -223,7 +223,7 @@ fn metrics_route_answers_prometheus_text() {
     }
 }
 
-/// `--server ''` and `--content-type ''` leave their fields out (README, Options), routes
+/// `--server ''` and `--content-type ''` leave their fields out (docs/options.md), routes
 /// included; the defaults are there otherwise.
 #[test]
 fn empty_server_and_content_type_are_left_out() {
@@ -255,7 +255,7 @@ fn empty_server_and_content_type_are_left_out() {
 }
 
 /// A 204 or 304 route carries no `Content-Type`, whatever `--content-type` says, and neither
-/// `Content-Length` nor a body; the README's Responses section says so (it used to list
+/// `Content-Length` nor a body; docs/responses.md says so (it used to list
 /// `Content-Type` among the headers of every response).
 #[test]
 fn no_content_and_not_modified_carry_no_content_type() {
@@ -282,8 +282,11 @@ fn no_content_and_not_modified_carry_no_content_type() {
         got.contains("\r\nContent-Type: application/json\r\n"),
         "{got}"
     );
-    let readme = include_str!("../README.md");
+    let page = include_str!("../docs/responses.md");
     let claim = "`Content-Type` and `Content-Length` (neither for 204 and 304, whatever\n\
                  `--content-type` says)";
-    assert!(readme.contains(claim), "README should say: {claim}");
+    assert!(
+        page.contains(claim),
+        "docs/responses.md should say: {claim}"
+    );
 }

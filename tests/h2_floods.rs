@@ -1,4 +1,4 @@
-//! Every known HTTP/2 flood refused (README, Floods): one test per vector with raw frames
+//! Every known HTTP/2 flood refused (docs/http2.md, Floods): one test per vector with raw frames
 //! against a `canned` process, with 1 and 2 workers where the worker count matters. Each
 //! asserts the GOAWAY code, that the server answers a normal client afterwards, and a bound
 //! on the server's CPU time over the flood (from /proc/PID/stat) or on what it queued.
@@ -744,7 +744,7 @@ fn memory_per_connection_is_bounded_with_every_feature_on() {
 }
 
 /// 40 connections held near every bound at once (see `memory_per_connection_is_bounded`), with
-/// `extra` flags: RSS per connection stays under the README's 320 KiB.
+/// `extra` flags: RSS per connection stays under the 320 KiB of docs/http2.md.
 fn held_at_the_bounds(label: &str, extra: &[&str]) {
     let path = std::env::temp_dir().join(format!(
         "canned-h2-memory-{}-{}",

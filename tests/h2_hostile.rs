@@ -3,7 +3,7 @@
 //! client that raises every SETTINGS to its maximum and never reads, a peer that resets the
 //! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, and header
 //! blocks on streams that are reset. Each case that holds connections open measures the
-//! server's RSS per connection against the README's bound (HTTP/2: about 320 KiB).
+//! server's RSS per connection against the bound of docs/http2.md (HTTP/2: about 320 KiB).
 #![cfg(feature = "http2")]
 
 mod common;
@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 type Frames = Vec<(Header, Vec<u8>)>;
 
-/// The README's bound on memory per HTTP/2 connection, KiB.
-const README_KIB_PER_CONN: u64 = 320;
+/// The bound on memory per HTTP/2 connection, KiB.
+const DOCUMENTED_KIB_PER_CONN: u64 = 320;
 
 /// The largest DATA frame canned sends, whatever the peer's SETTINGS_MAX_FRAME_SIZE.
 const DATA_FRAME_CAP: usize = 16_384;
@@ -183,7 +183,7 @@ fn emulation_slack_kib() -> u64 {
     if time_scale() > 1 { 8 * 1024 } else { 0 }
 }
 
-/// RSS growth over `n` connections, per connection, against the README's bound.
+/// RSS growth over `n` connections, per connection, against the bound of docs/http2.md.
 fn assert_per_connection(what: &str, grown_kib: u64, n: u64) {
     let held = grown_kib.saturating_sub(emulation_slack_kib());
     eprintln!(
@@ -191,8 +191,8 @@ fn assert_per_connection(what: &str, grown_kib: u64, n: u64) {
         grown_kib / n
     );
     assert!(
-        held / n < README_KIB_PER_CONN,
-        "{what}: {} KiB per connection, over the README's {README_KIB_PER_CONN}",
+        held / n < DOCUMENTED_KIB_PER_CONN,
+        "{what}: {} KiB per connection, over docs/http2.md's {DOCUMENTED_KIB_PER_CONN}",
         held / n
     );
 }
@@ -238,7 +238,7 @@ fn still_answers(addr: SocketAddr) {
 /// unlimited streams and table) and its connection window too, asks for a 20 MiB body on
 /// three streams and never reads. canned's DATA frames stay at 16 KiB (RFC 9113 §4.2 lets a
 /// sender always send smaller ones) and its output at 64 KiB and one frame: RSS per
-/// connection within the README's bound, where one 16 MiB frame each was built before. A
+/// connection within the bound of docs/http2.md, where one 16 MiB frame each was built before. A
 /// client with the same SETTINGS that reads gets the whole body in frames of 16 KiB at most.
 #[test]
 fn every_setting_at_its_maximum_and_a_peer_that_never_reads() {
@@ -344,7 +344,7 @@ fn base64url(b: &[u8]) -> String {
 /// A small conversation (the preface, SETTINGS, a header block in HEADERS and CONTINUATION,
 /// PING, PRIORITY, an unknown frame type, a POST with a padded body, WINDOW_UPDATE), each
 /// frame split byte by byte across many connections at once: each gets what the same bytes
-/// in one write get, and RSS per connection midway stays within the README's bound.
+/// in one write get, and RSS per connection midway stays within the bound of docs/http2.md.
 #[test]
 fn every_frame_split_byte_by_byte() {
     let p = Proc::start(&["--workers", "2", "--no-date"]);
@@ -413,7 +413,7 @@ fn every_frame_split_byte_by_byte() {
 
 /// A peer that opens uploads, sends DATA on each and resets it (CANCEL) before its end, then
 /// asks for `/`, 200 times on each of many connections: every GET answered, no GOAWAY (each
-/// answer forgives a reset), RSS per connection within the README's bound.
+/// answer forgives a reset), RSS per connection within the bound of docs/http2.md.
 #[test]
 fn a_peer_that_resets_the_streams_it_sent_data_on() {
     let p = Proc::start(&["--workers", "2", "--no-date"]);

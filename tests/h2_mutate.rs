@@ -277,13 +277,13 @@ fn an_http1_id_leaves_http2_plain() {
     );
 }
 
-/// The README's HTTP/2 catalogue table lists every variant, in order, with its description,
+/// The HTTP/2 catalogue table of docs/mutate.md lists every variant, in order, with its description,
 /// clause, and whether the connection closes after it.
 #[test]
-fn readme_table_matches_the_h2_catalogue() {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("\n### Malformed responses on HTTP/2\n")
+fn docs_table_matches_the_h2_catalogue() {
+    let page = include_str!("../docs/mutate.md");
+    let section = page
+        .split("\n## Malformed responses on HTTP/2\n")
         .nth(1)
         .expect("the section");
     let rows: Vec<&str> = section
@@ -307,6 +307,21 @@ fn readme_table_matches_the_h2_catalogue() {
         })
         .collect();
     assert_eq!(rows, want);
+}
+
+/// The HTTP/2 clients' reactions (docs/data/mutate-clients-h2.tsv, which
+/// `.ci/mutate-clients-h2` checks against real clients) have one row per `h2-` variant, in the
+/// catalogue's order, and a cell for every client the header names.
+#[test]
+fn client_reactions_cover_the_h2_catalogue() {
+    let table = include_str!("../docs/data/mutate-clients-h2.tsv");
+    let mut lines = table.lines().filter(|l| !l.starts_with('#'));
+    let columns = lines.next().unwrap().split('\t').count();
+    let rows: Vec<&str> = lines
+        .inspect(|l| assert_eq!(l.split('\t').count(), columns, "{l}"))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(rows, h2_ids());
 }
 
 /// The ids are unique, `h2-` and plain; `find` and `id` go both ways; `--mutate-list` prints

@@ -533,7 +533,7 @@ fn without_ipv6(cmd: &mut Command) {
 #[test]
 // The filter that fakes a kernel without IPv6 is installed with prctl(PR_SET_SECCOMP), which
 // qemu's user-mode emulation refuses (EINVAL): under the emulated aarch64 run this one test is
-// reported as ignored, with this reason (README, Architectures).
+// reported as ignored, with this reason (docs/platforms.md).
 #[cfg_attr(
     not(target_arch = "x86_64"),
     ignore = "seccomp filters cannot be installed under qemu-user"

@@ -3,8 +3,8 @@
 //! `--http2-prior-knowledge` and `--http2`). Each row is a request to a server started with
 //! one option set; each of its three cells is either HTTP/1.1's meaning (the same status, body
 //! and named fields, and the row's own check, a delay or a cut say), HTTP/1.1 answering in
-//! HTTP/1.1 because the upgrade is not taken (README, Upgrade), a protocol's own meaning the
-//! README gives (a truncated stream is RST_STREAM, not a FIN), or the README's refusal (501
+//! HTTP/1.1 because the upgrade is not taken (docs/http2.md, Upgrade), a protocol's own meaning the
+//! docs give (a truncated stream is RST_STREAM, not a FIN), or the documented refusal (501
 //! with its line). A row has all three cells, so a missing one does not compile; every cell
 //! is run, and a run lists every cell that failed.
 //!
@@ -125,13 +125,13 @@ fn fetch(addr: SocketAddr, proto: Proto, extra: &[&str], path: &str) -> Got {
 #[derive(Clone, Copy)]
 enum Want {
     /// The meaning this check asserts: HTTP/1.1's column, or a protocol's own where the
-    /// README gives it one.
+    /// docs give it one.
     Check(fn(&Got, SocketAddr)),
     /// HTTP/1.1's answer: its check, and the same status, body and named fields.
     Same,
     /// The upgrade is not taken and HTTP/1.1 answers: HTTP/1.1's check, in HTTP/1.1.
     Declined,
-    /// The README's refusal: this status, and this body in `text/plain`.
+    /// The documented refusal: this status, and this body in `text/plain`.
     Refused(u16, &'static str),
 }
 
@@ -293,7 +293,7 @@ fn routes() {
                 assert_eq!(g.field("content-length"), Some("5"));
             })
             .curl(&["-I"]),
-            // A request with a body is answered in HTTP/1.1: no upgrade (README, Upgrade).
+            // A request with a body is answered in HTTP/1.1: no upgrade (docs/http2.md, Upgrade).
             Row::new("POST to a route by method", "/orders", |g, _| {
                 whole(g, 201, "made")
             })
@@ -475,7 +475,7 @@ fn mutated(addr: SocketAddr) -> (u64, u64) {
 
 #[test]
 fn mutate() {
-    // Each protocol answers from its own catalogue (README, Malformed responses on HTTP/2);
+    // Each protocol answers from its own catalogue (docs/mutate.md, HTTP/2);
     // one worker, so that `--stats` reads the counts of the worker that answered.
     run(
         &["--workers", "1", "--mutate", "--stats", "/stats"],
@@ -659,7 +659,7 @@ fn serving(g: &Got, _: SocketAddr) {
     );
 }
 
-/// gRPC is HTTP/2's: over HTTP/1.1 the path is a path like any other (README, gRPC health).
+/// gRPC is HTTP/2's: over HTTP/1.1 the path is a path like any other (docs/http2.md, gRPC health).
 fn grpc_rows() -> Vec<Row> {
     let check = "/grpc.health.v1.Health/Check";
     vec![
@@ -720,7 +720,7 @@ fn max_body_bytes() {
 }
 
 /// A request whose fields are over a limit: HTTP/1's 431, or on HTTP/2 431 or the stream
-/// reset (README, HTTP/2: a limit on fields).
+/// reset (docs/http2.md: a limit on fields).
 fn fields_refused(g: &Got, _: SocketAddr) {
     assert!(
         g.status == 431 || (g.status == 0 && g.exit == 92),

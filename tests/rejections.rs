@@ -2,7 +2,7 @@
 //! the body limit, the header timeout) gets an error body of its own, `CODE Reason: what was
 //! wrong (RFC clause)`, the access log ends its line with ` rule=NAME`, and the journal's entry
 //! has `"rule":"NAME"`. The bytes of the default and route responses do not change, and the
-//! README's strictness section lists exactly the rules the code has.
+//! docs/strictness.md lists exactly the rules the code has.
 // The tests over the wire need the access log, the journal, HTTP/2 and the validators; the
 // core build runs the others, and their helpers go unused there.
 #![cfg_attr(
@@ -216,7 +216,7 @@ fn every_rule_has_its_own_body_log_word_and_journal_entry() {
         .skip(1)
         .map(|s| s.split([',', '}']).next().unwrap().trim_matches('"'))
         .collect();
-    // A body refused by its Content-Length before it is read is not journaled (README,
+    // A body refused by its Content-Length before it is read is not journaled (docs/echo-and-control.md,
     // Request journal).
     let want_names: Vec<&str> = want
         .iter()
@@ -258,17 +258,13 @@ fn default_and_route_responses_are_unchanged() {
     assert!(out.ends_with("\r\n\r\n405 Method Not Allowed\n"), "{out}");
 }
 
-/// The README's strictness section has one table of the rules: name, status, what was wrong,
+/// docs/strictness.md has one table of the rules: name, status, what was wrong,
 /// clause; it lists exactly the rules the code has, each as the code says it.
 #[test]
-fn the_readme_lists_every_rule() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme
-        .split("\n## Strictness\n")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("a Strictness section");
+fn the_docs_list_every_rule() {
+    let section =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/strictness.md"))
+            .unwrap();
     let header = "| rule | status | what was wrong | clause |";
     let table = section.split(header).nth(1).expect("the table of rules");
     let rows: Vec<Vec<&str>> = table
@@ -282,7 +278,10 @@ fn the_readme_lists_every_rule() {
         .map(|r| r[0].trim_matches('`').to_string())
         .collect();
     let code: Vec<String> = Rule::ALL.iter().map(|r| r.name().to_string()).collect();
-    assert_eq!(documented, code, "the README's rules, in the code's order");
+    assert_eq!(
+        documented, code,
+        "the documented rules, in the code's order"
+    );
     for (row, rule) in rows.iter().zip(Rule::ALL) {
         let (what, clause) = rule.reason();
         let cells = [
@@ -372,7 +371,7 @@ for i in (1, 3):
     p.stop();
 }
 
-/// The README's rules table, as the code has it (`cargo test --test rejections -- --ignored
+/// The rules table of docs/strictness.md, as the code has it (`cargo test --test rejections -- --ignored
 /// --nocapture print_the_readme_table`).
 #[test]
 #[ignore]

@@ -155,12 +155,15 @@ fn smuggling_vectors_are_rejected_or_framed_exactly() {
             Frame(_) => framed += 1,
         }
     }
-    // The README's abuse table states these counts.
-    let readme = include_str!("../README.md");
+    // docs/limits.md states these counts.
+    let readme = include_str!("../docs/limits.md");
     let claim = format!(
         "{} byte-exact vectors (`tests/smuggling.rs`) | {rejected} rejected",
         vectors.len()
     );
-    assert!(readme.contains(&claim), "README should say: {claim}");
+    assert!(
+        readme.contains(&claim),
+        "docs/limits.md should say: {claim}"
+    );
     assert!(readme.contains(&format!("{framed} framed exactly")));
 }

@@ -89,7 +89,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
     let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
     let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
     let hw = s.conn_limits.high_water;
-    // Memory bounds (README, Limits): parsing stops while the output buffer, its written
+    // Memory bounds (docs/limits.md): parsing stops while the output buffer, its written
     // part included, is at the high-water mark, so the buffer is below it plus what one
     // request adds (a 100 Continue and a response); input held back is at most a head plus
     // one read; a buffer's capacity is at most twice the most it held (growth by doubling).

@@ -1,6 +1,6 @@
 //! The HTTP/2 connection driven without sockets from a fuzz input, checked after every call:
 //! what it writes is whole frames that a client can read, its memory stays within the bound
-//! the README gives, and it never sends more DATA than the client's windows allow.
+//! docs/http2.md gives, and it never sends more DATA than the client's windows allow.
 
 use crate::conn::{Next, Pool, Settings};
 use crate::frame::{DEFAULT_WINDOW, HEADER_LEN, Header, PREFACE, flag, kind};
@@ -41,7 +41,7 @@ fn responses() -> Responses {
 }
 
 /// The largest a connection's buffers may hold, in bytes, for reads of at most `read`:
-/// README, HTTP/2 (input: a partial frame or the rest of one read; output: [`OUT_HIGH`], one
+/// docs/http2.md (input: a partial frame or the rest of one read; output: [`OUT_HIGH`], one
 /// frame and the control frames answering one read, at most three times its size; a header
 /// block [`MAX_BLOCK`]; the HPACK scratch; the streams), each buffer's capacity at most twice
 /// what it held.

@@ -4,6 +4,7 @@
 //! addresses beside socket activation).
 
 use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
+use super::config_file::{FileOption, read_config_file};
 use super::file::read_file;
 #[cfg(feature = "echo")]
 use super::grammar::add_echo;
@@ -19,6 +20,7 @@ use super::grammar::{
 use super::help::Shell;
 use super::model::{Config, Listen};
 use super::options::{ABSENT, FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
+use super::per_route::{add_redirect, add_route_header};
 #[cfg(feature = "mutate")]
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
@@ -110,7 +112,7 @@ fn not_built(name: &[u8]) -> Result<(), ArgError> {
 /// One value of one option, and the flag or variable it came from (for messages).
 struct Given<'a> {
     opt: usize,
-    from: &'static str,
+    from: &'a str,
     value: &'a str,
 }
 
@@ -375,6 +377,10 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
             add_route(c, r);
             return Ok(v.split_once('=').map(|(path, _)| path));
         }
+        ValueKind::Redirect => return add_redirect(c, v).map(Some),
+        ValueKind::RouteHeader => add_route_header(c, v)?,
+        // Read before the environment ([`read_config_file`]).
+        ValueKind::ConfigFile => {}
         ValueKind::Methods => c.methods = parse_methods(v)?,
         #[cfg(feature = "faults")]
         ValueKind::Fault => return add_fault(c, v),
@@ -386,7 +392,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         ValueKind::MutateId => {
             let Some(i) = crate::mutate::find(v) else {
                 return Err(format!(
-                    "{v:?} is not a variant id of the catalogue (like cl-negative; see README)"
+                    "{v:?} is not a variant id of the catalogue (like cl-negative; --mutate-list prints them)"
                 ));
             };
             c.mutate = Some(Mutate::One(i as u16));
@@ -407,9 +413,38 @@ impl Config {
         S: Into<OsString>,
     {
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let file_options: Vec<FileOption>;
         let mut given = Vec::new();
         if let Some(command) = read_flags(&args, &mut given)? {
             return Ok(command);
+        }
+        // `--config`: its options replace their variables, and flags replace them, by the
+        // same rule.
+        let config = given
+            .iter()
+            .find(|g| matches!(OPTIONS[g.opt].kind, ValueKind::ConfigFile))
+            .map(|g| (g.from, g.value));
+        let config = match config {
+            Some(c) => Some(c),
+            None => env_var(env, "CANNED_CONFIG")?.map(|v| ("CANNED_CONFIG", v)),
+        };
+        if let Some((from, path)) = config {
+            file_options = read_config_file(from, path).map_err(ArgError)?;
+            let flagged: Vec<usize> = given.iter().map(|g| g.opt).collect();
+            for f in &file_options {
+                let o = &OPTIONS[f.opt];
+                if flagged
+                    .iter()
+                    .any(|&i| i == f.opt || OPTIONS[i].conflicts_with(o))
+                {
+                    continue;
+                }
+                given.push(Given {
+                    opt: f.opt,
+                    from: &f.from,
+                    value: &f.value,
+                });
+            }
         }
         read_env(env, &mut given)?;
         check_relations(&given)?;

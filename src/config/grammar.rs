@@ -3,6 +3,7 @@
 //! The shared ones (sizes, durations, counts) are in [`crate::values`].
 
 use super::file::{modified, read_file};
+use super::media_types::type_by_extension;
 use super::model::{Config, Listen, Route};
 #[cfg(feature = "echo")]
 use crate::echo::EchoFormat;
@@ -57,7 +58,7 @@ pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
 }
 
 /// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
-fn is_token(s: &str) -> bool {
+pub(super) fn is_token(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])
 }
 
@@ -141,8 +142,13 @@ pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
                 own.eq_ignore_ascii_case(name) && writes(own, *validator)
             });
             if let Some((own, _, control)) = own {
+                let flag = if c.routes[0].spec.headers.contains(h) {
+                    "--header"
+                } else {
+                    "--route-header"
+                };
                 return Some(format!(
-                    "--header: {h}: a route with a 200 body sends its own {own}; {control}"
+                    "{flag}: {h}: a route with a 200 body sends its own {own}; {control}"
                 ));
             }
         }
@@ -264,6 +270,12 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         Some(file) => (read_file(file)?, modified(file)),
         None => (Arc::from(given.as_bytes()), None),
     };
+    // A file's extension names its type better than the default does; `--route-header`
+    // names it better still.
+    let content_type = match given.strip_prefix('@').and_then(type_by_extension) {
+        Some(t) => t.into(),
+        None => default.content_type.clone(),
+    };
     // An empty body is no body: `/p=204:` and `/p=204:@empty` are `/p=204`, as `--status 204
     // --body ''` is.
     if !body.is_empty() {
@@ -275,7 +287,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         spec: Spec {
             status: status as u16,
             body,
-            content_type: default.content_type.clone(),
+            content_type,
             headers: default.headers.clone(),
         },
         get_only: false,

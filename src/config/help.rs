@@ -5,7 +5,7 @@ use crate::values::split_at_byte;
 
 /// The start of `--help`; the man page takes its description from it.
 pub(super) const HELP_INTRO: &str = "\
-canned: a tiny, very fast HTTP/1.x responder
+canned: a tiny, fast HTTP/1.1 and HTTP/2 (h2c) test endpoint and responder
 
 Usage: canned [OPTIONS]
 

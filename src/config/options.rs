@@ -42,6 +42,12 @@ pub(super) enum ValueKind {
     Header,
     /// `PATH=STATUS[:BODY]`: a route.
     Route,
+    /// `PATH=STATUS:LOCATION`: a route that redirects.
+    Redirect,
+    /// `PATH=Name: value`: a header field of one route.
+    RouteHeader,
+    /// A file of options, one a line, read before the environment.
+    ConfigFile,
     /// Comma-separated method tokens: the methods answered.
     Methods,
     /// `PATH=KIND[:ARGS]`: a fault on a route.
@@ -451,6 +457,24 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES),
     opt!(
+        "--redirect [METHOD ]PATH=STATUS:LOCATION",
+        "CANNED_REDIRECT",
+        ValueKind::Redirect,
+        "Answer the exact PATH with STATUS (301, 302, 303, 307 or 308) and\n\
+         Location: LOCATION (absolute or relative), no body; METHOD as for\n\
+         --route; repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
+        "--route-header '[METHOD ]PATH=NAME: VALUE'",
+        "CANNED_ROUTE_HEADER",
+        ValueKind::RouteHeader,
+        "A header of the --route or --redirect answering PATH (and METHOD):\n\
+         Content-Type sets its type, another replaces the --header of that\n\
+         name; repeatable, at most 1000"
+    )
+    .repeatable('\n', MAX_ROUTES),
+    opt!(
         "--health PATH",
         "CANNED_HEALTH",
         ValueKind::Path(Text::Health),
@@ -727,8 +751,9 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_ADMIN",
         ValueKind::Admin,
         "Serve the admin API on ADDR (a bare port: 127.0.0.1:PORT): list,\n\
-         set and remove faults, reset sequences, read and clear the\n\
-         journal at run time; unauthenticated, for test networks only"
+         set and remove faults and routes, reset sequences, read and\n\
+         clear the journal at run time; unauthenticated, for test\n\
+         networks only"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
     #[cfg(feature = "mutate")]
@@ -737,7 +762,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "CANNED_MUTATE",
         ValueKind::Switch(Toggle::Mutate),
         "Answer each request on a path without a route with the next\n\
-         malformed response of the catalogue (see README), then close;\n\
+         malformed response of the catalogue (docs/mutate.md), then close;\n\
          HTTP/2 streams get its h2- variants"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
@@ -759,5 +784,13 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Switch(Toggle::Quiet),
         "Print only errors and warnings",
         section: "Other"
+    ),
+    opt!(
+        "--config FILE",
+        "CANNED_CONFIG",
+        ValueKind::ConfigFile,
+        "Read options from FILE, one a line as on the command line (--route\n\
+         /v1/ping=204), # comments; a flag replaces the file's option, and\n\
+         the file's replaces its variable; relative files from FILE's folder"
     ),
 ];

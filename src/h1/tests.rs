@@ -64,10 +64,18 @@ fn a_parked_drip_packs_and_unpacks() {
     );
 }
 
-/// Memory per connection is a goal (README, Footprint): a parked drip lives in the
+/// Memory per connection is a goal (docs/footprint.md): a parked drip lives in the
 /// connection's own fields, which stay 24 bytes.
 #[test]
 fn a_connection_stays_24_bytes() {
     assert!(std::mem::size_of::<Http1Conn>() <= 24);
     assert_eq!(std::mem::size_of::<Phase>(), 1);
+}
+#[test]
+fn tmp_workarea_size() {
+    eprintln!(
+        "WORKAREA {} CONTROL {}",
+        std::mem::size_of::<super::state::WorkArea>(),
+        std::mem::size_of::<crate::control::Control>()
+    );
 }

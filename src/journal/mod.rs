@@ -371,7 +371,7 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
 mod tests {
     use super::*;
 
-    /// The README's memory figures (Echo and control, Request journal).
+    /// The memory figures of docs/echo-and-control.md (Request journal).
     #[test]
     fn memory_is_the_readmes() {
         assert_eq!(ENTRY_BYTES, 72);

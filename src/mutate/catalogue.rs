@@ -4,7 +4,7 @@
 use super::encoding::{Spoil, deflate_stored, gzip, zlib};
 
 /// What a variant breaks, in [`ABOUT`]: kept apart from the bytes because the server never
-/// prints it (the README's table does), so that it is not linked into the binary.
+/// prints it (docs/mutate.md's table does), so that it is not linked into the binary.
 pub struct About {
     /// What is wrong, in one line.
     pub description: &'static str,

@@ -509,14 +509,13 @@ fn checks_reject_a_well_formed_response() {
     assert_eq!(passing, ["head-with-body"]);
 }
 
-/// The README's catalogue table lists every variant, in order, with its description and
+/// docs/mutate.md's catalogue table lists every variant, in order, with its description and
 /// clause.
 #[test]
-fn readme_table_matches_the_catalogue() {
-    let readme = include_str!("../../README.md");
-    let section = readme
-        .split("\n### Malformed-response catalogue\n")
-        .nth(1)
+fn docs_table_matches_the_catalogue() {
+    let section = include_str!("../../docs/mutate.md")
+        .split("\n## Malformed responses on HTTP/2\n")
+        .next()
         .unwrap();
     let rows: Vec<&str> = section
         .lines()
@@ -529,6 +528,21 @@ fn readme_table_matches_the_catalogue() {
         .map(|(id, a)| format!("| `{id}` | {} | {} |", a.description, a.rfc))
         .collect();
     assert_eq!(rows, want);
+}
+
+/// The clients' reactions (docs/data/mutate-clients.tsv, which `.ci/mutate-clients` checks
+/// against real clients) have one row per variant, in the catalogue's order, and a cell for
+/// every client the header names.
+#[test]
+fn client_reactions_cover_the_catalogue() {
+    let table = include_str!("../../docs/data/mutate-clients.tsv");
+    let mut lines = table.lines().filter(|l| !l.starts_with('#'));
+    let columns = lines.next().unwrap().split('\t').count();
+    let rows: Vec<&str> = lines
+        .inspect(|l| assert_eq!(l.split('\t').count(), columns, "{l}"))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(rows, ids().take(ABOUT.len()).collect::<Vec<_>>());
 }
 
 /// Every fixed byte belongs to one variant: no length was cut short to fit in a u16.

@@ -166,7 +166,7 @@ fn try_parse(data: &[u8], n: usize) -> Option<Vec<Resp>> {
 
 /// Upper bounds on elapsed time are multiplied by this: `CANNED_TEST_TIME_SCALE`, 1 unless set.
 /// Under qemu user emulation everything runs several times slower, so `.ci/cross` sets 10 for
-/// the suite it runs there (README, Architectures). Lower bounds (a timer must not fire early)
+/// the suite it runs there (docs/platforms.md). Lower bounds (a timer must not fire early)
 /// are never scaled, and nothing is skipped.
 pub fn time_scale() -> u32 {
     std::env::var("CANNED_TEST_TIME_SCALE").map_or(1, |v| {

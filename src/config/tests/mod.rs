@@ -3,6 +3,7 @@
 //! option by option (`table`) are in files of their own.
 
 mod errors;
+mod routes;
 mod table;
 
 use super::args::Command;

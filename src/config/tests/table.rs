@@ -1,5 +1,5 @@
 //! The option table checked option by option: the precedence of flags over variables, every
-//! conflicting pair, the bounds of repeatable options, and the README's option table and
+//! conflicting pair, the bounds of repeatable options, and the option table of docs/options.md and
 //! `--help` against the table.
 
 use super::{run, run_env, scratch};
@@ -24,16 +24,31 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Fault => format!("/{i}=stall"),
                 #[cfg(feature = "echo")]
                 ValueKind::Echo => format!("/{i}=text"),
+                ValueKind::Redirect => format!("/{i}=302:/"),
+                ValueKind::RouteHeader => format!("/r=X-{i}: v"),
                 _ => panic!("{}: no sample values", o.flag()),
             })
             .collect();
-        let args: Vec<&str> = values.iter().flat_map(|v| [o.flag(), v]).collect();
+        let route: &[&str] = match o.kind {
+            ValueKind::RouteHeader => &["--route", "/r=200"],
+            _ => &[],
+        };
+        let args: Vec<&str> = route
+            .iter()
+            .copied()
+            .chain(values.iter().flat_map(|v| [o.flag(), v]))
+            .collect();
         let want = format!("{}: {} values given, at most {most}", o.flag(), most + 1);
         assert_eq!(run(&args).unwrap_err(), want);
         let env = values.join(&char::from(sep).to_string());
         let want = format!("{}: {} values given, at most {most}", o.var(), most + 1);
-        assert_eq!(run_env(&[], &[(o.var(), &env)]).unwrap_err(), want);
-        assert!(run(&args[2..]).is_ok(), "{}", o.flag());
+        assert_eq!(run_env(route, &[(o.var(), &env)]).unwrap_err(), want);
+        let fewer: Vec<&str> = route
+            .iter()
+            .chain(&args[route.len() + 2..])
+            .copied()
+            .collect();
+        assert!(run(&fewer).is_ok(), "{}", o.flag());
     }
 }
 
@@ -70,6 +85,26 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::Admin => pair("127.0.0.1:9091", "9092"),
         #[cfg(feature = "ranges")]
         ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
+        ValueKind::Redirect => pair("/env=302:/a\n/env2=301:/b", "/flag=307:/c"),
+        // With `--route /r=200` (see [`needed_args`]).
+        ValueKind::RouteHeader => pair("/r=X-Env: 1\n/r=X-Env-2: 1", "/r=X-Flag: 2"),
+        ValueKind::ConfigFile => {
+            let config = |name: &str| {
+                let p = dir.join(name);
+                std::fs::write(&p, format!("# a comment\n--body {name}\n")).unwrap();
+                p.to_str().unwrap().to_string()
+            };
+            (config("env.conf"), config("flag.conf"))
+        }
+    }
+}
+
+/// The flags an option's samples need beside the table's relations: a route for
+/// `--route-header`.
+fn needed_args(o: &Opt) -> Vec<String> {
+    match o.kind {
+        ValueKind::RouteHeader => vec!["--route".into(), "/r=200".into()],
+        _ => Vec::new(),
     }
 }
 
@@ -80,14 +115,14 @@ fn flag_args<'a>(o: &Opt, value: &'a str) -> Vec<&'a str> {
     }
 }
 
-/// The README's rule, for every option in the table: a flag replaces the environment's
+/// The documented rule (docs/options.md), for every option in the table: a flag replaces the environment's
 /// value (a repeatable flag, the whole list).
 #[test]
 fn a_flag_replaces_its_variable_for_every_option() {
     let dir = scratch("precedence");
     for o in OPTIONS {
         let (env_value, flag_value) = samples(o, &dir);
-        let mut args = Vec::new();
+        let mut args = needed_args(o);
         if let Some(needed) = o
             .needs()
             .and_then(|n| OPTIONS.iter().find(|p| p.flag() == n))
@@ -179,11 +214,9 @@ fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     feature = "access-log"
 ))]
 #[test]
-fn help_and_readme_list_every_option_and_variable() {
+fn help_and_docs_list_every_option_and_variable() {
     let help = help();
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("\n## Options\n").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
+    let section = include_str!("../../../docs/options.md");
     let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `-")).collect();
     for o in OPTIONS {
         assert!(help.contains(&format!("  {} ", o.flag())), "{}", o.flag());
@@ -194,10 +227,10 @@ fn help_and_readme_list_every_option_and_variable() {
                 r.starts_with(&format!("| `{} ", o.flag()))
                     || r.starts_with(&format!("| `{}`", o.flag()))
             })
-            .unwrap_or_else(|| panic!("README has no row for {}", o.flag()));
+            .unwrap_or_else(|| panic!("docs/options.md has no row for {}", o.flag()));
         assert!(
             row.contains(&format!("[`{}", o.var())),
-            "README row of {} lacks {}",
+            "docs/options.md: the row of {} lacks {}",
             o.flag(),
             o.var()
         );
@@ -207,7 +240,7 @@ fn help_and_readme_list_every_option_and_variable() {
         assert!(
             find(flag).is_some()
                 || ["-h", "-V", "--mutate-list", "--man", "--completions"].contains(&flag),
-            "README row {flag} is not an option"
+            "docs/options.md: row {flag} is not an option"
         );
     }
     assert!(help.lines().all(|l| l.len() <= 100), "{help}");
@@ -230,26 +263,24 @@ fn help_sections() -> Vec<(&'static str, Vec<&'static str>)> {
     sections
 }
 
-/// `--help` groups the options as the README's Options section does: the same sections
-/// (`### Title`), in the same order, each with the same options (`--raw-response` used to
-/// sit under "Limits and timeouts" in the help and with the response options in the README).
+/// `--help` groups the options as docs/options.md does: the same sections
+/// (`## Title`), in the same order, each with the same options (`--raw-response` used to
+/// sit under "Limits and timeouts" in the help and with the response options in the docs).
 #[test]
-fn help_sections_are_the_readme_sections() {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("\n## Options\n").nth(1).unwrap();
-    let section = section.split("\n## ").next().unwrap();
-    let mut readme_sections: Vec<(&str, Vec<&str>)> = Vec::new();
+fn help_sections_are_the_docs_sections() {
+    let section = include_str!("../../../docs/options.md");
+    let mut docs_sections: Vec<(&str, Vec<&str>)> = Vec::new();
     for line in section.lines() {
-        if let Some(title) = line.strip_prefix("### ") {
-            readme_sections.push((title, Vec::new()));
+        if let Some(title) = line.strip_prefix("## ") {
+            docs_sections.push((title, Vec::new()));
         } else if let Some(row) = line.strip_prefix("| `") {
             let flag = row.split([' ', '`']).next().unwrap();
             if find(flag).is_some() {
-                readme_sections.last_mut().unwrap().1.push(flag);
+                docs_sections.last_mut().unwrap().1.push(flag);
             }
         }
     }
-    assert_eq!(readme_sections, help_sections());
+    assert_eq!(docs_sections, help_sections());
     let help = help();
     for (title, _) in help_sections() {
         assert!(help.contains(&format!("\n{title}:\n")), "{title}");

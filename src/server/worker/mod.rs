@@ -299,7 +299,7 @@ enum After {
     Upgrade,
 }
 
-/// What a silent connection's first bytes are ([`Event::first_bytes`]).
+/// What a silent connection's first bytes are ([`Silence::first_bytes`]).
 enum FirstBytes {
     /// HTTP/1's: hand them to the connection.
     Http1,
@@ -352,7 +352,10 @@ impl Event<'_> {
                     Ok(0) => conn.on_eof(),
                     Ok(n) => {
                         let hand = !conn.is_silent()
-                            || match self.first_bytes(conn, &scratch[..n], preface, env) {
+                            || match self
+                                .silence()
+                                .first_bytes(conn, &scratch[..n], preface, env)
+                            {
                                 FirstBytes::Http1 => true,
                                 // Still silent: the next read decides.
                                 #[cfg(feature = "http2")]
@@ -388,13 +391,35 @@ impl Event<'_> {
         self.finish(conn, env)
     }
 
+    /// The parts of the event that [`Silence::first_bytes`] changes, lent apart: an event
+    /// lent whole to a call out of line would be kept in memory, its fields stored and
+    /// loaded again on every event (8 instructions a request, `benches/instructions.sh`).
+    #[inline(always)]
+    fn silence(&mut self) -> Silence<'_> {
+        Silence {
+            sniffed: self.sniffed,
+            silent: self.silent,
+            shared_silent: self.shared_silent,
+        }
+    }
+}
+
+/// A silent connection's count in its worker and beyond, and the bytes of the HTTP/2 preface
+/// it has sent (`Slot::sniffed`).
+struct Silence<'a> {
+    sniffed: &'a mut u8,
+    silent: &'a mut usize,
+    shared_silent: &'a AtomicUsize,
+}
+
+impl Silence<'_> {
     /// A silent connection read `data`: whether it is HTTP/1's, the start of the HTTP/2
     /// preface and more is needed, or HTTP/2's (`preface`: looked for). Out of line: once per
     /// connection, not per request.
     #[cold]
     #[inline(never)]
     fn first_bytes<C: Connection<Work>>(
-        &mut self,
+        mut self,
         conn: &mut C,
         data: &[u8],
         preface: bool,
@@ -427,14 +452,22 @@ impl Event<'_> {
         FirstBytes::Http1
     }
 
+    /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
+    fn no_longer_silent(&mut self) {
+        *self.silent -= 1;
+        self.shared_silent.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Event<'_> {
     /// The connection continues in another protocol ([`After::Upgrade`],
     /// [`After::PriorKnowledge`]): it becomes that protocol's, and the rest of the event (its
     /// first output, interest, deadline) goes through the enum. Out of line: once per
-    /// connection at most.
+    /// connection at most. The event is moved in, not lent: see [`Event::silence`].
     #[cold]
     #[inline(never)]
     fn switch(
-        &mut self,
+        mut self,
         conn: &mut ProtocolConn,
         after: After,
         scratch: &[u8],
@@ -462,12 +495,6 @@ impl Event<'_> {
         } else {
             After::Close
         }
-    }
-
-    /// The connection has sent its first bytes that count (a request, or the HTTP/2 preface).
-    fn no_longer_silent(&mut self) {
-        *self.silent -= 1;
-        self.shared_silent.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// After a connection made progress: write its output, then close it, start lingering,

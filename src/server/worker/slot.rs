@@ -18,7 +18,7 @@ pub(super) type Work = crate::h1::WorkArea;
 /// hands it over ([`Handoff`]). The one place the worker names a protocol. An event matches
 /// on it once (`Worker::on_event`); the calls outside events go through its [`Connection`], a
 /// match per call. The preface is looked for in one place, the event's read
-/// (`Event::first_bytes`), only while nothing has been handed to the connection
+/// (`Silence::first_bytes`), only while nothing has been handed to the connection
 /// (`is_silent`); the bytes of it received so far are counted in [`Slot::sniffed`].
 pub(super) enum ProtocolConn {
     H1(crate::h1::Http1Conn),
@@ -85,7 +85,7 @@ impl Connection<Work> for ProtocolConn {
     }
 
     /// Bytes for the connection's protocol as it is: which protocol a fresh connection speaks
-    /// is decided by the event that reads its first bytes (`Event::first_bytes`).
+    /// is decided by the event that reads its first bytes (`Silence::first_bytes`).
     #[inline(always)]
     fn on_data(&mut self, data: &[u8], env: &mut Env<'_, Work>) {
         both!(self, c => c.on_data(data, env))
