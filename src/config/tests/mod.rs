@@ -42,32 +42,8 @@ fn run(args: &[&str]) -> Result<Config, String> {
 }
 
 /// Arguments, environment, and the start of the one-line error they give.
-#[cfg(all(
-    feature = "http2",
-    feature = "faults",
-    feature = "control",
-    feature = "echo",
-    feature = "journal",
-    feature = "admin",
-    feature = "mutate",
-    feature = "ranges",
-    feature = "stats",
-    feature = "access-log"
-))]
 type ErrorCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
-#[cfg(all(
-    feature = "http2",
-    feature = "faults",
-    feature = "control",
-    feature = "echo",
-    feature = "journal",
-    feature = "admin",
-    feature = "mutate",
-    feature = "ranges",
-    feature = "stats",
-    feature = "access-log"
-))]
 fn assert_errors(cases: &[ErrorCase]) {
     for (args, env, want) in cases {
         let e = run_env(args, env).unwrap_err();
