@@ -2,6 +2,7 @@
 //! over keep-alive and pipelined requests the process (server and client) makes no allocation
 //! at all. A file of its own: the allocation counter is the process's, and a test beside it
 //! would count its allocations too.
+#![cfg(feature = "admin")]
 
 #[path = "common/counting.rs"]
 mod counting;

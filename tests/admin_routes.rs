@@ -2,6 +2,7 @@
 //! server runs, driven by curl and Python. A change reaches every worker's keep-alive
 //! connections (HTTP/1 and HTTP/2) before their next request; a bad one is refused whole with
 //! the line and the reason; an answer replaced 10,000 times leaves memory where it was.
+#![cfg(all(feature = "admin", feature = "http2", feature = "ranges"))]
 
 mod common;
 use common::*;

@@ -42,8 +42,11 @@ fn run(args: &[&str]) -> Result<Config, String> {
 }
 
 /// Arguments, environment, and the start of the one-line error they give.
+// Used by the error tables, each behind the features its options need.
+#[allow(dead_code)]
 type ErrorCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
+#[allow(dead_code)]
 fn assert_errors(cases: &[ErrorCase]) {
     for (args, env, want) in cases {
         let e = run_env(args, env).unwrap_err();

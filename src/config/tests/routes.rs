@@ -2,7 +2,9 @@
 //! (`--redirect`) and config files (`--config`): what each gives, and each bad value's one-line
 //! error.
 
-use super::{ErrorCase, assert_errors, run, run_env, scratch};
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
+use super::{ErrorCase, assert_errors};
+use super::{run, run_env, scratch};
 use crate::config::model::{Config, Route};
 
 fn route<'c>(c: &'c Config, path: &str) -> &'c Route {
@@ -163,6 +165,7 @@ fn redirects_answer_their_status_and_location() {
 }
 
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
     let none: &[(&str, &str)] = &[];
     let cases: &[ErrorCase] = &[
@@ -315,6 +318,7 @@ fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
 /// A config file's lines, read as flags: comments, blanks, both forms, quotes, switches,
 /// relative files from the file's folder.
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn a_config_file_reads_as_the_command_line() {
     let dir = scratch("config-file");
     std::fs::create_dir_all(dir.join("bodies")).unwrap();
@@ -399,6 +403,7 @@ fn flags_replace_the_config_file_and_it_replaces_variables() {
 }
 
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn a_bad_config_line_is_one_error_naming_the_file_and_line() {
     let dir = scratch("config-errors");
     let write = |name: &str, text: &str| {
