@@ -11,9 +11,9 @@ _canned() {
         --completions)
             COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
             return ;;
-        --listen|--port|--workers|--backlog|--max-conns|--body|--status|--content-type|--header|--route|--health|--server|--etag|--max-requests|--max-head-bytes|--max-headers|--max-body-bytes|--methods|--header-timeout|--idle-timeout|--write-timeout|--shutdown-timeout|--delay|--stats|--metrics|--echo|--websocket|--websocket-max-message|--journal|--journal-path|--fault|--seed|--admin)
+        --listen|--port|--workers|--backlog|--max-conns|--body|--status|--content-type|--header|--route|--redirect|--route-header|--health|--server|--etag|--max-requests|--max-head-bytes|--max-headers|--max-body-bytes|--methods|--header-timeout|--idle-timeout|--write-timeout|--shutdown-timeout|--delay|--stats|--metrics|--echo|--websocket|--websocket-max-message|--journal|--journal-path|--fault|--seed|--admin|--config)
             return ;;
     esac
-    COMPREPLY=($(compgen -W "--listen --port --reuse-port --workers --backlog --max-conns --body --body-file --status --content-type --header --route --health --server --no-date --no-http2 --grpc-health --no-validators --etag --raw-response --raw-close --max-requests --max-head-bytes --max-headers --max-body-bytes --methods --header-timeout --idle-timeout --write-timeout --shutdown-timeout --delay --access-log --stats --metrics --echo --websocket --websocket-max-message --journal --journal-path --control --fault --seed --admin --mutate --mutate-id --quiet --mutate-list --man --completions --help -h --version -V" -- "$cur"))
+    COMPREPLY=($(compgen -W "--listen --port --reuse-port --workers --backlog --max-conns --body --body-file --status --content-type --header --route --redirect --route-header --health --server --no-date --no-http2 --grpc-health --no-validators --etag --raw-response --raw-close --max-requests --max-head-bytes --max-headers --max-body-bytes --methods --header-timeout --idle-timeout --write-timeout --shutdown-timeout --delay --access-log --stats --metrics --echo --websocket --websocket-max-message --journal --journal-path --control --fault --seed --admin --mutate --mutate-id --quiet --config --mutate-list --man --completions --help -h --version -V" -- "$cur"))
 }
 complete -F _canned canned

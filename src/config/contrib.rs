@@ -1,15 +1,16 @@
-//! The man page and the shell completions under `contrib/`, and docs/options.md, generated from
-//! the option table,
-//! and the test that fails when the checked-in files drift from it. Test-only: the binary
-//! carries none of this. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
+//! The man page and the shell completions, generated from the option table of this build
+//! (`--man`, `--completions`: they list the options of the features built), docs/options.md,
+//! and the test that fails when the files under `contrib/` and docs/options.md, those of the
+//! default build, drift from it. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites them.
 
-use super::help::HELP_INTRO;
-use super::options::{OPTIONS, Opt, Repeat, ValueKind};
+use super::help::{HELP_INTRO, Shell};
+use super::options::{ABSENT, OPTIONS, Opt, Repeat, ValueKind};
 use crate::values::split_at_byte;
 
 /// The commands outside the table (`HELP_END`): flag, short flag, value (placeholder and the
 /// words it takes, or ""), what it does.
-const COMMANDS: [(&str, &str, (&str, &str), &str); 5] = [
+const COMMANDS: &[(&str, &str, (&str, &str), &str)] = &[
+    #[cfg(feature = "mutate")]
     (
         "--mutate-list",
         "",
@@ -93,6 +94,16 @@ const EXAMPLES: [(&str, &[&str]); 9] = [
     ),
 ];
 
+/// `--completions SHELL`: the completions, generated as the man page is (the default build's
+/// are under `contrib/completions/`).
+pub fn completions(shell: Shell) -> String {
+    match shell {
+        Shell::Bash => bash_completion(),
+        Shell::Zsh => zsh_completion(),
+        Shell::Fish => fish_completion(),
+    }
+}
+
 /// An option's help as one line.
 fn one_line(o: &Opt) -> String {
     o.texts().2.replace('\n', " ")
@@ -119,6 +130,7 @@ fn takes_file(o: &Opt) -> bool {
 }
 
 /// The catalogue's ids, space-separated: `--mutate-id`'s values.
+#[cfg(feature = "mutate")]
 fn mutate_ids() -> String {
     crate::mutate::ids().collect::<Vec<_>>().join(" ")
 }
@@ -133,7 +145,9 @@ fn roff(text: &str) -> String {
     }
 }
 
-pub(super) fn man_page() -> String {
+/// `--man`: the man page, generated from the option table of this build (the default build's
+/// is `contrib/canned.1`, and a test fails when that file drifts from it).
+pub fn man_page() -> String {
     let mut m = String::new();
     m.push_str(
         ".\\\" Generated from the option table of src/config/options.rs; see docs/options.md.\n",
@@ -181,7 +195,7 @@ pub(super) fn man_page() -> String {
         ));
     }
     m.push_str(".SS Commands\n");
-    for (flag, short, (value, _), what) in COMMANDS {
+    for &(flag, short, (value, _), what) in COMMANDS {
         m.push_str(".TP\n");
         match (short, value) {
             ("", "") => m.push_str(&format!(".B {}\n", roff(flag))),
@@ -218,7 +232,9 @@ pub(super) fn man_page() -> String {
          connection).\n",
     );
     m.push_str(".SH EXAMPLES\n");
-    for (what, args) in EXAMPLES {
+    // Those whose options this build has.
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let line = std::iter::once("canned")
             .chain(args.iter().copied())
             .map(shell_word)
@@ -272,9 +288,7 @@ pub(super) fn bash_completion() -> String {
          \x20       {files})\n\
          \x20           COMPREPLY=($(compgen -f -- \"$cur\"))\n\
          \x20           return ;;\n\
-         \x20       --mutate-id)\n\
-         \x20           COMPREPLY=($(compgen -W \"{ids}\" -- \"$cur\"))\n\
-         \x20           return ;;\n\
+         {ids}\
          \x20       --completions)\n\
          \x20           COMPREPLY=($(compgen -W \"{shells}\" -- \"$cur\"))\n\
          \x20           return ;;\n\
@@ -286,10 +300,26 @@ pub(super) fn bash_completion() -> String {
          complete -F _canned canned\n",
         files = files.join("|"),
         values = values.join("|"),
-        ids = mutate_ids(),
-        shells = COMMANDS[2].2.1,
+        ids = mutate_id_case(),
+        shells = SHELLS,
         flags = flags.join(" "),
     )
+}
+
+/// The words `--completions` takes.
+const SHELLS: &str = "bash zsh fish";
+
+/// Bash's case for `--mutate-id`'s values, with the `mutate` feature.
+fn mutate_id_case() -> String {
+    #[cfg(feature = "mutate")]
+    return format!(
+        "\x20       --mutate-id)\n\
+         \x20           COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n\
+         \x20           return ;;\n",
+        mutate_ids()
+    );
+    #[cfg(not(feature = "mutate"))]
+    String::new()
 }
 
 /// A description inside a zsh `_arguments` spec: brackets and quotes escaped.
@@ -317,6 +347,7 @@ pub(super) fn zsh_completion() -> String {
         let action = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => format!(":{}:_files", zsh_text(value)),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
             _ => format!(":{}: ", zsh_text(value)),
         };
@@ -326,7 +357,7 @@ pub(super) fn zsh_completion() -> String {
             zsh_text(&summary(o))
         ));
     }
-    for (flag, short, (value, words), what) in COMMANDS {
+    for &(flag, short, (value, words), what) in COMMANDS {
         let names = match short {
             "" => flag.to_string(),
             _ => format!("{{{short},{flag}}}"),
@@ -356,6 +387,7 @@ pub(super) fn fish_completion() -> String {
         let how = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => " -r -F".to_string(),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
             _ => " -x".to_string(),
         };
@@ -364,7 +396,7 @@ pub(super) fn fish_completion() -> String {
             quote(&summary(o))
         ));
     }
-    for (flag, short, (_, words), what) in COMMANDS {
+    for &(flag, short, (_, words), what) in COMMANDS {
         let short = match short {
             "" => String::new(),
             s => format!(" -s {}", &s[1..]),
@@ -383,6 +415,7 @@ pub(super) fn fish_completion() -> String {
 }
 
 /// docs/options.md: its text before the tables (after the title).
+#[cfg(test)]
 const OPTIONS_INTRO: &str = r#"Every option can also be set from the environment variable in brackets. A flag replaces that
 variable whole, for every option: any `--header` replaces all `CANNED_HEADER` lines, any
 `--route` all `CANNED_ROUTE` lines, `--health` replaces `CANNED_HEALTH`. A flag also replaces
@@ -406,6 +439,7 @@ variable) and what is wrong, exits 2, and starts nothing. A switch takes no valu
 (`--access-log yes` is an error saying so). The options are grouped as in `--help`."#;
 
 /// docs/options.md: its text after the tables.
+#[cfg(test)]
 const OPTIONS_OUTRO: &str = r#"`contrib/canned.1` is the man page and `contrib/completions/` holds the bash, zsh and fish
 completions, all generated from the option table (a test fails when they drift from it:
 `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites them). The binary carries them, for a
@@ -418,12 +452,13 @@ canned --completions zsh > "${fpath[1]}/_canned"                       # a direc
 canned --completions fish > ~/.config/fish/completions/canned.fish
 ```
 
-No two of `--route`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
+No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
 
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 51] = [
+#[cfg(test)]
+const OPTION_DOCS: [(&str, &str, &str); 54] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -478,7 +513,17 @@ const OPTION_DOCS: [(&str, &str, &str); 51] = [
     (
         r#"--route"#,
         r#""#,
-        r#"exact-path route (query ignored) with its own status and body, and the global `--content-type` and `--header`s; `BODY` `@FILE` reads a file; a 204 or 304 route takes no `BODY` (`/nm=304:x` is an error naming the route); with `METHOD` (`'POST /orders=201'`), only that method, HEAD too for GET, and `--fault 'POST /orders=…'` faults it (see Responses for the rule); repeatable, at most 1000"#,
+        r#"exact-path route (query ignored) with its own status and body, and the global `--content-type` and `--header`s (`--route-header` gives it its own); `BODY` `@FILE` reads a file, whose extension gives the route its Content-Type when it is one of the table in Responses (`.json`: `application/json`, `.bin`: `application/octet-stream`, …); a 204 or 304 route takes no `BODY` (`/nm=304:x` is an error naming the route); with `METHOD` (`'POST /orders=201'`), only that method, HEAD too for GET, and `--fault 'POST /orders=…'` faults it (see Responses for the rule); repeatable, at most 1000"#,
+    ),
+    (
+        r#"--redirect"#,
+        r#""#,
+        r#"a route answering STATUS (301, 302, 303, 307 or 308) with `Location: LOCATION`, absolute (`http://host:8080/new`) or relative (`/new`, `../v2/`), written as sent (visible ASCII, percent-encoded beyond), no body and no Content-Type, and the global `--header`s; `METHOD` and the paths answered twice as for `--route`; `--route-header` and `--fault` apply to it as to a route (see Responses); repeatable, at most 1000"#,
+    ),
+    (
+        r#"--route-header"#,
+        r#""#,
+        r#"a header field of the route of `--route` or `--redirect` that answers PATH (and METHOD, as `--fault` names it), checked as `--header` is: `Content-Type` sets the route's type (empty: none), any other field is added to the route, replacing a `--header` of the same name; `Content-Length`, `Transfer-Encoding`, `Connection`, `Date` and `Server` are refused. The route's HTTP/1 and HTTP/2 answers carry it; repeatable, at most 1000"#,
     ),
     (
         r#"--health"#,
@@ -651,6 +696,11 @@ const OPTION_DOCS: [(&str, &str, &str); 51] = [
         r#"print only errors and warnings (no listening line, no summary)"#,
     ),
     (
+        r#"--config"#,
+        r#""#,
+        r#"read options from FILE: one a line, written as on the command line (`--route /v1/ping=204`, `--access-log`, `--header=X-A: 1`), the value the rest of the line (no shell quoting needed; a value wrapped whole in `'` or `"` loses them), `#` at the start of a line a comment, blank lines skipped; a relative `@FILE` of a route and a relative `--body-file` or `--raw-response` are read from FILE's folder. A flag on the command line replaces the file's option by the rule above (a `--route` flag replaces every `--route` line), and the file's options replace their variables; a bad line is one error naming `FILE:LINE` and the flag"#,
+    ),
+    (
         r#"--mutate-list"#,
         r#""#,
         r#"print the ids of the malformed-response catalogue, one a line, and exit"#,
@@ -678,6 +728,7 @@ const OPTION_DOCS: [(&str, &str, &str); 51] = [
 ];
 
 /// An option's or command's row of [`OPTION_DOCS`]: its default and meaning.
+#[cfg(test)]
 fn option_doc(flag: &str) -> (String, &'static str) {
     let row = OPTION_DOCS.iter().find(|(f, _, _)| *f == flag);
     let (_, default, meaning) = row.unwrap_or_else(|| panic!("OPTION_DOCS has no row for {flag}"));
@@ -692,6 +743,7 @@ fn option_doc(flag: &str) -> (String, &'static str) {
 /// docs/options.md: the prose around the tables, and one table per `--help` section, each row
 /// the option's usage, its default and meaning (`OPTION_DOCS`) and its variable, as the table
 /// has them; the commands close the last section.
+#[cfg(test)]
 pub(super) fn options_page() -> String {
     let mut p = String::from(
         "# Options\n\n<!-- Generated from the option table (src/config/options.rs) by \
@@ -717,7 +769,7 @@ pub(super) fn options_page() -> String {
             "| `{usage}` |{default} | {meaning} [`{var}{how}] |\n"
         ));
     }
-    for (flag, short, (value, _), _) in COMMANDS {
+    for &(flag, short, (value, _), _) in COMMANDS {
         let (default, meaning) = option_doc(flag);
         let usage = match (short, value) {
             ("", "") => format!("`{flag}`"),
@@ -739,7 +791,7 @@ fn option_docs_cover_the_table() {
     let flags: Vec<&str> = OPTIONS
         .iter()
         .map(Opt::flag)
-        .chain(COMMANDS.map(|c| c.0))
+        .chain(COMMANDS.iter().map(|c| c.0))
         .collect();
     for flag in &flags {
         option_doc(flag);
@@ -753,6 +805,7 @@ fn option_docs_cover_the_table() {
 }
 
 /// Every generated file: its path under the crate and its text.
+#[cfg(all(test, feature = "mutate"))]
 fn files() -> [(&'static str, String); 5] {
     [
         ("docs/options.md", options_page()),
@@ -766,6 +819,19 @@ fn files() -> [(&'static str, String); 5] {
 /// The checked-in files are what the option table makes of them; with `CANNED_BLESS=1` they
 /// are rewritten. Where the shells and groff are installed, each file then passes their
 /// syntax check.
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn contrib_files_match_the_option_table() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -781,7 +847,11 @@ fn contrib_files_match_the_option_table() {
             stored == text,
             "{path} differs from the option table: run CANNED_BLESS=1 cargo test --lib contrib_files"
         );
-        for flag in OPTIONS.iter().map(Opt::flag).chain(COMMANDS.map(|c| c.0)) {
+        for flag in OPTIONS
+            .iter()
+            .map(Opt::flag)
+            .chain(COMMANDS.iter().map(|c| c.0))
+        {
             let name = if path.ends_with(".1") {
                 roff(flag)
             } else {
@@ -799,9 +869,11 @@ fn contrib_files_match_the_option_table() {
 }
 
 /// Every example of the man page is a command line canned takes (up to a shell redirection).
+#[cfg(test)]
 #[test]
 fn man_page_examples_parse() {
-    for (what, args) in EXAMPLES {
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let args = args.iter().take_while(|a| **a != ">");
         let got = super::Config::from_args(args, &[]);
         assert!(got.is_ok(), "{what}: {got:?}");
@@ -810,6 +882,19 @@ fn man_page_examples_parse() {
 
 /// Syntax checks by the tools themselves, where they are installed (skipped, with a line
 /// saying so, where they are not).
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 fn check_with_their_tools() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let checks: [(&str, &[&str], &str); 4] = [

@@ -3,9 +3,13 @@
 //! The shared ones (sizes, durations, counts) are in [`crate::values`].
 
 use super::file::{modified, read_file};
+use super::media_types::type_by_extension;
 use super::model::{Config, Listen, Route};
+#[cfg(feature = "echo")]
 use crate::echo::EchoFormat;
-use crate::fault::{RouteFaults, parse_fault};
+use crate::fault::RouteFaults;
+#[cfg(feature = "faults")]
+use crate::fault::parse_fault;
 use crate::parser::{TCHAR, VALUE};
 use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
 use crate::values::{count, split_at_byte};
@@ -37,6 +41,7 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     }
 }
 
+#[cfg(feature = "admin")]
 /// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
 /// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
 pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
@@ -53,7 +58,7 @@ pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
 }
 
 /// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
-fn is_token(s: &str) -> bool {
+pub(super) fn is_token(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])
 }
 
@@ -120,6 +125,10 @@ const RANGED_FIELDS: [(&str, bool, &str); 4] = [
 /// A `--header` that names a field a route serving ranges writes itself ([`RANGED_FIELDS`]),
 /// on such a route, as a one-line error naming the field and what controls it.
 pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
+    if !cfg!(feature = "ranges") {
+        // Without ranges and validators no route writes these fields itself.
+        return None;
+    }
     let ranged = |r: &&Route| r.spec.status == 200 && !r.spec.body.is_empty() && r.echo.is_none();
     for r in c.routes.iter().filter(ranged) {
         for h in &r.spec.headers {
@@ -133,8 +142,13 @@ pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
                 own.eq_ignore_ascii_case(name) && writes(own, *validator)
             });
             if let Some((own, _, control)) = own {
+                let flag = if c.routes[0].spec.headers.contains(h) {
+                    "--header"
+                } else {
+                    "--route-header"
+                };
                 return Some(format!(
-                    "--header: {h}: a route with a 200 body sends its own {own}; {control}"
+                    "{flag}: {h}: a route with a 200 body sends its own {own}; {control}"
                 ));
             }
         }
@@ -256,6 +270,12 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         Some(file) => (read_file(file)?, modified(file)),
         None => (Arc::from(given.as_bytes()), None),
     };
+    // A file's extension names its type better than the default does; `--route-header`
+    // names it better still.
+    let content_type = match given.strip_prefix('@').and_then(type_by_extension) {
+        Some(t) => t.into(),
+        None => default.content_type.clone(),
+    };
     // An empty body is no body: `/p=204:` and `/p=204:@empty` are `/p=204`, as `--status 204
     // --body ''` is.
     if !body.is_empty() {
@@ -267,7 +287,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
         spec: Spec {
             status: status as u16,
             body,
-            content_type: default.content_type.clone(),
+            content_type,
             headers: default.headers.clone(),
         },
         get_only: false,
@@ -278,6 +298,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     })
 }
 
+#[cfg(feature = "faults")]
 /// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
@@ -321,6 +342,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
     Ok(new.then_some(key))
 }
 
+#[cfg(feature = "echo")]
 /// `PATH[=FORMAT]`: answer PATH (`*`: every path without a route, instead of the default
 /// response) with the request, in FORMAT (`json` when not given), with status 200, the
 /// format's content type and the `--header`s. Returns the path when it made a route, for the

@@ -61,3 +61,32 @@ pub struct Switches {
     /// `--grpc-health`: HTTP/2 answers the gRPC health service's `Check` SERVING.
     pub grpc_health: bool,
 }
+
+/// The switches of features that may not be built, as the connections read them: `false`,
+/// known at compile time, for a feature left out of the build (Cargo.toml), so that the
+/// branch into its code goes with it.
+impl Switches {
+    /// [`Switches::echo`], with the `echo` feature.
+    #[inline(always)]
+    pub fn echo(&self) -> bool {
+        cfg!(feature = "echo") && self.echo
+    }
+
+    /// [`Switches::control`], with the `control` feature.
+    #[inline(always)]
+    pub fn control(&self) -> bool {
+        cfg!(feature = "control") && self.control
+    }
+
+    /// [`Switches::by_request`], with either feature it stands for.
+    #[inline(always)]
+    pub fn by_request(&self) -> bool {
+        cfg!(any(feature = "echo", feature = "control")) && self.by_request
+    }
+
+    /// [`Switches::grpc_health`], with the `http2` feature.
+    #[inline(always)]
+    pub fn grpc_health(&self) -> bool {
+        cfg!(feature = "http2") && self.grpc_health
+    }
+}

@@ -44,6 +44,43 @@ pub struct Control {
     /// `fault=error:STATUS[:BODY]`: answered with this status and body instead (counted and
     /// logged as an error fault).
     pub error: Option<ErrorAnswer>,
+    /// go-httpbin's redirects: the `Location` the answer carries (its status is `status`).
+    pub location: Option<Location>,
+}
+
+/// The most bytes of a redirect's `Location` (go-httpbin's `/redirect-to?url=`, or an
+/// absolute redirect's `http://HOST/...`); a longer one is refused.
+pub const MAX_LOCATION: usize = 256;
+
+/// A redirect's `Location` value, kept inline (the head it was made from is gone when a
+/// request's body has been skipped): visible ASCII only, so it cannot end its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    bytes: [u8; MAX_LOCATION],
+    len: u16,
+}
+
+impl Location {
+    /// The value.
+    pub fn value(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    /// The pieces written in a row, or `None` when they are longer than [`MAX_LOCATION`] or
+    /// hold anything but visible ASCII (RFC 3986 §2: a URI reference is visible ASCII).
+    fn from_parts(parts: &[&[u8]]) -> Option<Location> {
+        let mut l = Location {
+            bytes: [0; MAX_LOCATION],
+            len: 0,
+        };
+        for p in parts {
+            let at = usize::from(l.len);
+            l.bytes.get_mut(at..at + p.len())?.copy_from_slice(p);
+            l.len += p.len() as u16;
+        }
+        let ok = l.len > 0 && l.value().iter().all(|b| (0x21..0x7f).contains(b));
+        ok.then_some(l)
+    }
 }
 
 /// How a controlled answer is delivered, when a fault changes it.
@@ -226,13 +263,21 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
             None => return Ok(None),
         }
     };
-    // On `/drip` the query is go-httpbin's (`numbytes`, `duration`, `delay`, `code`).
+    // On `/drip` and `/redirect-to` the query is go-httpbin's (`numbytes`, `duration`,
+    // `delay`, `code`; `url`, `status_code`).
     let mut drip_path = false;
     if paths {
         if let Some(path) = path_of(request_line) {
+            let query = query_of(request_line).unwrap_or(b"");
             if path == b"/drip" {
-                httpbin_drip(&mut c, query_of(request_line).unwrap_or(b""))?;
+                httpbin_drip(&mut c, query)?;
                 (any, drip_path) = (true, true);
+            } else if path == b"/redirect-to" {
+                httpbin_redirect_to(&mut c, query)?;
+                (any, drip_path) = (true, true);
+            } else if let Some(n) = redirects_left(path)? {
+                httpbin_redirect(&mut c, path, query, head, n)?;
+                any = true;
             } else {
                 any = httpbin_path(&mut c, path, draw)?;
             }
@@ -342,6 +387,108 @@ fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bool, &'stati
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// go-httpbin's `/redirect/N`, `/relative-redirect/N` and `/absolute-redirect/N`: N, the
+/// redirects left (1 or more), when `path` is one of them.
+fn redirects_left(path: &[u8]) -> Result<Option<u64>, &'static str> {
+    let arg = [
+        &b"/redirect/"[..],
+        b"/relative-redirect/",
+        b"/absolute-redirect/",
+    ]
+    .iter()
+    .find_map(|p| path.strip_prefix(*p));
+    let Some(arg) = arg else {
+        return Ok(None);
+    };
+    match core::str::from_utf8(arg).ok().and_then(whole) {
+        Some(n) if n >= 1 => Ok(Some(n)),
+        _ => Err("httpbin: the redirect count must be a whole number, 1 or more"),
+    }
+}
+
+/// go-httpbin's redirects by count: 302 to the next of the chain, `/get` after the last.
+/// `/relative-redirect/N` and `/redirect/N` answer a relative `Location`, `/absolute-redirect/N`
+/// and `/redirect/N?absolute=true` an absolute one on the request's `Host`.
+fn httpbin_redirect(
+    c: &mut Control,
+    path: &[u8],
+    query: &[u8],
+    head: &[u8],
+    n: u64,
+) -> Result<(), &'static str> {
+    let absolute = path.starts_with(b"/absolute-redirect/")
+        || (path.starts_with(b"/redirect/")
+            && query.split(|&b| b == b'&').any(|pair| {
+                let (name, value) = split_once(pair, b'=');
+                name == b"absolute" && value.eq_ignore_ascii_case(b"true")
+            }));
+    let host: &[u8] = if absolute {
+        head.split(|&b| b == b'\n')
+            .skip(1)
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .find_map(|l| {
+                let (name, value) = split_once(l, b':');
+                name.eq_ignore_ascii_case(b"host")
+                    .then(|| value.trim_ascii())
+            })
+            .filter(|h| !h.is_empty())
+            .ok_or("httpbin: an absolute redirect needs the request's Host")?
+    } else {
+        b""
+    };
+    let mut digits = [0u8; 20];
+    let next = crate::echo::decimal(n - 1, &mut digits);
+    let (scheme, at): (&[u8], &[u8]) = if absolute {
+        (b"http://", host)
+    } else {
+        (b"", b"")
+    };
+    let rest: [&[u8]; 2] = match (n, absolute) {
+        (1, _) => [b"/get", b""],
+        (_, true) => [b"/absolute-redirect/", next],
+        (_, false) => [b"/relative-redirect/", next],
+    };
+    c.location = Some(
+        Location::from_parts(&[scheme, at, rest[0], rest[1]])
+            .ok_or("httpbin: the request's Host is too long for an absolute redirect")?,
+    );
+    (c.status, c.bytes) = (Some(302), Some(0));
+    Ok(())
+}
+
+/// go-httpbin's `/redirect-to?url=URL&status_code=CODE`: `CODE` (300 to 399, 302 when not
+/// given) with `Location: URL`, as given (absolute or relative, percent-decoded, visible
+/// ASCII, at most [`MAX_LOCATION`] bytes).
+fn httpbin_redirect_to(c: &mut Control, query: &[u8]) -> Result<(), &'static str> {
+    let (mut url, mut code) = (None, None);
+    for pair in query.split(|&b| b == b'&') {
+        match split_once(pair, b'=') {
+            (b"url", v) => url = Some(v),
+            (b"status_code", v) => code = Some(v),
+            _ => {}
+        }
+    }
+    let url = url
+        .filter(|u| !u.is_empty())
+        .ok_or("httpbin: redirect-to needs url=")?;
+    let mut buf = [0u8; MAX_LOCATION];
+    let location = percent_decode(url, &mut buf)
+        .and_then(|u| Location::from_parts(&[u]))
+        .ok_or(
+            "httpbin: url must be a URI reference of at most 256 bytes, visible ASCII once decoded",
+        )?;
+    let status = match code {
+        None => 302,
+        Some(v) => core::str::from_utf8(v)
+            .ok()
+            .and_then(whole)
+            .filter(|s| (300..=399).contains(s))
+            .ok_or("httpbin: status_code must be from 300 to 399")? as u16,
+    };
+    (c.status, c.bytes, c.location) = (Some(status), Some(0), Some(location));
+    Ok(())
 }
 
 /// go-httpbin's defaults for `/drip` (`DefaultDefaultParams`): 10 bytes, over 2 s, after 2 s.
@@ -799,7 +946,7 @@ fn cut(a: &str) -> Result<Cut, &'static str> {
 
 /// `%XX` decoded (and `+` as a space, as a form encodes it) into `buf`; `None` when the value
 /// does not fit or an escape is malformed.
-fn percent_decode<'b>(raw: &[u8], buf: &'b mut [u8; MAX_VALUE]) -> Option<&'b [u8]> {
+fn percent_decode<'b>(raw: &[u8], buf: &'b mut [u8]) -> Option<&'b [u8]> {
     let (mut i, mut n) = (0, 0);
     while i < raw.len() {
         let b = match raw[i] {

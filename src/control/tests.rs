@@ -26,6 +26,7 @@ fn table() {
             latency: false,
             latency_ms: 0,
             error: None,
+            location: None,
         }))
     };
     let cases: &[Case] = &[
@@ -547,4 +548,91 @@ fn go_durations() {
     ] {
         assert_eq!(go_duration_ns(v), ns, "{v}");
     }
+}
+
+/// go-httpbin's redirects: the chain by count (relative, absolute on the request's Host),
+/// `/redirect-to` with its status, and each bound's one-line refusal.
+#[test]
+fn httpbin_redirects() {
+    let get = |target: &str| from_head(&head(target, None), true, 0);
+    let answer = |target: &str| {
+        let c = get(target).unwrap().unwrap();
+        let l = c.location.expect(target);
+        (
+            c.status.unwrap(),
+            String::from_utf8(l.value().to_vec()).unwrap(),
+            c.bytes,
+        )
+    };
+    let cases = [
+        ("/redirect/3", 302, "/relative-redirect/2"),
+        ("/redirect/1", 302, "/get"),
+        ("/relative-redirect/10", 302, "/relative-redirect/9"),
+        ("/absolute-redirect/2", 302, "http://x/absolute-redirect/1"),
+        ("/absolute-redirect/1", 302, "http://x/get"),
+        (
+            "/redirect/4?absolute=TRUE",
+            302,
+            "http://x/absolute-redirect/3",
+        ),
+        ("/redirect/4?absolute=false", 302, "/relative-redirect/3"),
+        ("/redirect-to?url=/a", 302, "/a"),
+        (
+            "/redirect-to?status_code=308&url=http%3A%2F%2Fcdn%3A8080%2Ffw.bin%3Fv%3D2",
+            308,
+            "http://cdn:8080/fw.bin?v=2",
+        ),
+        ("/redirect-to?url=../up&status_code=300", 300, "../up"),
+    ];
+    for (target, status, location) in cases {
+        assert_eq!(
+            answer(target),
+            (status, location.to_string(), Some(0)),
+            "{target}"
+        );
+    }
+    let long = format!("/redirect-to?url=/{}", "a".repeat(MAX_LOCATION - 1));
+    assert_eq!(answer(&long).1.len(), MAX_LOCATION);
+    let refused = [
+        (
+            "/redirect/0",
+            "httpbin: the redirect count must be a whole number, 1 or more",
+        ),
+        ("/relative-redirect/x", "httpbin: the redirect count"),
+        ("/absolute-redirect/-1", "httpbin: the redirect count"),
+        ("/redirect-to", "httpbin: redirect-to needs url="),
+        ("/redirect-to?url=", "httpbin: redirect-to needs url="),
+        (
+            "/redirect-to?url=/a&status_code=200",
+            "httpbin: status_code must be from 300 to 399",
+        ),
+        (
+            "/redirect-to?url=/a&status_code=400",
+            "httpbin: status_code must be",
+        ),
+        (
+            "/redirect-to?url=/a%0d%0aSet-Cookie:%20x=1",
+            "httpbin: url must be a URI reference",
+        ),
+        (
+            "/redirect-to?url=/a+b",
+            "httpbin: url must be a URI reference",
+        ),
+        (
+            &format!("{long}a"),
+            "httpbin: url must be a URI reference of at most 256 bytes",
+        ),
+    ];
+    for (target, why) in refused {
+        let e = get(target).unwrap_err().to_string();
+        assert!(e.starts_with(why), "{target}: {e}");
+    }
+    // Without a Host an absolute redirect has no authority to name.
+    let no_host = b"GET /absolute-redirect/2 HTTP/1.0\r\n\r\n";
+    assert_eq!(
+        from_head(no_host, true, 0).unwrap_err().to_string(),
+        "httpbin: an absolute redirect needs the request's Host"
+    );
+    // Only where no route answers (`paths` false): not a redirect.
+    assert_eq!(from_head(&head("/redirect/3", None), false, 0), Ok(None));
 }

@@ -7,7 +7,7 @@ use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
-use crate::control::{Control, Delivery, Drip, Refusal, from_head};
+use crate::control::{Control, Delivery, Drip, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::{self, FaultKind};
 use crate::response::{StatusHead, reason};
@@ -150,6 +150,21 @@ impl Http1Conn {
         };
         let mut digits = [0u8; 20];
         let length = (!no_body).then(|| decimal(body_len, &mut digits));
+        // go-httpbin's redirects: the `Location` line, on the stack.
+        let mut location = [0u8; MAX_LOCATION + 12];
+        let extra: &[u8] = match c
+            .location
+            .filter(|_| message.is_none() && c.error.is_none())
+        {
+            Some(l) => {
+                let v = l.value();
+                location[..10].copy_from_slice(b"Location: ");
+                location[10..10 + v.len()].copy_from_slice(v);
+                location[10 + v.len()..12 + v.len()].copy_from_slice(b"\r\n");
+                &location[..12 + v.len()]
+            }
+            None => b"",
+        };
         let send_body = !p.head_request && body_len > 0;
         let form = p.variant(close);
         let slow_close = match c.delivery {
@@ -171,7 +186,7 @@ impl Http1Conn {
             let head = StatusHead {
                 status,
                 length,
-                extra: b"",
+                extra,
                 same_body: false,
             };
             let date_at = env
@@ -219,7 +234,7 @@ impl Http1Conn {
         let head = StatusHead {
             status,
             length,
-            extra: b"",
+            extra,
             same_body: false,
         };
         env.responses

@@ -55,11 +55,21 @@ pub(super) enum Phase {
 impl Phase {
     /// In a hang (or a slow close's wait): whether it ends with RST.
     pub(super) fn hang_reset(self) -> Option<bool> {
+        if !cfg!(feature = "faults") {
+            // Only a fault hangs: the core's code has no hang to wait on.
+            return None;
+        }
         match self {
             Phase::Hanging => Some(false),
             Phase::HangingReset => Some(true),
             _ => None,
         }
+    }
+
+    /// Parked between a drip's pieces (only a fault drips).
+    #[inline(always)]
+    pub(super) fn is_dripping(self) -> bool {
+        cfg!(feature = "faults") && matches!(self, Phase::Dripping)
     }
 }
 
@@ -103,6 +113,13 @@ pub(super) enum Asked {
 }
 
 impl Asked {
+    /// Whether this is the route's own response: always, where ranges are not built (only
+    /// a `Range` or a condition asks for another answer).
+    #[inline(always)]
+    pub(super) fn is_whole(self) -> bool {
+        !cfg!(feature = "ranges") || self == Asked::Whole
+    }
+
     /// `answer`'s kind.
     pub(super) fn of(answer: Answer) -> Asked {
         match answer {

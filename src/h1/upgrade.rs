@@ -49,7 +49,7 @@ impl Http1Conn {
         let s = &env.settings.switches;
         if s.no_http2
             || s.raw
-            || s.by_request
+            || s.by_request()
             || req.framing != Framing::None
             || req.version != Version::Http11
         {

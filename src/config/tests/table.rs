@@ -20,19 +20,36 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Address => format!("127.0.0.1:{i}"),
                 ValueKind::Header => format!("X-{i}: v"),
                 ValueKind::Route => format!("/{i}=200"),
+                #[cfg(feature = "faults")]
                 ValueKind::Fault => format!("/{i}=stall"),
+                #[cfg(feature = "echo")]
                 ValueKind::Echo => format!("/{i}=text"),
                 ValueKind::Path(_) => format!("/{i}"),
+                ValueKind::Redirect => format!("/{i}=302:/"),
+                ValueKind::RouteHeader => format!("/r=X-{i}: v"),
                 _ => panic!("{}: no sample values", o.flag()),
             })
             .collect();
-        let args: Vec<&str> = values.iter().flat_map(|v| [o.flag(), v]).collect();
+        let route: &[&str] = match o.kind {
+            ValueKind::RouteHeader => &["--route", "/r=200"],
+            _ => &[],
+        };
+        let args: Vec<&str> = route
+            .iter()
+            .copied()
+            .chain(values.iter().flat_map(|v| [o.flag(), v]))
+            .collect();
         let want = format!("{}: {} values given, at most {most}", o.flag(), most + 1);
         assert_eq!(run(&args).unwrap_err(), want);
         let env = values.join(&char::from(sep).to_string());
         let want = format!("{}: {} values given, at most {most}", o.var(), most + 1);
-        assert_eq!(run_env(&[], &[(o.var(), &env)]).unwrap_err(), want);
-        assert!(run(&args[2..]).is_ok(), "{}", o.flag());
+        assert_eq!(run_env(route, &[(o.var(), &env)]).unwrap_err(), want);
+        let fewer: Vec<&str> = route
+            .iter()
+            .chain(&args[route.len() + 2..])
+            .copied()
+            .collect();
+        assert!(run(&fewer).is_ok(), "{}", o.flag());
     }
 }
 
@@ -59,11 +76,36 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::FieldValue(_) | ValueKind::Text(_) => pair("env", "flag"),
         ValueKind::Route => pair("/env=200\n/env2=200", "/flag=201"),
         ValueKind::Methods => pair("GET", "POST,PUT"),
+        #[cfg(feature = "faults")]
         ValueKind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
+        #[cfg(feature = "mutate")]
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
+        #[cfg(feature = "echo")]
         ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
+        #[cfg(feature = "admin")]
         ValueKind::Admin => pair("127.0.0.1:9091", "9092"),
+        #[cfg(feature = "ranges")]
         ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
+        ValueKind::Redirect => pair("/env=302:/a\n/env2=301:/b", "/flag=307:/c"),
+        // With `--route /r=200` (see [`needed_args`]).
+        ValueKind::RouteHeader => pair("/r=X-Env: 1\n/r=X-Env-2: 1", "/r=X-Flag: 2"),
+        ValueKind::ConfigFile => {
+            let config = |name: &str| {
+                let p = dir.join(name);
+                std::fs::write(&p, format!("# a comment\n--body {name}\n")).unwrap();
+                p.to_str().unwrap().to_string()
+            };
+            (config("env.conf"), config("flag.conf"))
+        }
+    }
+}
+
+/// The flags an option's samples need beside the table's relations: a route for
+/// `--route-header`.
+fn needed_args(o: &Opt) -> Vec<String> {
+    match o.kind {
+        ValueKind::RouteHeader => vec!["--route".into(), "/r=200".into()],
+        _ => Vec::new(),
     }
 }
 
@@ -81,7 +123,7 @@ fn a_flag_replaces_its_variable_for_every_option() {
     let dir = scratch("precedence");
     for o in OPTIONS {
         let (env_value, flag_value) = samples(o, &dir);
-        let mut args = Vec::new();
+        let mut args = needed_args(o);
         if let Some(needed) = o
             .needs()
             .and_then(|n| OPTIONS.iter().find(|p| p.flag() == n))
@@ -137,6 +179,19 @@ fn conflicting_options_for_every_pair() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     for o in OPTIONS {
@@ -146,6 +201,19 @@ fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     }
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn help_and_docs_list_every_option_and_variable() {
     let help = help();

@@ -57,7 +57,7 @@ impl Canned {
         #[cfg(feature = "http2")]
         crate::h2::preformat(&mut responses);
         // Taken whole now, so that recording allocates nothing.
-        let journal = (config.journal > 0).then(|| {
+        let journal = (cfg!(feature = "journal") && config.journal > 0).then(|| {
             Arc::new(Journal::new(
                 config.journal as usize,
                 config.limits.max_head,
@@ -107,8 +107,12 @@ impl Canned {
             faults,
             max_conns: config.max_conns,
             patch_date: config.common.date,
-            access_log: config.access_log,
-            journal: self.journal.clone(),
+            access_log: cfg!(feature = "access-log") && config.access_log,
+            journal: if cfg!(feature = "journal") {
+                self.journal.clone()
+            } else {
+                None
+            },
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
@@ -183,12 +187,13 @@ fn settings(
             raw: config.raw.is_some(),
             raw_close: config.raw_close,
             delay_us: config.delay.saturating_mul(US_PER_MS),
-            echo: config.routes.iter().any(|r| r.echo.is_some()),
-            control: config.control,
-            by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
+            echo: cfg!(feature = "echo") && config.routes.iter().any(|r| r.echo.is_some()),
+            control: cfg!(feature = "control") && config.control,
+            by_request: cfg!(any(feature = "echo", feature = "control"))
+                && (config.control || config.routes.iter().any(|r| r.echo.is_some())),
             // A build without HTTP/2 never answers a preface or an Upgrade with it.
             no_http2: config.no_http2 || !cfg!(feature = "http2"),
-            grpc_health: config.grpc_health,
+            grpc_health: cfg!(feature = "http2") && config.grpc_health,
         },
         #[cfg(feature = "websocket")]
         websocket,

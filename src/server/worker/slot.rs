@@ -58,6 +58,10 @@ impl ProtocolConn {
     #[cold]
     #[inline(never)]
     pub(super) fn upgrade(&mut self, env: &mut Env<'_, Work>) -> bool {
+        if !cfg!(feature = "http2") {
+            // No protocol to hand over to: h1 never asks (it answers `Upgrade` as HTTP/1).
+            return false;
+        }
         let Some(handoff) = self.take_handoff(env.pool) else {
             return false;
         };
