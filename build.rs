@@ -17,6 +17,27 @@ fn main() {
         None => format!("canned {version}"),
     };
     println!("cargo:rustc-env=CANNED_VERSION_LINE={line}");
+    no_unwind_tables();
+}
+
+/// The static x86_64 musl release (README, Footprint) is linked without unwind tables
+/// (`contrib/no-eh-frame.ld`): the release profile aborts on a panic (Cargo.toml), so nothing
+/// unwinds. Other profiles (they unwind), a release whose panic strategy is overridden, and
+/// other targets keep them.
+fn no_unwind_tables() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let panic = std::env::var("CARGO_PROFILE_RELEASE_PANIC").unwrap_or_else(|_| "abort".into());
+    println!("cargo:rerun-if-env-changed=CARGO_PROFILE_RELEASE_PANIC");
+    if var("TARGET") != "x86_64-unknown-linux-musl"
+        || var("PROFILE") != "release"
+        || panic != "abort"
+    {
+        return;
+    }
+    let script = Path::new(&var("CARGO_MANIFEST_DIR")).join("contrib/no-eh-frame.ld");
+    println!("cargo:rerun-if-changed={}", script.display());
+    println!("cargo:rustc-link-arg-bins=--no-eh-frame-hdr");
+    println!("cargo:rustc-link-arg-bins=-T{}", script.display());
 }
 
 /// `git describe` of canned's own checkout, watching what moves it.

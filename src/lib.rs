@@ -125,6 +125,8 @@ pub mod stats;
 pub mod transport;
 #[cfg(feature = "server")]
 pub mod values;
+#[cfg(feature = "websocket")]
+pub mod ws;
 
 /// The Rust snippets of docs/library.md, compiled and run as doctests.
 #[cfg(all(doctest, feature = "server"))]

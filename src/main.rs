@@ -1,8 +1,9 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
 
-use canned::config::{Command, Config, completions, environment, help, man_page};
+use canned::config::{Command, Config, environment, help};
+#[cfg(feature = "manual")]
+use canned::config::{completions, man_page};
 use canned::server::{Server, diagnostic, max_conns_that_fit, raise_fd_limit};
-use std::io::Write;
 use std::process::ExitCode;
 
 /// `eprintln!` that never waits and never panics ([`diagnostic`]): a stderr nobody reads holds
@@ -15,13 +16,34 @@ macro_rules! say {
 }
 
 /// Write `text` to stdout: exit 0, or 1 when it could not be written (a closed pipe, a full
-/// disk), as coreutils do, instead of `print!`'s panic.
+/// disk), as coreutils do, instead of `print!`'s panic. Straight to fd 1: std's buffered stdout
+/// (its lock and line writer) is left out of the binary.
 fn print(text: &str) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(1),
+    let mut rest = text.as_bytes();
+    while !rest.is_empty() {
+        // SAFETY: the pointer and length describe `rest`, initialized bytes that outlive the
+        // call; fd 1 is only written to.
+        let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            rest = &rest[n as usize..];
+            continue;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) if n < 0 => {}
+            Some(libc::EAGAIN) if n < 0 => {
+                // Another holder of the open file made it non-blocking: wait for room.
+                let mut fd = libc::pollfd {
+                    fd: 1,
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, for the duration of the call.
+                unsafe { libc::poll(&mut fd, 1, -1) };
+            }
+            _ => return ExitCode::from(1),
+        }
     }
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {
@@ -32,18 +54,14 @@ fn main() -> ExitCode {
         Ok(Command::Help) => return print(&help()),
         // `canned VERSION`, and the commit when built from a git checkout (build.rs).
         Ok(Command::Version) => return print(concat!(env!("CANNED_VERSION_LINE"), "\n")),
+        #[cfg(feature = "mutate")]
         Ok(Command::MutateList) => return print(&canned::mutate::id_lines().concat()),
         #[cfg(feature = "tls")]
         Ok(Command::TlsList) => return print(&canned::transport::tls::case_lines()),
-        #[cfg(not(feature = "tls"))]
-        Ok(Command::TlsList) => {
-            say!(
-                "canned: error: --tls-list: this canned was built without TLS (the cargo feature tls)"
-            );
-            return ExitCode::from(2);
-        }
-        Ok(Command::Man) => return print(man_page()),
-        Ok(Command::Completions(shell)) => return print(completions(shell)),
+        #[cfg(feature = "manual")]
+        Ok(Command::Man) => return print(&man_page()),
+        #[cfg(feature = "manual")]
+        Ok(Command::Completions(shell)) => return print(&completions(shell)),
         Err(e) => {
             say!("canned: error: {e}");
             return ExitCode::from(2);

@@ -186,6 +186,7 @@ fn memory_returns_to_idle_after_a_burst_of_unread_pipelines() {
 /// The same burst with `--access-log` to /dev/null: one loop turn's lines are bounded (1 MiB)
 /// and every log buffer gives its capacity back once written, so RSS returns to within 1 MiB
 /// of idle as without the log (a turn's lines had no bound, and the buffer kept its peak).
+#[cfg(feature = "access-log")]
 #[test]
 fn memory_returns_to_idle_after_a_burst_with_the_access_log() {
     let _serial = serial();

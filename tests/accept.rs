@@ -157,6 +157,7 @@ fn accept_errors_pause_instead_of_spinning() {
 
 /// The admin listener when accept fails with EMFILE (the client stays queued, the listener
 /// readable): a 100 ms pause before it tries again, not a spin.
+#[cfg(feature = "admin")]
 #[test]
 fn admin_accept_errors_pause_instead_of_spinning() {
     if !strace_works() {

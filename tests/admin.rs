@@ -2,6 +2,12 @@
 //! before its next request, keep-alive connections included; a bad change is refused with a
 //! one-line 400 and changes nothing; a reset starts a sequence again; a bad request to the
 //! admin port leaves the traffic alone; SIGTERM stops a server with the admin listener open.
+#![cfg(all(
+    feature = "admin",
+    feature = "faults",
+    feature = "journal",
+    feature = "stats"
+))]
 
 mod common;
 use common::*;

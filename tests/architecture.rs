@@ -49,6 +49,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("h1", 6),
     // The HTTP/2 connection state machine, beside `h1`: the two never import each other.
     ("h2", 6),
+    // The WebSocket connection state machine, beside `h1` and `h2`: none imports another.
+    ("ws", 6),
     // How a connection's bytes cross its socket (plain TCP and unix; TLS to come), beside the
     // protocols: the loop reads and writes through it, and neither protocol knows it.
     ("transport", 6),
@@ -68,11 +70,199 @@ const SIDEWAYS: &[(&str, &str)] = &[
     ("conditional", "range"),
 ];
 
+/// The modules of each cargo feature (Cargo.toml's `[features]`): a module path (`h1::echo`
+/// is `src/h1/echo.rs`, and covers what is below it) and its feature. A module of one feature
+/// may import a module of another only when Cargo.toml declares that feature among the first
+/// one's dependencies, directly or through others. Modules not listed are the core's.
+const FEATURES: &[(&str, &str)] = &[
+    ("h2", "http2"),
+    ("fault", "faults"),
+    ("h1::faults", "faults"),
+    ("h1::drip", "faults"),
+    ("control", "control"),
+    ("h1::control", "control"),
+    ("echo", "echo"),
+    ("h1::echo", "echo"),
+    ("journal", "journal"),
+    ("server::admin", "admin"),
+    ("mutate", "mutate"),
+    ("h1::ranges", "ranges"),
+    ("stats::json", "stats"),
+    ("stats::prometheus", "stats"),
+];
+
+/// Imports between features that Cargo.toml does not declare, each compiled in every server
+/// build today (its module is, its entry points are not): (from, to). To be cut, not added to.
+const UNDECLARED: &[(&str, &str)] = &[
+    // The journal names the fault and the malformed response a request got.
+    ("journal", "faults"),
+    ("journal", "mutate"),
+    // `--mutate` is sent as a fault: the fault's mutator holds the catalogue.
+    ("faults", "mutate"),
+    // A request echoed is recorded in the journal with its echo.
+    ("echo", "journal"),
+    // A range's head formats its numbers with the echo's `decimal`.
+    ("ranges", "echo"),
+    // HTTP/2 applies the faults, the h2 catalogue, `--control` and the echo to its streams.
+    ("http2", "faults"),
+    ("http2", "mutate"),
+    ("http2", "control"),
+    ("http2", "echo"),
+    // The counters' JSON and Prometheus forms name every fault kind and catalogue id.
+    ("stats", "faults"),
+    ("stats", "mutate"),
+];
+
 /// Files outside the library's module tree.
 const SKIP: &[&str] = &[
     // The binary: its own crate, using the library through `canned::`.
     "main.rs",
 ];
+
+/// A feature's modules import another feature's only when Cargo.toml declares it.
+#[test]
+fn a_feature_imports_only_the_features_it_declares() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let declared = features_of(&manifest);
+    assert!(
+        declared.contains_key("faults"),
+        "Cargo.toml: no [features] read"
+    );
+    for (_, f) in FEATURES {
+        assert!(
+            declared.contains_key(*f),
+            "{f}: not a feature of Cargo.toml"
+        );
+    }
+    let mut files = Vec::new();
+    read_tree(&root.join("src"), &root.join("src"), &mut files);
+    let problems = feature_problems(&files, &declared);
+    assert!(
+        problems.is_empty(),
+        "src/ imports features Cargo.toml does not declare (tests/architecture.rs, FEATURES):\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Each feature of a Cargo.toml's `[features]` table, with every feature it turns on,
+/// directly or through others (`dep:` and `crate/feature` entries left out).
+fn features_of(manifest: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let table = manifest
+        .split("\n[features]\n")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n[")
+        .next()
+        .unwrap_or_default();
+    let mut direct: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in table.lines() {
+        let line = line.split('#').next().unwrap_or_default();
+        let rest = match line.split_once('=') {
+            Some((name, rest)) if !name.trim().is_empty() && !name.contains('"') => {
+                current = Some(name.trim().to_string());
+                rest
+            }
+            _ => line,
+        };
+        let Some(name) = &current else { continue };
+        let entry = direct.entry(name.clone()).or_default();
+        for item in rest.split('"').skip(1).step_by(2) {
+            if !item.contains(':') && !item.contains('/') {
+                entry.push(item.to_string());
+            }
+        }
+    }
+    let mut all = BTreeMap::new();
+    for name in direct.keys() {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![name.clone()];
+        while let Some(f) = todo.pop() {
+            for d in direct.get(&f).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    todo.push(d.clone());
+                }
+            }
+        }
+        all.insert(name.clone(), seen);
+    }
+    all
+}
+
+/// The feature of a module path (the longest entry of [`FEATURES`] it is in), if any.
+fn feature_of(module: &[String]) -> Option<&'static str> {
+    let path = module.join("::");
+    FEATURES
+        .iter()
+        .filter(|(m, _)| path == *m || path.starts_with(&format!("{m}::")))
+        .max_by_key(|(m, _)| m.len())
+        .map(|&(_, f)| f)
+}
+
+/// `file:line: module (feature a) -> module (feature b)` for each import of a feature that
+/// the importing feature does not declare (nor [`UNDECLARED`] lists).
+fn feature_problems(
+    files: &[(String, String)],
+    declared: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    let mut tree = Tree::default();
+    for (path, text) in files {
+        let rel = path.strip_prefix("src/").unwrap_or(path);
+        if SKIP.contains(&rel) || rel.starts_with("bin/") || rel.starts_with("check/") {
+            continue;
+        }
+        tree.add(path, module_of(rel), text);
+    }
+    let mut problems = BTreeSet::new();
+    for file in &tree.files {
+        for r in &file.refs {
+            let Some(path) = tree.absolute(file, &r.context, &r.segs) else {
+                continue;
+            };
+            let (Some(from), Some(to)) = (feature_of(&r.context), feature_of(&path)) else {
+                continue;
+            };
+            let allowed = from == to
+                || declared.get(from).is_some_and(|d| d.contains(to))
+                || UNDECLARED.contains(&(from, to));
+            if !allowed {
+                problems.insert(format!(
+                    "{}:{}: {} ({from}) -> {} ({to}), not declared in Cargo.toml",
+                    file.path,
+                    r.line,
+                    r.context.join("::"),
+                    path.join("::")
+                ));
+            }
+        }
+    }
+    problems.into_iter().collect()
+}
+
+#[test]
+fn an_import_of_an_undeclared_feature_is_reported() {
+    let manifest = "[package]\n\n[features]\ndefault = [\"server\"]\nserver = [\"dep:x\"]\n\
+                    echo = [\"server\"]\njournal = [\"echo\"]\ncontrol = [\"server\"]\n\n[dependencies]\n";
+    let declared = features_of(manifest);
+    assert!(declared["journal"].contains("server"));
+    let problems = feature_problems(
+        &tree(&[
+            (
+                "src/lib.rs",
+                "pub mod echo;\npub mod journal;\npub mod control;\n",
+            ),
+            ("src/echo.rs", "pub struct Echoed;\n"),
+            ("src/journal.rs", "use crate::echo::Echoed;\n"),
+            ("src/control.rs", "use crate::echo::Echoed;\n"),
+        ]),
+        &declared,
+    );
+    assert_eq!(
+        problems,
+        ["src/control.rs:1: control (control) -> echo::Echoed (echo), not declared in Cargo.toml"]
+    );
+}
 
 #[test]
 fn imports_point_down_the_layers_and_form_no_circle() {

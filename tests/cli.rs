@@ -16,6 +16,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+#[cfg(all(feature = "access-log", feature = "faults", feature = "stats"))]
 #[test]
 fn bad_flags_exit_2_with_one_line_naming_the_flag() {
     for (args, want) in [
@@ -258,6 +259,20 @@ fn a_body_that_is_not_a_regular_file_is_refused_at_once() {
 
 /// `--man` and `--completions SHELL` print the files under `contrib/`, byte for byte, so that
 /// an installed binary carries them; a shell canned has none for is one line listing the three.
+/// (The files are those of the default build, which has every feature's options.)
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log",
+    feature = "manual"
+))]
 #[test]
 fn man_and_completions_print_the_contrib_files() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -296,6 +311,7 @@ fn man_and_completions_print_the_contrib_files() {
 
 /// Every command that prints exits 1 when standard output cannot take its text (a full disk:
 /// /dev/full), as `--help` always did, rather than 0 with the text lost.
+#[cfg(all(feature = "mutate", feature = "manual"))]
 #[test]
 fn every_command_that_prints_exits_1_on_a_full_stdout() {
     for args in [
@@ -341,6 +357,7 @@ fn help_and_version() {
 }
 
 /// `--mutate-list` prints every id `--mutate-id` takes, one a line, in `--mutate` order.
+#[cfg(feature = "mutate")]
 #[test]
 fn mutate_list_prints_the_catalogue_ids() {
     let (code, out, err) = run(&["--mutate-list"]);
@@ -696,4 +713,49 @@ fn responses_over_64_mib_formatted_are_refused_with_one_line() {
         "{err}"
     );
     assert!(err.contains("over the limit of 67108864 (64 MiB)"), "{err}");
+}
+
+/// An option or command of a feature this binary was built without is refused with one line
+/// naming it and the feature, and `--help` leaves it out (the core build runs every case; the
+/// default build has every feature and none).
+#[test]
+fn options_of_a_feature_not_built_are_refused_naming_the_feature() {
+    let cases: [(&[&str], &str, bool); 11] = [
+        (&["--no-http2"], "http2", cfg!(feature = "http2")),
+        (&["--fault", "/x=stall"], "faults", cfg!(feature = "faults")),
+        (&["--control"], "control", cfg!(feature = "control")),
+        (&["--echo", "/e"], "echo", cfg!(feature = "echo")),
+        (&["--journal", "10"], "journal", cfg!(feature = "journal")),
+        (&["--admin", "9090"], "admin", cfg!(feature = "admin")),
+        (&["--mutate"], "mutate", cfg!(feature = "mutate")),
+        (&["--etag", "\"v\""], "ranges", cfg!(feature = "ranges")),
+        (&["--stats", "/s"], "stats", cfg!(feature = "stats")),
+        (
+            &["--access-log"],
+            "access-log",
+            cfg!(feature = "access-log"),
+        ),
+        (&["--man"], "manual", cfg!(feature = "manual")),
+    ];
+    let (_, help, _) = run(&["--help"]);
+    for (args, feature, built) in cases {
+        let flag = args[0];
+        assert_eq!(
+            help.contains(&format!("  {flag}")),
+            built,
+            "{flag} in --help"
+        );
+        if built {
+            continue;
+        }
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(
+            err,
+            format!(
+                "canned: error: {flag}: this canned was built without the \"{feature}\" \
+                 feature (cargo build --features {feature})\n"
+            )
+        );
+    }
 }

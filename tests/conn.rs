@@ -6,14 +6,20 @@ mod common;
 use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
-use canned::conn::{ConnLimits, Connection, Env, Features, Next, Pool, Settings};
+use canned::conn::{ConnLimits, Connection, Env, Features, Next, Part, Pool, Settings};
 use canned::h1::{Http1Conn, WorkArea};
 use canned::parser::{Error, Limits, Rule};
 use canned::response::{KeepAliveForm, Responses};
 use canned::stats::Stats;
 use common::*;
-use std::io::{BufRead, Read, Write};
-use std::time::{Duration, Instant};
+#[cfg(feature = "access-log")]
+use std::io::BufRead;
+#[cfg(any(feature = "access-log", feature = "stats"))]
+use std::io::Read;
+use std::io::Write;
+use std::time::Duration;
+#[cfg(feature = "stats")]
+use std::time::Instant;
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 
@@ -36,7 +42,7 @@ impl Parts {
             now_us: 0,
             draining: false,
             features: Features {
-                access_log: Some(&mut self.log),
+                access_log: Part::new(Some(&mut self.log)),
                 ..Features::default()
             },
         }
@@ -91,6 +97,7 @@ impl Driver {
         std::mem::take(&mut self.wire)
     }
 
+    #[cfg(feature = "access-log")]
     fn log(&self) -> String {
         String::from_utf8(self.parts.log.clone()).unwrap()
     }
@@ -385,6 +392,7 @@ fn body_over_the_limit_gets_413() {
 
 /// Each answered request is logged once, when its response is decided, with the status it
 /// got; a request the parser rejected is logged with `-` fields.
+#[cfg(feature = "access-log")]
 #[test]
 fn access_log_records_every_response_once_with_its_status() {
     let mut d = driver();
@@ -522,6 +530,7 @@ fn connect_and_head_errors_over_loopback() {
 /// The server stops reading once input held back exceeds a head, so what it has read but
 /// not answered (read from `--stats`: bytes in minus requests parsed) stays near one read,
 /// and TCP flow control holds the rest in the client.
+#[cfg(feature = "stats")]
 #[test]
 fn slow_reading_pipelining_client_is_held_back_by_flow_control() {
     // Responses much larger than requests: one read of requests is many times the
@@ -581,6 +590,7 @@ fn slow_reading_pipelining_client_is_held_back_by_flow_control() {
 }
 
 /// Over loopback: a request the parser rejects is in the access log with its status.
+#[cfg(feature = "access-log")]
 #[test]
 fn access_log_has_a_line_for_a_rejected_request() {
     let mut p = Proc::start(&["--workers", "1", "--access-log"]);
@@ -762,6 +772,7 @@ fn header_timeout_answers_408_without_body_to_head() {
         };
         assert_eq!(out, want, "{shown}");
         assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
+        #[cfg(feature = "access-log")]
         assert_eq!(
             d.log().lines().last(),
             Some("- - - - 408 rule=header_timeout"),
@@ -847,6 +858,7 @@ fn lingering_client_sending_without_end_is_cut_off() {
 /// A loop turn's access-log lines are bounded (`ACCESS_LOG_TURN_BYTES`): a line that does not
 /// fit is dropped whole and counted, and the word a fault adds to its line goes with it
 /// instead of landing on the line before.
+#[cfg(all(feature = "access-log", feature = "faults"))]
 #[test]
 fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
     use canned::config::{Command as Cli, Config};
@@ -874,8 +886,8 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
             now_us: 0,
             draining: false,
             features: Features {
-                access_log: Some(&mut log),
-                faults: Some(&mut faults),
+                access_log: Part::new(Some(&mut log)),
+                faults: Part::new(Some(&mut faults)),
                 ..Features::default()
             },
         };

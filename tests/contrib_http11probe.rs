@@ -2,6 +2,7 @@
 //! (`contrib/http11probe/CannedServer/Dockerfile`): each case is the probe's request, byte for
 //! byte, and its validator's rule for a pass (its `ComplianceSuite.cs` `EchoValidator` and
 //! `CookieSuite.cs`). canned must pass every one, with 1 and 2 workers.
+#![cfg(feature = "echo")]
 
 mod common;
 

@@ -2,6 +2,14 @@
 //! truncate, reset, drip, garbage, error, each with a share) by query parameters or by
 //! `X-Canned-Control`, read by curl, Python's http.client and raw sockets, with one and two
 //! workers; bad values get 400 with one line; without the option nothing changes.
+#![cfg(all(
+    feature = "access-log",
+    feature = "control",
+    feature = "echo",
+    feature = "faults",
+    feature = "journal",
+    feature = "stats"
+))]
 
 mod common;
 use common::*;

@@ -6,6 +6,7 @@
 //! error with its body, go-httpbin's `/drip` (its `*`s cut from their block) and its
 //! redirects (the `Location` kept inline, through a request body skipped), the process (server
 //! and client) makes no allocation at all.
+#![cfg(feature = "control")]
 
 #[path = "common/counting.rs"]
 mod counting;

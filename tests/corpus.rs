@@ -50,11 +50,13 @@ fn connection() {
     replay("connection", canned::check::fuzz_connection);
 }
 
+#[cfg(feature = "http2")]
 #[test]
 fn h2_connection() {
     replay("h2_connection", canned::check::fuzz_h2_connection);
 }
 
+#[cfg(feature = "faults")]
 #[test]
 fn held() {
     replay("held", canned::check::fuzz_held);

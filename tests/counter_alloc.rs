@@ -4,6 +4,7 @@
 //! claim is per request: over keep-alive and pipelined requests, a third each to `/`, `/stats`
 //! and `/metrics`, the process allocates in no more rounds than the republishes that fell
 //! among them can touch. A request that allocated would touch every round.
+#![cfg(feature = "stats")]
 
 #[path = "common/counting.rs"]
 mod counting;

@@ -5,6 +5,7 @@
 //! `curl -C -`, `wget -c`, BusyBox `wget -c`, Python `requests` with `Range`, and a client
 //! fetching fixed 4 KiB ranges the way ESP-IDF's `partial_http_download` does. 1 and 2
 //! workers. A missing tool skips its case with a message, unless `CI` is set.
+#![cfg(all(feature = "faults", feature = "ranges"))]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! of requests, the JSON and text formats read by real clients (curl, Python's http.client and
 //! urllib) with one and two workers, bodies by length and chunked (split across reads), the
 //! body bound, and rejections that are the same as on any path.
+#![cfg(all(feature = "access-log", feature = "echo"))]
 
 mod common;
 use common::*;

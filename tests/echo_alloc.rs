@@ -3,6 +3,7 @@
 //! Over keep-alive and pipelined requests, in turn a plain one, a JSON echo of a body by
 //! length, a garden echo of a chunked body with trailers, and a text echo, the process (server
 //! and client) makes no allocation at all.
+#![cfg(feature = "echo")]
 
 #[path = "common/counting.rs"]
 mod counting;

@@ -2,6 +2,7 @@
 //! process while a warmed-up connection runs keep-alive and pipelined requests that each get a
 //! latency, a drip and, for half of them, an error-rate response (of the same bytes, so that
 //! the client can count them); then the same with a bandwidth and a status mix.
+#![cfg(all(feature = "faults", feature = "ranges"))]
 
 #[path = "common/counting.rs"]
 mod counting;

@@ -2,6 +2,7 @@
 //! net/http and Python's `http.client`, with one and two workers. Lower bounds on time are
 //! exact (a pause is never early: each is measured from before the request was sent); upper
 //! bounds are generous, times `CANNED_TEST_TIME_SCALE`, except the bandwidth's 5%.
+#![cfg(feature = "faults")]
 
 mod common;
 use common::*;

@@ -1,6 +1,7 @@
 //! A share on a fault (`KIND[:ARGS]@SHARE`), seen from a real client: Python's
 //! `http.client`, with one and two workers. The shares stay within four binomial standard
 //! deviations, and with `--workers 1` a seed repeats the run exactly.
+#![cfg(feature = "faults")]
 
 mod common;
 use common::*;

@@ -3,6 +3,12 @@
 //!
 //! Timing: a fault is never early, so lower bounds are exact; upper bounds allow
 //! [`slack`] for a loaded machine or an emulator several times slower.
+#![cfg(all(
+    feature = "access-log",
+    feature = "faults",
+    feature = "mutate",
+    feature = "stats"
+))]
 
 mod common;
 use canned::config::{Command as Cli, Config};
@@ -814,7 +820,7 @@ struct Driven {
 
 /// Drive a connection of a server with `args` through `input` until `len` bytes are written.
 fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
-    use canned::conn::{Connection, Env, Features, Pool, Settings};
+    use canned::conn::{Connection, Env, Features, Part, Pool, Settings};
     use canned::h1::Http1Conn;
     use canned::stats::Stats;
     let Cli::Run(c) = Config::from_args(args.iter().copied(), &[]).unwrap() else {
@@ -847,7 +853,7 @@ fn drive_drip(args: &[&str], input: &[u8], len: usize) -> Driven {
                 now_us,
                 draining: false,
                 features: Features {
-                    faults: Some(&mut faults),
+                    faults: Part::new(Some(&mut faults)),
                     ..Features::default()
                 },
             }
@@ -1531,7 +1537,7 @@ fn bandwidth_paces_the_response_at_its_rate() {
 /// the close is due no earlier than 1.5 ms + D.
 #[test]
 fn a_slow_close_counts_from_after_the_last_write() {
-    use canned::conn::{Connection, Env, Features, Next, Pool, Settings};
+    use canned::conn::{Connection, Env, Features, Next, Part, Pool, Settings};
     use canned::h1::Http1Conn;
     use canned::stats::Stats;
     let args = ["--no-date", "--fault", "/s=slow-close:300ms"];
@@ -1557,7 +1563,7 @@ fn a_slow_close_counts_from_after_the_last_write() {
                 now_us,
                 draining: false,
                 features: Features {
-                    faults: Some(&mut faults),
+                    faults: Part::new(Some(&mut faults)),
                     ..Features::default()
                 },
             }

@@ -2,7 +2,9 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, Read, Write};
+#[cfg(feature = "access-log")]
+use std::io::BufRead;
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
@@ -32,6 +34,7 @@ fn delay_holds_responses_without_blocking_the_worker() {
     assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
 }
 
+#[cfg(feature = "access-log")]
 #[test]
 fn access_log_has_one_line_per_request_but_not_for_health() {
     let mut p = Proc::start(&["--workers", "1", "--access-log", "--health", "/healthz"]);
@@ -68,6 +71,7 @@ fn access_log_has_one_line_per_request_but_not_for_health() {
     assert_eq!(rest, "", "a line for the health path");
 }
 
+#[cfg(feature = "access-log")]
 #[test]
 fn access_log_has_each_answered_request_once_whichever_path_answered_it() {
     // A large body is written over several turns; with --delay, the requests after the
@@ -110,6 +114,7 @@ fn access_log_has_each_answered_request_once_whichever_path_answered_it() {
     std::fs::remove_file(&path).unwrap();
 }
 
+#[cfg(feature = "stats")]
 #[test]
 fn stats_route_reports_counters_summed_over_workers() {
     let (_h, addr) = start(&["--stats", "/_stats", "--workers", "2", "--route", "/nf=404"]);
@@ -156,6 +161,7 @@ fn raw_response_is_sent_verbatim() {
 
 /// `--metrics PATH` answers the counters summed over workers in the Prometheus text format,
 /// next to `--stats`; promtool, when installed (always in CI), accepts the real output.
+#[cfg(feature = "stats")]
 #[test]
 fn metrics_route_answers_prometheus_text() {
     let (_h, addr) = start(&[

@@ -39,7 +39,7 @@ fn prose(page: &str) -> String {
 }
 
 /// The figures of a text, as written (`988,328`, `5.67`, `1.35x` gives `1.35`, `616 bytes`
-/// gives `616`).
+/// gives `616`, a table cell `| 802 |` gives `802`).
 fn figures(text: &str) -> Vec<String> {
     const UNITS: &[&str] = &[
         "bytes",
@@ -58,7 +58,7 @@ fn figures(text: &str) -> Vec<String> {
     let mut i = 0;
     while i < b.len() {
         let word_before =
-            i > 0 && (b[i - 1].is_ascii_alphanumeric() || b"_.,-".contains(&b[i - 1]));
+            i > 0 && (b[i - 1].is_ascii_alphanumeric() || b"_.,-/".contains(&b[i - 1]));
         if !digit(i) || word_before {
             i += 1;
             continue;
@@ -87,7 +87,9 @@ fn figures(text: &str) -> Vec<String> {
         let unit = UNITS.iter().any(|u| {
             spaced.starts_with(u) && !spaced[u.len()..].starts_with(|c: char| c.is_alphanumeric())
         });
-        if !joined && !section && dots < 2 && (separated || dots == 1 || unit) {
+        // A whole table cell of three digits or more (`| 802 |`) is a figure too.
+        let cell = number.len() >= 3 && text[..i].ends_with("| ") && rest.starts_with(" |");
+        if !joined && !section && dots < 2 && (separated || dots == 1 || unit || cell) {
             out.push(number.to_string());
         }
         i = j;
@@ -219,10 +221,10 @@ fn marked_figures_are_in_their_result_files() {
 #[test]
 fn figures_are_told_from_other_numbers() {
     let found = figures(
-        "988,328 bytes and 5.67 µs, 616 bytes of stack, 936 KiB idle; RFC 9113 §5.1, \
-         version 1.22.0, v1.5, 2 cores, x86_64, 10% and 1.35x",
+        "988,328 bytes and 5.67 µs, 616 bytes of stack, 936 KiB idle; RFC 9113 §5.1, HTTP/1.1, \
+         version 1.22.0, v1.5, 2 cores, x86_64, 10% and 1.35x | canned | 802 | 1 |",
     );
-    assert_eq!(found, ["988,328", "5.67", "616", "936", "1.35"]);
+    assert_eq!(found, ["988,328", "5.67", "616", "936", "1.35", "802"]);
     assert_eq!(
         missing("it is 988,329 bytes", "| size | 988,328 bytes |"),
         ["988,329"]

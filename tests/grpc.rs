@@ -1,6 +1,7 @@
 //! `--grpc-health`: the gRPC health service's Check over HTTP/2, with gRPC's own Python client
 //! (the `grpcio-health-checking` package), nghttp and raw frames byte for byte, with 1 and 2
 //! workers; without the option the path is any path.
+#![cfg(all(feature = "http2", feature = "stats"))]
 
 mod common;
 

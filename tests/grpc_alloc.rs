@@ -2,6 +2,7 @@
 //! batches of calls (HEADERS and a DATA frame each, on new streams) after a warm-up, with a
 //! counting allocator watching the whole process (the server's worker and this client). Its
 //! own process, with one test: a second test beside it would be counted too.
+#![cfg(feature = "http2")]
 
 use canned::frame::{Header, PREFACE, flag, kind};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,5 +1,6 @@
 //! HTTP/2 over cleartext with prior knowledge, on the same listeners as HTTP/1: real clients
 //! (curl, nghttp, h2load) and raw frames for the protocol's rules, with 1 and 2 workers.
+#![cfg(feature = "http2")]
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! a frame and than the stream window the client advertises, so that every response is
 //! several DATA frames resumed by WINDOW_UPDATE. The client parses frames in place, in
 //! buffers taken before counting.
+#![cfg(feature = "http2")]
 
 use canned::frame::{HEADER_LEN, Header, PREFACE, flag, kind, setting};
 use std::alloc::{GlobalAlloc, Layout, System};

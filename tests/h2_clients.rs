@@ -4,6 +4,7 @@
 //! driven by hand (SETTINGS, several streams, flow control with a 1,000-byte window) and
 //! `httpx` (`http1=False, http2=True`: prior knowledge; it does not send `Upgrade`).
 //! nghttp and h2load are in `tests/h2.rs`.
+#![cfg(feature = "http2")]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Faults on HTTP/2 streams allocate nothing per stream: a counting global allocator watches
 //! the whole process while a warmed-up HTTP/2 connection sends batches of streams that each
 //! get a latency, a drip over their body and, for half of them, an error status.
+#![cfg(all(feature = "faults", feature = "http2"))]
 
 use canned::frame::{Header, PREFACE, flag, kind};
 use std::alloc::{GlobalAlloc, Layout, System};

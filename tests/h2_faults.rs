@@ -1,6 +1,7 @@
 //! Faults per HTTP/2 stream (`--fault`, `--delay`), with raw frames, nghttp and h2load, 1 and
 //! 2 workers: each pause's lower bound exact (never early), upper bounds generous; a faulted
 //! stream holds up no other stream of its connection.
+#![cfg(all(feature = "admin", feature = "faults", feature = "http2"))]
 
 mod common;
 

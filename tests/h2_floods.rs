@@ -2,6 +2,15 @@
 //! against a `canned` process, with 1 and 2 workers where the worker count matters. Each
 //! asserts the GOAWAY code, that the server answers a normal client afterwards, and a bound
 //! on the server's CPU time over the flood (from /proc/PID/stat) or on what it queued.
+#![cfg(all(
+    feature = "access-log",
+    feature = "control",
+    feature = "echo",
+    feature = "faults",
+    feature = "http2",
+    feature = "journal",
+    feature = "stats"
+))]
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, and header
 //! blocks on streams that are reset. Each case that holds connections open measures the
 //! server's RSS per connection against the bound of docs/http2.md (HTTP/2: about 320 KiB).
+#![cfg(feature = "http2")]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! frame parser and Python's `hpack` (tests/h2_mutate.py), to the rule it breaks; `--mutate-id`
 //! sends the same bytes again, on any stream; a variant that breaks the connection closes it and
 //! the others let it go on; with 1 and 2 workers.
+#![cfg(all(feature = "http2", feature = "mutate", feature = "stats"))]
 
 mod common;
 

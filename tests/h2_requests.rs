@@ -4,6 +4,12 @@
 //! (with prior knowledge and after `Upgrade: h2c`), `--grpc-health` under `--delay`, a
 //! latency fault and `--mutate`, and what `--access-log` keeps per open stream. Raw frames,
 //! gRPC's Python client; 1 and 2 workers where the worker count matters.
+#![cfg(all(
+    feature = "access-log",
+    feature = "faults",
+    feature = "http2",
+    feature = "mutate"
+))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! `Upgrade: h2c` from HTTP/1.1 (RFC 7540 §3.2), and what applies per HTTP/2 stream with its
 //! HTTP/1 meaning: `--access-log` (one line a stream), `--max-body-bytes` (413, then
 //! RST_STREAM NO_ERROR), `--stats` counts. Raw bytes and curl, with 1 and 2 workers.
+#![cfg(all(feature = "access-log", feature = "http2", feature = "stats"))]
 
 mod common;
 

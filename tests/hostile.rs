@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, Read, Write};
+#[cfg(feature = "access-log")]
+use std::io::Read;
+use std::io::{BufRead, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, ExitStatus, Stdio};
@@ -43,6 +45,7 @@ fn exit_within(child: &mut std::process::Child, limit: Duration) -> Option<(Exit
 
 /// Pipeline `n` requests in rounds of `round` on one connection and read their responses,
 /// giving up after `limit`: how many were answered.
+#[cfg(feature = "access-log")]
 fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize {
     let mut s = connect(addr);
     s.set_read_timeout(Some(Duration::from_millis(200)))
@@ -86,6 +89,7 @@ fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize 
 /// `--access-log`, traffic goes on well past what the pipe holds, fresh clients are answered,
 /// and SIGTERM ends the process with status 0 within `--shutdown-timeout`; the lines that
 /// could not be written are counted in the exit summary, and none goes uncounted.
+#[cfg(feature = "access-log")]
 #[test]
 fn a_stdout_nobody_reads_stops_neither_traffic_nor_shutdown() {
     // 50 bytes per line: 4 MiB of lines, far more than the 64 KiB a pipe holds.

@@ -1,6 +1,7 @@
 //! go-httpbin's paths under `--control`: a table of requests, what go-httpbin answers (read
 //! from its handlers, `httpbin/handlers.go` in mccutchen/go-httpbin), and what canned answers,
 //! asserted with curl, Python's http.client and Go's net/http, one and two workers.
+#![cfg(all(feature = "control", feature = "stats"))]
 
 mod common;
 use common::*;

@@ -1,6 +1,12 @@
 //! `--journal N` with `--journal-path`: the last N requests, from every worker, read back as
 //! JSON by real clients (Python's http.client, curl) with one and two workers; the ring's
 //! bound, DELETE, HEAD, faults and refused requests in it, and the journal path left out.
+#![cfg(all(
+    feature = "echo",
+    feature = "faults",
+    feature = "journal",
+    feature = "mutate"
+))]
 
 mod common;
 use common::*;

@@ -3,6 +3,7 @@
 //! keep-alive and pipelined requests, by length and chunked, with the ring wrapping
 //! many times, the process (server and client) makes no allocation at all; then the journal,
 //! read back, holds the last 100 of them, in order, as they were sent.
+#![cfg(feature = "journal")]
 
 #[path = "common/counting.rs"]
 mod counting;

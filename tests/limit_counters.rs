@@ -1,5 +1,6 @@
 //! Every count of `--stats` (and the exit summary) that a limit decides, reached with one and
 //! with two workers: the counts are summed over workers, whichever worker took the client.
+#![cfg(feature = "stats")]
 
 mod common;
 

@@ -135,6 +135,7 @@ fn methods_list_is_applied_before_the_routes() {
     );
 }
 
+#[cfg(feature = "faults")]
 #[test]
 fn a_fault_attaches_to_a_route_by_method() {
     for workers in ["1", "2"] {
@@ -213,6 +214,7 @@ fn curl_sees_each_method_answered() {
 }
 
 /// The command line's one-line error for `args`.
+#[cfg(all(feature = "echo", feature = "faults", feature = "stats"))]
 fn error(args: &[&str]) -> String {
     let o = Command::new(bin())
         .args(["--listen", "127.0.0.1:0"])
@@ -225,6 +227,7 @@ fn error(args: &[&str]) -> String {
     e
 }
 
+#[cfg(all(feature = "echo", feature = "faults", feature = "stats"))]
 #[test]
 fn bad_routes_by_method_are_one_line_errors() {
     let cases: &[(&[&str], &str)] = &[

@@ -9,6 +9,15 @@
 //! is run, and a run lists every cell that failed.
 //!
 //! One server per option set, reused by every row and protocol of its table.
+#![cfg(all(
+    feature = "control",
+    feature = "echo",
+    feature = "faults",
+    feature = "http2",
+    feature = "journal",
+    feature = "mutate",
+    feature = "stats"
+))]
 
 mod common;
 

@@ -5,6 +5,7 @@
 //! body chunks, a suffix range, an unsatisfiable one (416), a failed `If-Match` (412), a range
 //! behind a true `If-None-Match`, and several ranges (the whole body), the process (server and
 //! client) makes no allocation at all.
+#![cfg(feature = "ranges")]
 
 #[path = "common/counting.rs"]
 mod counting;

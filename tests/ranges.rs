@@ -2,6 +2,12 @@
 //! serve ranges, the 206 and 416 heads, HEAD, the validators (`ETag`, `Last-Modified`), 304
 //! and 412, `If-Range`, the precedence of §13.2.2, `--etag`, `--no-validators`, and faults
 //! applied to a range (a drip paces it). 1 and 2 workers.
+#![cfg(all(
+    feature = "echo",
+    feature = "faults",
+    feature = "ranges",
+    feature = "stats"
+))]
 
 mod common;
 

@@ -3,6 +3,17 @@
 //! wrong (RFC clause)`, the access log ends its line with ` rule=NAME`, and the journal's entry
 //! has `"rule":"NAME"`. The bytes of the default and route responses do not change, and the
 //! docs/strictness.md lists exactly the rules the code has.
+// The tests over the wire need the access log, the journal, HTTP/2 and the validators; the
+// core build runs the others, and their helpers go unused there.
+#![cfg_attr(
+    not(all(
+        feature = "access-log",
+        feature = "journal",
+        feature = "http2",
+        feature = "ranges"
+    )),
+    allow(unused_imports, dead_code)
+)]
 
 mod common;
 use canned::parser::{Error, Limits, Rule, Status, parse_request};
@@ -138,6 +149,7 @@ fn the_table_has_one_input_per_parser_error() {
 /// Over loopback, every rule gets its own body, the HEAD form of each the head alone with the
 /// body's length; the access log ends each line with the rule's name, and the journal's
 /// entries name it.
+#[cfg(all(feature = "access-log", feature = "journal"))]
 #[test]
 fn every_rule_has_its_own_body_log_word_and_journal_entry() {
     let mut p = Proc::start(&FLAGS);
@@ -217,7 +229,9 @@ fn every_rule_has_its_own_body_log_word_and_journal_entry() {
 }
 
 /// The bytes of the default response, a route's and the 405 answer do not change: a rule's
-/// body is only in canned's own errors.
+/// body is only in canned's own errors. (The bytes of the build with `ranges`: its
+/// Accept-Ranges and ETag.)
+#[cfg(feature = "ranges")]
 #[test]
 fn default_and_route_responses_are_unchanged() {
     let (_h, addr) = start(&["--route", "/r=201:made", "--route", "POST /p=202"]);
@@ -281,6 +295,7 @@ fn the_docs_list_every_rule() {
 
 /// HTTP/2 over loopback (python h2): a request past `--max-headers` and one whose body goes
 /// past `--max-body-bytes` get the same bodies as on HTTP/1, naming the limit.
+#[cfg(feature = "http2")]
 #[test]
 fn h2_431_and_413_name_their_limit() {
     let mut p = Proc::start(&[

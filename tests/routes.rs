@@ -1,6 +1,7 @@
 //! Routes as a test setup uses them, through real clients (curl, wget, Python requests, Go),
 //! with 1 and 2 workers: a route's own Content-Type and fields on HTTP/1 and HTTP/2,
 //! redirects followed (into a resumable download too), and a config file.
+#![cfg(all(feature = "http2", feature = "control", feature = "ranges"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Sequences (`--fault PATH=seq:STEP,...`), seen from real clients: the position is the
 //! process's, so "the first two requests fail" holds with any `--workers` and concurrent
 //! clients; `seq:` then repeats its last step, `seq-cycle:` starts again.
+#![cfg(feature = "faults")]
 
 mod common;
 use common::*;

@@ -1,6 +1,7 @@
 //! Sequences allocate nothing per request, with the admin listener on: a counting global
 //! allocator watches the whole process (one test per file, so that nothing else runs beside
 //! it).
+#![cfg(all(feature = "admin", feature = "faults"))]
 
 #[path = "common/counting.rs"]
 mod counting;

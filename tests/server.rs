@@ -398,6 +398,7 @@ fn date_header_is_an_imf_fixdate() {
 
 const GET_CLOSE: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
 
+#[cfg(feature = "stats")]
 #[test]
 fn at_max_conns_the_longest_idle_connection_makes_room() {
     for workers in ["1", "2"] {
@@ -702,8 +703,10 @@ fn shutdown_exits_once_the_response_in_flight_is_written() {
 /// Threads of a process stopped through ptrace; they resume when this is dropped (also when
 /// the test fails, or the process could never be reaped: a traced thread's exit waits for
 /// its tracer).
+#[cfg(feature = "access-log")]
 struct Frozen(Vec<i32>);
 
+#[cfg(feature = "access-log")]
 impl Drop for Frozen {
     fn drop(&mut self) {
         for &tid in &self.0 {
@@ -719,6 +722,7 @@ impl Drop for Frozen {
 /// (PTRACE_SEIZE, PTRACE_INTERRUPT): that one runs on, and a signal to the process goes to it.
 /// Waits for `except` to have its name first (a new thread names itself once it runs), and
 /// for the others to wait in epoll_wait.
+#[cfg(feature = "access-log")]
 fn freeze_threads(pid: u32, except: &str) -> Frozen {
     let name = |t: &std::fs::DirEntry| {
         std::fs::read_to_string(t.path().join("comm")).map(|c| c.trim().to_string())
@@ -775,6 +779,7 @@ fn freeze_threads(pid: u32, except: &str) -> Frozen {
     frozen
 }
 
+#[cfg(feature = "access-log")]
 #[test]
 // It stops the worker threads through ptrace, which qemu-user does not emulate for the
 // threads it runs: ignored there with this reason (docs/platforms.md).

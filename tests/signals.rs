@@ -121,6 +121,7 @@ fn sigusr1_and_sigusr2_are_ignored() {
 
 /// With the access log stalled on a stdout nobody reads, a second signal still ends the wait
 /// at once: the log's queue is not written out for the rest of `--shutdown-timeout`.
+#[cfg(feature = "access-log")]
 #[test]
 fn a_second_stop_signal_ends_the_wait_for_a_stalled_access_log() {
     for workers in ["1", "2"] {

@@ -5,10 +5,15 @@
 mod common;
 
 use common::*;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream};
+#[cfg(feature = "faults")]
+use std::io::Read;
+use std::io::Write;
+#[cfg(feature = "faults")]
+use std::net::Shutdown;
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "faults")]
 fn wait_open(h: &canned::server::Handle, n: usize, within: Duration) -> Duration {
     let t = Instant::now();
     while h.open_connections() != n && t.elapsed() < within {
@@ -112,6 +117,7 @@ fn at_the_limit_silent_sockets_are_evicted_before_keep_alive_clients() {
 /// A client that hangs up (FIN) while its response is held or between drip pieces is closed
 /// at once, and its `--max-conns` slot is free again; before, a drip of one byte every 10 s
 /// kept the socket in CLOSE-WAIT until the next piece.
+#[cfg(feature = "faults")]
 #[test]
 fn a_client_gone_during_a_hold_or_a_drip_pause_is_closed_at_once() {
     let cases: [&[&str]; 3] = [

@@ -139,7 +139,9 @@ fn conversations() -> Vec<(&'static str, Vec<Step>)> {
         ),
         ("pipelining", vec![(b"", 0, pipelined)]),
         ("chunked body", vec![(b"", 0, chunked)]),
+        #[cfg(feature = "http2")]
         ("HTTP/2 prior knowledge", vec![(b"", 0, h2)]),
+        #[cfg(feature = "http2")]
         ("Upgrade: h2c", vec![(b"", 0, upgrade)]),
     ]
 }

@@ -91,7 +91,7 @@ pub fn fuzz_held(data: &[u8]) {
             now_us: now,
             draining: false,
             features: Features {
-                faults: faults.as_mut(),
+                faults: crate::conn::Part::new(faults.as_mut()),
                 ..Features::default()
             },
         };

@@ -6,15 +6,22 @@
 use super::activation::{FIRST_INHERITED_FD, check_passed_to_this_process, names_this_process};
 use super::config_file::{FileOption, read_config_file};
 use super::file::read_file;
+#[cfg(feature = "echo")]
+use super::grammar::add_echo;
+#[cfg(feature = "faults")]
+use super::grammar::add_fault;
+#[cfg(feature = "admin")]
+use super::grammar::parse_admin;
 use super::grammar::{
-    add_echo, add_fault, add_route, check_path, every_interface, field_value, method_route_clash,
-    no_body_status, parse_admin, parse_header, parse_listen, parse_methods, parse_route,
-    ranged_field_clash,
+    add_route, check_path, every_interface, field_value, method_route_clash, no_body_status,
+    parse_header, parse_listen, parse_methods, parse_route, ranged_field_clash,
 };
+#[cfg(feature = "manual")]
 use super::help::Shell;
 use super::model::{Config, Listen};
-use super::options::{FileContents, Number, OPTIONS, Opt, Repeat, Text, Toggle, ValueKind};
+use super::options::{ABSENT, FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
 use super::per_route::{add_redirect, add_route_header};
+#[cfg(feature = "mutate")]
 use crate::fault::Mutate;
 use crate::values::{count, duration, size, split_at_byte, within};
 use std::ffi::OsString;
@@ -31,6 +38,7 @@ pub fn environment() -> Vec<(OsString, OsString)> {
     for name in OPTIONS
         .iter()
         .map(Opt::var)
+        .chain(ABSENT.iter().map(|a| a.1).filter(|v| !v.is_empty()))
         .chain(["LISTEN_FDS", "LISTEN_PID"])
     {
         if let Some(value) = std::env::var_os(name) {
@@ -50,12 +58,16 @@ pub enum Command {
     /// Print the version.
     Version,
     /// Print the ids of the malformed-response catalogue, one a line.
+    #[cfg(feature = "mutate")]
     MutateList,
     /// Print the TLS certificate cases, one a line, with what a correct client does.
+    #[cfg(feature = "tls")]
     TlsList,
     /// Print the man page (`contrib/canned.1`).
+    #[cfg(feature = "manual")]
     Man,
     /// Print the completions for a shell (`contrib/completions/`).
+    #[cfg(feature = "manual")]
     Completions(Shell),
 }
 
@@ -83,6 +95,23 @@ fn arg_error(name: &str, what: &dyn std::fmt::Display) -> ArgError {
     ArgError(format!("{name}: {what}"))
 }
 
+/// `name` (a flag or a variable) belongs to a feature this binary was built without: one
+/// line that says which, and how to build it.
+#[cold]
+fn not_built(name: &[u8]) -> Result<(), ArgError> {
+    let name = std::str::from_utf8(name).unwrap_or_default();
+    match ABSENT.iter().find(|a| a.0 == name || a.1 == name) {
+        Some(&(_, _, feature)) => fail(
+            name,
+            format!(
+                "this canned was built without the \"{feature}\" feature \
+                 (cargo build --features {feature})"
+            ),
+        ),
+        None => Ok(()),
+    }
+}
+
 /// One value of one option, and the flag or variable it came from (for messages).
 struct Given<'a> {
     opt: usize,
@@ -107,17 +136,11 @@ fn split_arg(arg: &OsString) -> (&[u8], Option<&[u8]>) {
 /// Whether `arg` is a flag canned knows, so that it is never taken as another flag's value.
 fn is_flag(arg: &OsString) -> bool {
     let name = split_arg(arg).0;
-    matches!(
-        name,
-        b"-h"
-            | b"--help"
-            | b"-V"
-            | b"--version"
-            | b"--mutate-list"
-            | b"--tls-list"
-            | b"--man"
-            | b"--completions"
-    ) || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
+    matches!(name, b"-h" | b"--help" | b"-V" | b"--version")
+        || (cfg!(feature = "mutate") && name == b"--mutate-list")
+        || (cfg!(feature = "tls") && name == b"--tls-list")
+        || (cfg!(feature = "manual") && matches!(name, b"--man" | b"--completions"))
+        || OPTIONS.iter().any(|o| o.flag().as_bytes() == name)
 }
 
 fn utf8<'a>(name: &str, value: &'a [u8]) -> Result<&'a str, ArgError> {
@@ -147,9 +170,13 @@ fn read_flags<'a>(
         match (name, inline) {
             (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
             (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
+            #[cfg(feature = "mutate")]
             (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            #[cfg(feature = "tls")]
             (b"--tls-list", None) => return Ok(Some(Command::TlsList)),
+            #[cfg(feature = "manual")]
             (b"--man", None) => return Ok(Some(Command::Man)),
+            #[cfg(feature = "manual")]
             (b"--completions", inline) => {
                 let shell = match inline.or_else(|| rest.next().map(|v| v.as_encoded_bytes())) {
                     Some(b"bash") => Shell::Bash,
@@ -166,6 +193,9 @@ fn read_flags<'a>(
             _ => {}
         }
         let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
+            if !ABSENT.is_empty() {
+                not_built(name)?;
+            }
             // Quoted with escapes when it holds a control character, so the error stays one line.
             let mut shown = arg.to_string_lossy().into_owned();
             if shown.contains(char::is_control) {
@@ -212,6 +242,11 @@ fn read_env<'a>(
     env: &'a [(OsString, OsString)],
     given: &mut Vec<Given<'a>>,
 ) -> Result<(), ArgError> {
+    for (name, _) in env {
+        if !ABSENT.is_empty() {
+            not_built(name.as_encoded_bytes())?;
+        }
+    }
     let flagged: Vec<&Opt> = given.iter().map(|g| &OPTIONS[g.opt]).collect();
     for (i, o) in OPTIONS.iter().enumerate() {
         if flagged
@@ -299,6 +334,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         ValueKind::Duration(set) => set.set(c, duration(v)?),
         ValueKind::Path(set) => {
             check_path(v)?;
+            #[cfg(feature = "journal")]
             if matches!(set, Text::JournalPath) && v.contains('=') {
                 // Its route is an echo's, whose grammar reads `PATH=FORMAT`.
                 return Err(format!("{v:?}: a journal path cannot hold '='"));
@@ -314,6 +350,7 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
                 c.routes[0].modified = super::file::modified(v);
             }
         }
+        #[cfg(feature = "ranges")]
         ValueKind::EntityTag => {
             if !crate::conditional::is_entity_tag(v.as_bytes()) {
                 return Err(format!(
@@ -354,9 +391,13 @@ fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v s
         // Read before the environment ([`read_config_file`]).
         ValueKind::ConfigFile => {}
         ValueKind::Methods => c.methods = parse_methods(v)?,
+        #[cfg(feature = "faults")]
         ValueKind::Fault => return add_fault(c, v),
+        #[cfg(feature = "echo")]
         ValueKind::Echo => return add_echo(c, v),
+        #[cfg(feature = "admin")]
         ValueKind::Admin => c.admin = Some(parse_admin(v)?),
+        #[cfg(feature = "mutate")]
         ValueKind::MutateId => {
             let Some(i) = crate::mutate::find(v) else {
                 return Err(format!(
@@ -470,7 +511,8 @@ impl Config {
         // a 32-bit usize) cannot hold, before anything is allocated.
         const MAX_JOURNAL_BYTES: u64 = 16 << 30;
         let ring = c.journal.saturating_mul(c.limits.max_head as u64);
-        if ring > MAX_JOURNAL_BYTES || usize::try_from(ring).is_err() {
+        if cfg!(feature = "journal") && (ring > MAX_JOURNAL_BYTES || usize::try_from(ring).is_err())
+        {
             return Err(ArgError(format!(
                 "--journal {} with --max-head-bytes {} keeps {ring} bytes of heads, over 16GiB \
                  (or what this machine can address)",
@@ -478,6 +520,7 @@ impl Config {
             )));
         }
         // `--control` answers go-httpbin's echo paths with the JSON echo, where no route does.
+        #[cfg(feature = "control")]
         if c.control {
             for path in crate::control::HTTPBIN_ECHO_PATHS {
                 let counters = [c.stats.as_deref(), c.metrics.as_deref()];
@@ -488,11 +531,17 @@ impl Config {
             }
         }
         // `--mutate` answers the paths without a route, as `--echo *` does.
+        #[cfg(all(feature = "echo", feature = "mutate"))]
         if let (Some(echo), Some(mutate)) = (
             given.iter().find(|g| {
                 matches!(OPTIONS[g.opt].kind, ValueKind::Echo) && g.value.starts_with('*')
             }),
-            kind_given(|k| matches!(k, ValueKind::Switch(Toggle::Mutate) | ValueKind::MutateId)),
+            kind_given(|k| {
+                matches!(
+                    k,
+                    ValueKind::Switch(super::options::Toggle::Mutate) | ValueKind::MutateId
+                )
+            }),
         ) {
             let both = format!(
                 "{} * and {} cannot be combined: both answer every path without a route",

@@ -1,21 +1,23 @@
-//! The man page and the shell completions under `contrib/`, and docs/options.md, generated from
-//! the option table,
-//! and the test that fails when the checked-in files drift from it. Test-only: the binary
-//! carries none of this. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites the files.
+//! The man page and the shell completions, generated from the option table of this build
+//! (`--man`, `--completions`: they list the options of the features built), docs/options.md,
+//! and the test that fails when the files under `contrib/` and docs/options.md, those of the
+//! default build, drift from it. `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites them.
 
-use super::help::HELP_INTRO;
-use super::options::{OPTIONS, Opt, Repeat, ValueKind};
+use super::help::{HELP_INTRO, Shell};
+use super::options::{ABSENT, OPTIONS, Opt, Repeat, ValueKind};
 use crate::values::split_at_byte;
 
 /// The commands outside the table (`HELP_END`): flag, short flag, value (placeholder and the
 /// words it takes, or ""), what it does.
-const COMMANDS: [(&str, &str, (&str, &str), &str); 6] = [
+const COMMANDS: &[(&str, &str, (&str, &str), &str)] = &[
+    #[cfg(feature = "mutate")]
     (
         "--mutate-list",
         "",
         ("", ""),
         "Print the ids of the malformed-response catalogue (for --mutate-id), one a line",
     ),
+    #[cfg(feature = "tls")]
     (
         "--tls-list",
         "",
@@ -99,6 +101,16 @@ const EXAMPLES: [(&str, &[&str]); 9] = [
     ),
 ];
 
+/// `--completions SHELL`: the completions, generated as the man page is (the default build's
+/// are under `contrib/completions/`).
+pub fn completions(shell: Shell) -> String {
+    match shell {
+        Shell::Bash => bash_completion(),
+        Shell::Zsh => zsh_completion(),
+        Shell::Fish => fish_completion(),
+    }
+}
+
 /// An option's help as one line.
 fn one_line(o: &Opt) -> String {
     o.texts().2.replace('\n', " ")
@@ -125,6 +137,7 @@ fn takes_file(o: &Opt) -> bool {
 }
 
 /// The catalogue's ids, space-separated: `--mutate-id`'s values.
+#[cfg(feature = "mutate")]
 fn mutate_ids() -> String {
     crate::mutate::ids().collect::<Vec<_>>().join(" ")
 }
@@ -139,7 +152,9 @@ fn roff(text: &str) -> String {
     }
 }
 
-pub(super) fn man_page() -> String {
+/// `--man`: the man page, generated from the option table of this build (the default build's
+/// is `contrib/canned.1`, and a test fails when that file drifts from it).
+pub fn man_page() -> String {
     let mut m = String::new();
     m.push_str(
         ".\\\" Generated from the option table of src/config/options.rs; see docs/options.md.\n",
@@ -187,7 +202,7 @@ pub(super) fn man_page() -> String {
         ));
     }
     m.push_str(".SS Commands\n");
-    for (flag, short, (value, _), what) in COMMANDS {
+    for &(flag, short, (value, _), what) in COMMANDS {
         m.push_str(".TP\n");
         match (short, value) {
             ("", "") => m.push_str(&format!(".B {}\n", roff(flag))),
@@ -224,7 +239,9 @@ pub(super) fn man_page() -> String {
          connection).\n",
     );
     m.push_str(".SH EXAMPLES\n");
-    for (what, args) in EXAMPLES {
+    // Those whose options this build has.
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let line = std::iter::once("canned")
             .chain(args.iter().copied())
             .map(shell_word)
@@ -278,9 +295,7 @@ pub(super) fn bash_completion() -> String {
          \x20       {files})\n\
          \x20           COMPREPLY=($(compgen -f -- \"$cur\"))\n\
          \x20           return ;;\n\
-         \x20       --mutate-id)\n\
-         \x20           COMPREPLY=($(compgen -W \"{ids}\" -- \"$cur\"))\n\
-         \x20           return ;;\n\
+         {ids}\
          \x20       --completions)\n\
          \x20           COMPREPLY=($(compgen -W \"{shells}\" -- \"$cur\"))\n\
          \x20           return ;;\n\
@@ -292,10 +307,26 @@ pub(super) fn bash_completion() -> String {
          complete -F _canned canned\n",
         files = files.join("|"),
         values = values.join("|"),
-        ids = mutate_ids(),
-        shells = COMMANDS[2].2.1,
+        ids = mutate_id_case(),
+        shells = SHELLS,
         flags = flags.join(" "),
     )
+}
+
+/// The words `--completions` takes.
+const SHELLS: &str = "bash zsh fish";
+
+/// Bash's case for `--mutate-id`'s values, with the `mutate` feature.
+fn mutate_id_case() -> String {
+    #[cfg(feature = "mutate")]
+    return format!(
+        "\x20       --mutate-id)\n\
+         \x20           COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n\
+         \x20           return ;;\n",
+        mutate_ids()
+    );
+    #[cfg(not(feature = "mutate"))]
+    String::new()
 }
 
 /// A description inside a zsh `_arguments` spec: brackets and quotes escaped.
@@ -323,6 +354,7 @@ pub(super) fn zsh_completion() -> String {
         let action = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => format!(":{}:_files", zsh_text(value)),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(":{}:({})", zsh_text(value), mutate_ids()),
             _ => format!(":{}: ", zsh_text(value)),
         };
@@ -332,7 +364,7 @@ pub(super) fn zsh_completion() -> String {
             zsh_text(&summary(o))
         ));
     }
-    for (flag, short, (value, words), what) in COMMANDS {
+    for &(flag, short, (value, words), what) in COMMANDS {
         let names = match short {
             "" => flag.to_string(),
             _ => format!("{{{short},{flag}}}"),
@@ -362,6 +394,7 @@ pub(super) fn fish_completion() -> String {
         let how = match o.kind {
             ValueKind::Switch(_) => String::new(),
             ValueKind::File(_) => " -r -F".to_string(),
+            #[cfg(feature = "mutate")]
             ValueKind::MutateId => format!(" -x -a {}", quote(&mutate_ids())),
             _ => " -x".to_string(),
         };
@@ -370,7 +403,7 @@ pub(super) fn fish_completion() -> String {
             quote(&summary(o))
         ));
     }
-    for (flag, short, (_, words), what) in COMMANDS {
+    for &(flag, short, (_, words), what) in COMMANDS {
         let short = match short {
             "" => String::new(),
             s => format!(" -s {}", &s[1..]),
@@ -389,6 +422,7 @@ pub(super) fn fish_completion() -> String {
 }
 
 /// docs/options.md: its text before the tables (after the title).
+#[cfg(test)]
 const OPTIONS_INTRO: &str = r#"Every option can also be set from the environment variable in brackets. A flag replaces that
 variable whole, for every option: any `--header` replaces all `CANNED_HEADER` lines, any
 `--route` all `CANNED_ROUTE` lines, `--health` replaces `CANNED_HEALTH`. A flag also replaces
@@ -412,6 +446,7 @@ variable) and what is wrong, exits 2, and starts nothing. A switch takes no valu
 (`--access-log yes` is an error saying so). The options are grouped as in `--help`."#;
 
 /// docs/options.md: its text after the tables.
+#[cfg(test)]
 const OPTIONS_OUTRO: &str = r#"`contrib/canned.1` is the man page and `contrib/completions/` holds the bash, zsh and fish
 completions, all generated from the option table (a test fails when they drift from it:
 `CANNED_BLESS=1 cargo test --lib contrib_files` rewrites them). The binary carries them, for a
@@ -429,7 +464,8 @@ No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` 
 /// Each option's row in docs/options.md beyond what `--help` says: its default and what it
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
-const OPTION_DOCS: [(&str, &str, &str); 58] = [
+#[cfg(test)]
+const OPTION_DOCS: [(&str, &str, &str); 60] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -637,6 +673,16 @@ const OPTION_DOCS: [(&str, &str, &str); 58] = [
         r#"answer PATH with the request as canned parsed it (see Echo and control), in FORMAT: `json` (the default), `garden` (http-garden's base64 JSON), `text` (`Name: value` lines, Http11Probe's `/echo`), `body` (the body alone) or `cookie` (`name=value` lines, Http11Probe's `/cookie`); `*` for every path without a route, instead of the default response. Status 200, the format's content type, the `--header`s; bodies up to `--max-body-bytes`, or 1 MiB without it (413 beyond). Conflicts with `--raw-response`; `*` with `--mutate` and `--mutate-id`; an echo path takes no `--fault`. Repeatable"#,
     ),
     (
+        r#"--websocket"#,
+        r#""#,
+        r#"answer an `Upgrade: websocket` on PATH with a WebSocket echo (RFC 6455, see [docs/websocket.md](websocket.md)): text and binary messages echoed whole, pings answered, a close echoed with its code, protocol errors closed with 1002, bad UTF-8 with 1007, messages over `--websocket-max-message` with 1009; a bad handshake is answered 400 (426 for a version other than 13); a request on PATH without `Upgrade` is routed as any other. HTTP/1.1 only. Conflicts with `--raw-response`. Repeatable"#,
+    ),
+    (
+        r#"--websocket-max-message"#,
+        r#"16MiB"#,
+        r#"largest WebSocket message (its fragments' total), at most 1GiB: close 1009 beyond. Needs `--websocket`"#,
+    ),
+    (
         r#"--journal"#,
         r#"1000 with `--journal-path`"#,
         r#"keep the last N requests (1 to 100000) for `--journal-path`, from every worker (see Echo and control, Request journal); needs `--journal-path`; conflicts with `--raw-response`"#,
@@ -719,6 +765,7 @@ const OPTION_DOCS: [(&str, &str, &str); 58] = [
 ];
 
 /// An option's or command's row of [`OPTION_DOCS`]: its default and meaning.
+#[cfg(test)]
 fn option_doc(flag: &str) -> (String, &'static str) {
     let row = OPTION_DOCS.iter().find(|(f, _, _)| *f == flag);
     let (_, default, meaning) = row.unwrap_or_else(|| panic!("OPTION_DOCS has no row for {flag}"));
@@ -733,6 +780,7 @@ fn option_doc(flag: &str) -> (String, &'static str) {
 /// docs/options.md: the prose around the tables, and one table per `--help` section, each row
 /// the option's usage, its default and meaning (`OPTION_DOCS`) and its variable, as the table
 /// has them; the commands close the last section.
+#[cfg(test)]
 pub(super) fn options_page() -> String {
     let mut p = String::from(
         "# Options\n\n<!-- Generated from the option table (src/config/options.rs) by \
@@ -758,7 +806,7 @@ pub(super) fn options_page() -> String {
             "| `{usage}` |{default} | {meaning} [`{var}{how}] |\n"
         ));
     }
-    for (flag, short, (value, _), _) in COMMANDS {
+    for &(flag, short, (value, _), _) in COMMANDS {
         let (default, meaning) = option_doc(flag);
         let usage = match (short, value) {
             ("", "") => format!("`{flag}`"),
@@ -780,7 +828,7 @@ fn option_docs_cover_the_table() {
     let flags: Vec<&str> = OPTIONS
         .iter()
         .map(Opt::flag)
-        .chain(COMMANDS.map(|c| c.0))
+        .chain(COMMANDS.iter().map(|c| c.0))
         .collect();
     for flag in &flags {
         option_doc(flag);
@@ -794,6 +842,7 @@ fn option_docs_cover_the_table() {
 }
 
 /// Every generated file: its path under the crate and its text.
+#[cfg(all(test, feature = "mutate"))]
 fn files() -> [(&'static str, String); 5] {
     [
         ("docs/options.md", options_page()),
@@ -807,6 +856,19 @@ fn files() -> [(&'static str, String); 5] {
 /// The checked-in files are what the option table makes of them; with `CANNED_BLESS=1` they
 /// are rewritten. Where the shells and groff are installed, each file then passes their
 /// syntax check.
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn contrib_files_match_the_option_table() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -822,7 +884,11 @@ fn contrib_files_match_the_option_table() {
             stored == text,
             "{path} differs from the option table: run CANNED_BLESS=1 cargo test --lib contrib_files"
         );
-        for flag in OPTIONS.iter().map(Opt::flag).chain(COMMANDS.map(|c| c.0)) {
+        for flag in OPTIONS
+            .iter()
+            .map(Opt::flag)
+            .chain(COMMANDS.iter().map(|c| c.0))
+        {
             let name = if path.ends_with(".1") {
                 roff(flag)
             } else {
@@ -840,9 +906,11 @@ fn contrib_files_match_the_option_table() {
 }
 
 /// Every example of the man page is a command line canned takes (up to a shell redirection).
+#[cfg(test)]
 #[test]
 fn man_page_examples_parse() {
-    for (what, args) in EXAMPLES {
+    let built = |args: &[&str]| !args.iter().any(|a| ABSENT.iter().any(|x| x.0 == *a));
+    for (what, args) in EXAMPLES.into_iter().filter(|e| built(e.1)) {
         let args = args.iter().take_while(|a| **a != ">");
         let got = super::Config::from_args(args, &[]);
         assert!(got.is_ok(), "{what}: {got:?}");
@@ -851,6 +919,19 @@ fn man_page_examples_parse() {
 
 /// Syntax checks by the tools themselves, where they are installed (skipped, with a line
 /// saying so, where they are not).
+#[cfg(all(
+    test,
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 fn check_with_their_tools() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let checks: [(&str, &[&str], &str); 4] = [

@@ -5,8 +5,11 @@
 use super::file::{modified, read_file};
 use super::media_types::type_by_extension;
 use super::model::{Config, Listen, Route};
+#[cfg(feature = "echo")]
 use crate::echo::EchoFormat;
-use crate::fault::{RouteFaults, parse_fault};
+use crate::fault::RouteFaults;
+#[cfg(feature = "faults")]
+use crate::fault::parse_fault;
 use crate::parser::{TCHAR, VALUE};
 use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
 use crate::values::{count, split_at_byte};
@@ -41,6 +44,7 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     }
 }
 
+#[cfg(feature = "admin")]
 /// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
 /// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
 pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
@@ -124,6 +128,10 @@ const RANGED_FIELDS: [(&str, bool, &str); 4] = [
 /// A `--header` that names a field a route serving ranges writes itself ([`RANGED_FIELDS`]),
 /// on such a route, as a one-line error naming the field and what controls it.
 pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
+    if !cfg!(feature = "ranges") {
+        // Without ranges and validators no route writes these fields itself.
+        return None;
+    }
     let ranged = |r: &&Route| r.spec.status == 200 && !r.spec.body.is_empty() && r.echo.is_none();
     for r in c.routes.iter().filter(ranged) {
         for h in &r.spec.headers {
@@ -293,6 +301,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     })
 }
 
+#[cfg(feature = "faults")]
 /// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
@@ -336,6 +345,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
     Ok(new.then_some(key))
 }
 
+#[cfg(feature = "echo")]
 /// `PATH[=FORMAT]`: answer PATH (`*`: every path without a route, instead of the default
 /// response) with the request, in FORMAT (`json` when not given), with status 200, the
 /// format's content type and the `--header`s. Returns the path when it made a route, for the

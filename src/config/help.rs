@@ -42,24 +42,45 @@ pub fn help() -> String {
         }
         h.push('\n');
     }
+    h.push_str(MUTATE_LIST);
+    h.push_str(TLS_LIST);
+    h.push_str(MANUAL);
     h.push_str(HELP_END);
     h
 }
 
 /// The end of `--help`: the commands outside the table.
-const HELP_END: &str = "  --mutate-list
-        Print the ids of the malformed-response catalogue (for --mutate-id)
-  --tls-list
-        Print the TLS cases and handshake faults (for --tls-case), and what a client does
-  --man
-        Print the man page (canned --man | man -l -)
-  --completions SHELL
-        Print the completions for bash, zsh or fish
-  -h, --help
+const HELP_END: &str = "  -h, --help
         Print this help
   -V, --version
         Print the version and the commit it was built from
 ";
+
+/// `--mutate-list` in `--help`, with the `mutate` feature.
+#[cfg(feature = "mutate")]
+const MUTATE_LIST: &str = "  --mutate-list
+        Print the ids of the malformed-response catalogue (for --mutate-id)
+";
+#[cfg(not(feature = "mutate"))]
+const MUTATE_LIST: &str = "";
+
+/// `--tls-list` in `--help`, with the `tls` feature.
+#[cfg(feature = "tls")]
+const TLS_LIST: &str = "  --tls-list
+        Print the TLS cases and handshake faults (for --tls-case), and what a client does
+";
+#[cfg(not(feature = "tls"))]
+const TLS_LIST: &str = "";
+
+/// `--man` and `--completions` in `--help`, with the `manual` feature.
+#[cfg(feature = "manual")]
+const MANUAL: &str = "  --man
+        Print the man page (canned --man | man -l -)
+  --completions SHELL
+        Print the completions for bash, zsh or fish
+";
+#[cfg(not(feature = "manual"))]
+const MANUAL: &str = "";
 
 /// `pieces`, one after the other: one out-of-line loop rather than a capacity check and a
 /// copy inlined for each piece.
@@ -79,20 +100,4 @@ pub enum Shell {
     Zsh,
     /// `contrib/completions/canned.fish`.
     Fish,
-}
-
-/// `--man`: the man page. The file under `contrib/` is generated from the option table, and a
-/// test fails when it drifts from it, so the text embedded here is the table's.
-pub fn man_page() -> &'static str {
-    include_str!("../../contrib/canned.1")
-}
-
-/// `--completions SHELL`: the completions under `contrib/completions/`, generated and checked
-/// as the man page is.
-pub fn completions(shell: Shell) -> &'static str {
-    match shell {
-        Shell::Bash => include_str!("../../contrib/completions/canned.bash"),
-        Shell::Zsh => include_str!("../../contrib/completions/_canned"),
-        Shell::Fish => include_str!("../../contrib/completions/canned.fish"),
-    }
 }

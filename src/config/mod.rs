@@ -11,9 +11,9 @@
 //! | file | holds |
 //! |---|---|
 //! | `tests/` | the tests: options read, error messages, the table against docs/options.md and `--help` |
-//! | `contrib` | the man page and completions under `contrib/`, from the table (tests only) |
+//! | `contrib` | `--man` and `--completions`, from the table; the test that the files under `contrib/` and docs/options.md are the default build's |
 //! | `args` | argv and the environment read through the table, relations, `Command`, `ArgError` |
-//! | `help` | `--help`, from the table; `--man` and `--completions`, from `contrib/` |
+//! | `help` | `--help`, from the table |
 //! | `config_file` | `--config FILE`: options one a line, read through the table |
 //! | `options` | the option table and the setting each kind of value changes |
 //! | `per_route` | a route's own header fields (`--route-header`), redirects (`--redirect`) |
@@ -39,16 +39,19 @@ mod model;
 mod options;
 mod per_route;
 
-#[cfg(test)]
+#[cfg(feature = "manual")]
 mod contrib;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use self::activation::check_passed_to_this_process;
 pub use self::args::{ArgError, Command, environment};
+#[cfg(feature = "manual")]
+pub use self::contrib::{completions, man_page};
 pub use self::file::MAX_FILE;
-pub use self::help::{Shell, completions, help, man_page};
+pub use self::help::{Shell, help};
 pub use self::model::{Config, Listen, Route, TlsOptions, formatted_too_large};
+pub use self::per_route::route_answer;
 
 use self::args::fail;
 use self::grammar::{add_route, parse_listen, parse_route};

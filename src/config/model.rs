@@ -160,6 +160,11 @@ pub struct Config {
     pub seed: u64,
     /// `--admin ADDR`: the address of the admin API's listener (none by default).
     pub admin: Option<SocketAddr>,
+    /// `--websocket PATH`: the paths answered with a WebSocket echo (RFC 6455).
+    pub websocket: Vec<String>,
+    /// `--websocket-max-message`: the largest WebSocket message taken, in bytes (close 1009
+    /// beyond).
+    pub websocket_max_message: u64,
     /// `--tls-cert`, `--tls-key`, `--tls-name`, `--tls-ca-out`: the certificates of the
     /// `tls:` listeners.
     pub tls: TlsOptions,
@@ -231,9 +236,14 @@ impl Default for Config {
             grpc_health: false,
             validators: true,
             etag: None,
+            websocket: Vec::new(),
+            websocket_max_message: DEFAULT_WEBSOCKET_MAX_MESSAGE,
         }
     }
 }
+
+/// `--websocket-max-message`'s default: 16 MiB.
+pub const DEFAULT_WEBSOCKET_MAX_MESSAGE: u64 = 16 << 20;
 
 impl Config {
     /// Refuse a configuration whose responses would take more than

@@ -3,6 +3,7 @@
 
 use super::grammar::{every_interface, health_route};
 use super::model::Config;
+#[cfg(feature = "mutate")]
 use crate::fault::Mutate;
 use crate::values::split_at_byte;
 use std::sync::Arc;
@@ -50,14 +51,19 @@ pub(super) enum ValueKind {
     /// Comma-separated method tokens: the methods answered.
     Methods,
     /// `PATH=KIND[:ARGS]`: a fault on a route.
+    #[cfg(feature = "faults")]
     Fault,
     /// `PATH[=FORMAT]`: a path answered with the request.
+    #[cfg(feature = "echo")]
     Echo,
     /// An id of the malformed-response catalogue.
+    #[cfg(feature = "mutate")]
     MutateId,
     /// A TCP address, or a bare port on 127.0.0.1: the admin API's listener.
+    #[cfg(feature = "admin")]
     Admin,
     /// An entity-tag, `"x"` or `W/"x"` (RFC 9110 §8.8.3).
+    #[cfg(feature = "ranges")]
     EntityTag,
 }
 
@@ -67,12 +73,18 @@ pub(super) enum Toggle {
     ReusePort,
     NoDate,
     RawClose,
+    #[cfg(feature = "access-log")]
     AccessLog,
     Quiet,
+    #[cfg(feature = "mutate")]
     Mutate,
+    #[cfg(feature = "control")]
     Control,
+    #[cfg(feature = "http2")]
     NoHttp2,
+    #[cfg(feature = "http2")]
     GrpcHealth,
+    #[cfg(feature = "ranges")]
     NoValidators,
 }
 
@@ -82,12 +94,18 @@ impl Toggle {
             Toggle::ReusePort => c.reuse_port = true,
             Toggle::NoDate => c.common.date = false,
             Toggle::RawClose => c.raw_close = true,
+            #[cfg(feature = "access-log")]
             Toggle::AccessLog => c.access_log = true,
             Toggle::Quiet => c.quiet = true,
+            #[cfg(feature = "mutate")]
             Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
+            #[cfg(feature = "control")]
             Toggle::Control => c.control = true,
+            #[cfg(feature = "http2")]
             Toggle::NoHttp2 => c.no_http2 = true,
+            #[cfg(feature = "http2")]
             Toggle::GrpcHealth => c.grpc_health = true,
+            #[cfg(feature = "ranges")]
             Toggle::NoValidators => c.validators = false,
         }
     }
@@ -111,8 +129,12 @@ pub(super) enum Number {
     WriteTimeout,
     ShutdownTimeout,
     Delay,
+    #[cfg(feature = "faults")]
     Seed,
+    #[cfg(feature = "journal")]
     Journal,
+    #[cfg(feature = "websocket")]
+    WebSocketMaxMessage,
 }
 
 impl Number {
@@ -132,8 +154,12 @@ impl Number {
             Number::WriteTimeout => c.timeouts.write = n,
             Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
             Number::Delay => c.delay = n,
+            #[cfg(feature = "faults")]
             Number::Seed => c.seed = n,
+            #[cfg(feature = "journal")]
             Number::Journal => c.journal = n,
+            #[cfg(feature = "websocket")]
+            Number::WebSocketMaxMessage => c.websocket_max_message = n,
         }
     }
 }
@@ -145,14 +171,24 @@ pub(super) enum Text {
     ContentType,
     Server,
     Health,
+    #[cfg(feature = "stats")]
     Stats,
+    #[cfg(feature = "stats")]
     Metrics,
+    #[cfg(feature = "journal")]
     JournalPath,
+    #[cfg(feature = "tls")]
     TlsCert,
+    #[cfg(feature = "tls")]
     TlsKey,
+    #[cfg(feature = "tls")]
     TlsName,
+    #[cfg(feature = "tls")]
     TlsCaOut,
+    #[cfg(feature = "tls")]
     TlsCase,
+    #[cfg(feature = "websocket")]
+    WebSocket,
 }
 
 impl Text {
@@ -162,8 +198,11 @@ impl Text {
             Text::ContentType => c.routes[0].spec.content_type = v.into(),
             Text::Server => c.common.server = v.into(),
             Text::Health => c.routes.push(health_route(v.into())),
+            #[cfg(feature = "stats")]
             Text::Stats => c.stats = Some(v.into()),
+            #[cfg(feature = "stats")]
             Text::Metrics => c.metrics = Some(v.into()),
+            #[cfg(feature = "journal")]
             Text::JournalPath => {
                 // An echo route, in JSON, that answers the journal instead of the request.
                 let _ = super::grammar::add_echo(c, v);
@@ -172,11 +211,18 @@ impl Text {
                     c.journal = crate::journal::DEFAULT_ENTRIES;
                 }
             }
+            #[cfg(feature = "tls")]
             Text::TlsCert => c.tls.cert = Some(v.into()),
+            #[cfg(feature = "tls")]
             Text::TlsKey => c.tls.key = Some(v.into()),
+            #[cfg(feature = "tls")]
             Text::TlsName => c.tls.names.push(v.into()),
+            #[cfg(feature = "tls")]
             Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
+            #[cfg(feature = "tls")]
             Text::TlsCase => c.tls.case = Some(v.into()),
+            #[cfg(feature = "websocket")]
+            Text::WebSocket => c.websocket.push(v.into()),
         }
     }
 }
@@ -285,6 +331,68 @@ impl Opt {
     }
 }
 
+/// The options of the features this binary was built without (Cargo.toml): (flag, variable,
+/// feature). Each is refused with one line that names its feature; `--help`, the man page and
+/// the completions leave them out.
+pub(super) static ABSENT: &[(&str, &str, &str)] = &[
+    #[cfg(not(feature = "tls"))]
+    ("--tls-cert", "CANNED_TLS_CERT", "tls"),
+    #[cfg(not(feature = "tls"))]
+    ("--tls-key", "CANNED_TLS_KEY", "tls"),
+    #[cfg(not(feature = "tls"))]
+    ("--tls-name", "CANNED_TLS_NAME", "tls"),
+    #[cfg(not(feature = "tls"))]
+    ("--tls-ca-out", "CANNED_TLS_CA_OUT", "tls"),
+    #[cfg(not(feature = "tls"))]
+    ("--tls-case", "CANNED_TLS_CASE", "tls"),
+    #[cfg(not(feature = "websocket"))]
+    ("--websocket", "CANNED_WEBSOCKET", "websocket"),
+    #[cfg(not(feature = "websocket"))]
+    (
+        "--websocket-max-message",
+        "CANNED_WEBSOCKET_MAX_MESSAGE",
+        "websocket",
+    ),
+    #[cfg(not(feature = "http2"))]
+    ("--no-http2", "CANNED_NO_HTTP2", "http2"),
+    #[cfg(not(feature = "http2"))]
+    ("--grpc-health", "CANNED_GRPC_HEALTH", "http2"),
+    #[cfg(not(feature = "ranges"))]
+    ("--no-validators", "CANNED_NO_VALIDATORS", "ranges"),
+    #[cfg(not(feature = "ranges"))]
+    ("--etag", "CANNED_ETAG", "ranges"),
+    #[cfg(not(feature = "access-log"))]
+    ("--access-log", "CANNED_ACCESS_LOG", "access-log"),
+    #[cfg(not(feature = "stats"))]
+    ("--stats", "CANNED_STATS", "stats"),
+    #[cfg(not(feature = "stats"))]
+    ("--metrics", "CANNED_METRICS", "stats"),
+    #[cfg(not(feature = "echo"))]
+    ("--echo", "CANNED_ECHO", "echo"),
+    #[cfg(not(feature = "journal"))]
+    ("--journal", "CANNED_JOURNAL", "journal"),
+    #[cfg(not(feature = "journal"))]
+    ("--journal-path", "CANNED_JOURNAL_PATH", "journal"),
+    #[cfg(not(feature = "control"))]
+    ("--control", "CANNED_CONTROL", "control"),
+    #[cfg(not(feature = "faults"))]
+    ("--fault", "CANNED_FAULT", "faults"),
+    #[cfg(not(feature = "faults"))]
+    ("--seed", "CANNED_SEED", "faults"),
+    #[cfg(not(feature = "admin"))]
+    ("--admin", "CANNED_ADMIN", "admin"),
+    #[cfg(not(feature = "mutate"))]
+    ("--mutate", "CANNED_MUTATE", "mutate"),
+    #[cfg(not(feature = "mutate"))]
+    ("--mutate-id", "CANNED_MUTATE_ID", "mutate"),
+    #[cfg(not(feature = "mutate"))]
+    ("--mutate-list", "", "mutate"),
+    #[cfg(not(feature = "manual"))]
+    ("--man", "", "manual"),
+    #[cfg(not(feature = "manual"))]
+    ("--completions", "", "manual"),
+];
+
 /// Every option. Options take effect in this order, whatever the order on the command line:
 /// `--route` comes after `--content-type` and `--header`, whose values its routes take.
 pub(super) static OPTIONS: &[Opt] = &[
@@ -311,6 +419,7 @@ pub(super) static OPTIONS: &[Opt] = &[
     .related(&[Relation::ConflictsWith("--listen")]),
     // The certificates of the `tls:` listeners (checked when the server starts: each needs
     // a `tls:` listener, and --tls-cert and --tls-key go together).
+    #[cfg(feature = "tls")]
     opt!(
         "--tls-cert FILE",
         "CANNED_TLS_CERT",
@@ -318,12 +427,14 @@ pub(super) static OPTIONS: &[Opt] = &[
         "The tls: listeners' certificate chain, PEM, the leaf first (with\n\
          --tls-key; default: a CA and a certificate generated at start)"
     ),
+    #[cfg(feature = "tls")]
     opt!(
         "--tls-key FILE",
         "CANNED_TLS_KEY",
         ValueKind::Text(Text::TlsKey),
         "The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1)"
     ),
+    #[cfg(feature = "tls")]
     opt!(
         "--tls-name NAME",
         "CANNED_TLS_NAME",
@@ -332,6 +443,7 @@ pub(super) static OPTIONS: &[Opt] = &[
          localhost, 127.0.0.1 and ::1; repeatable"
     )
     .repeatable(',', 64),
+    #[cfg(feature = "tls")]
     opt!(
         "--tls-ca-out FILE",
         "CANNED_TLS_CA_OUT",
@@ -339,6 +451,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Write the generated CA's certificate (PEM) to FILE, for clients to\n\
          trust (curl --cacert FILE); never over a file that is not one"
     ),
+    #[cfg(feature = "tls")]
     opt!(
         "--tls-case NAME",
         "CANNED_TLS_CASE",
@@ -468,6 +581,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Switch(Toggle::NoDate),
         "Leave out the Date header (byte-identical output)"
     ),
+    #[cfg(feature = "http2")]
     opt!(
         "--no-http2",
         "CANNED_NO_HTTP2",
@@ -475,6 +589,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Answer the HTTP/2 preface with 505 and ignore Upgrade: h2c instead\n\
          of speaking HTTP/2 (h2c, prior knowledge and Upgrade, is on by default)"
     ),
+    #[cfg(feature = "http2")]
     opt!(
         "--grpc-health",
         "CANNED_GRPC_HEALTH",
@@ -486,6 +601,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         Relation::ConflictsWith("--no-http2"),
         Relation::ConflictsWith("--raw-response"),
     ]),
+    #[cfg(feature = "ranges")]
     opt!(
         "--no-validators",
         "CANNED_NO_VALIDATORS",
@@ -494,6 +610,7 @@ pub(super) static OPTIONS: &[Opt] = &[
          If-None-Match, If-Modified-Since and If-Unmodified-Since\n\
          (If-Range never matches; ranges are still served)"
     ),
+    #[cfg(feature = "ranges")]
     opt!(
         "--etag TAG",
         "CANNED_ETAG",
@@ -614,24 +731,28 @@ pub(super) static OPTIONS: &[Opt] = &[
          responses too, and a --fault latency adds to it)",
         section: "Test-endpoint features"
     ),
+    #[cfg(feature = "access-log")]
     opt!(
         "--access-log",
         "CANNED_ACCESS_LOG",
         ValueKind::Switch(Toggle::AccessLog),
         "One line per request on stdout (never for the --health path)"
     ),
+    #[cfg(feature = "stats")]
     opt!(
         "--stats PATH",
         "CANNED_STATS",
         ValueKind::Path(Text::Stats),
         "Answer PATH with JSON counters summed over workers (every 100 ms)"
     ),
+    #[cfg(feature = "stats")]
     opt!(
         "--metrics PATH",
         "CANNED_METRICS",
         ValueKind::Path(Text::Metrics),
         "Answer PATH with the same counters in Prometheus text format"
     ),
+    #[cfg(feature = "echo")]
     opt!(
         "--echo PATH[=FORMAT]",
         "CANNED_ECHO",
@@ -644,6 +765,31 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "websocket")]
+    opt!(
+        "--websocket PATH",
+        "CANNED_WEBSOCKET",
+        ValueKind::Path(Text::WebSocket),
+        "Answer an Upgrade: websocket on PATH with a WebSocket echo (RFC\n\
+         6455): messages echoed whole, pings answered, close echoed;\n\
+         repeatable"
+    )
+    .repeatable('\n', MAX_ROUTES)
+    .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "websocket")]
+    opt!(
+        "--websocket-max-message SIZE",
+        "CANNED_WEBSOCKET_MAX_MESSAGE",
+        ValueKind::Size {
+            min: 1,
+            max: 1 << 30,
+            set: Number::WebSocketMaxMessage,
+        },
+        "Largest WebSocket message (default 16MiB, at most 1GiB): close\n\
+         1009 beyond"
+    )
+    .related(&[Relation::Needs("--websocket")]),
+    #[cfg(feature = "journal")]
     opt!(
         "--journal N",
         "CANNED_JOURNAL",
@@ -659,6 +805,7 @@ pub(super) static OPTIONS: &[Opt] = &[
         Relation::Needs("--journal-path"),
         Relation::ConflictsWith("--raw-response"),
     ]),
+    #[cfg(feature = "journal")]
     opt!(
         "--journal-path PATH",
         "CANNED_JOURNAL_PATH",
@@ -667,6 +814,7 @@ pub(super) static OPTIONS: &[Opt] = &[
          oldest first; DELETE on PATH clears it"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "control")]
     opt!(
         "--control",
         "CANNED_CONTROL",
@@ -678,6 +826,7 @@ pub(super) static OPTIONS: &[Opt] = &[
          error:STATUS[:BODY], each with an optional @SHARE"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "faults")]
     opt!(
         "--fault PATH=KIND[:ARGS]",
         "CANNED_FAULT",
@@ -697,6 +846,7 @@ pub(super) static OPTIONS: &[Opt] = &[
     )
     .repeatable('\n', MAX_ROUTES)
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "faults")]
     opt!(
         "--seed N",
         "CANNED_SEED",
@@ -708,15 +858,18 @@ pub(super) static OPTIONS: &[Opt] = &[
         "Seed of the fault delays, error shares and garbage (default 0;\n\
          each worker draws its own stream)"
     ),
+    #[cfg(feature = "admin")]
     opt!(
         "--admin ADDR",
         "CANNED_ADMIN",
         ValueKind::Admin,
         "Serve the admin API on ADDR (a bare port: 127.0.0.1:PORT): list,\n\
-         set and remove faults, reset sequences, read and clear the\n\
-         journal at run time; unauthenticated, for test networks only"
+         set and remove faults and routes, reset sequences, read and\n\
+         clear the journal at run time; unauthenticated, for test\n\
+         networks only"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "mutate")]
     opt!(
         "--mutate",
         "CANNED_MUTATE",
@@ -726,6 +879,7 @@ pub(super) static OPTIONS: &[Opt] = &[
          HTTP/2 streams get its h2- variants"
     )
     .related(&[Relation::ConflictsWith("--raw-response")]),
+    #[cfg(feature = "mutate")]
     opt!(
         "--mutate-id ID",
         "CANNED_MUTATE_ID",

@@ -1,7 +1,7 @@
 //! What a route carries beyond its status and body: its own header fields (`--route-header`),
 //! and redirects (`--redirect`).
 
-use super::grammar::{add_route, check_path, field_value, is_token, split_method};
+use super::grammar::{add_route, check_path, field_value, is_token, parse_route, split_method};
 use super::model::{Config, Route};
 use crate::fault::RouteFaults;
 use crate::response::Spec;
@@ -103,6 +103,61 @@ pub(super) fn add_route_header(c: &mut Config, v: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What `PATH` answers, given as the admin API's `PUT /routes/PATH` takes it: a first line
+/// as after `=` in `--route` (`STATUS[:BODY]`, `STATUS:@FILE`), then a header line a line as
+/// `--route-header` takes them (`Content-Type` sets the type), with `default` (the default
+/// response) giving the rest; `method` is checked as `--route` checks it. Every line is checked; the first bad one is the error, with its
+/// number.
+pub fn route_answer(
+    method: Option<&str>,
+    path: &str,
+    text: &str,
+    default: &Spec,
+) -> Result<Spec, String> {
+    let mut lines = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((n, first)) = lines.next() else {
+        return Err(
+            "no answer given: the first line is STATUS[:BODY], as after = in --route \
+                    (DELETE removes a route)"
+                .into(),
+        );
+    };
+    let at = |n: usize, e: String| format!("line {}: {e}", n + 1);
+    let key = match method {
+        Some(m) => format!("{m} {path}"),
+        None => path.to_string(),
+    };
+    let mut spec = parse_route(&format!("{key}={first}"), default)
+        .map_err(|e| at(n, e))?
+        .spec;
+    let location = |h: &String| {
+        h.split(':')
+            .next()
+            .is_some_and(|n| n.eq_ignore_ascii_case("location"))
+    };
+    for (n, line) in lines {
+        match parse_route_field(line).map_err(|e| at(n, e))? {
+            RouteField::ContentType(t) => spec.content_type = t.into(),
+            RouteField::Line(line) => {
+                if location(&line)
+                    && spec
+                        .headers
+                        .iter()
+                        .any(|h| location(h) && !default.headers.contains(h))
+                {
+                    return Err(at(n, "a second Location: a response carries one".into()));
+                }
+                set_field(&mut spec, &default.headers, line);
+            }
+        }
+    }
+    Ok(spec)
 }
 
 /// The statuses a redirect answers with (RFC 9110 §15.4): 301 and 308 permanent, 302 and 307

@@ -38,12 +38,26 @@ pub struct Handoff {
     pub input: Vec<u8>,
 }
 
-/// The protocols a connection can be handed over to: one variant per target (a WebSocket
-/// would be another).
+/// The protocols a connection can be handed over to: one variant per target.
 #[derive(Debug)]
 pub enum Upgrade {
     /// HTTP/2 after HTTP/1.1's `Upgrade: h2c` (RFC 7540 §3.2): the request becomes stream 1.
     H2c(H2cRequest),
+    /// A WebSocket after HTTP/1.1's `Upgrade: websocket` (RFC 6455 §4.2): its opening
+    /// handshake checked, the `101` not yet written (the WebSocket connection writes it).
+    #[cfg(feature = "websocket")]
+    WebSocket(WebSocketRequest),
+}
+
+/// An opening handshake that HTTP/1 found valid (RFC 6455 §4.2.1): what the WebSocket
+/// connection needs of it.
+#[cfg(feature = "websocket")]
+#[derive(Clone, Copy, Debug)]
+pub struct WebSocketRequest {
+    /// `Sec-WebSocket-Key`: 16 bytes in base64, checked (§4.2.1 item 5).
+    pub key: [u8; 24],
+    /// The largest message taken (bytes): a larger one is answered with close 1009.
+    pub max_message: u64,
 }
 
 /// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`): its route, whether

@@ -37,14 +37,70 @@ pub struct Env<'a, W> {
 pub struct Features<'a> {
     /// Where to append access-log lines, when enabled (`--access-log`): at most
     /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
-    pub access_log: Option<&'a mut Vec<u8>>,
+    pub access_log: Part<'a, Vec<u8>, { cfg!(feature = "access-log") }>,
     /// Where a full `access_log` goes before the next line: the server's queue to stdout.
     /// Without one, a line that does not fit is dropped.
     pub log_sink: Option<&'a dyn LogSink>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
-    pub faults: Option<&'a mut WorkerFaults>,
+    pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
-    pub journal: Option<&'a mut Recorder>,
+    pub journal: Part<'a, Recorder, { cfg!(feature = "journal") }>,
+}
+
+/// A feature's working part in [`Features`]: `Option<&mut T>` when the feature is built
+/// (`BUILT`, its cargo feature), and always `None` when it is not, known at compile time: a
+/// connection's `if let Some(f) = env.features.faults.as_deref()` then leaves no branch, and
+/// the feature's code is not in the binary.
+pub struct Part<'a, T, const BUILT: bool>(Option<&'a mut T>);
+
+impl<'a, T, const BUILT: bool> Part<'a, T, BUILT> {
+    /// `part`, or none when the feature is not built.
+    #[inline(always)]
+    pub fn new(part: Option<&'a mut T>) -> Self {
+        Part(if BUILT { part } else { None })
+    }
+
+    /// The part, reborrowed for a shorter life (an environment made from this one).
+    #[inline(always)]
+    pub fn reborrow(&mut self) -> Part<'_, T, BUILT> {
+        Part(self.as_deref_mut())
+    }
+
+    /// Whether the feature is built and its part present.
+    #[inline(always)]
+    pub fn is_some(&self) -> bool {
+        BUILT && self.0.is_some()
+    }
+
+    /// Whether the part is absent (always, when the feature is not built).
+    #[inline(always)]
+    pub fn is_none(&self) -> bool {
+        !self.is_some()
+    }
+
+    /// The part, if present.
+    #[inline(always)]
+    pub fn as_deref(&self) -> Option<&T> {
+        if BUILT { self.0.as_deref() } else { None }
+    }
+
+    /// The part, if present, to change.
+    #[inline(always)]
+    pub fn as_deref_mut(&mut self) -> Option<&mut T> {
+        if BUILT { self.0.as_deref_mut() } else { None }
+    }
+}
+
+impl<T, const BUILT: bool> Default for Part<'_, T, BUILT> {
+    fn default() -> Self {
+        Part(None)
+    }
+}
+
+impl<T: std::fmt::Debug, const BUILT: bool> std::fmt::Debug for Part<'_, T, BUILT> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_deref().fmt(f)
+    }
 }
 
 /// By hand: a derived `Debug` would make every [`LogSink`] one, and put the log queue's

@@ -26,11 +26,15 @@ mod limits;
 mod pool;
 mod settings;
 
+#[cfg(feature = "websocket")]
+pub use connection::WebSocketRequest;
 pub use connection::{Connection, H2cRequest, Handoff, Next, Upgrade};
-pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, push_log_word};
+pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };
 pub(crate) use pool::return_free_memory;
 pub use pool::{Pool, Pooled};
+#[cfg(feature = "websocket")]
+pub use settings::WebSocketPaths;
 pub use settings::{Settings, Switches};

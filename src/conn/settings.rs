@@ -19,6 +19,22 @@ pub struct Settings {
     pub max_requests: u32,
     /// The test-endpoint switches, all off on the plain path.
     pub switches: Switches,
+    /// `--websocket`: the paths an `Upgrade: websocket` is taken on, `None` without it. Built
+    /// once per server and kept for the process's life (a reference here costs the loop
+    /// nothing per event; a field of [`Features`](super::Features) cost the plain path 4%).
+    #[cfg(feature = "websocket")]
+    pub websocket: Option<&'static WebSocketPaths>,
+}
+
+/// `--websocket`: the paths answered with a WebSocket, and its message limit. Read by HTTP/1
+/// ([`Settings::websocket`]), which checks the handshake.
+#[cfg(feature = "websocket")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebSocketPaths {
+    /// The paths (exact match on the request's path, query excluded).
+    pub paths: Vec<Box<[u8]>>,
+    /// The largest message taken (bytes).
+    pub max_message: u64,
 }
 
 /// The test-endpoint switches that are fixed for the run. [`Switches::default`] is all off:
@@ -44,4 +60,33 @@ pub struct Switches {
     pub no_http2: bool,
     /// `--grpc-health`: HTTP/2 answers the gRPC health service's `Check` SERVING.
     pub grpc_health: bool,
+}
+
+/// The switches of features that may not be built, as the connections read them: `false`,
+/// known at compile time, for a feature left out of the build (Cargo.toml), so that the
+/// branch into its code goes with it.
+impl Switches {
+    /// [`Switches::echo`], with the `echo` feature.
+    #[inline(always)]
+    pub fn echo(&self) -> bool {
+        cfg!(feature = "echo") && self.echo
+    }
+
+    /// [`Switches::control`], with the `control` feature.
+    #[inline(always)]
+    pub fn control(&self) -> bool {
+        cfg!(feature = "control") && self.control
+    }
+
+    /// [`Switches::by_request`], with either feature it stands for.
+    #[inline(always)]
+    pub fn by_request(&self) -> bool {
+        cfg!(any(feature = "echo", feature = "control")) && self.by_request
+    }
+
+    /// [`Switches::grpc_health`], with the `http2` feature.
+    #[inline(always)]
+    pub fn grpc_health(&self) -> bool {
+        cfg!(feature = "http2") && self.grpc_health
+    }
 }

@@ -243,10 +243,11 @@ fn parse_status_mix(a: &str) -> Result<StatusMix, String> {
     }
     let sum: u64 = entries.iter().map(|&(_, s)| u64::from(s)).sum();
     if sum > u64::from(ALWAYS) {
-        return Err(format!(
-            "the shares sum to {}%, more than 100%",
-            sum as f64 / 10_000.0
-        ));
+        // In whole numbers: a float's `{}` would link the float formatter (15 KB).
+        let (whole, part) = (sum / 10_000, sum % 10_000);
+        let part = format!(".{part:04}");
+        let part = part.trim_end_matches('0').trim_end_matches('.');
+        return Err(format!("the shares sum to {whole}{part}%, more than 100%"));
     }
     Ok(StatusMix { entries })
 }

@@ -35,6 +35,17 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// `n` bytes, the low byte of one draw each. Out of line: start-up and `--admin` code,
+    /// whose inlined copies of the collecting loop took 6 KB.
+    #[inline(never)]
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(self.next_u64() as u8);
+        }
+        v
+    }
+
     /// Uniform in `[0, n)` (Lemire's multiply-shift; the bias is below 2^-32 for any `n`
     /// canned uses).
     pub fn below(&mut self, n: u64) -> u64 {

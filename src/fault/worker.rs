@@ -72,7 +72,7 @@ impl WorkerFaults {
             if g.len() != n {
                 // Drawn from the worker's stream: the same bytes for every response of the
                 // route, reproducible with the seed.
-                *g = (0..n).map(|_| self.rng.next_u64() as u8).collect();
+                *g = self.rng.bytes(n).into_boxed_slice();
             }
         }
         self.applies = set

@@ -37,7 +37,7 @@ impl Http1Conn {
     /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
-        if b.asked != Asked::Whole {
+        if !b.asked.is_whole() {
             self.respond_asked(b, p, env);
             return;
         }
@@ -95,7 +95,7 @@ impl WorkArea {
         close: bool,
         env: &Env<'_>,
     ) {
-        if asked != Asked::Whole {
+        if !asked.is_whole() {
             self.append_answer(p, asked, close, env);
             return;
         }
@@ -124,7 +124,7 @@ impl WorkArea {
     /// fields as for GET).
     pub(super) fn emit_error(&mut self, rule: Rule, head_request: bool, env: &mut Env<'_>) {
         let status = rule.status();
-        if env.settings.switches.echo {
+        if env.settings.switches.echo() {
             self.drop_echo(env.responses);
         }
         self.control = None;

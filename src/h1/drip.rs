@@ -150,7 +150,7 @@ impl WorkArea {
             answer: self.answer_of(asked),
             answer_head: 0,
         };
-        if asked != Asked::Whole {
+        if !asked.is_whole() {
             self.start_answer_drip(p, asked, close, env);
             c.answer_head = self.answer_head.len() as u32;
         }

@@ -38,7 +38,7 @@ impl Http1Conn {
         if env.features.journal.is_some() {
             keep_journal_head(b, head, env);
         }
-        if settings.switches.control && self.start_control(b, head, env) {
+        if settings.switches.control() && self.start_control(b, head, env) {
             return;
         }
         let Some(p) = b.pending.filter(|p| env.responses.echoes(p.route as usize)) else {
@@ -75,7 +75,7 @@ impl Http1Conn {
     /// path tests one switch.
     #[inline(always)]
     pub(super) fn respond_after_body(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if env.settings.switches.by_request {
+        if env.settings.switches.by_request() {
             self.respond_echo_or_not(b, env);
         } else {
             self.respond(b, env);

@@ -34,6 +34,8 @@ mod state;
 #[cfg(test)]
 mod tests;
 mod upgrade;
+#[cfg(feature = "websocket")]
+mod websocket;
 
 pub use state::WorkArea;
 
@@ -160,7 +162,11 @@ impl Connection<WorkArea> for Http1Conn {
             b.out.clear();
             b.out_pos = 0;
             match b.refill {
-                Refill::Paced => b.pace(env),
+                Refill::Paced => {
+                    if cfg!(feature = "faults") {
+                        b.pace(env)
+                    }
+                }
                 Refill::Body { route, at } => {
                     let body = env.responses.body(route as usize);
                     let stop = b.pacing.body_stop.unwrap_or(body.len());
@@ -174,8 +180,16 @@ impl Connection<WorkArea> for Http1Conn {
                         Refill::None
                     };
                 }
-                Refill::Repeat { left, block } => b.refill_repeat(left, block, env),
-                Refill::Journal => b.refill_journal(env),
+                Refill::Repeat { left, block } => {
+                    if cfg!(feature = "control") {
+                        b.refill_repeat(left, block, env)
+                    }
+                }
+                Refill::Journal => {
+                    if cfg!(feature = "journal") {
+                        b.refill_journal(env)
+                    }
+                }
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)
@@ -240,7 +254,7 @@ impl Connection<WorkArea> for Http1Conn {
     fn wake_at(&self, settings: &Settings) -> Option<u64> {
         match self.phase {
             Phase::Lingering => return Some(self.active_us_or_parked + LINGER_US),
-            Phase::Dripping => return Some(self.parked().due_us),
+            Phase::Dripping if cfg!(feature = "faults") => return Some(self.parked().due_us),
             Phase::Hanging | Phase::HangingReset if self.work.is_none() => {
                 // A slow close not yet timed: the next turn.
                 return Some(match self.active_us_or_parked {
@@ -268,7 +282,7 @@ impl Connection<WorkArea> for Http1Conn {
                 Next::Continue
             };
         }
-        if matches!(self.phase, Phase::Dripping) {
+        if self.phase.is_dripping() {
             if now <= self.parked().due_us {
                 return Next::Continue;
             }
@@ -288,19 +302,25 @@ impl Connection<WorkArea> for Http1Conn {
             if b.hold_until_us != 0 && now > b.hold_until_us {
                 self.release_hold(&mut b, env);
             }
-            if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Paced) {
+            if cfg!(feature = "faults")
+                && b.hold_until_us == 0
+                && b.pending_out() == 0
+                && matches!(b.refill, Refill::Paced)
+            {
                 // A latency or a drip's pause ended with nothing left to write.
                 b.pace(env);
             }
-            if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Journal) {
+            if cfg!(feature = "journal")
+                && b.hold_until_us == 0
+                && b.pending_out() == 0
+                && matches!(b.refill, Refill::Journal)
+            {
                 // The journal's next piece, held for this turn.
                 b.refill_journal(env);
             }
             self.keep_or_return(b, env);
         }
-        if matches!(self.phase, Phase::Dripping)
-            || (self.phase.hang_reset().is_some() && self.work.is_none())
-        {
+        if self.phase.is_dripping() || (self.phase.hang_reset().is_some() && self.work.is_none()) {
             // Parked again: an empty piece, nothing to write until the next one; or the
             // output before a hang's close is written, and the close waits.
             return Next::Continue;
@@ -345,7 +365,7 @@ impl Connection<WorkArea> for Http1Conn {
     fn is_held(&self) -> bool {
         match self.work.as_deref() {
             Some(b) => b.hold_until_us != 0,
-            None => matches!(self.phase, Phase::Dripping),
+            None => self.phase.is_dripping(),
         }
     }
 
@@ -362,7 +382,7 @@ impl Connection<WorkArea> for Http1Conn {
     }
 
     fn responses_held(&self, held: &mut dyn FnMut(usize)) {
-        if matches!(self.phase, Phase::Dripping) {
+        if self.phase.is_dripping() {
             held(usize::from(self.parked().route));
         }
         let Some(b) = self.work.as_deref() else {
@@ -377,7 +397,7 @@ impl Connection<WorkArea> for Http1Conn {
         if let Some((_, p, _)) = b.last_held {
             held(usize::from(p.route));
         }
-        if let Some(c) = b.pacing.drip {
+        if let Some(c) = b.pacing.drip.filter(|_| cfg!(feature = "faults")) {
             held(usize::from(c.route));
             if let DripSource::Control {
                 tail: DripTail::Body { route },
@@ -425,7 +445,7 @@ impl Http1Conn {
                     self.linger_kib_or_parked_route.saturating_sub(kib);
                 return;
             }
-            Phase::Dripping => {
+            Phase::Dripping if cfg!(feature = "faults") => {
                 // Not asked for (a drip holds input back), but taken: the work area holds it
                 // until the response is out.
                 self.work = Some(self.unpark(env));
@@ -464,7 +484,9 @@ impl Http1Conn {
     /// Keep the work area while it has work, else give it back.
     #[inline(always)]
     fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
-        if b.is_done() || (matches!(b.refill, Refill::Paced) && self.park(&b)) {
+        if b.is_done()
+            || (cfg!(feature = "faults") && matches!(b.refill, Refill::Paced) && self.park(&b))
+        {
             env.pool.put(b);
         } else {
             self.work = Some(b);
@@ -473,7 +495,7 @@ impl Http1Conn {
 
     /// The drip parked in the connection's own fields (`Phase::Dripping` only).
     fn parked(&self) -> ParkedDrip {
-        debug_assert!(matches!(self.phase, Phase::Dripping));
+        debug_assert!(self.phase.is_dripping());
         ParkedDrip::unpack(self.active_us_or_parked, self.linger_kib_or_parked_route)
     }
 
@@ -615,7 +637,13 @@ impl Http1Conn {
             let route_drip = |c: &&mut DripCursor| {
                 c.copied == 0 && c.source == DripSource::Route && c.answer == Answer::Whole
             };
-            if let Some(c) = b.pacing.drip.as_mut().filter(route_drip) {
+            if let Some(c) = b
+                .pacing
+                .drip
+                .as_mut()
+                .filter(route_drip)
+                .filter(|_| cfg!(feature = "faults"))
+            {
                 c.variant = KeepAliveForm::Close;
                 self.phase = Phase::Closing { linger: true };
             }

@@ -46,7 +46,7 @@ impl Http1Conn {
             match &mut b.body {
                 Body::Length(left) => {
                     let take = (*left).min((buf.len() - at) as u64);
-                    if settings.switches.echo {
+                    if settings.switches.echo() {
                         let kept = &buf[at..at + take as usize];
                         keep_echo_body(&mut b.log_line, b.pending, kept, env.responses);
                     }
@@ -60,7 +60,7 @@ impl Http1Conn {
                 }
                 Body::Chunked(d) => match d.decode(&buf[at..]) {
                     Ok(p) => {
-                        if settings.switches.echo {
+                        if settings.switches.echo() {
                             let kept = &buf[at..at + p.consumed];
                             keep_echo_chunks(
                                 &mut b.log_line,
@@ -133,10 +133,13 @@ impl Http1Conn {
                             // One test on the plain path for both.
                             if req.range_or_conditional | req.upgrade {
                                 let head = &buf[at - req.head_len..at];
-                                if req.upgrade && self.upgrade(b, &req, head, env) {
+                                if cfg!(feature = "http2")
+                                    && req.upgrade
+                                    && self.upgrade(b, &req, head, env)
+                                {
                                     return at;
                                 }
-                                if req.range_or_conditional {
+                                if cfg!(feature = "ranges") && req.range_or_conditional {
                                     super::ranges::answer(head, route, b, env);
                                 }
                             }
@@ -155,7 +158,7 @@ impl Http1Conn {
                             if req.expect_continue && !env.settings.switches.raw {
                                 b.out.extend_from_slice(CONTINUE);
                             }
-                            if settings.switches.by_request {
+                            if settings.switches.by_request() {
                                 let head = &buf[at - req.head_len..at];
                                 self.start_echo_or_respond(b, head, settings, env);
                             } else if b.body == Body::None {
@@ -179,7 +182,7 @@ impl WorkArea {
     #[cold]
     #[inline(never)]
     pub(super) fn hold_back(&mut self, held: &[u8], now_us: u64) {
-        if self.head_since_us.is_none() && memchr::memmem::find(held, b"\r\n\r\n").is_none() {
+        if self.head_since_us.is_none() && !has_head_end(held) {
             self.head_since_us = Some(now_us);
         }
     }
@@ -191,6 +194,21 @@ impl WorkArea {
     }
 }
 
+/// Whether `buf` holds the end of a head, CRLF CRLF. Found by `memchr` for each LF rather than
+/// by `memchr::memmem`, whose searchers (about 5 KB of code) nothing else links, on this cold
+/// path.
+fn has_head_end(buf: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+        let lf = from + i;
+        if lf >= 3 && &buf[lf - 3..=lf] == b"\r\n\r\n" {
+            return true;
+        }
+        from = lf + 1;
+    }
+    false
+}
+
 /// Whether the request starting at `buf` (after any empty lines, RFC 9112 §2.2) asks for HEAD,
 /// read from the bytes themselves so that a request the parser rejected is known too.
 fn is_head_request(buf: &[u8]) -> bool {
@@ -199,4 +217,31 @@ fn is_head_request(buf: &[u8]) -> bool {
         .position(|&c| c != b'\r' && c != b'\n')
         .unwrap_or(buf.len());
     buf[start..].starts_with(b"HEAD ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_head_end;
+
+    /// CRLF CRLF anywhere, the bytes around it and a head split before it alike; a bare LF
+    /// pair, or CRLF CRLF not yet whole, is no end.
+    #[test]
+    fn a_head_ends_at_crlf_crlf() {
+        let cases: &[(&[u8], bool)] = &[
+            (b"", false),
+            (b"\r\n\r\n", true),
+            (b"\n\r\n", false),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", true),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /next", true),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r", false),
+            (b"GET / HTTP/1.1\nHost: a\n\n", false),
+            (b"\n\n\r\n\r\r\n", false),
+            (b"a\r\n\r\n", true),
+        ];
+        for &(buf, end) in cases {
+            let want = buf.windows(4).any(|w| w == b"\r\n\r\n");
+            assert_eq!(want, end, "{buf:?}");
+            assert_eq!(has_head_end(buf), end, "{buf:?}");
+        }
+    }
 }

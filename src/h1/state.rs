@@ -55,11 +55,21 @@ pub(super) enum Phase {
 impl Phase {
     /// In a hang (or a slow close's wait): whether it ends with RST.
     pub(super) fn hang_reset(self) -> Option<bool> {
+        if !cfg!(feature = "faults") {
+            // Only a fault hangs: the core's code has no hang to wait on.
+            return None;
+        }
         match self {
             Phase::Hanging => Some(false),
             Phase::HangingReset => Some(true),
             _ => None,
         }
+    }
+
+    /// Parked between a drip's pieces (only a fault drips).
+    #[inline(always)]
+    pub(super) fn is_dripping(self) -> bool {
+        cfg!(feature = "faults") && matches!(self, Phase::Dripping)
     }
 }
 
@@ -103,6 +113,13 @@ pub(super) enum Asked {
 }
 
 impl Asked {
+    /// Whether this is the route's own response: always, where ranges are not built (only
+    /// a `Range` or a condition asks for another answer).
+    #[inline(always)]
+    pub(super) fn is_whole(self) -> bool {
+        !cfg!(feature = "ranges") || self == Asked::Whole
+    }
+
     /// `answer`'s kind.
     pub(super) fn of(answer: Answer) -> Asked {
         match answer {
@@ -249,6 +266,9 @@ pub struct WorkArea {
     pub(super) drip_head: Vec<u8>,
     /// `Upgrade: h2c`: the decoded `HTTP2-Settings` payload, until the handoff.
     pub(super) h2c_settings: Vec<u8>,
+    /// `Upgrade: websocket`: the checked handshake, until the handoff.
+    #[cfg(feature = "websocket")]
+    pub(super) websocket: Option<crate::conn::WebSocketRequest>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -391,6 +411,8 @@ impl Pooled for WorkArea {
             control: None,
             drip_head: Vec::new(),
             h2c_settings: Vec::new(),
+            #[cfg(feature = "websocket")]
+            websocket: None,
         }
     }
 

@@ -30,12 +30,26 @@ impl Http1Conn {
         b: &mut WorkArea,
         req: &Request<'_>,
         head: &[u8],
-        env: &Env<'_>,
+        env: &mut Env<'_>,
     ) -> bool {
+        // The request line is read again from `head`, not from `req`: a read of more of
+        // `req`'s fields here makes the plain path keep the whole of it in memory (measured:
+        // 22 instructions per request).
+        #[cfg(feature = "websocket")]
+        if let Some(ws) = env.settings.websocket {
+            let (method, path) = super::websocket::request_line(head);
+            if ws.paths.iter().any(|p| **p == *path) {
+                let asks = method == b"GET"
+                    && req.version == Version::Http11
+                    && req.framing == Framing::None;
+                self.websocket(b, asks, method == b"HEAD", head, ws.max_message, env);
+                return true;
+            }
+        }
         let s = &env.settings.switches;
         if s.no_http2
             || s.raw
-            || s.by_request
+            || s.by_request()
             || req.framing != Framing::None
             || req.version != Version::Http11
         {
@@ -64,6 +78,16 @@ impl Http1Conn {
         let mut request = H2cRequest::default();
         self.phase = Phase::Closing { linger: false };
         let mut b = self.work.take()?;
+        #[cfg(feature = "websocket")]
+        if let Some(ws) = b.websocket.take() {
+            b.pending = None;
+            let input = std::mem::take(&mut b.input);
+            pool.put(b);
+            return Some(Handoff {
+                target: Upgrade::WebSocket(ws),
+                input,
+            });
+        }
         if let Some(p) = b.pending.take() {
             request.route = p.route as usize;
             request.head_only = p.head_request;

@@ -1054,14 +1054,18 @@ impl State {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         let switches = &env.settings.switches;
-        let refused = switches.by_request
-            && unserved::refused(f, route, env.responses, switches.control, &mut self.head);
+        let refused = switches.by_request()
+            && unserved::refused(f, route, env.responses, switches.control(), &mut self.head);
         let error = self.over_head_limits(env);
         // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
         // HTTP/1's does, and so does an error that does not depend on the body.
         let early = !end_stream && (error.is_some() || f.method == b"CONNECT");
         let grpc = match error {
-            None => grpc::Call::of(env.settings.switches.grpc_health, &f.method, f.route_path()),
+            None => grpc::Call::of(
+                env.settings.switches.grpc_health(),
+                &f.method,
+                f.route_path(),
+            ),
             Some(_) => grpc::Call::None,
         };
         self.streams.push(Stream {

@@ -17,11 +17,13 @@
 //! | `spec` | what a route answers, the fields every response shares, the keep-alive forms |
 //! | `format` | a spec's bytes, and the bound on them all |
 //! | `route` | the counter routes and the answers by method |
+//! | `paths` | the paths' table changed while the server runs |
 //! | `status` | reason phrases, canned's own error responses and their body |
 //! | `date` | the `Date` value |
 
 mod date;
 mod format;
+mod paths;
 mod route;
 mod spec;
 mod status;
@@ -51,8 +53,11 @@ pub struct Responses {
     /// routes), by route.
     replaceable: Vec<(usize, Spec)>,
     common: Common,
-    /// Exact paths of routes 1.., with the methods they answer.
-    paths: Vec<(Vec<u8>, Methods)>,
+    /// Exact paths, with the methods they answer and the route answering them (at start
+    /// `paths[i]` selects route `i + 1`; `--admin` changes them at run time).
+    paths: Vec<(Vec<u8>, Methods, u16)>,
+    /// The health route (`u16::MAX`: none).
+    health: u16,
     errors: Errors,
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
@@ -149,19 +154,22 @@ impl Responses {
             [b' '; 29]
         };
         let routes: Vec<Formatted> = routes.map(|s| format(s, common, &date)).collect();
-        let paths: Vec<(Vec<u8>, Methods)> = paths
+        let paths: Vec<(Vec<u8>, Methods, u16)> = paths
             .into_iter()
-            .map(|(p, get_only)| {
-                (
-                    p,
-                    if get_only {
-                        Methods::GetHead
-                    } else {
-                        Methods::Any
-                    },
-                )
+            .enumerate()
+            .map(|(i, (p, get_only))| {
+                let methods = if get_only {
+                    Methods::GetHead
+                } else {
+                    Methods::Any
+                };
+                (p, methods, (i + 1) as u16)
             })
             .collect();
+        let health = paths
+            .iter()
+            .find(|p| p.1 == Methods::GetHead)
+            .map_or(u16::MAX, |p| p.2);
         assert_eq!(
             routes.len(),
             paths.len() + 1,
@@ -173,6 +181,7 @@ impl Responses {
             replaceable: Vec::new(),
             common: common.clone(),
             paths,
+            health,
             errors,
             date,
             methods: None,
@@ -339,6 +348,7 @@ impl Responses {
     /// change.
     pub fn adopt_routes(&mut self, from: &Responses, held: impl Fn(usize) -> bool) -> Vec<u16> {
         self.representations = from.representations.clone();
+        self.adopt_paths(from);
         let mut kept = Vec::new();
         let mut h2_heads: Option<Vec<Option<H2Head>>> = None;
         for (i, f) in from.routes.iter().enumerate() {
@@ -406,18 +416,19 @@ impl Responses {
             return route;
         }
         let mut not_allowed = 0;
-        for (i, (p, only)) in self.paths.iter().enumerate() {
+        for (p, only, route) in self.paths.iter() {
             if p.as_slice() == path {
+                let route = usize::from(*route);
                 match only {
-                    Methods::Any => return i + 1,
-                    Methods::GetHead if method == b"GET" || method == b"HEAD" => return i + 1,
+                    Methods::Any => return route,
+                    Methods::GetHead if method == b"GET" || method == b"HEAD" => return route,
                     Methods::GetHead => {}
                     Methods::One {
                         method: m,
                         not_allowed: n,
                     } => {
                         if m.as_ref() == method || (m.as_ref() == b"GET" && method == b"HEAD") {
-                            return i + 1;
+                            return route;
                         }
                         not_allowed = usize::from(*n);
                     }
@@ -518,11 +529,7 @@ impl Responses {
     /// Whether route `route` answers only GET and HEAD (the health route, kept out of the
     /// access log).
     pub fn is_health(&self, route: usize) -> bool {
-        route > 0
-            && self
-                .paths
-                .get(route - 1)
-                .is_some_and(|p| p.1 == Methods::GetHead)
+        route == usize::from(self.health)
     }
 
     /// The status code of route `route` (200 for a raw response).

@@ -227,3 +227,65 @@ fn every_rule_has_its_own_error_response() {
     assert!(own < 1024, "{own} bytes per worker");
     assert!(shared < 16 * 1024, "{shared} bytes shared");
 }
+
+#[test]
+fn the_paths_table_changes_at_run_time() {
+    let spec = |body: &str| Spec {
+        status: 200,
+        body: Arc::from(body.as_bytes()),
+        content_type: "text/plain".into(),
+        headers: Vec::new(),
+    };
+    let mut r = Responses::new(
+        &[spec("default"), spec("a")],
+        &[(b"/a".to_vec(), false)],
+        &Common {
+            server: String::new(),
+            date: false,
+        },
+    );
+    assert_eq!(r.route(b"GET", b"/a"), 1);
+    // A new route for every method, then one by method that goes before it.
+    let any = r.add_unrouted(&spec("any"));
+    assert_eq!(r.set_path_route(b"/b", None, any), None);
+    let post = r.add_unrouted(&spec("post"));
+    assert_eq!(r.set_path_route(b"/b", Some(b"POST"), post), None);
+    assert_eq!(
+        (r.route(b"GET", b"/b"), r.route(b"POST", b"/b")),
+        (any, post)
+    );
+    assert_eq!(r.path_route(b"/b", Some(b"POST")), Some(post));
+    // Replaced: the entry's old route comes back.
+    let a2 = r.add_unrouted(&spec("a2"));
+    assert_eq!(r.set_path_route(b"/a", None, a2), Some(1));
+    assert_eq!(r.route(b"GET", b"/a"), a2);
+    // Removed: the path's other routes answer, then the default.
+    assert_eq!(r.remove_path_route(b"/b", None), Some(any));
+    assert_eq!(r.route(b"GET", b"/b"), 0, "no 405 until set");
+    let spec405 = r.not_allowed_spec(b"/b").unwrap();
+    assert_eq!(spec405.headers, ["Allow: POST"]);
+    let n = r.add_unrouted(&spec405);
+    r.set_not_allowed(b"/b", n);
+    assert_eq!(
+        (r.route(b"GET", b"/b"), r.not_allowed_of(b"/b")),
+        (n, Some(n))
+    );
+    assert_eq!(r.remove_path_route(b"/b", Some(b"POST")), Some(post));
+    assert_eq!(
+        (r.route(b"POST", b"/b"), r.not_allowed_spec(b"/b")),
+        (0, None)
+    );
+    assert!(!r.has_path(b"/b") && r.has_path(b"/a"));
+    // A worker takes the table whole.
+    let mut worker = Responses::new(
+        &[spec("default"), spec("a")],
+        &[(b"/a".to_vec(), false)],
+        &Common {
+            server: String::new(),
+            date: false,
+        },
+    );
+    worker.adopt_routes(&r, |_| false);
+    assert_eq!(worker.route(b"GET", b"/a"), a2);
+    assert_eq!(worker.body(a2), b"a2");
+}

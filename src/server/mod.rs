@@ -101,12 +101,9 @@ impl Server {
         // CA of `--tls-ca-out` written.
         let tls = setup::tls_config(&config)?;
         let bound = listen::bind_all(&config, workers)?;
-        let catalogue = config
-            .mutate
-            .is_some()
+        let catalogue = (cfg!(feature = "mutate") && config.mutate.is_some())
             .then(|| Arc::new(crate::mutate::Catalogue::new()));
-        let log = config
-            .access_log
+        let log = (cfg!(feature = "access-log") && config.access_log)
             .then(|| log::AccessLog::new(config.shutdown_timeout));
         #[cfg_attr(not(feature = "tls"), allow(unused_mut))]
         let mut canned = setup::Canned::new(&config)?;
@@ -114,7 +111,7 @@ impl Server {
         canned.set_tls(tls);
         #[cfg(not(feature = "tls"))]
         let _ = tls;
-        let admin_listener = match config.admin {
+        let admin_listener = match config.admin.filter(|_| cfg!(feature = "admin")) {
             Some(addr) => Some(
                 admin::bind(addr).map_err(|e| listen::admin_bind_error(e, addr, &bound.addrs))?,
             ),
@@ -165,7 +162,10 @@ impl Server {
 
     /// `--admin`: the admin API's address.
     pub fn admin_addr(&self) -> Option<std::net::SocketAddr> {
-        self.admin.as_ref().and_then(admin::Admin::addr)
+        self.admin
+            .as_ref()
+            .filter(|_| cfg!(feature = "admin"))
+            .and_then(admin::Admin::addr)
     }
 
     /// The bound addresses, with real ports.
@@ -212,9 +212,12 @@ impl Server {
         let admin_api = self.admin.take();
         let mut workers = Vec::new();
         for (id, listeners) in self.listeners.into_iter().enumerate() {
-            let mut setup = self
-                .canned
-                .worker(&self.config, self.shared.catalogue.clone(), id);
+            let catalogue = if cfg!(feature = "mutate") {
+                self.shared.catalogue.clone()
+            } else {
+                None
+            };
+            let mut setup = self.canned.worker(&self.config, catalogue, id);
             setup.transport = self.transport;
             workers.push(Worker::new(listeners, self.shared.clone(), setup)?);
         }
@@ -240,17 +243,17 @@ impl Server {
                 .spawn(f)
                 .inspect_err(|_| wake(&self.shared))
         };
-        let admin = match admin_api {
+        let admin = match admin_api.filter(|_| cfg!(feature = "admin")) {
             Some(a) => Some(beside("canned-admin", Box::new(move || a.run()))?),
             None => None,
         };
-        let log_writer = match self.shared.log {
+        let log_writer = match self.shared.log() {
             Some(_) => {
                 let shared = self.shared.clone();
                 Some(beside(
                     "canned-log",
                     Box::new(move || {
-                        if let Some(log) = &shared.log {
+                        if let Some(log) = shared.log() {
                             log.write_to_stdout();
                         }
                     }),
@@ -318,7 +321,7 @@ impl Handle {
 
     /// Wait for the admin thread, which leaves on the workers' wake-up.
     fn join_admin(&mut self) {
-        if let Some(a) = self.admin.take() {
+        if let Some(a) = self.admin.take().filter(|_| cfg!(feature = "admin")) {
             wake(&self.shared);
             let _ = a.join();
         }
@@ -327,7 +330,7 @@ impl Handle {
     /// Let the log writer finish, until the shutdown deadline at most; returns the lines it
     /// dropped. A writer still blocked then is left behind (the process exit ends it).
     fn finish_log(&mut self) -> u64 {
-        let Some(log) = &self.shared.log else {
+        let Some(log) = self.shared.log() else {
             return 0;
         };
         let written = log.finish();

@@ -123,6 +123,12 @@ impl PublishedFaults {
 }
 
 impl Shared {
+    /// `--access-log`'s lines on their way out: never in a build without the feature.
+    #[inline(always)]
+    pub(super) fn log(&self) -> Option<&AccessLog> {
+        self.log.as_ref().filter(|_| cfg!(feature = "access-log"))
+    }
+
     /// The state `workers` workers share: a poller each, the wake-up and stop-now sockets.
     pub(super) fn new(
         workers: usize,
@@ -140,7 +146,12 @@ impl Shared {
             pollers.push(Arc::new(polling::Poller::new()?));
         }
         Ok(Shared {
-            published: Mutex::new(vec![Summary::default(); workers]),
+            // Only `--stats` and `--metrics` publish (`Publisher::any`).
+            published: Mutex::new(if cfg!(feature = "stats") {
+                vec![Summary::default(); workers]
+            } else {
+                Vec::new()
+            }),
             stop: AtomicBool::new(false),
             pollers,
             wake_r,

@@ -65,13 +65,18 @@ impl std::fmt::Display for Summary {
         }
         let mut by_status = s.by_status.iter().enumerate().map(|(code, &n)| (code, n));
         list(f, "; responses ", "", &mut by_status)?;
-        let mut faults = crate::fault::FaultKind::ALL
-            .iter()
-            .map(|k| k.name())
-            .zip(s.faults);
-        list(f, "; faults ", "", &mut faults)?;
-        let mut mutated = crate::mutate::ids().zip(s.mutated.iter().copied());
-        list(f, "; malformed ", "", &mut mutated)?;
+        // Counted only where the feature is built: the core links neither list's names.
+        if cfg!(feature = "faults") {
+            let mut faults = crate::fault::FaultKind::ALL
+                .iter()
+                .map(|k| k.name())
+                .zip(s.faults);
+            list(f, "; faults ", "", &mut faults)?;
+        }
+        if cfg!(feature = "mutate") {
+            let mut mutated = crate::mutate::ids().zip(s.mutated.iter().copied());
+            list(f, "; malformed ", "", &mut mutated)?;
+        }
         let limits = [
             ("idle_closed_at_limit", self.idle_closed_at_limit),
             ("accept_errors", self.accept_errors),
@@ -195,11 +200,22 @@ mod tests {
         }
         s.stats.faults[crate::fault::FaultKind::Reset.index()] = 2;
         s.stats.mutated = vec![0, 0, 0, 0, 0, 0, 0, 1];
+        let faults = if cfg!(feature = "faults") {
+            "faults reset 2; "
+        } else {
+            ""
+        };
+        let malformed = if cfg!(feature = "mutate") {
+            "malformed cl-plus-sign 1; "
+        } else {
+            ""
+        };
         assert_eq!(
             s.to_string(),
-            "canned: 5 connections, 6 requests, 1 error (missing_host 1), 1 timeout (header 1); \
-             responses 200 3, 400 1, 408 1, 413 2; faults reset 2; malformed cl-plus-sign 1; \
-             idle_closed_at_limit 1"
+            format!(
+                "canned: 5 connections, 6 requests, 1 error (missing_host 1), 1 timeout (header 1); \
+                 responses 200 3, 400 1, 408 1, 413 2; {faults}{malformed}idle_closed_at_limit 1"
+            )
         );
     }
 }

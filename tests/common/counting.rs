@@ -144,7 +144,21 @@ pub fn count_allocations_then(
     count: usize,
     after: impl FnOnce(std::net::SocketAddr),
 ) -> Rounds {
+    count_allocations_around(args, |_| {}, requests, warm_up, count, after)
+}
+
+/// [`count_allocations_then`], with `before` given the server first, once its connection is
+/// open and before the warm-up (to change it through the admin API).
+pub fn count_allocations_around(
+    args: &[&str],
+    before: impl FnOnce(&canned::server::Handle),
+    requests: &[(&[u8], &[u8])],
+    warm_up: usize,
+    count: usize,
+    after: impl FnOnce(std::net::SocketAddr),
+) -> Rounds {
     let (h, mut s) = serve(args);
+    before(&h);
     const BATCH: usize = 15;
     let mut wire = Vec::new();
     let mut prefixes = Vec::new();
@@ -240,4 +254,9 @@ fn fill(s: &mut TcpStream, into: &mut [u8]) -> usize {
     let n = s.read(into).unwrap();
     assert!(n > 0, "closed");
     n
+}
+
+/// Allocations (and reallocations) anywhere in the process so far.
+pub fn allocations() -> u64 {
+    ALLOCS.load(Ordering::SeqCst)
 }

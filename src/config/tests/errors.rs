@@ -1,10 +1,38 @@
 //! Every bad flag, value, duplicate and conflict: the one-line error it gives, naming the flag
 //! or variable and what is wrong.
 
-use super::{ErrorCase, UNIX_108, assert_errors};
-use crate::config::model::Config;
-use std::ffi::OsString;
+// The tests of this file but the last use every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
+use {
+    super::{ErrorCase, UNIX_108, assert_errors},
+    crate::config::model::Config,
+    std::ffi::OsString,
+};
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn bad_values_name_the_flag_and_what_is_wrong() {
     let none: &[(&str, &str)] = &[];
@@ -406,6 +434,19 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
     assert_errors(cases);
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn duplicates_and_conflicts_name_both() {
     let none: &[(&str, &str)] = &[];
@@ -481,6 +522,19 @@ fn duplicates_and_conflicts_name_both() {
     assert_errors(cases);
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn non_utf8_values_are_an_error_naming_the_flag_others_are_ignored() {
     use std::os::unix::ffi::OsStringExt;
@@ -535,6 +589,19 @@ fn non_utf8_values_are_an_error_naming_the_flag_others_are_ignored() {
 }
 
 /// `--echo`'s values and the combinations it refuses.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn echo_errors_name_the_path_and_what_is_wrong() {
     let none: &[(&str, &str)] = &[];
@@ -595,6 +662,19 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
 
 /// Without validators a route sends no ETag or Last-Modified of its own, and a route that does
 /// not serve ranges none of the fields that go with them: one from `--header` is the user's.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn a_field_canned_does_not_write_on_the_route_is_accepted() {
     let date = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT";

@@ -10,6 +10,18 @@ use super::args::Command;
 use super::cpus::{cgroup_cpus, quota_cpus};
 use super::file::{MAX_FILE, read_at_most, read_bounded};
 use super::model::{Config, Listen};
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 use crate::fault::Mutate;
 use std::ffi::OsString;
 
@@ -30,8 +42,11 @@ fn run(args: &[&str]) -> Result<Config, String> {
 }
 
 /// Arguments, environment, and the start of the one-line error they give.
+// Used by the error tables, each behind the features its options need.
+#[allow(dead_code)]
 type ErrorCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
+#[allow(dead_code)]
 fn assert_errors(cases: &[ErrorCase]) {
     for (args, env, want) in cases {
         let e = run_env(args, env).unwrap_err();
@@ -66,6 +81,7 @@ fn an_address_with_socket_activation_is_an_error() {
     );
 }
 
+#[cfg(feature = "mutate")]
 #[test]
 fn mutate_list_is_a_command() {
     for args in [&["--mutate-list"][..], &["--port", "1", "--mutate-list"]] {
@@ -169,6 +185,19 @@ fn defaults() {
     assert_eq!(c.metrics, None);
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn flags() {
     let c = run(&[
@@ -229,6 +258,19 @@ fn flags() {
 
 /// One size grammar: what a fault takes, an option takes (`1KiB` used to be refused by
 /// `--max-body-bytes` and accepted by `--fault`, `1k` the other way round).
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn options_and_faults_read_sizes_alike() {
     for v in ["1KiB", "1K", "1k", "1024", "1024B"] {
@@ -281,6 +323,19 @@ fn routes_take_the_content_type_and_headers_whatever_the_order() {
 
 /// `--echo PATH[=FORMAT]`: a route of its own (or the default one for `*`), status 200, the
 /// format's content type and the `--header`s, whatever the order.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn echo_paths_are_routes_with_their_format() {
     use crate::echo::EchoFormat;
@@ -368,12 +423,27 @@ fn durations_with_their_unit() {
         (500, 2_000, 250)
     );
     assert_eq!(c.shutdown_timeout, std::time::Duration::from_secs(2));
-    let c = run(&["--fault", "/x=latency:500ms", "--fault", "/y=hang:2s"]).unwrap();
-    assert_eq!(c.routes.len(), 3);
+    if cfg!(feature = "faults") {
+        let c = run(&["--fault", "/x=latency:500ms", "--fault", "/y=hang:2s"]).unwrap();
+        assert_eq!(c.routes.len(), 3);
+    }
 }
 
 /// `--fault` on a route's path, on a new path (a route with the default response), on `*`
 /// (the default response); errors name the flag.
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn faults_attach_to_routes() {
     use crate::fault::{Cut, Delivery, Latency, RouteFaults};

@@ -2,7 +2,9 @@
 //! (`--redirect`) and config files (`--config`): what each gives, and each bad value's one-line
 //! error.
 
-use super::{ErrorCase, assert_errors, run, run_env, scratch};
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
+use super::{ErrorCase, assert_errors};
+use super::{run, run_env, scratch};
 use crate::config::model::{Config, Route};
 
 fn route<'c>(c: &'c Config, path: &str) -> &'c Route {
@@ -163,6 +165,7 @@ fn redirects_answer_their_status_and_location() {
 }
 
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
     let none: &[(&str, &str)] = &[];
     let cases: &[ErrorCase] = &[
@@ -315,6 +318,7 @@ fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
 /// A config file's lines, read as flags: comments, blanks, both forms, quotes, switches,
 /// relative files from the file's folder.
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn a_config_file_reads_as_the_command_line() {
     let dir = scratch("config-file");
     std::fs::create_dir_all(dir.join("bodies")).unwrap();
@@ -399,6 +403,7 @@ fn flags_replace_the_config_file_and_it_replaces_variables() {
 }
 
 #[test]
+#[cfg(all(feature = "access-log", feature = "ranges", feature = "control"))]
 fn a_bad_config_line_is_one_error_naming_the_file_and_line() {
     let dir = scratch("config-errors");
     let write = |name: &str, text: &str| {
@@ -490,4 +495,54 @@ fn a_bad_config_line_is_one_error_naming_the_file_and_line() {
     let e = run_env(&[], &[("CANNED_CONFIG", "/nonexistent/c.conf")]).unwrap_err();
     assert!(e.starts_with("CANNED_CONFIG: cannot read"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_admin_route_answer_is_a_route_and_its_fields() {
+    let c = run(&[
+        "--header",
+        "X-Everywhere: 1",
+        "--header",
+        "Cache-Control: no-cache",
+    ])
+    .unwrap();
+    let default = &c.routes[0].spec;
+    let spec = crate::config::route_answer(
+        Some("POST"),
+        "/new",
+        "201:made at runtime\r\n\r\nContent-Type: application/json\nCache-Control: max-age=5\n",
+        default,
+    )
+    .unwrap();
+    assert_eq!(
+        (spec.status, spec.body.as_ref()),
+        (201, &b"made at runtime"[..])
+    );
+    assert_eq!(spec.content_type, "application/json");
+    assert_eq!(
+        spec.headers,
+        ["X-Everywhere: 1", "Cache-Control: max-age=5"]
+    );
+    let redirect =
+        crate::config::route_answer(None, "/old", "302\nLocation: /new", default).unwrap();
+    assert!(redirect.headers.contains(&"Location: /new".to_string()));
+    for (method, text, want) in [
+        (None, "", "no answer given"),
+        (None, "\n \n", "no answer given"),
+        (None, "abc", "line 1: status"),
+        (None, "\n\n600", "line 3: status"),
+        (None, "200\nX-A b", "line 2: \"X-A b\" is not a header line"),
+        (None, "200\nServer: x", "line 2: Server is set by --server"),
+        (None, "200\nX-A: a\u{7f}", "line 2:"),
+        (
+            None,
+            "301\nLocation: /a\nLocation: /b",
+            "line 3: a second Location",
+        ),
+        (Some("HEAD"), "200", "line 1: HEAD /new"),
+        (Some("get"), "200", "line 1:"),
+    ] {
+        let e = crate::config::route_answer(method, "/new", text, default).unwrap_err();
+        assert!(e.starts_with(want), "{text:?}: {e}");
+    }
 }

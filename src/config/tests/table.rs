@@ -20,9 +20,12 @@ fn repeatable_options_are_bounded() {
                 ValueKind::Address => format!("127.0.0.1:{i}"),
                 ValueKind::Header => format!("X-{i}: v"),
                 ValueKind::Route => format!("/{i}=200"),
+                #[cfg(feature = "faults")]
                 ValueKind::Fault => format!("/{i}=stall"),
+                #[cfg(feature = "echo")]
                 ValueKind::Echo => format!("/{i}=text"),
                 ValueKind::Text(_) => format!("n{i}.test"),
+                ValueKind::Path(_) => format!("/{i}"),
                 ValueKind::Redirect => format!("/{i}=302:/"),
                 ValueKind::RouteHeader => format!("/r=X-{i}: v"),
                 _ => panic!("{}: no sample values", o.flag()),
@@ -74,10 +77,15 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::FieldValue(_) | ValueKind::Text(_) => pair("env", "flag"),
         ValueKind::Route => pair("/env=200\n/env2=200", "/flag=201"),
         ValueKind::Methods => pair("GET", "POST,PUT"),
+        #[cfg(feature = "faults")]
         ValueKind::Fault => pair("/env=stall\n/env2=reset:0", "/flag=truncate:1"),
+        #[cfg(feature = "mutate")]
         ValueKind::MutateId => pair("cl-hex", "cl-negative"),
+        #[cfg(feature = "echo")]
         ValueKind::Echo => pair("/env\n/env2=garden", "*=text"),
+        #[cfg(feature = "admin")]
         ValueKind::Admin => pair("127.0.0.1:9091", "9092"),
+        #[cfg(feature = "ranges")]
         ValueKind::EntityTag => pair("\"env\"", "W/\"flag\""),
         ValueKind::Redirect => pair("/env=302:/a\n/env2=301:/b", "/flag=307:/c"),
         // With `--route /r=200` (see [`needed_args`]).
@@ -172,6 +180,19 @@ fn conflicting_options_for_every_pair() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     for o in OPTIONS {
@@ -181,6 +202,19 @@ fn every_conflict_and_requirement_names_a_flag_in_the_table() {
     }
 }
 
+// Uses every feature's options.
+#[cfg(all(
+    feature = "http2",
+    feature = "faults",
+    feature = "control",
+    feature = "echo",
+    feature = "journal",
+    feature = "admin",
+    feature = "mutate",
+    feature = "ranges",
+    feature = "stats",
+    feature = "access-log"
+))]
 #[test]
 fn help_and_docs_list_every_option_and_variable() {
     let help = help();

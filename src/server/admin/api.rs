@@ -10,6 +10,8 @@ use crate::response::{MAX_FORMATTED_BYTES, Responses, Spec};
 use crate::server::shared::{FaultTables, Shared};
 use std::sync::Arc;
 
+use super::routes::{Change, RouteTable};
+
 /// One route as the API names it.
 struct Route {
     /// `*` for the default response, else `[METHOD ]PATH`.
@@ -20,6 +22,9 @@ struct Route {
     faults: RouteFaults,
     /// An `--echo` (or journal) path: it takes no faults.
     echo: bool,
+    /// Its answer changed through `/routes`: its faults, which name its answer at start,
+    /// are no longer changed.
+    moved: bool,
 }
 
 /// An answer: status, content type, body.
@@ -58,6 +63,8 @@ pub(super) struct Api {
     shared: Arc<Shared>,
     /// `POST /reset`s so far, published with the tables.
     counter_resets: u64,
+    /// The routes `/routes` changes.
+    table: RouteTable,
 }
 
 impl Api {
@@ -86,6 +93,7 @@ impl Api {
                 spec: r.spec.clone(),
                 faults: r.faults.clone(),
                 echo: r.echo.is_some(),
+                moved: false,
             })
             .collect();
         Api {
@@ -96,6 +104,7 @@ impl Api {
             journal,
             shared,
             counter_resets: 0,
+            table: RouteTable::new(config),
         }
     }
 
@@ -111,10 +120,14 @@ impl Api {
             return Answer::text(400, "the path is not UTF-8");
         };
         let allow = |methods: &str| Answer::text(405, format!("{path} takes {methods}"));
-        if query.is_some() && !path.starts_with("/faults/") {
+        if query.is_some() && !path.starts_with("/faults/") && !path.starts_with("/routes/") {
             return Answer::text(400, format!("{path} takes no query"));
         }
         match path {
+            "/routes" => match method {
+                b"GET" => Answer::text(200, self.list_routes()),
+                _ => allow("GET"),
+            },
             "/faults" => match method {
                 b"GET" => Answer::text(200, self.list(None)),
                 _ => allow("GET"),
@@ -149,10 +162,13 @@ impl Api {
                     let route = if route == "/*" { "*" } else { route };
                     self.route_answer(method, route, query, body)
                 }
+                _ if path.starts_with("/routes/") => {
+                    self.routes_answer(method, &path["/routes".len()..], query, body)
+                }
                 _ => Answer::text(
                     404,
                     format!(
-                        "{path}: the API is GET /faults, GET, PUT and DELETE /faults/PATH, POST /reset, GET and DELETE /journal"
+                        "{path}: the API is GET /faults, GET, PUT and DELETE /faults/PATH, GET /routes, GET, PUT and DELETE /routes/PATH, POST /reset, GET and DELETE /journal"
                     ),
                 ),
             },
@@ -167,15 +183,9 @@ impl Api {
         query: Option<&[u8]>,
         body: &[u8],
     ) -> Answer {
-        let route_method = match query.map(std::str::from_utf8) {
-            None => None,
-            Some(Ok(q)) => match q.strip_prefix("method=") {
-                Some(m) if !m.is_empty() && !m.contains('&') => Some(m),
-                _ => {
-                    return Answer::text(400, format!("the query {q:?} is not method=METHOD"));
-                }
-            },
-            Some(Err(_)) => return Answer::text(400, "the query is not UTF-8"),
+        let route_method = match method_query(query) {
+            Ok(m) => m,
+            Err(a) => return a,
         };
         let Some(i) = self
             .routes
@@ -203,6 +213,14 @@ impl Api {
                     self.routes[i].key
                 ),
             ),
+            b"PUT" if self.routes[i].moved => Answer::text(
+                409,
+                format!(
+                    "{}'s answer was changed through /routes: its faults are those of its answer \
+                     at start; restart canned for faults on the new one",
+                    self.routes[i].key
+                ),
+            ),
             b"PUT" => match parse_list(body) {
                 Ok(faults) => self.change(i, faults),
                 Err(e) => Answer::text(400, e),
@@ -210,6 +228,139 @@ impl Api {
             b"DELETE" => self.change(i, RouteFaults::default()),
             _ => Answer::text(405, format!("/faults{path} takes GET, PUT and DELETE")),
         }
+    }
+
+    /// `GET`, `PUT` or `DELETE /routes/PATH[?method=METHOD]`.
+    fn routes_answer(
+        &mut self,
+        method: &[u8],
+        path: &str,
+        query: Option<&[u8]>,
+        body: &[u8],
+    ) -> Answer {
+        let route_method = match method_query(query) {
+            Ok(m) => m,
+            Err(a) => return a,
+        };
+        let key = match route_method {
+            Some(m) => format!("{m} {path}"),
+            None => path.to_string(),
+        };
+        let found = self.table.find(path, route_method);
+        match method {
+            b"GET" => match found {
+                Some(i) => Answer::text(200, self.table.describe(i)),
+                None => Answer::text(404, format!("no route answers {key}")),
+            },
+            b"PUT" | b"DELETE" => {
+                if path == "/*" {
+                    return Answer::text(
+                        400,
+                        "/routes changes the routes of paths; the default response is set at start",
+                    );
+                }
+                if found.is_none() && self.table.served_by_canned(&self.responses, path) {
+                    return Answer::text(
+                        409,
+                        format!(
+                            "{path} is answered by --health, --echo, --stats or --metrics, \
+                             which /routes leaves as they are"
+                        ),
+                    );
+                }
+                let configured = found.and_then(|i| self.table.entries[i].configured);
+                if let Some(c) = configured.filter(|&c| !self.routes[c].faults.is_none()) {
+                    return Answer::text(
+                        409,
+                        format!(
+                            "{} has faults: DELETE /faults{path} first, then change its answer",
+                            self.routes[c].key
+                        ),
+                    );
+                }
+                let what = if method == b"PUT" {
+                    let Ok(text) = std::str::from_utf8(body) else {
+                        return Answer::text(400, "the body is not UTF-8");
+                    };
+                    match crate::config::route_answer(
+                        route_method,
+                        path,
+                        text,
+                        self.table.default_spec(),
+                    ) {
+                        Ok(spec) => {
+                            let first = text
+                                .lines()
+                                .find(|l| !l.trim().is_empty())
+                                .unwrap_or_default()
+                                .trim_end_matches('\r')
+                                .to_string();
+                            Change::Put(spec, first)
+                        }
+                        Err(e) => return Answer::text(400, e),
+                    }
+                } else if found.is_none() {
+                    return Answer::text(404, format!("no route answers {key}"));
+                } else {
+                    Change::Delete
+                };
+                self.change_route(path, route_method, configured, what)
+            }
+            _ => Answer::text(405, format!("/routes{path} takes GET, PUT and DELETE")),
+        }
+    }
+
+    /// Apply a change of `/routes` to a copy of the responses, check the bounds, and publish
+    /// it; nothing changes when a bound is passed.
+    fn change_route(
+        &mut self,
+        path: &str,
+        method: Option<&str>,
+        configured: Option<usize>,
+        what: Change,
+    ) -> Answer {
+        let created = matches!(what, Change::Put(..)) && self.table.find(path, method).is_none();
+        let mut responses = self.responses.clone();
+        let mut table = self.table.clone();
+        let applied = table.apply(
+            &mut responses,
+            self.shared.faults.as_ref(),
+            path,
+            method,
+            what,
+        );
+        let bytes = responses.formatted_bytes() + self.builder.body_bytes();
+        let refusal = if responses.routes() > usize::from(u16::MAX) {
+            Some("the routes' responses would be more than 65535".to_string())
+        } else if bytes > MAX_FORMATTED_BYTES {
+            Some(crate::config::formatted_too_large(bytes))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            return Answer::text(400, why);
+        }
+        if let Some(c) = configured {
+            self.routes[c].moved = true;
+        }
+        self.responses = responses;
+        self.table = table;
+        self.publish();
+        match applied {
+            Some(i) => Answer::text(if created { 201 } else { 200 }, self.table.describe(i)),
+            None => Answer::text(200, format!("removed {}", route_key(path, method))),
+        }
+    }
+
+    /// Every route `/routes` answers for, a line each: its key and first line.
+    fn list_routes(&self) -> String {
+        let mut out = String::new();
+        for i in 0..self.table.entries.len() {
+            let d = self.table.describe(i);
+            out.push_str(d.lines().next().unwrap_or_default());
+            out.push('\n');
+        }
+        out
     }
 
     /// Give route `i` the faults `faults`, formatting what they send, and publish the set to
@@ -279,6 +430,28 @@ impl Api {
             }
         }
         out
+    }
+}
+
+/// `method=METHOD`, the only query `/faults/PATH` and `/routes/PATH` take.
+fn method_query(query: Option<&[u8]>) -> Result<Option<&str>, Answer> {
+    match query.map(std::str::from_utf8) {
+        None => Ok(None),
+        Some(Ok(q)) => match q.strip_prefix("method=") {
+            Some(m) if !m.is_empty() && !m.contains('&') => Ok(Some(m)),
+            _ => Err(Answer::text(
+                400,
+                format!("the query {q:?} is not method=METHOD"),
+            )),
+        },
+        Some(Err(_)) => Err(Answer::text(400, "the query is not UTF-8")),
+    }
+}
+
+fn route_key(path: &str, method: Option<&str>) -> String {
+    match method {
+        Some(m) => format!("{m} {path}"),
+        None => path.to_string(),
     }
 }
 

@@ -8,6 +8,7 @@
 //! default address of a bare port is the loopback one. For test networks.
 
 mod api;
+mod routes;
 
 use crate::config::Config;
 use crate::fault::{FaultResponses, FaultSet};

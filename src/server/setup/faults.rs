@@ -15,6 +15,10 @@ pub fn fault_set(
     responses: &mut Responses,
     builder: &mut FaultResponses,
 ) -> Arc<FaultSet> {
+    if !cfg!(feature = "faults") {
+        // Built without faults: the command line gave none.
+        return Arc::default();
+    }
     let routes = config.routes.iter().map(|r| (&r.spec, &r.faults));
     Arc::new(builder.build(routes, responses, None))
 }
@@ -30,11 +34,12 @@ pub fn worker_faults(
     worker: usize,
     always: bool,
 ) -> Option<WorkerFaults> {
-    if !set.any() && config.mutate.is_none() && !always {
+    if !cfg!(feature = "faults") || (!set.any() && config.mutate.is_none() && !always) {
         return None;
     }
     let mutator = config
         .mutate
+        .filter(|_| cfg!(feature = "mutate"))
         .map(|m| Mutator::new(m, catalogue.unwrap_or_default()));
     Some(WorkerFaults::new(set, config.seed, mutator, worker))
 }

@@ -22,8 +22,11 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
         .map(|r| (r.path.as_bytes().to_vec(), r.get_only))
         .collect();
     let counters = CounterPaths {
-        stats: config.stats.as_deref(),
-        metrics: config.metrics.as_deref(),
+        stats: config.stats.as_deref().filter(|_| cfg!(feature = "stats")),
+        metrics: config
+            .metrics
+            .as_deref()
+            .filter(|_| cfg!(feature = "stats")),
     };
     let started = std::time::SystemTime::now();
     let ranged: Vec<Option<Representation>> = config
@@ -39,14 +42,19 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
         .collect();
     let (mut responses, counter_routes) =
         Responses::with_counters(specs.iter(), paths, counters, &config.common);
-    responses.set_representations(ranged);
-    responses.set_echo(config.routes.iter().map(|r| r.echo));
+    if cfg!(feature = "ranges") {
+        responses.set_representations(ranged);
+    }
+    if cfg!(feature = "echo") {
+        responses.set_echo(config.routes.iter().map(|r| r.echo));
+    }
+    #[cfg(feature = "journal")]
     if let Some(path) = &config.journal_path {
         if let Some(i) = config.routes.iter().position(|r| &r.path == path) {
             responses.set_journal(i);
         }
     }
-    if config.control {
+    if cfg!(feature = "control") && config.control {
         responses.set_filler(filler());
         responses.set_garbage(garbage(config.seed));
         responses.set_stars(std::iter::repeat_n(b'*', 64 * 1024).collect());
@@ -71,7 +79,7 @@ fn filler() -> std::sync::Arc<[u8]> {
 /// worker.
 fn garbage(seed: u64) -> std::sync::Arc<[u8]> {
     let mut rng = crate::fault::Rng::new(seed, u64::MAX);
-    (0..64 * 1024).map(|_| rng.next_u64() as u8).collect()
+    rng.bytes(64 * 1024).into()
 }
 
 /// The validators of a route that serves ranges and conditional requests: a 200 with a body
@@ -79,7 +87,11 @@ fn garbage(seed: u64) -> std::sync::Arc<[u8]> {
 /// `--etag`'s, or a strong one from a hash of the body; the modification time its file's, or
 /// `started` (none with `--no-date`). Without validators (`--no-validators`), none, but the route still serves ranges.
 fn representation(r: &Route, config: &Config, started: SystemTime) -> Option<Representation> {
-    if r.spec.status != 200 || r.spec.body.is_empty() || r.echo.is_some() {
+    if !cfg!(feature = "ranges")
+        || r.spec.status != 200
+        || r.spec.body.is_empty()
+        || r.echo.is_some()
+    {
         return None;
     }
     if !config.validators {

@@ -32,6 +32,9 @@ pub(crate) struct Canned {
     tls: Option<Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     tls_listeners: Vec<bool>,
+    /// `--websocket`: its paths and message limit, one for every worker.
+    #[cfg(feature = "websocket")]
+    websocket: Option<&'static crate::conn::WebSocketPaths>,
 }
 
 impl Canned {
@@ -59,7 +62,7 @@ impl Canned {
         #[cfg(feature = "http2")]
         crate::h2::preformat(&mut responses);
         // Taken whole now, so that recording allocates nothing.
-        let journal = (config.journal > 0).then(|| {
+        let journal = (cfg!(feature = "journal") && config.journal > 0).then(|| {
             Arc::new(Journal::new(
                 config.journal as usize,
                 config.limits.max_head,
@@ -75,6 +78,8 @@ impl Canned {
             tls: None,
             #[cfg(feature = "tls")]
             tls_listeners: super::tls::tls_listeners(config),
+            #[cfg(feature = "websocket")]
+            websocket: websocket(config),
         })
     }
 
@@ -108,14 +113,22 @@ impl Canned {
         );
         WorkerSetup {
             id,
-            settings: settings(config),
+            settings: settings(
+                config,
+                #[cfg(feature = "websocket")]
+                self.websocket,
+            ),
             responses,
             counter_routes: self.counter_routes,
             faults,
             max_conns: config.max_conns,
             patch_date: config.common.date,
-            access_log: config.access_log,
-            journal: self.journal.clone(),
+            access_log: cfg!(feature = "access-log") && config.access_log,
+            journal: if cfg!(feature = "journal") {
+                self.journal.clone()
+            } else {
+                None
+            },
             quiet: config.quiet,
             shutdown_timeout: config.shutdown_timeout,
             transport: Transport::Plain,
@@ -162,8 +175,27 @@ pub(crate) struct WorkerSetup {
     pub(crate) tls_listeners: Vec<bool>,
 }
 
+/// `--websocket`'s paths and `--websocket-max-message`, kept for the process's life: a
+/// server runs once per process (a test that starts many leaves a few bytes each).
+#[cfg(feature = "websocket")]
+fn websocket(config: &Config) -> Option<&'static crate::conn::WebSocketPaths> {
+    (!config.websocket.is_empty()).then(|| {
+        &*Box::leak(Box::new(crate::conn::WebSocketPaths {
+            paths: config
+                .websocket
+                .iter()
+                .map(|p| Box::from(p.as_bytes()))
+                .collect(),
+            max_message: config.websocket_max_message,
+        }))
+    })
+}
+
 /// What a worker's connections read that is fixed for the run, from the command line.
-fn settings(config: &Config) -> Settings {
+fn settings(
+    config: &Config,
+    #[cfg(feature = "websocket")] websocket: Option<&'static crate::conn::WebSocketPaths>,
+) -> Settings {
     Settings {
         limits: config.limits,
         conn_limits: ConnLimits {
@@ -180,12 +212,15 @@ fn settings(config: &Config) -> Settings {
             raw: config.raw.is_some(),
             raw_close: config.raw_close,
             delay_us: config.delay.saturating_mul(US_PER_MS),
-            echo: config.routes.iter().any(|r| r.echo.is_some()),
-            control: config.control,
-            by_request: config.control || config.routes.iter().any(|r| r.echo.is_some()),
+            echo: cfg!(feature = "echo") && config.routes.iter().any(|r| r.echo.is_some()),
+            control: cfg!(feature = "control") && config.control,
+            by_request: cfg!(any(feature = "echo", feature = "control"))
+                && (config.control || config.routes.iter().any(|r| r.echo.is_some())),
             // A build without HTTP/2 never answers a preface or an Upgrade with it.
             no_http2: config.no_http2 || !cfg!(feature = "http2"),
-            grpc_health: config.grpc_health,
+            grpc_health: cfg!(feature = "http2") && config.grpc_health,
         },
+        #[cfg(feature = "websocket")]
+        websocket,
     }
 }

@@ -20,7 +20,7 @@ impl Worker {
         let shutdown_us = u64::try_from(self.shutdown_timeout.as_micros()).unwrap_or(u64::MAX);
         self.drain_deadline = Some(self.now_us.saturating_add(shutdown_us));
         self.drain_check_at = self.now_us + DRAIN_CHECK_US;
-        if let Some(log) = &self.shared.log {
+        if let Some(log) = self.shared.log() {
             log.drain_by(crate::server::log::after(self.shutdown_timeout));
         }
         self.update_own_deadline();
@@ -83,7 +83,7 @@ impl Worker {
     pub(super) fn stop_now(&mut self) {
         self.begin_drain();
         self.drain_deadline = Some(0);
-        if let Some(log) = &self.shared.log {
+        if let Some(log) = self.shared.log() {
             log.stop_now();
         }
     }

@@ -34,7 +34,7 @@ impl Publisher {
     /// Whether the server has counter routes at all (else nothing is ever published).
     #[inline]
     pub(super) fn any(&self) -> bool {
-        self.routes.any()
+        cfg!(feature = "stats") && self.routes.any()
     }
 
     /// Publish `mine`, this worker's counters, and refresh the counter routes' bodies in
@@ -46,7 +46,7 @@ impl Publisher {
             all[self.id] = mine;
             Summary::total(all.iter())
         };
-        if let Some(log) = &shared.log {
+        if let Some(log) = shared.log() {
             total.stats.log_lines_dropped += log.dropped();
         }
         let open = shared.open.load(Ordering::Relaxed);

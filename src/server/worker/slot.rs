@@ -24,6 +24,8 @@ pub(super) enum ProtocolConn {
     H1(crate::h1::Http1Conn),
     #[cfg(feature = "http2")]
     H2(crate::h2::Http2Conn),
+    #[cfg(feature = "websocket")]
+    Ws(crate::ws::WsConn),
 }
 
 /// Dispatch a call to the connection's protocol.
@@ -33,6 +35,8 @@ macro_rules! both {
             ProtocolConn::H1($c) => $e,
             #[cfg(feature = "http2")]
             ProtocolConn::H2($c) => $e,
+            #[cfg(feature = "websocket")]
+            ProtocolConn::Ws($c) => $e,
         }
     };
 }
@@ -54,6 +58,10 @@ impl ProtocolConn {
     #[cold]
     #[inline(never)]
     pub(super) fn upgrade(&mut self, env: &mut Env<'_, Work>) -> bool {
+        if !cfg!(feature = "http2") {
+            // No protocol to hand over to: h1 never asks (it answers `Upgrade` as HTTP/1).
+            return false;
+        }
         let Some(handoff) = self.take_handoff(env.pool) else {
             return false;
         };
@@ -69,6 +77,12 @@ impl ProtocolConn {
             Upgrade::H2c(_) => {
                 let _ = now_us;
                 false
+            }
+            #[cfg(feature = "websocket")]
+            Upgrade::WebSocket(request) => {
+                let c = crate::ws::WsConn::upgraded(now_us, request, &handoff.input, env);
+                *self = ProtocolConn::Ws(c);
+                true
             }
         }
     }

@@ -6,7 +6,7 @@
 use super::clock::DateClock;
 use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
-use crate::conn::{Connection, Env, Features, LogSink, Pool, Settings};
+use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
@@ -60,10 +60,10 @@ impl EnvParts {
             now_us,
             draining,
             features: Features {
-                access_log: self.log.as_mut(),
+                access_log: Part::new(self.log.as_mut()),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
-                faults: self.faults.as_mut(),
-                journal: self.journal.as_mut(),
+                faults: Part::new(self.faults.as_mut()),
+                journal: Part::new(self.journal.as_mut()),
             },
         }
     }
@@ -248,7 +248,12 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(super) fn adopt_faults(&mut self) {
-        let Some(published) = &self.shared.faults else {
+        let Some(published) = self
+            .shared
+            .faults
+            .as_ref()
+            .filter(|_| cfg!(feature = "admin"))
+        else {
             return;
         };
         let (tables, epoch) = published.current();
