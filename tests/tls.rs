@@ -2,6 +2,7 @@
 //! wrote, over HTTP/1.1 and over HTTP/2 negotiated by ALPN, TLS 1.2-only and 1.3-only
 //! clients, Python's ssl and httpx, openssl s_client; a ClientHello trickled past the header
 //! timeout; and the one-line errors of bad certificate files and options.
+#![cfg(feature = "tls")]
 
 mod common;
 
