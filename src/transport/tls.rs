@@ -4,7 +4,7 @@
 //! first part of the connection's output into rustls's outgoing buffer and sends what is
 //! there with one `writev(2)`. The handshake runs inside those calls: a read that brought
 //! only handshake bytes returns `WouldBlock` (nothing for the connection yet), and
-//! [`TlsConn::wants_write`] makes the loop send the server's flight. The connection above is
+//! `TlsConn`'s `wants_write` makes the loop send the server's flight. The connection above is
 //! HTTP/1 or HTTP/2 as over TCP: a client that negotiated `h2` by ALPN (RFC 9113 §3.2) starts
 //! with the HTTP/2 preface, which the loop recognises as it does for prior knowledge.
 //!
