@@ -21,6 +21,7 @@ pub(super) struct FileOption {
 /// whole in `'` or `"`, without them; `#` at the start of a line is a comment, a blank line
 /// is skipped. `Err` is one line naming the file (and the line, for a bad one); `given` names
 /// where the path came from (`--config`, `CANNED_CONFIG`).
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption>, String> {
     let bytes = read_at_most(path, MAX_CONFIG_FILE).map_err(|e| format!("{given}: {e}"))?;
     let text = match std::str::from_utf8(&bytes) {
