@@ -100,6 +100,7 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
 }
 
 /// `value` without the quotes that wrap it whole, as a shell would drop them (no escapes).
+#[cfg_attr(canned_small, optimize(size))]
 fn unquote(value: &str) -> &str {
     for q in ['\'', '"'] {
         if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
@@ -113,6 +114,7 @@ fn unquote(value: &str) -> &str {
 
 /// `value` with a relative file it names (a route's `@FILE`, `--body-file`, `--raw-response`)
 /// joined to `folder`, the config file's.
+#[cfg_attr(canned_small, optimize(size))]
 fn from_folder(o: &Opt, value: &str, folder: &std::path::Path) -> String {
     let join = |file: &str| -> String {
         if file.starts_with('/') || folder.as_os_str().is_empty() {
