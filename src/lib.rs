@@ -85,6 +85,7 @@
 //!   `memchr` alone.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
+#![cfg_attr(canned_small, feature(optimize_attribute))]
 
 // Test and fuzz support, not part of the API: hidden from the documentation.
 #[cfg(feature = "check")]

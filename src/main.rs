@@ -1,4 +1,5 @@
 //! The `canned` binary: parse the command line, bind, serve until SIGTERM or SIGINT.
+#![cfg_attr(canned_small, feature(optimize_attribute))]
 
 use canned::config::{Command, Config, environment, help};
 #[cfg(feature = "manual")]
@@ -46,6 +47,7 @@ fn print(text: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+#[cfg_attr(canned_small, optimize(size))]
 fn main() -> ExitCode {
     // OsStrings: a variable canned reads that is not UTF-8 is an error naming it, never a panic.
     let env = environment();

@@ -9,6 +9,7 @@ pub(super) const FIRST_INHERITED_FD: RawFd = 3;
 
 /// Whether a `LISTEN_PID` value names this process: the variables were set for it, not for
 /// a parent (a shell) that passed its environment on.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn names_this_process(listen_pid: &str) -> bool {
     listen_pid.trim() == std::process::id().to_string()
 }
@@ -18,6 +19,7 @@ pub(super) fn names_this_process(listen_pid: &str) -> bool {
 /// environment is the only evidence that nothing else in the process owns these fds, so the
 /// server checks it again right before it takes them: a caller's environment slice or a
 /// hand-made [`super::Listen::Inherited`] is not enough. `Err` says what is wrong.
+#[cfg_attr(canned_small, optimize(size))]
 pub fn check_passed_to_this_process(fds: &[RawFd]) -> Result<(), String> {
     if !(1..=64).contains(&fds.len()) {
         return Err("LISTEN_FDS must be from 1 to 64".into());

@@ -158,6 +158,7 @@ fn env_var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Result<Option<&'a
 
 /// The flags in `args`, in order, or the help or version command.
 #[inline(never)]
+#[cfg_attr(canned_small, optimize(size))]
 fn read_flags<'a>(
     args: &'a [OsString],
     given: &mut Vec<Given<'a>>,
@@ -238,6 +239,7 @@ fn read_flags<'a>(
 
 /// The environment's values for every option that no flag replaces: neither its own flag nor
 /// that of an option it conflicts with was given.
+#[cfg_attr(canned_small, optimize(size))]
 fn read_env<'a>(
     env: &'a [(OsString, OsString)],
     given: &mut Vec<Given<'a>>,
@@ -298,6 +300,7 @@ fn read_env<'a>(
 }
 
 /// Counts, conflicts and requirements between the options given.
+#[cfg_attr(canned_small, optimize(size))]
 fn check_relations(given: &[Given]) -> Result<(), ArgError> {
     let first = |i: usize| given.iter().find(|g| g.opt == i);
     for (i, o) in OPTIONS.iter().enumerate() {
@@ -326,6 +329,7 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
 /// Read one value and apply its effect. Returns the request path the value makes the server
 /// answer, if any, for the check that no path is answered twice.
 #[inline(never)]
+#[cfg_attr(canned_small, optimize(size))]
 fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v str>, String> {
     match kind {
         ValueKind::Switch(set) => set.set(c),
@@ -416,6 +420,7 @@ impl Config {
     /// repeatable flags replace the environment's whole list. Arguments and variables are
     /// `OsString`s: a non-UTF-8 value canned reads is an error, any other is ignored.
     #[inline(never)]
+    #[cfg_attr(canned_small, optimize(size))]
     pub fn from_args<I, S>(args: I, env: &[(OsString, OsString)]) -> Result<Command, ArgError>
     where
         I: IntoIterator<Item = S>,

@@ -21,6 +21,7 @@ pub(super) struct FileOption {
 /// whole in `'` or `"`, without them; `#` at the start of a line is a comment, a blank line
 /// is skipped. `Err` is one line naming the file (and the line, for a bad one); `given` names
 /// where the path came from (`--config`, `CANNED_CONFIG`).
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption>, String> {
     let bytes = read_at_most(path, MAX_CONFIG_FILE).map_err(|e| format!("{given}: {e}"))?;
     let text = match std::str::from_utf8(&bytes) {
@@ -99,6 +100,7 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
 }
 
 /// `value` without the quotes that wrap it whole, as a shell would drop them (no escapes).
+#[cfg_attr(canned_small, optimize(size))]
 fn unquote(value: &str) -> &str {
     for q in ['\'', '"'] {
         if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
@@ -112,6 +114,7 @@ fn unquote(value: &str) -> &str {
 
 /// `value` with a relative file it names (a route's `@FILE`, `--body-file`, `--raw-response`)
 /// joined to `folder`, the config file's.
+#[cfg_attr(canned_small, optimize(size))]
 fn from_folder(o: &Opt, value: &str, folder: &std::path::Path) -> String {
     let join = |file: &str| -> String {
         if file.starts_with('/') || folder.as_os_str().is_empty() {

@@ -12,6 +12,7 @@ pub const MAX_FILE: u64 = 1 << 30;
 /// file, and nothing else. A FIFO without a writer would hold start-up without a word, and a
 /// device such as `/dev/zero` would be read until the bound; either is refused, by its type,
 /// before it is opened.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
     use std::os::unix::fs::FileTypeExt;
     let what = match std::fs::metadata(path) {
@@ -36,6 +37,7 @@ pub(super) fn read_file(path: &str) -> Result<Arc<[u8]>, String> {
 }
 
 /// The modification time of the file at `path`, when the system has one.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn modified(path: &str) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
@@ -44,6 +46,7 @@ pub(super) fn modified(path: &str) -> Option<std::time::SystemTime> {
 /// A regular file longer than `limit` is refused by its size, before anything is read
 /// (`FileTooLarge`); anything else (a pipe, a device such as `/dev/zero`) is read until it ends
 /// or passes `limit`, whichever comes first.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn read_bounded(path: &std::ffi::OsStr, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path)?;
@@ -57,6 +60,7 @@ pub(super) fn read_bounded(path: &std::ffi::OsStr, limit: u64) -> std::io::Resul
 }
 
 /// The file at `path` if it holds at most `limit` bytes; the error names the path.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn read_at_most(path: &str, limit: u64) -> Result<Arc<[u8]>, String> {
     let too_long = || format!("{path:?} holds more than {limit} bytes");
     let buf = match read_bounded(path.as_ref(), limit) {

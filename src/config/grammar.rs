@@ -17,6 +17,7 @@ use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 /// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn every_interface(port: u16) -> Listen {
     Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
 }
@@ -26,6 +27,7 @@ const MAX_UNIX_PATH: usize = 107;
 
 /// A numeric socket address (`127.0.0.1:8080`, `[::1]:8080`), `unix:PATH` or `tls:ADDR`.
 #[inline(never)]
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
     match v.strip_prefix("unix:") {
         Some("") => Err("unix: needs a path".into()),
@@ -47,6 +49,7 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
 #[cfg(feature = "admin")]
 /// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
 /// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
     if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
         let port = count(v, 0, u64::from(u16::MAX))?;
@@ -61,6 +64,7 @@ pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
 }
 
 /// token = 1*tchar (RFC 9110 §5.6.2): a field name or a method.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn is_token(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| TCHAR[b as usize])
 }
@@ -69,6 +73,7 @@ pub(super) fn is_token(s: &str) -> bool {
 /// §5.5: no CR, LF, NUL or other control but HTAB), so that no value can end a header line
 /// early and add lines of its own (response splitting). Surrounding whitespace is dropped.
 #[inline(never)]
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn field_value(v: &str) -> Result<&str, String> {
     match v.bytes().find(|&b| !VALUE[b as usize]) {
         Some(b) => Err(format!(
@@ -80,6 +85,7 @@ pub(super) fn field_value(v: &str) -> Result<&str, String> {
 }
 
 /// `Name: value`, checked whole: a token name, a colon, a field value.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn parse_header(line: &str) -> Result<String, String> {
     let Some((name, value)) = line.split_once(':') else {
         return Err(format!("{line:?} is not a header line like 'Name: value'"));
@@ -127,6 +133,7 @@ const RANGED_FIELDS: [(&str, bool, &str); 4] = [
 
 /// A `--header` that names a field a route serving ranges writes itself ([`RANGED_FIELDS`]),
 /// on such a route, as a one-line error naming the field and what controls it.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
     if !cfg!(feature = "ranges") {
         // Without ranges and validators no route writes these fields itself.
@@ -161,6 +168,7 @@ pub(super) fn ranged_field_clash(c: &Config) -> Option<String> {
 
 /// A request path the server answers: `/` first, visible ASCII, no query.
 #[inline(never)]
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn check_path(p: &str) -> Result<(), String> {
     if !p.starts_with('/') || p.bytes().any(|b| !(0x21..0x7f).contains(&b) || b == b'?') {
         return Err(format!(
@@ -172,6 +180,7 @@ pub(super) fn check_path(p: &str) -> Result<(), String> {
 
 /// Why `status` cannot carry a body, if it cannot: a 204 or 304 response ends after its head
 /// (RFC 9110 §15.3.5, §15.4.5), so a body given for one would be dropped without a word.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn no_body_status(status: u64) -> Result<(), String> {
     match status {
         204 | 304 => Err(format!("a {status} response has no body")),
@@ -182,6 +191,7 @@ pub(super) fn no_body_status(status: u64) -> Result<(), String> {
 /// A method the command line takes: a token (RFC 9110 §9.1) without lower-case letters.
 /// Methods are case-sensitive and every registered one is upper-case, so `get` would be a
 /// method no client sends, and its path would answer GET with 405 without a word.
+#[cfg_attr(canned_small, optimize(size))]
 fn check_method(m: &str, example: &str) -> Result<(), String> {
     if !is_token(m) {
         return Err(format!(
@@ -199,6 +209,7 @@ fn check_method(m: &str, example: &str) -> Result<(), String> {
 
 /// `[METHOD ]PATH`: a route's or a fault's path, with the method it is for, if any. A method
 /// is a token in upper case; HEAD is answered by the GET route, and CONNECT by no route.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn split_method(v: &str) -> Result<(Option<&str>, &str), String> {
     let Some((method, path)) = v.split_once(' ') else {
         return Ok((None, v));
@@ -217,6 +228,7 @@ pub(super) fn split_method(v: &str) -> Result<(Option<&str>, &str), String> {
 
 /// Add route `r` to `c`: a route by method before every route without one (so that a path's
 /// own method is found first), any other at the end.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_route(c: &mut Config, r: Route) {
     if r.method.is_some() {
         let at = 1 + c.routes[1..]
@@ -232,6 +244,7 @@ pub(super) fn add_route(c: &mut Config, r: Route) {
 /// A path with routes by method that another option answers too (`--health`, `--echo`,
 /// `--stats`, `--metrics`), as a one-line error: such a path takes only `--route` and
 /// `--fault`, so that which answer a method gets is the routes' rule alone.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn method_route_clash(c: &Config) -> Option<String> {
     for r in c.routes.iter().filter(|r| r.method.is_some()) {
         let p = r.path.as_str();
@@ -256,6 +269,7 @@ pub(super) fn method_route_clash(c: &Config) -> Option<String> {
 }
 
 /// `[METHOD ]PATH=STATUS[:BODY]`, with the content type and headers of `default`.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
     let Some((path, rest)) = v.split_once('=') else {
         return Err(format!("{v:?} is not [METHOD ]PATH=STATUS[:BODY]"));
@@ -305,6 +319,7 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
 /// `PATH=KIND[:ARGS]`: add a fault to the route answering PATH (`*`: the default response),
 /// adding a route with the default response when PATH has none. Returns the path when it
 /// made a route, for the check that no path is answered twice.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
     let (key, fault, share) = parse_fault(v)?;
     let (method, path) = split_method(key)?;
@@ -350,6 +365,7 @@ pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str
 /// response) with the request, in FORMAT (`json` when not given), with status 200, the
 /// format's content type and the `--header`s. Returns the path when it made a route, for the
 /// check that no path is answered twice.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
     let (path, format) = match v.split_once('=') {
         Some((path, name)) => match EchoFormat::parse(name) {
@@ -384,6 +400,7 @@ pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>
 }
 
 /// The `--health` route: GET and HEAD only, 200 `ok`.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn health_route(path: String) -> Route {
     Route {
         path,
@@ -403,6 +420,7 @@ pub(super) fn health_route(path: String) -> Route {
 
 /// `GET,HEAD`: method tokens (RFC 9110 §9.1), in upper case. An empty list is an error: it
 /// reads as "no method", while leaving the option out answers every method.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn parse_methods(v: &str) -> Result<Vec<String>, String> {
     if v.is_empty() {
         return Err("the list is empty (leave the option out to answer every method)".into());

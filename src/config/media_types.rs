@@ -28,6 +28,7 @@ const TYPES_BY_EXTENSION: [(&str, &str); 21] = [
 ];
 
 /// The Content-Type of a body read from `file`, if its extension is in the table.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn type_by_extension(file: &str) -> Option<&'static str> {
     let name = file.rsplit('/').next().unwrap_or(file);
     let (stem, ext) = name.rsplit_once('.')?;

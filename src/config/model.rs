@@ -187,6 +187,7 @@ pub struct TlsOptions {
 
 impl Default for Config {
     #[inline(never)]
+    #[cfg_attr(canned_small, optimize(size))]
     fn default() -> Self {
         Config {
             listen: Vec::new(),

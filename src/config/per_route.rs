@@ -15,6 +15,7 @@ enum RouteField<'a> {
     Line(String),
 }
 
+#[cfg_attr(canned_small, optimize(size))]
 fn parse_route_field(line: &str) -> Result<RouteField<'_>, String> {
     let Some((name, value)) = line.split_once(':') else {
         return Err(format!("{line:?} is not a header line like 'Name: value'"));
@@ -36,6 +37,7 @@ fn parse_route_field(line: &str) -> Result<RouteField<'_>, String> {
 
 /// Add field `line` to `spec`: it replaces the default response's field of the same name
 /// (from `--header`, which routes take as their defaults), and adds to the route's own.
+#[cfg_attr(canned_small, optimize(size))]
 fn set_field(spec: &mut Spec, defaults: &[String], line: String) {
     let name = line.split(':').next().unwrap_or_default();
     let same_name = |h: &String| {
@@ -51,6 +53,7 @@ fn set_field(spec: &mut Spec, defaults: &[String], line: String) {
 /// `--route-header '[METHOD ]PATH=Name: value'`: a field of the route of `--route` or
 /// `--redirect` answering PATH (and METHOD). `Content-Type` sets its type; any other field is
 /// added, replacing a `--header` of the same name.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_route_header(c: &mut Config, v: &str) -> Result<(), String> {
     let Some((key, line)) = v.split_once('=') else {
         return Err(format!(
@@ -110,6 +113,7 @@ pub(super) fn add_route_header(c: &mut Config, v: &str) -> Result<(), String> {
 /// `--route-header` takes them (`Content-Type` sets the type), with `default` (the default
 /// response) giving the rest; `method` is checked as `--route` checks it. Every line is checked; the first bad one is the error, with its
 /// number.
+#[cfg_attr(canned_small, optimize(size))]
 pub fn route_answer(
     method: Option<&str>,
     path: &str,
@@ -167,6 +171,7 @@ const REDIRECTS: [u16; 5] = [301, 302, 303, 307, 308];
 /// `--redirect '[METHOD ]PATH=STATUS:LOCATION'`: a route answering STATUS with `Location:
 /// LOCATION` (absolute or relative, RFC 9110 §10.2.2), no body, and the default response's
 /// fields. Returns the key answered, for the check that no path is answered twice.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_redirect<'v>(c: &mut Config, v: &'v str) -> Result<&'v str, String> {
     let Some((key, rest)) = v.split_once('=') else {
         return Err(format!(

@@ -75,6 +75,7 @@ struct ErrorRest {
 impl Errors {
     /// Every rule's error response: the status line and the body `CODE Reason: what was
     /// wrong (clause)` ([`rule_body`]).
+    #[cfg_attr(canned_small, optimize(size))]
     pub(super) fn new(common: &Common, date: &[u8; 29]) -> Errors {
         let starts = ERROR_STATUSES
             .iter()
@@ -157,6 +158,7 @@ fn error_spec(status: u16, body: Vec<u8>) -> Spec {
 
 /// The three heads of `spec`: the same fields, then no `Connection` field, `keep-alive` or
 /// `close`; the start of the heads on its own, the rest of each with a small body after it.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted {
     use std::fmt::Write;
     let no_body = matches!(spec.status, 204 | 304);

@@ -31,6 +31,7 @@ pub(super) struct Bound {
 }
 
 /// Bind every configured address for `workers` workers (`config.workers`, at least 1).
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
     // The budget main lowered `--max-conns` to; here only whether the workers fit.
     max_conns_that_fit(config)?;
@@ -94,6 +95,7 @@ pub(super) fn bind_all(config: &Config, workers: usize) -> io::Result<Bound> {
 
 /// Serve `s`, a socket given as a descriptor (`fd`, for messages): a listening stream socket,
 /// shared by every worker.
+#[cfg_attr(canned_small, optimize(size))]
 fn add_fd_listener(bound: &mut Bound, s: Socket, fd: RawFd, l: &Listen) -> io::Result<()> {
     // Anything but a listening stream socket would never accept: polled, it reports an error
     // condition on every turn and the worker spins.
@@ -122,6 +124,7 @@ fn add_fd_listener(bound: &mut Bound, s: Socket, fd: RawFd, l: &Listen) -> io::R
 ///
 /// `Ok(None)`: no limit. `Ok(Some(n))`: `n` connections fit (at least 1). An error names
 /// `--workers` when the workers alone do not fit, before anything is opened.
+#[cfg_attr(canned_small, optimize(size))]
 fn connections_that_fit(
     workers: u64,
     listeners: u64,
@@ -147,6 +150,7 @@ fn connections_that_fit(
 /// the fd limit beside `config`'s workers and listeners (`connections_that_fit`), or the
 /// error naming `--workers` when nothing fits. Checked before anything is opened, rather
 /// than failing half-way with "Too many open files".
+#[cfg_attr(canned_small, optimize(size))]
 pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
     let fit = connections_that_fit(
         config.workers.max(1) as u64,
@@ -168,6 +172,7 @@ pub fn max_conns_that_fit(config: &Config) -> io::Result<usize> {
 }
 
 /// The soft RLIMIT_NOFILE, or `None` when unlimited or unknown.
+#[cfg_attr(canned_small, optimize(size))]
 fn fd_limit() -> Option<u64> {
     // SAFETY: getrlimit with a valid, initialised struct.
     let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
@@ -189,6 +194,7 @@ fn fd_limit() -> Option<u64> {
 /// silently). That socket also turns port 0 into a real port. It is kept bound, not
 /// listening, until the workers' sockets listen: a non-listening SO_REUSEADDR socket does not
 /// stop them from binding.
+#[cfg_attr(canned_small, optimize(size))]
 fn bind_tcp(
     want: SocketAddr,
     backlog: i32,
@@ -229,6 +235,7 @@ fn bind_tcp(
 /// address-in-use; a socket that does not listen when nothing accepts there; `None` when
 /// something listens (the caller says what may share it). With `share` (SO_REUSEPORT), a
 /// listener is not the cause, so nothing is tried.
+#[cfg_attr(canned_small, optimize(size))]
 fn what_holds(addr: SocketAddr, e: &io::Error, share: bool) -> Option<String> {
     if e.kind() != io::ErrorKind::AddrInUse {
         return Some(e.to_string());
@@ -243,6 +250,7 @@ fn what_holds(addr: SocketAddr, e: &io::Error, share: bool) -> Option<String> {
 /// `--admin`'s bind error `e` for `addr`, told as `--listen`'s are: one of canned's own
 /// listeners (`listening`, with their real ports) that covers the address, another process
 /// listening there, or a socket that does not listen.
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn admin_bind_error(e: io::Error, addr: SocketAddr, listening: &[Listen]) -> io::Error {
     let why = match own_listener(e.kind(), addr, listening) {
         Some(first) => {
@@ -255,6 +263,7 @@ pub(super) fn admin_bind_error(e: io::Error, addr: SocketAddr, listening: &[List
 }
 
 /// The first of `earlier` that covers `want`, when binding `want` failed with address in use.
+#[cfg_attr(canned_small, optimize(size))]
 fn own_listener(kind: io::ErrorKind, want: SocketAddr, earlier: &[Listen]) -> Option<&Listen> {
     let covers =
         |a: SocketAddr, b: SocketAddr| a.ip().is_unspecified() && (a.is_ipv6() || b.is_ipv4());
@@ -272,6 +281,7 @@ fn own_listener(kind: io::ErrorKind, want: SocketAddr, earlier: &[Listen]) -> Op
 /// An address-in-use error for `want` told as what it is when one of this process's own
 /// earlier listeners (`earlier`) already covers the address: the same port on the same
 /// address, or on a wildcard that includes it (`[::]` covers IPv4 too).
+#[cfg_attr(canned_small, optimize(size))]
 fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
     match own_listener(e.kind(), want, earlier) {
         Some(first) => io::Error::new(
@@ -284,6 +294,7 @@ fn own_clash(e: io::Error, want: SocketAddr, earlier: &[Listen]) -> io::Error {
 
 /// Whether something accepts connections on `addr` (a wildcard is tried on loopback, IPv4
 /// then IPv6): what tells a listener apart from a port held by a connection.
+#[cfg_attr(canned_small, optimize(size))]
 fn someone_listens(addr: SocketAddr) -> bool {
     let port = addr.port();
     let (first, second) = if addr.ip().is_unspecified() {
@@ -307,6 +318,7 @@ fn someone_listens(addr: SocketAddr) -> bool {
 /// Open the first socket for `want` with `open`. An unspecified IPv6 address falls back to
 /// `0.0.0.0` on a host without IPv6: socket(2) fails with EAFNOSUPPORT when the kernel has no
 /// IPv6, bind(2) with EADDRNOTAVAIL when the address family is present but unusable.
+#[cfg_attr(canned_small, optimize(size))]
 fn first_socket(
     want: SocketAddr,
     open: impl Fn(SocketAddr) -> io::Result<Socket>,
@@ -337,6 +349,7 @@ fn first_socket(
 
 /// A bound, not yet listening, non-blocking TCP socket. `[::]` is dual-stack (IPV6_V6ONLY
 /// off, so IPv4 clients reach it as `::ffff:a.b.c.d`); any other IPv6 address is v6-only.
+#[cfg_attr(canned_small, optimize(size))]
 fn bound_socket(addr: SocketAddr, reuse_port: bool) -> io::Result<Socket> {
     let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     s.set_reuse_address(true)?;
@@ -354,6 +367,7 @@ fn bound_socket(addr: SocketAddr, reuse_port: bool) -> io::Result<Socket> {
 /// Make way for a unix socket at `path`: nothing there is fine; a stale socket (one that
 /// refuses connections: its server is gone) is removed; anything else is refused and left
 /// untouched.
+#[cfg_attr(canned_small, optimize(size))]
 fn remove_stale_socket(path: &Path, shown: &str) -> io::Result<()> {
     let in_use = || {
         io::Error::new(
@@ -415,6 +429,7 @@ pub(super) struct UnixSocketFile {
 }
 
 impl UnixSocketFile {
+    #[cfg_attr(canned_small, optimize(size))]
     fn created(path: &Path) -> io::Result<UnixSocketFile> {
         let m = std::fs::symlink_metadata(path)?;
         Ok(UnixSocketFile {
@@ -426,6 +441,7 @@ impl UnixSocketFile {
 }
 
 impl Drop for UnixSocketFile {
+    #[cfg_attr(canned_small, optimize(size))]
     fn drop(&mut self) {
         if let Ok(m) = std::fs::symlink_metadata(&self.path) {
             if m.file_type().is_socket() && m.dev() == self.dev && m.ino() == self.ino {
@@ -442,6 +458,7 @@ static LISTEN_FDS_TAKEN: AtomicBool = AtomicBool::new(false);
 /// ([`Listen::Inherited`], in order): only when this process's own environment passes them
 /// ([`check_passed_to_this_process`], the command line's own check, made again here where
 /// they are taken), and only once per process.
+#[cfg_attr(canned_small, optimize(size))]
 fn adopt_inherited(listen: &[Listen]) -> io::Result<Vec<OwnedFd>> {
     let fds: Vec<RawFd> = listen
         .iter()
@@ -471,6 +488,7 @@ fn adopt_inherited(listen: &[Listen]) -> io::Result<Vec<OwnedFd>> {
 }
 
 /// Raise the soft RLIMIT_NOFILE to the hard limit (as Go's runtime does) and return it.
+#[cfg_attr(canned_small, optimize(size))]
 pub fn raise_fd_limit() -> u64 {
     // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
     unsafe {

@@ -95,6 +95,7 @@ pub struct Handle {
 
 impl Server {
     /// Bind every listener (the real port is known once this returns).
+    #[cfg_attr(canned_small, optimize(size))]
     pub fn bind(config: Config) -> io::Result<Server> {
         let workers = config.workers.max(1);
         // Before the listeners: a client that connects as soon as the port answers finds the
@@ -207,6 +208,7 @@ impl Server {
         Ok(total)
     }
 
+    #[cfg_attr(canned_small, optimize(size), inline(never))]
     fn start(mut self, inline_first: bool) -> io::Result<(Handle, Option<Worker>)> {
         let admin_addr = self.admin_addr();
         let admin_api = self.admin.take();

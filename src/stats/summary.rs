@@ -45,6 +45,7 @@ fn plural(n: u64) -> &'static str {
 /// by kind, timeouts by kind, responses by status (every one canned sent, 408 and 413
 /// included), faults and malformed responses sent, and the limits' counts.
 impl std::fmt::Display for Summary {
+    #[cfg_attr(canned_small, optimize(size))]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = &self.stats;
         let errors_total: u64 = s.errors.iter().sum();

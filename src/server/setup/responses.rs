@@ -10,6 +10,7 @@ use std::time::SystemTime;
 /// `--stats` and `--metrics` one more route each, whose indices are returned for the
 /// counters' bodies, and with `--methods` the 405 and OPTIONS answers of
 /// [`Responses::accept_only`].
+#[cfg_attr(canned_small, optimize(size))]
 pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
     if let Some(raw) = &config.raw {
         return (

@@ -39,6 +39,7 @@ pub(crate) struct Canned {
 
 impl Canned {
     /// Format `config`'s responses, with the ones its faults send.
+    #[cfg_attr(canned_small, optimize(size))]
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
         let (mut responses, counter_routes) = super::responses(config);
         let mut fault_responses = FaultResponses::default();
@@ -97,6 +98,7 @@ impl Canned {
 
     /// Worker `id`'s parts: a clone of the responses, its faults (`catalogue`: the `--mutate`
     /// catalogue the workers share) and what it reads of `config` for the run.
+    #[cfg_attr(canned_small, optimize(size))]
     pub(crate) fn worker(
         &self,
         config: &Config,
@@ -178,6 +180,7 @@ pub(crate) struct WorkerSetup {
 /// `--websocket`'s paths and `--websocket-max-message`, kept for the process's life: a
 /// server runs once per process (a test that starts many leaves a few bytes each).
 #[cfg(feature = "websocket")]
+#[cfg_attr(canned_small, optimize(size))]
 fn websocket(config: &Config) -> Option<&'static crate::conn::WebSocketPaths> {
     (!config.websocket.is_empty()).then(|| {
         &*Box::leak(Box::new(crate::conn::WebSocketPaths {
@@ -192,6 +195,7 @@ fn websocket(config: &Config) -> Option<&'static crate::conn::WebSocketPaths> {
 }
 
 /// What a worker's connections read that is fixed for the run, from the command line.
+#[cfg_attr(canned_small, optimize(size))]
 fn settings(
     config: &Config,
     #[cfg(feature = "websocket")] websocket: Option<&'static crate::conn::WebSocketPaths>,
