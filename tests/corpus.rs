@@ -62,6 +62,44 @@ fn held() {
     replay("held", canned::check::fuzz_held);
 }
 
+/// The fuzz target's invariants (`fuzz/fuzz_targets/client_hello.rs`): a decision is final
+/// whatever bytes follow, a name is printable ASCII.
+#[cfg(feature = "tls")]
+fn client_hello_invariants(data: &[u8]) {
+    use canned::transport::client_hello::{Hello, read};
+    let whole = read(data);
+    if whole != Hello::Incomplete {
+        let mut more = data.to_vec();
+        more.extend_from_slice(&[22, 3, 3, 0, 1, 1]);
+        assert_eq!(read(&more), whole);
+    }
+    if let Hello::Sni(Some(name)) = &whole {
+        assert!(
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic()),
+            "{name:?}"
+        );
+    }
+}
+
+#[cfg(feature = "tls")]
+#[test]
+fn client_hello() {
+    replay("client_hello", client_hello_invariants);
+    // The seeds are openssl s_client's ClientHellos: the SNI ones are read whole.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/client_hello");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            match canned::transport::client_hello::read(&std::fs::read(e.unwrap().path()).unwrap())
+            {
+                canned::transport::client_hello::Hello::Sni(Some(n)) => Some(n.to_string()),
+                _ => None,
+            }
+        })
+        .collect();
+    assert!(names.iter().any(|n| n == "expired.localhost"), "{names:?}");
+}
+
 #[test]
 fn documented_strictness_is_explained() {
     for (e, why) in differential::STRICTER {
