@@ -812,3 +812,148 @@ print(f"ok")
     assert!(err.contains("is not a case"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// openssl with these arguments, in `d`; it must succeed.
+fn openssl(d: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "openssl {args:?}: {out:?}");
+}
+
+/// `--tls-client-ca FILE` (mutual TLS): a client certificate signed by a CA of FILE is
+/// served, over HTTP/1.1 and HTTP/2; none, or one another CA signed, is refused in the
+/// handshake, and the client never sees a response.
+#[test]
+fn tls_client_ca_requires_a_client_certificate_it_signed() {
+    if !have("openssl") || !have("curl") {
+        return;
+    }
+    let d = dir("mtls");
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    // A client CA, a client certificate it signs, and one it does not.
+    let ca = [
+        &["req", "-x509"][..],
+        &ec,
+        &["-subj", "/CN=client CA", "-days", "2"],
+    ];
+    openssl(
+        &d,
+        &[&ca.concat()[..], &["-keyout", "ca.key", "-out", "ca.pem"]].concat(),
+    );
+    std::fs::write(d.join("ext"), "extendedKeyUsage=clientAuth\n").unwrap();
+    openssl(
+        &d,
+        &[
+            &["req", "-new"][..],
+            &ec,
+            &["-subj", "/CN=device 1", "-keyout", "c.key", "-out", "c.csr"],
+        ]
+        .concat(),
+    );
+    openssl(
+        &d,
+        &[
+            "x509", "-req", "-in", "c.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-days", "2",
+            "-extfile", "ext", "-out", "c.pem",
+        ],
+    );
+    let other = [
+        &["req", "-x509"][..],
+        &ec,
+        &["-subj", "/CN=stranger", "-days", "2"],
+    ];
+    openssl(
+        &d,
+        &[&other.concat()[..], &["-keyout", "o.key", "-out", "o.pem"]].concat(),
+    );
+    let path = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let (server_ca, client_ca) = (path("server-ca.pem"), path("ca.pem"));
+    for workers in ["1", "2"] {
+        let t = start(&[
+            "--workers",
+            workers,
+            "--tls-client-ca",
+            &client_ca,
+            "--tls-ca-out",
+            &server_ca,
+        ]);
+        let (cert, key) = (path("c.pem"), path("c.key"));
+        for version in ["--http1.1", "--http2"] {
+            let out = curl(
+                &t,
+                &[
+                    "--cacert",
+                    &server_ca,
+                    "--cert",
+                    &cert,
+                    "--key",
+                    &key,
+                    version,
+                    "-w",
+                    "|%{http_version}",
+                ],
+                "/",
+            );
+            let want = if version == "--http2" { "2" } else { "1.1" };
+            assert_eq!(
+                text(&out.stdout),
+                format!("Hello World\n|{want}"),
+                "{version}: {out:?}"
+            );
+        }
+        // No certificate: TLS 1.3 clients learn it at their first read (exit 56), TLS 1.2
+        // ones in the handshake (exit 35, or 98 when curl names the certificate_required
+        // alert).
+        for version in ["--tlsv1.3", "--tls-max"] {
+            let mut args = vec!["--cacert", &server_ca[..], "--http1.1", version];
+            if version == "--tls-max" {
+                args.push("1.2");
+            }
+            let out = curl(&t, &args, "/");
+            assert!(
+                matches!(out.status.code(), Some(35 | 56 | 98)) && out.stdout.is_empty(),
+                "{version} without a certificate: {out:?}"
+            );
+        }
+        let (o_cert, o_key) = (path("o.pem"), path("o.key"));
+        let out = curl(
+            &t,
+            &[
+                "--cacert",
+                &server_ca,
+                "--cert",
+                &o_cert,
+                "--key",
+                &o_key,
+                "--http1.1",
+            ],
+            "/",
+        );
+        assert!(
+            matches!(out.status.code(), Some(35 | 56 | 98)) && out.stdout.is_empty(),
+            "a certificate another CA signed: {out:?}"
+        );
+    }
+    // A file of no certificate: one line naming the flag.
+    let junk = path("c.csr");
+    let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-client-ca", &junk]);
+    assert!(
+        err.contains("--tls-client-ca") && err.contains("no PEM certificate"),
+        "{err}"
+    );
+    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-client-ca", &client_ca]);
+    assert!(
+        err.contains("--tls-client-ca needs a TLS listener"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -465,7 +465,7 @@ No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` 
 /// does in full (the environment variable is the table's). Every option of the table and every
 /// command has one (a test fails otherwise): flag, default, meaning.
 #[cfg(test)]
-const OPTION_DOCS: [(&str, &str, &str); 60] = [
+const OPTION_DOCS: [(&str, &str, &str); 61] = [
     (
         r#"--listen"#,
         r#"`[::]:8080`"#,
@@ -495,6 +495,11 @@ const OPTION_DOCS: [(&str, &str, &str); 60] = [
         r#"--tls-case"#,
         r#"none"#,
         r#"serve the certificate case or handshake fault NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, `stall`, `alert-N`, `reset`, ...) to every connection whose SNI names none, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses (`expired.localhost`). A certificate case cannot be combined with `--tls-cert` (its certificate comes from the generated CA); a handshake fault can"#,
+    ),
+    (
+        r#"--tls-client-ca"#,
+        r#"none"#,
+        r#"mutual TLS: every connection served the listener's own certificate (generated or `--tls-cert`) must show a client certificate signed by one of the CAs in FILE (PEM); one without, or signed by another CA, is refused in the handshake (`certificate_required` or `unknown_ca` alert). The certificate cases chosen by SNI or `--tls-case` are served as they are"#,
     ),
     (
         r#"--tls-ca-out"#,

@@ -165,8 +165,8 @@ pub struct Config {
     /// `--websocket-max-message`: the largest WebSocket message taken, in bytes (close 1009
     /// beyond).
     pub websocket_max_message: u64,
-    /// `--tls-cert`, `--tls-key`, `--tls-name`, `--tls-ca-out`: the certificates of the
-    /// `tls:` listeners.
+    /// `--tls-cert`, `--tls-key`, `--tls-name`, `--tls-ca-out`, `--tls-case`,
+    /// `--tls-client-ca`: the certificates of the `tls:` listeners.
     pub tls: TlsOptions,
 }
 
@@ -183,6 +183,8 @@ pub struct TlsOptions {
     pub ca_out: Option<std::path::PathBuf>,
     /// `--tls-case NAME`: the certificate case of a connection whose SNI names none.
     pub case: Option<String>,
+    /// `--tls-client-ca FILE`: the CAs (PEM) a client certificate must be signed by.
+    pub client_ca: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {

@@ -186,6 +186,8 @@ pub(super) enum Text {
     #[cfg(feature = "tls")]
     TlsCaOut,
     #[cfg(feature = "tls")]
+    TlsClientCa,
+    #[cfg(feature = "tls")]
     TlsCase,
     #[cfg(feature = "websocket")]
     WebSocket,
@@ -219,6 +221,8 @@ impl Text {
             Text::TlsName => c.tls.names.push(v.into()),
             #[cfg(feature = "tls")]
             Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsClientCa => c.tls.client_ca = Some(v.into()),
             #[cfg(feature = "tls")]
             Text::TlsCase => c.tls.case = Some(v.into()),
             #[cfg(feature = "websocket")]
@@ -345,6 +349,8 @@ pub(super) static ABSENT: &[(&str, &str, &str)] = &[
     ("--tls-ca-out", "CANNED_TLS_CA_OUT", "tls"),
     #[cfg(not(feature = "tls"))]
     ("--tls-case", "CANNED_TLS_CASE", "tls"),
+    #[cfg(not(feature = "tls"))]
+    ("--tls-client-ca", "CANNED_TLS_CLIENT_CA", "tls"),
     #[cfg(not(feature = "websocket"))]
     ("--websocket", "CANNED_WEBSOCKET", "websocket"),
     #[cfg(not(feature = "websocket"))]
@@ -458,6 +464,14 @@ pub(super) static OPTIONS: &[Opt] = &[
         ValueKind::Text(Text::TlsCase),
         "Serve the certificate case or handshake fault NAME (expired, stall,\n\
          ...; --tls-list) to connections whose SNI names none, or sends none"
+    ),
+    #[cfg(feature = "tls")]
+    opt!(
+        "--tls-client-ca FILE",
+        "CANNED_TLS_CLIENT_CA",
+        ValueKind::Text(Text::TlsClientCa),
+        "Require a client certificate signed by a CA of FILE (PEM) on the\n\
+         tls: listeners (mutual TLS); a client without one is refused"
     ),
     opt!(
         "--reuse-port",

@@ -490,11 +490,14 @@ pub fn case_lines() -> String {
 
 /// The server's TLS configurations: TLS 1.3 and 1.2 with ring's suites, ALPN `h2` (if `h2`)
 /// and `http/1.1`, and with a generated certificate one per case of [`CASES`]; `case` (one
-/// of them) serves a connection whose SNI names none. Errors are one line, naming the flag.
+/// of them) serves a connection whose SNI names none; `client_ca` (`--tls-client-ca`): the
+/// connections the default configuration serves must show a client certificate one of its
+/// CAs signed (mutual TLS). Errors are one line, naming the flag.
 pub fn server_config(
     identity: Identity<'_>,
     h2: bool,
     case: Option<&str>,
+    client_ca: Option<&Path>,
 ) -> Result<Arc<Configs>, String> {
     let mut alpn = Vec::new();
     if h2 {
@@ -521,17 +524,28 @@ pub fn server_config(
             (g.chain, g.key, Some(g.cases))
         }
     };
-    let default = build(both, chain.clone(), key.clone_key(), &alpn)
-        .map_err(|e| format!("--tls-key does not go with --tls-cert: {e}"))?;
+    let default = match client_ca {
+        Some(path) => {
+            let roots = client_roots(path)?;
+            client_auth(both, roots, &chain, key.clone_key(), &alpn)
+                .map_err(|e| format!("--tls-client-ca {}: {e}", path.display()))?
+        }
+        None => build(both, chain.clone(), key.clone_key(), &alpn)
+            .map_err(|e| format!("--tls-key does not go with --tls-cert: {e}"))?,
+    };
     let mut cases = Vec::new();
     if let Some(generated) = generated {
         let bad = |e| format!("TLS: {e}");
         for (name, chain, key) in generated {
             cases.push((name, build(both, chain, key, &alpn).map_err(bad)?));
         }
+        let mut generated_ca = rustls::RootCertStore::empty();
+        if let Some(ca) = chain.last() {
+            generated_ca.add(ca.clone()).map_err(bad)?;
+        }
         cases.push((
             "client-cert-required",
-            client_auth(both, &chain, key.clone_key(), &alpn).map_err(bad)?,
+            client_auth(both, generated_ca, &chain, key.clone_key(), &alpn).map_err(bad)?,
         ));
         let only = |v| build(&[v], chain.clone(), key.clone_key(), &alpn).map_err(bad);
         cases.push(("tls12-only", only(&rustls::version::TLS12)?));
@@ -564,18 +578,36 @@ pub fn server_config(
     Ok(Arc::new(configs))
 }
 
-/// The `client-cert-required` case: the good certificate, and a client certificate asked
-/// for and required, signed by the generated CA (the last of `chain`).
+/// `--tls-client-ca FILE`: the CAs a client certificate must be signed by.
+fn client_roots(path: &Path) -> Result<rustls::RootCertStore, String> {
+    let p = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("--tls-client-ca {p}: {e}"))?;
+    let certs = CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("--tls-client-ca {p}: not PEM certificates ({e})"))?;
+    if certs.is_empty() {
+        return Err(format!(
+            "--tls-client-ca {p}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)"
+        ));
+    }
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in certs {
+        roots
+            .add(cert)
+            .map_err(|e| format!("--tls-client-ca {p}: not a CA certificate rustls takes ({e})"))?;
+    }
+    Ok(roots)
+}
+
+/// A client certificate asked for and required, signed by one of `roots` (RFC 8446 §4.3.2):
+/// the `client-cert-required` case (the generated CA) and `--tls-client-ca`.
 fn client_auth(
     versions: &[&'static rustls::SupportedProtocolVersion],
+    roots: rustls::RootCertStore,
     chain: &Chain,
     key: PrivateKeyDer<'static>,
     alpn: &[Vec<u8>],
 ) -> Result<Arc<ServerConfig>, rustls::Error> {
-    let mut roots = rustls::RootCertStore::empty();
-    if let Some(ca) = chain.last() {
-        roots.add(ca.clone())?;
-    }
     let verifier =
         rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
             .build()

@@ -1,5 +1,6 @@
 //! The `tls:` listeners' configuration, built once at start from `--tls-cert`, `--tls-key`,
-//! `--tls-name` and `--tls-ca-out` (the certificates loaded or generated, the CA written).
+//! `--tls-name`, `--tls-ca-out`, `--tls-case` and `--tls-client-ca` (the certificates loaded or
+//! generated, the CA written).
 //! Every error is one line naming the flag.
 
 use crate::config::{Config, Listen};
@@ -23,6 +24,7 @@ fn first_option(config: &Config) -> Option<&'static str> {
         (!t.names.is_empty(), "--tls-name"),
         (t.ca_out.is_some(), "--tls-ca-out"),
         (t.case.is_some(), "--tls-case"),
+        (t.client_ca.is_some(), "--tls-client-ca"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
@@ -71,7 +73,7 @@ pub(crate) fn server_config(
         },
     };
     let h2 = cfg!(feature = "http2") && !config.no_http2;
-    server_config(identity, h2, t.case.as_deref())
+    server_config(identity, h2, t.case.as_deref(), t.client_ca.as_deref())
         .map(Some)
         .map_err(invalid)
 }
