@@ -957,3 +957,52 @@ fn tls_client_ca_requires_a_client_certificate_it_signed() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// docs/tls.md shows docs/data/tls-clients.tsv (which `.ci/tls-clients` checks against real
+/// clients) cell for cell, and the table has a row for each name `--tls-list` prints.
+#[test]
+fn the_client_table_in_the_docs_is_the_data_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tsv = std::fs::read_to_string(root.join("docs/data/tls-clients.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = tsv
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let docs = std::fs::read_to_string(root.join("docs/tls.md")).unwrap();
+    let start = docs
+        .find("<!-- tls-clients table: docs/data/tls-clients.tsv -->")
+        .expect("the table's start marker");
+    let end = docs
+        .find("<!-- end of tls-clients table -->")
+        .expect("its end marker");
+    let shown: Vec<Vec<String>> = docs[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("|---"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().trim_matches('`').to_string())
+                .collect()
+        })
+        .collect();
+    assert_eq!(shown.len(), rows.len(), "rows");
+    for (s, r) in shown.iter().zip(&rows) {
+        assert_eq!(s, r, "docs/tls.md differs from docs/data/tls-clients.tsv");
+    }
+    let list = Command::new(bin()).arg("--tls-list").output().unwrap();
+    let names: Vec<String> = text(&list.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let in_table: Vec<String> = rows[1..].iter().map(|r| r[0].to_string()).collect();
+    assert_eq!(in_table, names, "a row for each name of --tls-list");
+    // The correct reaction --tls-list names is what every client does with a bad certificate.
+    for r in &rows[1..7] {
+        assert!(
+            r[1..].iter().all(|c| c.starts_with("refuse: ")),
+            "a client accepts {}: {r:?}",
+            r[0]
+        );
+    }
+}
