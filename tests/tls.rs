@@ -1006,3 +1006,76 @@ fn the_client_table_in_the_docs_is_the_data_file() {
         );
     }
 }
+
+/// The protocol ALPN chose is the connection's (RFC 9113 §3.2-3.4): after `h2`, an HTTP/1
+/// request is no preface and the connection closes without an HTTP/1 answer; after
+/// `http/1.1`, the preface is an HTTP/1 request like any other (505, not HTTP/2); without
+/// ALPN the preface is recognised as over TCP. The preface split byte by byte after `h2`
+/// works.
+#[test]
+fn alpn_decides_the_protocol() {
+    let d = dir("alpn");
+    let ca = d.join("ca.pem");
+    let t = start(&["--tls-ca-out", ca.to_str().unwrap()]);
+    let port = t.addr.port().to_string();
+    let script = r#"
+import socket, ssl, sys, time
+ca, port = sys.argv[1], int(sys.argv[2])
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+def conn(alpn):
+    ctx = ssl.create_default_context(cafile=ca)
+    if alpn:
+        ctx.set_alpn_protocols(alpn)
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+    s.settimeout(10)
+    return s
+def until_eof(s):
+    data = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                return data
+            data += b
+    except (ConnectionResetError, ssl.SSLError, ssl.SSLEOFError):
+        return data
+# h2 chosen, then an HTTP/1 request: closed, no answer.
+s = conn(["h2"])
+assert s.selected_alpn_protocol() == "h2"
+s.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+data = until_eof(s)
+assert data == b"", data
+# h2 chosen, the preface a byte at a time, then SETTINGS: canned's SETTINGS first.
+s = conn(["h2"])
+for b in PREFACE:
+    s.sendall(bytes([b]))
+    time.sleep(0.01)
+s.sendall(b"\0\0\0\x04\0\0\0\0\0")
+head = s.recv(9)
+assert len(head) == 9 and head[3] == 4, head
+s.close()
+# http/1.1 chosen, then the preface: HTTP/1 answers 505 (version HTTP/2.0).
+s = conn(["http/1.1"])
+assert s.selected_alpn_protocol() == "http/1.1"
+s.sendall(PREFACE)
+data = until_eof(s)
+assert data.startswith(b"HTTP/1.1 505 "), data
+# No ALPN: the preface is HTTP/2, a request HTTP/1.
+s = conn(None)
+assert s.selected_alpn_protocol() is None
+s.sendall(PREFACE + b"\0\0\0\x04\0\0\0\0\0")
+head = s.recv(9)
+assert len(head) == 9 and head[3] == 4, head
+s.close()
+s = conn(None)
+s.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+assert until_eof(s).endswith(b"Hello World\n")
+print("ok")
+"#;
+    python_ok(
+        script,
+        &[ca.as_os_str(), port.as_ref()],
+        "ALPN decides the protocol",
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -105,6 +105,11 @@ pub trait Io {
     fn wants_write(&self) -> bool;
     /// [`Transport::shutdown`].
     fn shutdown(&mut self, sock: &Socket) -> io::Result<()>;
+    /// The protocol the transport negotiated for the connection (TLS's ALPN, RFC 7301), if
+    /// it negotiated one.
+    fn alpn(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Io for Transport {

@@ -340,6 +340,13 @@ impl TlsConn {
 }
 
 impl super::Io for TlsConn {
+    fn alpn(&self) -> Option<&[u8]> {
+        match &self.state {
+            State::Conn(conn) => conn.alpn_protocol(),
+            _ => None,
+        }
+    }
+
     fn read(&mut self, sock: &Socket, buf: &mut [u8]) -> io::Result<usize> {
         let State::Conn(conn) = &mut self.state else {
             return self.before(sock);

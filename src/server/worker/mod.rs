@@ -285,7 +285,11 @@ impl Worker {
             }
             return;
         }
-        let after = event!(transport).drive(conn, cause, &mut self.scratch, no_http2, &mut env);
+        let preface = match cfg!(feature = "http2") && !no_http2 {
+            true => Preface::Sniff,
+            false => Preface::Ignore,
+        };
+        let after = event!(transport).drive(conn, cause, &mut self.scratch, preface, &mut env);
         if let After::Close = after {
             self.close(k);
         }
@@ -316,6 +320,22 @@ enum FirstBytes {
     /// The rest of the preface: the connection turns HTTP/2 ([`After::PriorKnowledge`]).
     #[cfg(feature = "http2")]
     Http2,
+    /// Not the preface where it is required ([`Preface::Required`]): a connection error
+    /// (RFC 9113 §3.4), closed without a GOAWAY, as the peer does not speak HTTP/2.
+    #[cfg(all(feature = "http2", feature = "tls"))]
+    NotHttp2,
+}
+
+/// Whether a silent connection's first bytes are looked at for the HTTP/2 preface.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Preface {
+    /// No: they are HTTP/1's (`--no-http2`, or ALPN chose `http/1.1`).
+    Ignore,
+    /// Yes: the preface makes it HTTP/2, anything else HTTP/1 (prior knowledge).
+    Sniff,
+    /// They must be the preface (ALPN chose `h2`).
+    #[cfg(all(feature = "http2", feature = "tls"))]
+    Required,
 }
 
 /// One event's view of the worker: the connection's slot (but for the connection itself) and
@@ -343,23 +363,23 @@ impl<T: Io> Event<'_, T> {
         conn: &mut ProtocolConn,
         cause: Cause,
         scratch: &mut [u8],
-        no_http2: bool,
+        preface: Preface,
         env: &mut Env<'_, Work>,
     ) -> After {
         match conn {
-            ProtocolConn::H1(c) => {
-                let preface = cfg!(feature = "http2") && !no_http2;
-                match self.handle(c, cause, scratch, preface, env) {
-                    after @ (After::Done | After::Close) => after,
-                    after => self.switch(conn, after, scratch, env),
-                }
-            }
+            ProtocolConn::H1(c) => match self.handle(c, cause, scratch, preface, env) {
+                after @ (After::Done | After::Close) => after,
+                after => self.switch(conn, after, scratch, env),
+            },
             #[cfg(any(feature = "http2", feature = "websocket"))]
             _ => self.handle_upgraded(conn, cause, scratch, env),
         }
     }
 
-    /// [`Event::drive`] for a TLS connection: compiled apart, out of the plain path.
+    /// [`Event::drive`] for a TLS connection: compiled apart, out of the plain path. The
+    /// protocol ALPN chose is the connection's (RFC 9113 §3.2, RFC 7301): after `h2`, the first
+    /// bytes must be the HTTP/2 preface (§3.4), after `http/1.1` they are HTTP/1's whatever
+    /// they are; without ALPN the preface is looked for, as over TCP.
     #[cfg(feature = "tls")]
     #[inline(never)]
     fn tls(
@@ -370,7 +390,14 @@ impl<T: Io> Event<'_, T> {
         no_http2: bool,
         env: &mut Env<'_, Work>,
     ) -> After {
-        self.drive(conn, cause, scratch, no_http2, env)
+        let preface = match self.transport.alpn() {
+            _ if no_http2 || !cfg!(feature = "http2") => Preface::Ignore,
+            #[cfg(feature = "http2")]
+            Some(b"h2") => Preface::Required,
+            Some(_) => Preface::Ignore,
+            None => Preface::Sniff,
+        };
+        self.drive(conn, cause, scratch, preface, env)
     }
 
     /// The event for one protocol's connection. `preface`: data read while the connection is
@@ -382,7 +409,7 @@ impl<T: Io> Event<'_, T> {
         conn: &mut C,
         cause: Cause,
         scratch: &mut [u8],
-        preface: bool,
+        preface: Preface,
         env: &mut Env<'_, Work>,
     ) -> After {
         match cause {
@@ -407,6 +434,8 @@ impl<T: Io> Event<'_, T> {
                                 FirstBytes::Undecided => false,
                                 #[cfg(feature = "http2")]
                                 FirstBytes::Http2 => return After::PriorKnowledge(n),
+                                #[cfg(all(feature = "http2", feature = "tls"))]
+                                FirstBytes::NotHttp2 => return After::Close,
                             };
                         if hand {
                             conn.on_data(&scratch[..n], env);
@@ -467,11 +496,11 @@ impl Silence<'_> {
         mut self,
         conn: &mut C,
         data: &[u8],
-        preface: bool,
+        preface: Preface,
         env: &mut Env<'_, Work>,
     ) -> FirstBytes {
         #[cfg(feature = "http2")]
-        if preface {
+        if preface != Preface::Ignore {
             let held = usize::from(*self.sniffed);
             match crate::frame::sniff(held, data) {
                 Sniffed::Http2 => {
@@ -482,6 +511,9 @@ impl Silence<'_> {
                     *self.sniffed = at as u8;
                     return FirstBytes::Undecided;
                 }
+                #[cfg(feature = "tls")]
+                // Still silent: the close counts it out.
+                Sniffed::Http1 if preface == Preface::Required => return FirstBytes::NotHttp2,
                 Sniffed::Http1 => {}
             }
         }
@@ -527,9 +559,9 @@ impl<T: Io> Event<'_, T> {
         let after = match conn {
             ProtocolConn::H1(_) => After::Done,
             #[cfg(feature = "http2")]
-            ProtocolConn::H2(c) => self.handle(c, cause, scratch, false, env),
+            ProtocolConn::H2(c) => self.handle(c, cause, scratch, Preface::Ignore, env),
             #[cfg(feature = "websocket")]
-            ProtocolConn::Ws(c) => self.handle(c, cause, scratch, false, env),
+            ProtocolConn::Ws(c) => self.handle(c, cause, scratch, Preface::Ignore, env),
         };
         match after {
             After::Done | After::Close => after,
