@@ -4,7 +4,8 @@
 # raw sockets) for SECONDS_RUN (default 5, after a second's warm-up; medians of ROUNDS, 3), against canned's release
 # build with 1 and 2 workers and against the peers run in the same run: Python `websockets`
 # (asyncio, one process) and node's `ws` (one process), where installed. Prints messages a
-# second and the server's CPU per message, from /proc/PID/stat (utime + stime) over the run.
+# second and the server's CPU per message, from /proc/PID/stat (utime + stime) over the run,
+# and the load generator's own (its rate is the server's only while it needs less).
 # With two CPUs, a one-process server is pinned to CPU 0 and the load generator to CPU 1.
 #
 #   benches/record ws benches/ws.sh
@@ -35,27 +36,30 @@ measure() {
     hz="$(getconf CLK_TCK)"
     : >"$work/rate"
     : >"$work/cpu"
+    : >"$work/own"
     for r in $(seq "$ROUNDS"); do
         before="$(cpu_ticks "$spid")"
         out="$($PIN_L "$load" "127.0.0.1:$port/" "$CONNS" "$SECONDS_RUN")"
         after="$(cpu_ticks "$spid")"
         per_s="$(echo "$out" | awk '{print $(NF-1)}')"
         echo "$per_s" >>"$work/rate"
+        echo "$out" | sed -n 's/.*load generator \([0-9.]*\) CPU.*/\1/p' >>"$work/own"
         # CPU over the whole run (its warm-up second included) per message of the whole run
         # (at the measured rate): µs of server CPU per message.
         awk -v r="$per_s" -v t="$((after - before))" -v hz="$hz" -v s="$SECONDS_RUN" \
             'BEGIN { total = r * (s + 1); printf "%.2f\n", (total > 0 ? t / hz * 1e6 / total : 0) }' \
             >>"$work/cpu"
     done
-    printf '| %s | %s | %s |\n' "$name" "$(median_of "$work/rate")" "$(median_of "$work/cpu")"
+    printf '| %s | %s | %s | %s |\n' "$name" "$(median_of "$work/rate")" "$(median_of "$work/cpu")" \
+        "$(median_of "$work/own")"
 }
 
 median_of() {
     sort -g "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%s\n", (m == int(m) ? sprintf("%d", m) : m)}'
 }
 
-echo "| server | messages/s | CPU µs/message |"
-echo "|---|---:|---:|"
+echo "| server | messages/s | CPU µs/message | load generator CPU µs/message |"
+echo "|---|---:|---:|---:|"
 for workers in 1 2; do
     pin="$PIN_S"
     [ "$workers" = 2 ] && pin=""
