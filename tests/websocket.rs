@@ -667,3 +667,281 @@ fn idle_websockets_hold_little_memory() {
     eprintln!("{n} idle WebSocket connections: {per} bytes each");
     assert!(per < 2048, "{per} bytes per idle WebSocket");
 }
+
+// Faults per message: `--fault PATH=KIND` on a `--websocket` path.
+
+/// Every malformed frame of the catalogue, with the bytes it must be on the wire: the
+/// catalogue is read by the test from its ids, and each frame checked byte for byte.
+const MALFORMED: &[(&str, &[u8])] = &[
+    ("opcode-reserved-data", b"\x83\x05hello"),
+    ("opcode-reserved-control", b"\x8B\x00"),
+    ("rsv1", b"\xC1\x05hello"),
+    ("rsv2", b"\xA1\x05hello"),
+    ("rsv3", b"\x91\x05hello"),
+    ("masked", b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58"),
+    ("control-fragmented", b"\x09\x05hello"),
+    ("continuation-unexpected", b"\x80\x05hello"),
+    ("text-inside-fragmented", b"\x01\x03hel\x81\x02lo"),
+    ("text-bad-utf8", b"\x81\x02\xC3\x28"),
+    ("text-bad-utf8-fragmented", b"\x01\x05hello\x80\x01\xFF"),
+    ("length-not-minimal", b"\x81\x7E\x00\x05hello"),
+    (
+        "length-top-bit",
+        b"\x82\x7F\x80\x00\x00\x00\x00\x00\x00\x05",
+    ),
+    ("close-code-invalid", b"\x88\x02\x03\xED"),
+    ("close-code-out-of-range", b"\x88\x02\x03\xE7"),
+    ("close-one-byte", b"\x88\x01\x03"),
+    ("close-reason-bad-utf8", b"\x88\x03\x03\xE8\xFF"),
+];
+
+fn read_exactly(s: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut b = vec![0u8; n];
+    s.read_exact(&mut b).unwrap();
+    b
+}
+
+/// Each id of the catalogue is sent instead of the echo, byte for byte, and the connection
+/// stays open: the client's close is echoed after it.
+#[test]
+fn malformed_frames_are_sent_instead_of_the_echo() {
+    use canned::fault::websocket::IDS;
+    let mut ping_126 = vec![0x89, 126, 0, 126];
+    ping_126.extend([b'x'; 126]);
+    let mut cases: Vec<(&str, Vec<u8>)> = MALFORMED.iter().map(|(i, b)| (*i, b.to_vec())).collect();
+    cases.push(("control-too-long", ping_126));
+    assert_eq!(
+        cases.len(),
+        IDS.len(),
+        "a catalogue id without its bytes here"
+    );
+    let mut args = vec!["--workers".to_string(), "1".to_string()];
+    for (i, (id, _)) in cases.iter().enumerate() {
+        args.extend(["--websocket".into(), format!("/{i}")]);
+        args.extend(["--fault".into(), format!("/{i}=malformed:{id}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_h, addr) = start(&args);
+    for (i, (id, want)) in cases.iter().enumerate() {
+        let mut s = open(addr, &format!("/{i}"));
+        s.write_all(&frame(true, TEXT, b"message")).unwrap();
+        assert_eq!(&read_exactly(&mut s, want.len()), want, "{id}");
+        s.write_all(&close_frame(1002, b"")).unwrap();
+        expect_close(&mut s, 1002, id);
+    }
+}
+
+/// `latency:D` holds each echo D after its message, never less; a ping sent meanwhile is
+/// answered after it (nothing is read while an echo is held).
+#[test]
+fn latency_holds_each_echo() {
+    for workers in ["1", "2"] {
+        let (_h, addr) = start(&[
+            "--websocket",
+            "/ws",
+            "--fault",
+            "/ws=latency:200ms",
+            "--workers",
+            workers,
+        ]);
+        let mut s = open(addr, "/ws");
+        for i in 0..2u8 {
+            let t = Instant::now();
+            s.write_all(&frame(true, TEXT, &[b'a' + i])).unwrap();
+            s.write_all(&frame(true, PING, b"p")).unwrap();
+            assert_eq!(read_frame(&mut s), (true, TEXT, vec![b'a' + i]));
+            let took = t.elapsed();
+            assert!(took >= Duration::from_millis(200), "{took:?}");
+            assert!(took < time_bound(Duration::from_secs(3)), "{took:?}");
+            assert_eq!(read_frame(&mut s), (true, PONG, b"p".to_vec()));
+        }
+        s.write_all(&close_frame(1000, b"")).unwrap();
+        expect_close(&mut s, 1000, "close after held echoes");
+    }
+}
+
+/// `drip:4/100ms`: the echo's frame, 12 bytes, in pieces of 4 bytes 100 ms apart.
+#[test]
+fn drip_sends_each_echo_in_pieces() {
+    let (_h, addr) = start(&["--websocket", "/ws", "--fault", "/ws=drip:4/100ms"]);
+    let mut s = open(addr, "/ws");
+    let t = Instant::now();
+    s.write_all(&frame(true, BINARY, b"0123456789")).unwrap();
+    let mut got = Vec::new();
+    let mut at = Vec::new();
+    while got.len() < 12 {
+        let mut b = [0u8; 16];
+        let n = s.read(&mut b).unwrap();
+        assert!(n > 0);
+        got.extend_from_slice(&b[..n]);
+        at.push((got.len(), t.elapsed()));
+    }
+    assert_eq!(got, b"\x82\x0a0123456789");
+    // The bytes past 4 no earlier than 100 ms, past 8 no earlier than 200 ms.
+    for &(len, when) in &at {
+        let floor = Duration::from_millis(100 * ((len as u64 - 1) / 4));
+        assert!(when >= floor, "{len} bytes at {when:?}");
+    }
+    assert!(at.len() >= 3, "in pieces: {at:?}");
+    // The next message is read once the whole echo is out.
+    echo_dripped(&mut s);
+}
+
+fn echo_dripped(s: &mut TcpStream) {
+    s.write_all(&frame(true, TEXT, b"ab")).unwrap();
+    assert_eq!(read_frame(s), (true, TEXT, b"ab".to_vec()));
+}
+
+/// `close-after:N:CODE`: N echoes, then a close with CODE and TCP closed; with N 0, right
+/// after the `101`.
+#[test]
+fn close_after_n_messages_with_its_code() {
+    let (_h, addr) = start(&[
+        "--websocket",
+        "/two",
+        "--fault",
+        "/two=close-after:2:4000",
+        "--websocket",
+        "/zero",
+        "--fault",
+        "/zero=close-after:0:1011",
+    ]);
+    let mut s = open(addr, "/two");
+    echo(&mut s, TEXT, b"one");
+    s.write_all(&frame(true, TEXT, b"two")).unwrap();
+    assert_eq!(read_exactly(&mut s, 5), b"\x81\x03two");
+    assert_eq!(read_exactly(&mut s, 4), b"\x88\x02\x0f\xa0");
+    assert!(read_to_eof(&mut s).is_empty());
+    let mut s = open(addr, "/zero");
+    assert_eq!(read_exactly(&mut s, 4), b"\x88\x02\x03\xf3");
+    assert!(read_to_eof(&mut s).is_empty());
+}
+
+/// `drop-after:N`: N echoes, then FIN with no close frame; `drop-after:N:reset`: RST.
+#[test]
+fn drop_after_n_messages_with_fin_or_rst() {
+    let (_h, addr) = start(&[
+        "--websocket",
+        "/fin",
+        "--fault",
+        "/fin=drop-after:1",
+        "--websocket",
+        "/rst",
+        "--fault",
+        "/rst=drop-after:1:reset",
+    ]);
+    let mut s = open(addr, "/fin");
+    echo(&mut s, TEXT, b"one");
+    let mut b = [0u8; 16];
+    assert_eq!(s.read(&mut b).unwrap(), 0, "FIN right after the echo");
+    let mut s = open(addr, "/rst");
+    echo(&mut s, TEXT, b"one");
+    let got = loop {
+        match s.read(&mut b) {
+            Ok(0) => break Ok(0),
+            Ok(n) => panic!("{n} bytes after the echo: {:?}", &b[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e.kind()),
+        }
+    };
+    assert_eq!(got, Err(std::io::ErrorKind::ConnectionReset));
+}
+
+/// `ping-storm:N`: after each echo, N pings numbered from 0 (4 bytes, big-endian), then the
+/// next message is read.
+#[test]
+fn a_ping_storm_follows_each_echo() {
+    let (_h, addr) = start(&["--websocket", "/ws", "--fault", "/ws=ping-storm:3000"]);
+    let mut s = open(addr, "/ws");
+    for round in 0..2u32 {
+        s.write_all(&frame(true, TEXT, b"storm")).unwrap();
+        assert_eq!(read_frame(&mut s), (true, TEXT, b"storm".to_vec()));
+        for i in 0..3000u32 {
+            let n = round * 3000 + i;
+            assert_eq!(
+                read_exactly(&mut s, 6),
+                [&[0x89, 4][..], &n.to_be_bytes()].concat()
+            );
+        }
+    }
+    s.write_all(&close_frame(1000, b"")).unwrap();
+    expect_close(&mut s, 1000, "close after a storm");
+}
+
+/// A storm to a client that never reads: canned queues at most `STORM_QUEUE` of it, its
+/// memory stays flat, and the connection still closes on `--write-timeout`.
+#[test]
+fn a_ping_storm_to_a_peer_that_never_reads_is_bounded() {
+    let p = Proc::start(&[
+        "--websocket",
+        "/ws",
+        "--fault",
+        "/ws=ping-storm:1000000",
+        "--workers",
+        "1",
+        "--write-timeout",
+        "2s",
+    ]);
+    let mut s = open(p.addr, "/ws");
+    let rss_before = p.rss_kib();
+    s.write_all(&frame(true, TEXT, b"go")).unwrap();
+    // 6 MB of pings if queued whole; give canned time to queue what it would.
+    std::thread::sleep(Duration::from_millis(500));
+    let rss_grew = p.rss_kib().saturating_sub(rss_before);
+    eprintln!("a storm of 1,000,000 pings to a peer that never reads: RSS grew {rss_grew} KiB");
+    assert!(rss_grew < 1024, "RSS grew {rss_grew} KiB");
+    // Past the write timeout (no progress for 2 s), the connection is closed: what was sent
+    // is whole frames, the echo then pings in order, far from all of them.
+    std::thread::sleep(time_bound(Duration::from_secs(3)));
+    let all = read_to_eof(&mut s);
+    assert_eq!(&all[..4], b"\x81\x02go");
+    let pings = &all[4..];
+    eprintln!("{} pings sent before the write timeout", pings.len() / 6);
+    assert!(pings.len() < 6_000_000, "{} bytes of pings", pings.len());
+    for (i, p) in pings.chunks(6).enumerate() {
+        let want = [&[0x89, 4][..], &(i as u32).to_be_bytes()].concat();
+        assert_eq!(p, &want[..p.len()], "ping {i}");
+    }
+}
+
+/// A fault spec that is wrong for a WebSocket path, or a WebSocket's kind on another path: one
+/// line naming `--fault`.
+#[test]
+fn bad_websocket_faults_are_one_line_errors_naming_the_flag() {
+    for (args, says) in [
+        (
+            &["--websocket", "/ws", "--fault", "/ws=malformed:nope"][..],
+            "not a malformed frame's id",
+        ),
+        (
+            &["--websocket", "/ws", "--fault", "/ws=stall"],
+            "not a fault of a --websocket path",
+        ),
+        (
+            &["--websocket", "/ws", "--fault", "/ws=close-after:1:5000"],
+            "out of range",
+        ),
+        (
+            &["--fault", "/x=drop-after:1"],
+            "/x is not a --websocket path",
+        ),
+        (
+            &[
+                "--websocket",
+                "/ws",
+                "--fault",
+                "/ws=latency:1s",
+                "--fault",
+                "/ws=latency:2s",
+            ],
+            "one latency",
+        ),
+    ] {
+        let e = canned::config::Config::from_args(args.iter().copied(), &[])
+            .err()
+            .unwrap_or_else(|| panic!("{args:?} accepted"))
+            .to_string();
+        assert!(e.contains("--fault") && e.contains(says), "{args:?}: {e}");
+        assert!(!e.trim_end().contains('\n'), "{e}");
+    }
+}

@@ -321,6 +321,25 @@ pub(super) fn parse_route(v: &str, default: &Spec) -> Result<Route, String> {
 /// made a route, for the check that no path is answered twice.
 #[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_fault<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>, String> {
+    #[cfg(feature = "websocket")]
+    {
+        use crate::fault::websocket::{WsFaults, is_ws_kind};
+        let (key, spec) = v.split_once('=').unwrap_or((v, ""));
+        // `--websocket` is applied before `--fault`: its paths are known here.
+        if let Some(i) = c.websocket.iter().position(|p| p == key) {
+            c.websocket_faults
+                .resize_with(c.websocket.len(), WsFaults::default);
+            c.websocket_faults[i]
+                .add(spec)
+                .map_err(|e| format!("{v}: {e}"))?;
+            return Ok(None);
+        }
+        if is_ws_kind(spec) {
+            return Err(format!(
+                "{v}: a fault of a WebSocket's messages, and {key} is not a --websocket path"
+            ));
+        }
+    }
     let (key, fault, share) = parse_fault(v)?;
     let (method, path) = split_method(key)?;
     let found = c.routes[1..]

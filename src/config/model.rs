@@ -165,6 +165,10 @@ pub struct Config {
     /// `--websocket-max-message`: the largest WebSocket message taken, in bytes (close 1009
     /// beyond).
     pub websocket_max_message: u64,
+    /// `--fault` on a `--websocket` path: its faults per message, by the index of the path
+    /// in `websocket` (none for a path without).
+    #[cfg(feature = "websocket")]
+    pub websocket_faults: Vec<crate::fault::websocket::WsFaults>,
     /// `--tls-cert`, `--tls-key`, `--tls-name`, `--tls-ca-out`, `--tls-case`,
     /// `--tls-client-ca`: the certificates of the `tls:` listeners.
     pub tls: TlsOptions,
@@ -241,6 +245,8 @@ impl Default for Config {
             etag: None,
             websocket: Vec::new(),
             websocket_max_message: DEFAULT_WEBSOCKET_MAX_MESSAGE,
+            #[cfg(feature = "websocket")]
+            websocket_faults: Vec::new(),
         }
     }
 }

@@ -58,6 +58,8 @@ pub struct WebSocketRequest {
     pub key: [u8; 24],
     /// The largest message taken (bytes): a larger one is answered with close 1009.
     pub max_message: u64,
+    /// The path's faults per message (`--fault` on a `--websocket` path), if it has any.
+    pub faults: Option<&'static crate::fault::websocket::WsFaults>,
 }
 
 /// An HTTP/1.1 request that asked to continue in HTTP/2 (`Upgrade: h2c`): its route, whether

@@ -35,6 +35,9 @@ pub struct WebSocketPaths {
     pub paths: Vec<Box<[u8]>>,
     /// The largest message taken (bytes).
     pub max_message: u64,
+    /// `--fault` on these paths: each path's faults per message, by index (none past the
+    /// end).
+    pub faults: Vec<crate::fault::websocket::WsFaults>,
 }
 
 /// The test-endpoint switches that are fixed for the run. [`Switches::default`] is all off:

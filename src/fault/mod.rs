@@ -28,6 +28,7 @@
 //! | `worker` | one worker's faults at run time |
 //! | `mutator` | the `--mutate` choice and cycle |
 //! | `clock` | wall-clock dates for worker times |
+//! | `websocket` | a `--websocket` path's faults per message, and its malformed frames |
 
 mod clock;
 mod math;
@@ -40,6 +41,8 @@ mod spec;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "websocket")]
+pub mod websocket;
 mod worker;
 
 pub use mutator::{Mutate, Mutator};

@@ -93,7 +93,7 @@ fn parse_millis(v: &str) -> Result<u64, String> {
 }
 
 /// `100ms`; `10ms..50ms`; `median=50ms:p99=500ms`.
-fn parse_latency(a: &str) -> Result<Latency, String> {
+pub(super) fn parse_latency(a: &str) -> Result<Latency, String> {
     if let Some(rest) = a.strip_prefix("median=") {
         let Some((median, p99)) = rest.split_once(":p99=") else {
             return Err(format!(
@@ -122,7 +122,7 @@ fn parse_size(v: &str) -> Result<u64, String> {
 }
 
 /// `1KiB/100ms` (a rate) or `10pieces/2s` (N pieces over a time).
-fn parse_drip(a: &str) -> Result<Drip, String> {
+pub(super) fn parse_drip(a: &str) -> Result<Drip, String> {
     let bad = || format!("{a:?} is not a drip like 1KiB/100ms or 10pieces/2s");
     let (amount, time) = a.split_once('/').ok_or_else(bad)?;
     let ms = parse_millis(time)?;

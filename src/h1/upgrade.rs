@@ -38,11 +38,16 @@ impl Http1Conn {
         #[cfg(feature = "websocket")]
         if let Some(ws) = env.settings.websocket {
             let (method, path) = super::websocket::request_line(head);
-            if ws.paths.iter().any(|p| **p == *path) {
+            if let Some(i) = ws.paths.iter().position(|p| **p == *path) {
                 let asks = method == b"GET"
                     && req.version == Version::Http11
                     && req.framing == Framing::None;
-                self.websocket(b, asks, method == b"HEAD", head, ws.max_message, env);
+                let path = crate::conn::WebSocketRequest {
+                    key: [0; 24],
+                    max_message: ws.max_message,
+                    faults: ws.faults.get(i).filter(|f| !f.is_none()),
+                };
+                self.websocket(b, asks, method == b"HEAD", head, path, env);
                 return true;
             }
         }

@@ -38,7 +38,8 @@ impl Refused {
 
 impl Http1Conn {
     /// A request with an `Upgrade` field on a `--websocket` path: hand the connection over,
-    /// or refuse the handshake.
+    /// or refuse the handshake. `path` is what the path gives the connection (its key
+    /// is filled in here).
     #[cold]
     #[inline(never)]
     pub(super) fn websocket(
@@ -47,7 +48,7 @@ impl Http1Conn {
         get_11_without_body: bool,
         head_only: bool,
         head: &[u8],
-        max_message: u64,
+        path: WebSocketRequest,
         env: &mut Env<'_>,
     ) {
         let key = if get_11_without_body {
@@ -57,7 +58,7 @@ impl Http1Conn {
         };
         match key {
             Ok(key) => {
-                b.websocket = Some(WebSocketRequest { key, max_message });
+                b.websocket = Some(WebSocketRequest { key, ..path });
                 self.phase = Phase::Upgrading;
             }
             Err(why) => {

@@ -32,6 +32,9 @@ use crate::conn::{
     Connection, Env, HIGH_WATER, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings,
     WebSocketRequest,
 };
+use crate::fault::Drip;
+use crate::fault::Rng;
+use crate::fault::websocket::{FRAMES, WsEnd, WsFaults};
 use crate::stats::Timeout;
 use frame::{
     BINARY, CLOSE, CONTINUATION, GOING_AWAY, Header, INVALID_DATA, MAX_CONTROL, PING, PONG,
@@ -94,6 +97,70 @@ struct State {
     linger_left: usize,
     /// Messages echoed.
     echoed: u32,
+    /// `--fault` on the path: what its messages get, `None` without (boxed: a connection
+    /// without faults pays a pointer).
+    faults: Option<Box<Faults>>,
+}
+
+/// The most a ping storm queues at a time: a peer that does not read holds this much of it.
+pub const STORM_QUEUE: usize = 16 * 1024;
+
+/// A connection's faults at run time (see `fault::websocket`).
+#[derive(Debug)]
+struct Faults {
+    spec: &'static WsFaults,
+    rng: Rng,
+    /// The last frame of the output, held back in whole or in part (a latency, a drip):
+    /// nothing is read until it is all out.
+    held: Option<Held>,
+    /// Pings still to send after the last echo: queued as the output drains, [`STORM_QUEUE`]
+    /// at most; nothing is read until they are all queued.
+    storm_left: u32,
+    /// Pings sent (each ping's payload: its number, 4 bytes).
+    storm_sent: u32,
+    /// The end (`close-after`, `drop-after`) is done.
+    ended: bool,
+    /// `drop-after:N:reset`: close with RST.
+    reset: bool,
+    now_us: u64,
+}
+
+/// An echo held back: the last `len` bytes of the output, of which `released` may go.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    len: usize,
+    released: usize,
+    /// When its first piece may go (µs).
+    begin_us: u64,
+    /// When it was made: a piece due then goes at once.
+    made_us: u64,
+    drip: Option<Drip>,
+    /// The next piece to release.
+    piece: u32,
+}
+
+impl Held {
+    /// When the next piece is due.
+    fn due_us(&self) -> u64 {
+        let at = self.drip.map_or(0, |d| d.piece_at_us(self.piece, self.len));
+        self.begin_us.saturating_add(at)
+    }
+
+    /// Release what is due at `now`; whether all of it is.
+    fn advance(&mut self, now: u64) -> bool {
+        while self.released < self.len {
+            let due = self.due_us();
+            if due > self.made_us && now <= due {
+                break;
+            }
+            self.released = match self.drip {
+                Some(d) => d.piece_end(self.piece, self.len),
+                None => self.len,
+            };
+            self.piece += 1;
+        }
+        self.released == self.len
+    }
 }
 
 impl WsConn {
@@ -123,8 +190,22 @@ impl WsConn {
                 out_since_us: now_us,
                 linger_left: 0,
                 echoed: 0,
+                faults: request.faults.map(|spec| {
+                    Box::new(Faults {
+                        spec,
+                        rng: spec.rng(&request.key),
+                        held: None,
+                        storm_left: 0,
+                        storm_sent: 0,
+                        ended: false,
+                        reset: false,
+                        now_us,
+                    })
+                }),
             }),
         };
+        // `close-after:0`, `drop-after:0`: before any message.
+        c.st.settle();
         if !input.is_empty() {
             // Counted by HTTP/1 when it read them.
             env.stats.bytes_in = env.stats.bytes_in.saturating_sub(input.len() as u64);
@@ -138,6 +219,9 @@ impl WsConn {
         let s = &mut *self.st;
         env.stats.bytes_in += data.len() as u64;
         s.active_us = env.now_us;
+        if let Some(f) = s.faults.as_deref_mut() {
+            f.now_us = env.now_us;
+        }
         match s.phase {
             Phase::Lingering => {
                 s.linger_left = s.linger_left.saturating_sub(data.len());
@@ -168,8 +252,84 @@ impl WsConn {
 }
 
 impl State {
+    /// Bytes queued, those held back by a fault included: what backpressure counts.
     fn pending_out(&self) -> usize {
         self.out.len() - self.out_pos
+    }
+
+    /// Where the bytes that may be written end: before what a fault holds back.
+    fn visible_end(&self) -> usize {
+        match self.faults.as_deref().and_then(|f| f.held) {
+            Some(h) => self.out.len() - (h.len - h.released),
+            None => self.out.len(),
+        }
+    }
+
+    /// Bytes that may be written now.
+    fn pending_visible(&self) -> usize {
+        self.visible_end() - self.out_pos
+    }
+
+    /// A fault holds the connection's reading: an echo held back, or pings still to queue.
+    fn paused(&self) -> bool {
+        self.faults
+            .as_deref()
+            .is_some_and(|f| f.held.is_some() || f.storm_left > 0)
+    }
+
+    /// After an echo, a release or a write: queue the storm's next pings, then end the
+    /// connection if its fault says so and nothing is held.
+    fn settle(&mut self) {
+        let Some(f) = self.faults.as_deref_mut() else {
+            return;
+        };
+        if f.held.is_some() {
+            return;
+        }
+        while f.storm_left > 0 && self.out.len() - self.out_pos < STORM_QUEUE {
+            frame::write_header(&mut self.out, PING, 4);
+            self.out.extend_from_slice(&f.storm_sent.to_be_bytes());
+            f.storm_sent = f.storm_sent.wrapping_add(1);
+            f.storm_left -= 1;
+        }
+        if f.storm_left > 0 || f.ended || self.phase != Phase::Open {
+            return;
+        }
+        match f.spec.end {
+            Some(end) if self.echoed >= end.after() => {
+                f.ended = true;
+                match end {
+                    WsEnd::Close { code, .. } => self.close(Some(code)),
+                    WsEnd::Drop { reset, .. } => {
+                        f.reset = reset;
+                        self.phase = Phase::Closing;
+                        self.payload = None;
+                        self.input = Vec::new();
+                        self.message = Vec::new();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A hold's pieces due at `now` released; once it is all out, reading (and a storm, an
+    /// end) resumes.
+    fn release(&mut self, now: u64) {
+        let Some(f) = self.faults.as_deref_mut() else {
+            return;
+        };
+        f.now_us = now;
+        let Some(h) = f.held.as_mut() else {
+            return;
+        };
+        if h.advance(now) {
+            f.held = None;
+            self.settle();
+            if self.phase == Phase::Open && !self.input.is_empty() && !self.paused() {
+                self.resume();
+            }
+        }
     }
 
     /// Process held-back input.
@@ -188,7 +348,7 @@ impl State {
     /// returns the bytes used (all of them once the connection is closing).
     fn process(&mut self, buf: &[u8]) -> usize {
         let mut at = 0;
-        while self.phase == Phase::Open && self.pending_out() < HIGH_WATER {
+        while self.phase == Phase::Open && self.pending_out() < HIGH_WATER && !self.paused() {
             if let Some(p) = self.payload.as_mut() {
                 let take = p.left.min((buf.len() - at) as u64) as usize;
                 let start = self.message.len();
@@ -277,14 +437,52 @@ impl State {
             self.fail(INVALID_DATA);
             return;
         }
-        frame::write_header(&mut self.out, self.message_op, self.message.len());
-        self.out.extend_from_slice(&self.message);
+        if self.faults.is_some() {
+            self.echo_faulted();
+        } else {
+            frame::write_header(&mut self.out, self.message_op, self.message.len());
+            self.out.extend_from_slice(&self.message);
+        }
         self.message.clear();
         if self.message.capacity() > KEEP_MESSAGE {
             self.message = Vec::new();
         }
         self.message_op = CONTINUATION;
         self.echoed = self.echoed.wrapping_add(1);
+        self.settle();
+    }
+
+    /// The echo of a path with faults: this message's plan drawn, then the echo (or a
+    /// malformed frame instead) queued, held back and followed by pings as it says.
+    #[cold]
+    #[inline(never)]
+    fn echo_faulted(&mut self) {
+        let Some(f) = self.faults.as_deref_mut() else {
+            return;
+        };
+        let plan = f.spec.plan(&mut f.rng);
+        let start = self.out.len();
+        match plan.malformed {
+            Some(i) => self.out.extend_from_slice(FRAMES[usize::from(i)]),
+            None => {
+                frame::write_header(&mut self.out, self.message_op, self.message.len());
+                self.out.extend_from_slice(&self.message);
+            }
+        }
+        f.storm_left = plan.storm;
+        if plan.delay_us > 0 || plan.drip.is_some() {
+            let mut h = Held {
+                len: self.out.len() - start,
+                released: 0,
+                begin_us: f.now_us.saturating_add(plan.delay_us),
+                made_us: f.now_us,
+                drip: plan.drip,
+                piece: 0,
+            };
+            if !h.advance(f.now_us) {
+                f.held = Some(h);
+            }
+        }
     }
 
     /// A whole control frame, unmasked.
@@ -356,7 +554,7 @@ impl<W: Pooled> Connection<W> for WsConn {
 
     #[inline(never)]
     fn output(&self) -> &[u8] {
-        &self.st.out[self.st.out_pos..]
+        &self.st.out[self.st.out_pos..self.st.visible_end()]
     }
 
     #[inline(never)]
@@ -378,7 +576,14 @@ impl<W: Pooled> Connection<W> for WsConn {
             s.out.drain(..s.out_pos);
             s.out_pos = 0;
         }
-        if s.phase == Phase::Open && !s.input.is_empty() && s.pending_out() < HIGH_WATER {
+        if s.faults.is_some() {
+            s.settle();
+        }
+        if s.phase == Phase::Open
+            && !s.input.is_empty()
+            && s.pending_out() < HIGH_WATER
+            && !s.paused()
+        {
             s.resume();
         }
     }
@@ -387,7 +592,7 @@ impl<W: Pooled> Connection<W> for WsConn {
     fn wants_read(&self) -> bool {
         let s = &*self.st;
         match s.phase {
-            Phase::Open => !s.eof && s.pending_out() < HIGH_WATER,
+            Phase::Open => !s.eof && s.pending_out() < HIGH_WATER && !s.paused(),
             Phase::Lingering => !s.eof && s.linger_left > 0,
             Phase::Closing => false,
         }
@@ -398,6 +603,9 @@ impl<W: Pooled> Connection<W> for WsConn {
         let s = &*self.st;
         let flushed = s.pending_out() == 0;
         match s.phase {
+            Phase::Closing if flushed && s.faults.as_deref().is_some_and(|f| f.reset) => {
+                Next::Reset
+            }
             Phase::Closing if flushed => Next::Close { linger: true },
             Phase::Lingering if s.eof || s.linger_left == 0 => Next::Close { linger: false },
             // The peer closed TCP without a close frame (§7.1.5: 1006, nothing to send).
@@ -410,11 +618,15 @@ impl<W: Pooled> Connection<W> for WsConn {
     fn wake_at(&self, settings: &Settings) -> Option<u64> {
         let s = &*self.st;
         let t = &settings.timeouts;
-        Some(match s.phase {
+        let usual = match s.phase {
             Phase::Lingering => s.active_us + LINGER_US,
-            _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us),
+            _ if s.pending_visible() > 0 => s.out_since_us.saturating_add(t.write_us),
             _ => s.active_us.saturating_add(t.idle_us),
-        })
+        };
+        match s.faults.as_deref().and_then(|f| f.held) {
+            Some(h) => Some(usual.min(h.due_us().saturating_add(1))),
+            None => Some(usual),
+        }
     }
 
     #[inline(never)]
@@ -422,15 +634,22 @@ impl<W: Pooled> Connection<W> for WsConn {
         let s = &mut *self.st;
         let now = env.now_us;
         let t = env.settings.timeouts;
+        if s.faults.is_some() {
+            s.release(now);
+        }
         match s.phase {
             Phase::Lingering if now > s.active_us + LINGER_US => Next::Close { linger: false },
             Phase::Open | Phase::Closing
-                if s.pending_out() > 0 && now > s.out_since_us.saturating_add(t.write_us) =>
+                if s.pending_visible() > 0 && now > s.out_since_us.saturating_add(t.write_us) =>
             {
                 env.stats.timeouts[Timeout::Write as usize] += 1;
                 Next::Close { linger: false }
             }
-            Phase::Open if s.pending_out() == 0 && now > s.active_us.saturating_add(t.idle_us) => {
+            Phase::Open
+                if s.pending_out() == 0
+                    && !s.paused()
+                    && now > s.active_us.saturating_add(t.idle_us) =>
+            {
                 env.stats.timeouts[Timeout::Idle as usize] += 1;
                 // Say why before closing (§7.4.1: 1001, going away).
                 s.close(Some(GOING_AWAY));
@@ -450,6 +669,10 @@ impl<W: Pooled> Connection<W> for WsConn {
         s.message = Vec::new();
         s.out = Vec::new();
         s.out_pos = 0;
+        if let Some(f) = s.faults.as_deref_mut() {
+            f.held = None;
+            f.storm_left = 0;
+        }
     }
 
     #[inline(never)]
@@ -464,6 +687,7 @@ impl<W: Pooled> Connection<W> for WsConn {
     fn is_idle(&self) -> bool {
         let s = &*self.st;
         s.phase == Phase::Open
+            && !s.paused()
             && s.message_op == CONTINUATION
             && s.payload.is_none()
             && s.pending_out() == 0
@@ -474,6 +698,11 @@ impl<W: Pooled> Connection<W> for WsConn {
     #[inline(never)]
     fn farewell(&mut self) -> &[u8] {
         let s = &mut *self.st;
+        if let Some(f) = s.faults.as_deref_mut() {
+            // What a fault holds back goes now, before the close.
+            f.held = None;
+            f.storm_left = 0;
+        }
         if s.phase == Phase::Open {
             s.close(Some(GOING_AWAY));
         }

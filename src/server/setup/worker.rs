@@ -190,6 +190,14 @@ fn websocket(config: &Config) -> Option<&'static crate::conn::WebSocketPaths> {
                 .map(|p| Box::from(p.as_bytes()))
                 .collect(),
             max_message: config.websocket_max_message,
+            faults: config
+                .websocket_faults
+                .iter()
+                .map(|f| crate::fault::websocket::WsFaults {
+                    seed: config.seed,
+                    ..f.clone()
+                })
+                .collect(),
         }))
     })
 }
