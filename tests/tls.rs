@@ -1079,3 +1079,82 @@ print("ok")
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `--tls-case NAME@SHARE`: that share of the connections whose SNI names nothing gets the
+/// case or fault, the others the listener's own certificate; the draws follow `--seed`, so
+/// the same seed gives the same connections the fault; a share that is no percentage is one
+/// line naming the flag.
+#[test]
+fn tls_case_with_a_share() {
+    let d = dir("share");
+    let ca = d.join("ca.pem");
+    let script = r#"
+import socket, ssl, sys
+ca, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ctx = ssl.create_default_context(cafile=ca)
+out = ""
+for _ in range(n):
+    try:
+        with ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10), server_hostname="localhost") as s:
+            out += "h"
+    except (ssl.SSLError, ConnectionError, OSError):
+        out += "x"
+print(out)
+"#;
+    let pattern = |args: &[&str], n: &str| -> String {
+        let t = start(
+            &[
+                &["--tls-ca-out", ca.to_str().unwrap(), "--workers", "1"][..],
+                args,
+            ]
+            .concat(),
+        );
+        let port = t.addr.port().to_string();
+        let o = Command::new("python3")
+            .args(["-c", script, ca.to_str().unwrap(), &port, n])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        text(&o.stdout).trim().to_string()
+    };
+    let a = pattern(&["--tls-case", "close@50%", "--seed", "7"], "200");
+    let faulted = a.matches('x').count();
+    assert!(
+        (60..=140).contains(&faulted),
+        "{faulted} of 200 closed: {a}"
+    );
+    // The same seed, the same connections.
+    assert_eq!(
+        pattern(&["--tls-case", "close@50%", "--seed", "7"], "200"),
+        a
+    );
+    assert_ne!(
+        pattern(&["--tls-case", "close@50%", "--seed", "8"], "200"),
+        a
+    );
+    // A certificate case by share: the others are served the good certificate.
+    let e = pattern(&["--tls-case", "expired@25%"], "200");
+    let refused = e.matches('x').count();
+    assert!(
+        (20..=80).contains(&refused),
+        "{refused} of 200 refused: {e}"
+    );
+    assert_eq!(
+        pattern(&["--tls-case", "expired@100%"], "20"),
+        "x".repeat(20)
+    );
+    for bad in [
+        "close@0%",
+        "close@101%",
+        "close@10",
+        "close@x%",
+        "close@1.23456%",
+    ] {
+        let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", bad]);
+        assert!(
+            err.contains("--tls-case") && err.contains("percentage"),
+            "{bad}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

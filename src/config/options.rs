@@ -459,11 +459,12 @@ pub(super) static OPTIONS: &[Opt] = &[
     ),
     #[cfg(feature = "tls")]
     opt!(
-        "--tls-case NAME",
+        "--tls-case NAME[@SHARE]",
         "CANNED_TLS_CASE",
         ValueKind::Text(Text::TlsCase),
         "Serve the certificate case or handshake fault NAME (expired, stall,\n\
-         ...; --tls-list) to connections whose SNI names none, or sends none"
+         ...; --tls-list) to connections whose SNI names none, or sends none;\n\
+         @SHARE (@10%): to that share of them, drawn from --seed"
     ),
     #[cfg(feature = "tls")]
     opt!(

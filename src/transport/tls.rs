@@ -32,8 +32,9 @@ enum State {
     /// A handshake fault's stall: what the client sends is read and dropped, until the
     /// header timeout closes the connection.
     Stalled,
-    /// The ClientHello handed to rustls, before rustls has it whole.
-    Accepting(Acceptor, Arc<Configs>),
+    /// The ClientHello handed to rustls, before rustls has it whole, and the configuration
+    /// chosen for it.
+    Accepting(Acceptor, Arc<ServerConfig>),
     /// The handshake under way or done.
     Conn(ServerConnection),
 }
@@ -41,15 +42,28 @@ enum State {
 /// The `tls:` listeners' configurations: the default one, and one per certificate case of
 /// [`CASES`], chosen by the first label of the SNI name (`expired.localhost`).
 pub struct Configs {
-    /// A connection whose SNI names no case (or that sends none).
-    default: Arc<ServerConfig>,
+    /// The listener's own certificate (generated, or `--tls-cert`).
+    good: Arc<ServerConfig>,
     /// The cases, by name (none with `--tls-cert`: their certificates come from the CA
     /// generated at start).
     cases: Vec<(&'static str, Arc<ServerConfig>)>,
-    /// `--tls-case` naming a handshake fault: the fault of a connection whose SNI names no
-    /// case or fault.
-    default_fault: Option<Fault>,
+    /// `--tls-case NAME[@SHARE]`: what a connection whose SNI names no case or fault gets,
+    /// for this share of them (millionths); the others get `good`.
+    default: Option<(Default, u32)>,
+    /// `--seed`, and the draws made: connection n's draw is a hash of both.
+    seed: u64,
+    draws: std::sync::atomic::AtomicU64,
 }
+
+/// What `--tls-case` serves.
+#[derive(Clone)]
+enum Default {
+    Case(Arc<ServerConfig>),
+    Fault(Fault),
+}
+
+/// A share of one million: always.
+const ALWAYS: u32 = 1_000_000;
 
 /// A handshake fault: what canned does after a whole ClientHello instead of a handshake
 /// (no TLS library involved), chosen as a certificate case is.
@@ -136,35 +150,50 @@ impl Fault {
 
 /// What a ClientHello gets.
 enum Choice {
-    Handshake,
+    Handshake(Arc<ServerConfig>),
     Fault(Fault),
 }
 
 impl Configs {
-    /// A handshake fault, or a handshake, for a ClientHello that named `sni`: a case's label
-    /// is a handshake, a fault's label that fault, and any other name `--tls-case`'s.
+    /// A handshake fault, or a handshake and its configuration, for a ClientHello that named
+    /// `sni`: a case's label is that case, a fault's label that fault, and any other name
+    /// `--tls-case`'s for its share of the connections, the listener's own certificate for
+    /// the others.
     fn choose(&self, sni: Option<&str>) -> Choice {
         let label = sni.and_then(|s| s.split('.').next()).unwrap_or("");
-        if self
+        if let Some((_, c)) = self
             .cases
             .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case(label))
+            .find(|(n, _)| n.eq_ignore_ascii_case(label))
         {
-            return Choice::Handshake;
+            return Choice::Handshake(Arc::clone(c));
         }
-        match Fault::by_name(label).or(self.default_fault) {
-            Some(f) => Choice::Fault(f),
-            None => Choice::Handshake,
+        if let Some(f) = Fault::by_name(label) {
+            return Choice::Fault(f);
+        }
+        match &self.default {
+            Some((d, share)) if self.drawn(*share) => match d {
+                Default::Case(c) => Choice::Handshake(Arc::clone(c)),
+                Default::Fault(f) => Choice::Fault(*f),
+            },
+            _ => Choice::Handshake(Arc::clone(&self.good)),
         }
     }
 
-    /// The configuration of a connection whose ClientHello named `sni`.
-    pub fn pick(&self, sni: Option<&str>) -> &Arc<ServerConfig> {
-        let label = sni.and_then(|s| s.split('.').next()).unwrap_or("");
-        self.cases
-            .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case(label))
-            .map_or(&self.default, |(_, c)| c)
+    /// Whether this connection is in a share of `share` millionths: a draw only when the
+    /// share is not all (splitmix64 of the seed and the draw's number).
+    fn drawn(&self, share: u32) -> bool {
+        if share >= ALWAYS {
+            return true;
+        }
+        let n = self
+            .draws
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut z = self.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z % u64::from(ALWAYS)) < u64::from(share)
     }
 }
 
@@ -242,17 +271,17 @@ impl TlsConn {
             Hello::Incomplete | Hello::Invalid => None,
             Hello::Sni(sni) => sni,
         };
-        if let Choice::Fault(fault) = configs.choose(sni.as_deref()) {
-            return self.fault(sock, fault);
-        }
+        let config = match configs.choose(sni.as_deref()) {
+            Choice::Fault(fault) => return self.fault(sock, fault),
+            Choice::Handshake(config) => config,
+        };
         let raw = std::mem::take(raw);
-        let configs = Arc::clone(configs);
         let mut acceptor = Acceptor::default();
         let mut rest = &raw[..];
         // rustls's buffer takes a ClientHello whole; what it does not take is past its
         // limits, and its refusal follows.
         while !rest.is_empty() && matches!(acceptor.read_tls(&mut rest), Ok(n) if n > 0) {}
-        self.state = State::Accepting(acceptor, configs);
+        self.state = State::Accepting(acceptor, config);
         self.accept(sock)
     }
 
@@ -314,14 +343,13 @@ impl TlsConn {
     /// rustls's Acceptor has bytes: once they are a whole ClientHello, start the handshake
     /// with the configuration its SNI chooses.
     fn accept(&mut self, sock: &Socket) -> io::Result<usize> {
-        let State::Accepting(acceptor, configs) = &mut self.state else {
+        let State::Accepting(acceptor, config) = &mut self.state else {
             return Err(io::ErrorKind::WouldBlock.into());
         };
         let refused = match acceptor.accept() {
             Ok(None) => return Err(io::ErrorKind::WouldBlock.into()),
             Ok(Some(accepted)) => {
-                let config = Arc::clone(configs.pick(accepted.client_hello().server_name()));
-                match accepted.into_connection(config) {
+                match accepted.into_connection(Arc::clone(config)) {
                     Ok(conn) => {
                         // The server's flight is queued: `wants_write` sends it.
                         self.state = State::Conn(conn);
@@ -505,7 +533,15 @@ pub fn server_config(
     h2: bool,
     case: Option<&str>,
     client_ca: Option<&Path>,
+    seed: u64,
 ) -> Result<Arc<Configs>, String> {
+    let (case, share) = match case {
+        Some(c) => {
+            let (name, share) = split_share(c)?;
+            (Some(name), share)
+        }
+        None => (None, ALWAYS),
+    };
     let mut alpn = Vec::new();
     if h2 {
         alpn.push(b"h2".to_vec());
@@ -531,7 +567,7 @@ pub fn server_config(
             (g.chain, g.key, Some(g.cases))
         }
     };
-    let default = match client_ca {
+    let default_config = match client_ca {
         Some(path) => {
             let roots = client_roots(path)?;
             client_auth(both, roots, &chain, key.clone_key(), &alpn)
@@ -565,24 +601,56 @@ pub fn server_config(
             build(both, chain.clone(), key.clone_key(), &none).map_err(bad)?,
         ));
     }
-    let mut configs = Configs {
-        default,
-        cases,
-        default_fault: None,
+    let default = match case {
+        None => None,
+        Some(name) => Some(match Fault::by_name(name) {
+            Some(fault) => Default::Fault(fault),
+            None => match cases.iter().find(|(n, _)| *n == name) {
+                Some((_, c)) => Default::Case(Arc::clone(c)),
+                None => {
+                    return Err(format!(
+                        "--tls-case {name:?} is not a case (--tls-list prints them)"
+                    ));
+                }
+            },
+        }),
     };
-    if let Some(fault) = case.and_then(Fault::by_name) {
-        configs.default_fault = Some(fault);
-    } else if let Some(case) = case {
-        configs.default = match configs.cases.iter().find(|(n, _)| *n == case) {
-            Some((_, c)) => Arc::clone(c),
-            None => {
-                return Err(format!(
-                    "--tls-case {case:?} is not a case (--tls-list prints them)"
-                ));
-            }
-        };
+    Ok(Arc::new(Configs {
+        good: default_config,
+        cases,
+        default: default.map(|d| (d, share)),
+        seed,
+        draws: std::sync::atomic::AtomicU64::new(0),
+    }))
+}
+
+/// `--tls-case NAME@SHARE`: the name, and the share of the connections in millionths
+/// (`@10%`, `@0.5%`; all without one).
+fn split_share(case: &str) -> Result<(&str, u32), String> {
+    let Some((name, share)) = case.split_once('@') else {
+        return Ok((case, ALWAYS));
+    };
+    let bad = || {
+        format!(
+            "--tls-case {case:?}: the share after @ is a percentage above 0 and at most 100, \
+             with at most 4 decimals (@10%, @0.5%)"
+        )
+    };
+    let pct = share.strip_suffix('%').ok_or_else(bad)?;
+    let (whole, frac) = pct.split_once('.').unwrap_or((pct, ""));
+    if whole.is_empty() || frac.len() > 4 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
     }
-    Ok(Arc::new(configs))
+    let whole: u32 = whole.parse().map_err(|_| bad())?;
+    let frac: u32 = format!("{frac:0<4}").parse().map_err(|_| bad())?;
+    let millionths = whole
+        .checked_mul(10_000)
+        .and_then(|w| w.checked_add(frac))
+        .ok_or_else(bad)?;
+    if millionths == 0 || millionths > ALWAYS {
+        return Err(bad());
+    }
+    Ok((name, millionths))
 }
 
 /// `--tls-client-ca FILE`: the CAs a client certificate must be signed by.

@@ -73,9 +73,15 @@ pub(crate) fn server_config(
         },
     };
     let h2 = cfg!(feature = "http2") && !config.no_http2;
-    server_config(identity, h2, t.case.as_deref(), t.client_ca.as_deref())
-        .map(Some)
-        .map_err(invalid)
+    server_config(
+        identity,
+        h2,
+        t.case.as_deref(),
+        t.client_ca.as_deref(),
+        config.seed,
+    )
+    .map(Some)
+    .map_err(invalid)
 }
 
 /// Without the `tls` feature: a `tls:` listener or a TLS option is an error.
