@@ -3,7 +3,9 @@
 # flight per connection, 256 connections, driven by benches/ws_load.rs (one thread, epoll,
 # raw sockets) for SECONDS_RUN (default 5, after a second's warm-up; medians of ROUNDS, 3), against canned's release
 # build with 1 and 2 workers and against the peers run in the same run: Python `websockets`
-# (asyncio, one process) and node's `ws` (one process), where installed. Prints messages a
+# (asyncio, one process) and node's `ws` (one process), where installed, and tokio-tungstenite
+# (benches/ws-peer, its own Cargo project: one current-thread tokio runtime, so one thread for
+# every connection), where it builds (cargo fetches its crates). Prints messages a
 # second and the server's CPU per message, from /proc/PID/stat (utime + stime) over the run,
 # and the load generator's own (its rate is the server's only while it needs less).
 # With two CPUs, a one-process server is pinned to CPU 0 and the load generator to CPU 1.
@@ -17,6 +19,12 @@ CONNS="${CONNS:-256}"
 ROUNDS="${ROUNDS:-3}"
 cargo build -q --release --bin canned --example ws_load
 load=target/release/examples/ws_load
+have_tungstenite=0
+if cargo build -q --release --manifest-path benches/ws-peer/Cargo.toml >&2; then
+    have_tungstenite=1
+else
+    echo "ws.sh: skipping tokio-tungstenite: benches/ws-peer did not build (offline?)" >&2
+fi
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -120,4 +128,18 @@ JS
     kill "$pid" 2>/dev/null || true
 else
     echo "ws.sh: skipped node's ws (node or its ws module is not installed; tests/websocket.rs installs it)" >&2
+fi
+
+if [ "$have_tungstenite" = 1 ]; then
+    port=$((20000 + RANDOM % 20000))
+    $PIN_S benches/ws-peer/target/release/ws-peer "$port" 2>/dev/null &
+    pid=$!
+    pids+=("$pid")
+    if wait_port "$port"; then
+        v="$(sed -n '/^name = "tokio-tungstenite"$/{n;s/^version = "\(.*\)"$/\1/p}' benches/ws-peer/Cargo.lock)"
+        measure "tokio-tungstenite $v (current-thread runtime)" "$pid" "$port"
+    else
+        echo "ws.sh: the tokio-tungstenite peer did not start"
+    fi
+    kill "$pid" 2>/dev/null || true
 fi

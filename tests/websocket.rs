@@ -1,7 +1,8 @@
 //! `--websocket`: the opening handshake and its refusals, the echo of RFC 6455 through a
 //! hand-written client (raw frames, masked), each rule that fails a connection with the close
 //! code it names, a peer that never reads, timeouts and the drain, with 1 and 2 workers; then
-//! real clients (Python `websockets`, node `ws`, curl where it speaks ws).
+//! real clients (Python `websockets`, node `ws`, a Go client on the standard library alone, curl
+//! where it speaks ws).
 #![cfg(feature = "websocket")]
 
 mod common;
@@ -592,6 +593,256 @@ fn node_ws_client_echoes_with_1_and_2_workers() {
             String::from_utf8_lossy(&o.stdout),
             "ok\n",
             "node ws: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// A Go client written with the standard library alone (Go has no WebSocket client of its
+/// own, and no module proxy is reached here): the handshake with its accept checked, masked
+/// frames of 7-, 16- and 64-bit lengths, a fragmented message with a ping inside, a ping, and a
+/// close 1000 echoed then TCP closed.
+const GO_CLIENT: &str = r#"// A WebSocket client of RFC 6455 written with Go's standard library alone: the opening
+// handshake (§4.1) with Sec-WebSocket-Accept checked, masked frames (§5.3) of 7-, 16- and
+// 64-bit lengths (§5.2), a fragmented message (§5.4), a ping (§5.5.2) and a close (§5.5.1).
+// Usage: main ws://HOST:PORT/PATH; prints "ok" or fails.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+const (
+	opCont   = 0x0
+	opText   = 0x1
+	opBinary = 0x2
+	opClose  = 0x8
+	opPing   = 0x9
+	opPong   = 0xA
+)
+
+func fail(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(1)
+}
+
+// writeFrame sends one client frame, masked with a fresh key (§5.3).
+func writeFrame(c net.Conn, fin bool, op byte, payload []byte) {
+	var b0 byte = op
+	if fin {
+		b0 |= 0x80
+	}
+	head := []byte{b0}
+	n := len(payload)
+	switch {
+	case n < 126:
+		head = append(head, 0x80|byte(n))
+	case n <= 0xFFFF:
+		head = append(head, 0x80|126, 0, 0)
+		binary.BigEndian.PutUint16(head[2:], uint16(n))
+	default:
+		head = append(head, 0x80|127, 0, 0, 0, 0, 0, 0, 0, 0)
+		binary.BigEndian.PutUint64(head[2:], uint64(n))
+	}
+	var mask [4]byte
+	if _, err := rand.Read(mask[:]); err != nil {
+		fail("mask: %v", err)
+	}
+	head = append(head, mask[:]...)
+	body := make([]byte, n)
+	for i := range payload {
+		body[i] = payload[i] ^ mask[i%4]
+	}
+	if _, err := c.Write(append(head, body...)); err != nil {
+		fail("write: %v", err)
+	}
+}
+
+// readFrame reads one server frame: never masked, no RSV bits (§5.1, §5.2).
+func readFrame(r *bufio.Reader) (bool, byte, []byte) {
+	var h [2]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		fail("read frame header: %v", err)
+	}
+	if h[0]&0x70 != 0 {
+		fail("RSV bits set: %#x", h[0])
+	}
+	if h[1]&0x80 != 0 {
+		fail("a server frame is masked")
+	}
+	n := uint64(h[1] & 0x7F)
+	switch n {
+	case 126:
+		var b [2]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			fail("read length: %v", err)
+		}
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	case 127:
+		var b [8]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			fail("read length: %v", err)
+		}
+		n = binary.BigEndian.Uint64(b[:])
+	}
+	if n > 1<<24 {
+		fail("frame of %d bytes", n)
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		fail("read payload: %v", err)
+	}
+	return h[0]&0x80 != 0, h[0] & 0x0F, payload
+}
+
+// readMessage reads a data message, its fragments joined; no control frame is expected.
+func readMessage(r *bufio.Reader) (byte, []byte) {
+	fin, op, msg := readFrame(r)
+	if op != opText && op != opBinary {
+		fail("expected a data frame, got opcode %#x", op)
+	}
+	for !fin {
+		var more []byte
+		var cont byte
+		fin, cont, more = readFrame(r)
+		if cont != opCont {
+			fail("expected a continuation, got opcode %#x", cont)
+		}
+		msg = append(msg, more...)
+	}
+	return op, msg
+}
+
+func echo(c net.Conn, r *bufio.Reader, op byte, msg []byte, what string) {
+	writeFrame(c, true, op, msg)
+	got, back := readMessage(r)
+	if got != op || !bytes.Equal(back, msg) {
+		fail("%s: sent opcode %#x and %d bytes, got opcode %#x and %d bytes", what, op, len(msg), got, len(back))
+	}
+}
+
+func main() {
+	u, err := url.Parse(os.Args[1])
+	if err != nil || u.Scheme != "ws" {
+		fail("usage: main ws://HOST:PORT/PATH")
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		fail("dial: %v", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+
+	// §4.1: a key of 16 random bytes; §4.2.2: the accept is base64(SHA-1(key + GUID)).
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		fail("key: %v", err)
+	}
+	key := base64.StdEncoding.EncodeToString(nonce[:])
+	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	accept := base64.StdEncoding.EncodeToString(sum[:])
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", u.RequestURI(), u.Host, key)
+	r := bufio.NewReader(c)
+	status, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 101 ") {
+		fail("status line %q: %v", status, err)
+	}
+	fields := map[string]string{}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			fail("head: %v", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if i := strings.IndexByte(line, ':'); i > 0 {
+			fields[strings.ToLower(line[:i])] = strings.TrimSpace(line[i+1:])
+		}
+	}
+	if got := fields["sec-websocket-accept"]; got != accept {
+		fail("Sec-WebSocket-Accept %q, want %q", got, accept)
+	}
+	if !strings.EqualFold(fields["upgrade"], "websocket") {
+		fail("Upgrade %q", fields["upgrade"])
+	}
+
+	// Data messages of each length encoding: 7 bits, 16 bits, 64 bits (70,000 bytes).
+	echo(c, r, opText, []byte("hello"), "text")
+	echo(c, r, opText, []byte("κόσμε"), "UTF-8 text")
+	echo(c, r, opText, []byte{}, "empty text")
+	echo(c, r, opBinary, []byte{0, 255, 1}, "binary")
+	medium := make([]byte, 300)
+	rand.Read(medium)
+	echo(c, r, opBinary, medium, "binary of 300 bytes")
+	big := make([]byte, 70000)
+	rand.Read(big)
+	echo(c, r, opBinary, big, "binary of 70,000 bytes")
+	echo(c, r, opText, bytes.Repeat([]byte("y"), 70000), "text of 70,000 bytes")
+
+	// A fragmented text message, a character split between fragments, a ping between them
+	// (§5.4: control frames may be injected in the middle of a fragmented message).
+	whole := []byte("frag κόσμε ment")
+	writeFrame(c, false, opText, whole[:6])
+	writeFrame(c, false, opCont, whole[6:9])
+	writeFrame(c, true, opPing, []byte("mid"))
+	fin, op, pong := readFrame(r)
+	if !fin || op != opPong || string(pong) != "mid" {
+		fail("ping inside a message: opcode %#x payload %q", op, pong)
+	}
+	writeFrame(c, true, opCont, whole[9:])
+	if op, got := readMessage(r); op != opText || !bytes.Equal(got, whole) {
+		fail("fragmented message: opcode %#x %q", op, got)
+	}
+
+	// §5.5.2-3: a pong carries the ping's payload.
+	writeFrame(c, true, opPing, []byte("p"))
+	if fin, op, got := readFrame(r); !fin || op != opPong || string(got) != "p" {
+		fail("ping: opcode %#x payload %q", op, got)
+	}
+
+	// §5.5.1, §7.1.1: the close is echoed with its code, then the server closes TCP.
+	closing := []byte{0x03, 0xE8}
+	closing = append(closing, "done"...)
+	writeFrame(c, true, opClose, closing)
+	fin, op, got := readFrame(r)
+	if !fin || op != opClose || len(got) < 2 || binary.BigEndian.Uint16(got) != 1000 {
+		fail("close: opcode %#x payload %v", op, got)
+	}
+	if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
+		fail("after the close: %d bytes, %v", len(rest), err)
+	}
+	fmt.Println("ok")
+}
+"#;
+
+#[test]
+fn go_hand_written_client_echoes_with_1_and_2_workers() {
+    if !have("go") {
+        return;
+    }
+    let go = common::GoProgram::new("websocket", GO_CLIENT);
+    for workers in ["1", "2"] {
+        let (_h, addr) = start(&["--websocket", "/ws", "--workers", workers]);
+        let o = go.run(&[format!("ws://{addr}/ws")]);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "ok\n",
+            "go, {workers} workers: {}",
             String::from_utf8_lossy(&o.stderr)
         );
     }
