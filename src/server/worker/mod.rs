@@ -610,7 +610,10 @@ impl<T: Io> Event<'_, T> {
             return After::Close;
         }
         match conn.next() {
-            Next::Close { linger: false } => After::Close,
+            Next::Close { linger: false } => {
+                self.transport.close_notify(self.sock);
+                After::Close
+            }
             Next::Upgrade => After::Upgrade,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
