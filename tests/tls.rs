@@ -1085,7 +1085,8 @@ fn a_closing_answer_ends_with_close_notify() {
     // OpenSSL 3 reports a close without `close_notify` as an error (`unexpected eof while
     // reading`: ab counts every such answer failed), and Python's ssl with
     // `suppress_ragged_eofs=False` raises SSLEOFError; RFC 8446 §6.1 asks for it.
-    let t = start(&["--workers", "1"]);
+    // And the close of an idle keep-alive connection at `--idle-timeout`.
+    let t = start(&["--workers", "1", "--idle-timeout", "1s"]);
     let port = t.addr.port().to_string();
     let script = r#"
 import socket, ssl, sys
@@ -1093,7 +1094,8 @@ port = int(sys.argv[1])
 for ver in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
     for req in (b"GET / HTTP/1.0\r\n\r\n",
                 b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-                b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\n\r\n"):
+                b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\n\r\n",
+                b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"):
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
@@ -1101,7 +1103,7 @@ for ver in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
         ctx.maximum_version = ver
         s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
                             server_hostname="localhost", suppress_ragged_eofs=False)
-        s.settimeout(10)
+        s.settimeout(20)
         s.sendall(req)
         data = b""
         while True:
@@ -1190,4 +1192,64 @@ fn memory_per_idle_tls_connection() {
     );
     drop(clients);
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_drain_closes_idle_tls_connections_with_close_notify() {
+    // SIGTERM: an idle keep-alive connection (HTTP/1.1 and HTTP/2) is closed at once, after
+    // HTTP/2's GOAWAY, with close_notify before the FIN.
+    let mut cmd = Command::new(bin());
+    cmd.args(["--listen", "tls:127.0.0.1:0", "--workers", "1"]);
+    let (child, _stderr, line) = spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::null()));
+    let port = line
+        .strip_prefix("canned listening on tls:")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|a| a.parse::<SocketAddr>().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .port();
+    let script = r#"
+import socket, ssl, sys
+port = int(sys.argv[1])
+conns = []
+for alpn, first in ((["http/1.1"], b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+                    (["h2"], b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(alpn)
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                        server_hostname="localhost", suppress_ragged_eofs=False)
+    s.settimeout(20)
+    s.sendall(first)
+    got = s.recv(65536)
+    assert got, alpn
+    if alpn == ["http/1.1"]:
+        while not got.endswith(b"Hello World\n"):
+            got += s.recv(65536)
+    conns.append(s)
+print("ready", flush=True)
+for s in conns:
+    while s.recv(65536):  # SSLEOFError: a close without close_notify
+        pass
+print("ok")
+"#;
+    let mut py = Reap(
+        Command::new("python3")
+            .args(["-c", script, &port.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = std::io::BufReader::new(py.stdout.take().unwrap());
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut out, &mut ready).unwrap();
+    assert_eq!(ready, "ready\n");
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(py.wait().unwrap().success(), "{rest}");
+    assert_eq!(rest, "ok\n");
 }

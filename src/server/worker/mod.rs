@@ -458,6 +458,8 @@ impl<T: Io> Event<'_, T> {
             Cause::Ready { .. } => {}
             Cause::Deadline => {
                 if let Next::Close { .. } = conn.on_wake(env) {
+                    // A timeout's close (idle keep-alive, a late head): TLS's end too.
+                    self.transport.close_notify(self.sock);
                     return After::Close;
                 }
             }
@@ -637,6 +639,7 @@ impl<T: Io> Event<'_, T> {
             }
             Next::Continue if env.draining && conn.is_idle() => {
                 // Its last response in flight is written: nothing left to wait for.
+                self.transport.close_notify(self.sock);
                 After::Close
             }
             Next::Continue => {
