@@ -1158,3 +1158,177 @@ print(out)
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_closing_answer_ends_with_close_notify() {
+    // OpenSSL 3 reports a close without `close_notify` as an error (`unexpected eof while
+    // reading`: ab counts every such answer failed), and Python's ssl with
+    // `suppress_ragged_eofs=False` raises SSLEOFError; RFC 8446 §6.1 asks for it.
+    // And the close of an idle keep-alive connection at `--idle-timeout`.
+    let t = start(&["--workers", "1", "--idle-timeout", "1s"]);
+    let port = t.addr.port().to_string();
+    let script = r#"
+import socket, ssl, sys
+port = int(sys.argv[1])
+for ver in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+    for req in (b"GET / HTTP/1.0\r\n\r\n",
+                b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\n\r\n",
+                b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"):
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        ctx.minimum_version = ver
+        ctx.maximum_version = ver
+        s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                            server_hostname="localhost", suppress_ragged_eofs=False)
+        s.settimeout(20)
+        s.sendall(req)
+        data = b""
+        while True:
+            b = s.recv(65536)  # SSLEOFError: a close without close_notify
+            if not b:
+                break
+            data += b
+        assert data.count(b"Hello World\n") == req.count(b"GET"), (ver, req, data)
+        s.close()
+print("ok")
+"#;
+    python_ok(script, &[port.as_ref()], "close_notify before the close");
+}
+
+/// The bound docs/tls.md states for an idle TLS connection's memory, KiB.
+fn documented_idle_tls_bound_kib() -> u64 {
+    let page = include_str!("../docs/tls.md");
+    let (_, rest) = page
+        .split_once("an idle TLS connection holds at most ")
+        .expect("docs/tls.md: the idle TLS connection bound");
+    let (n, _) = rest
+        .split_once(" KiB")
+        .expect("docs/tls.md: the bound in KiB");
+    n.parse().expect("docs/tls.md: a whole number of KiB")
+}
+
+#[test]
+fn memory_per_idle_tls_connection() {
+    // Connections after their handshake and one HTTP/1.1 request each, held open (the
+    // client of benches/tls.sh): what the server holds for each is rustls's connection
+    // state and the buffers it keeps, and the slot.
+    let n = 500;
+    let d = dir("idle");
+    let ready = d.join("ready");
+    let mut cmd = Command::new(bin());
+    cmd.args(["--listen", "tls:127.0.0.1:0", "--workers", "1"]);
+    let (child, _stderr, line) = spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::null()));
+    let port = line
+        .strip_prefix("canned listening on tls:")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|a| a.parse::<SocketAddr>().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .port();
+    let rss = || common::proc_field(child.id(), "VmRSS:");
+    // One connection first: whatever the first handshake allocates once is not counted.
+    let warm = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tls_idle.py"))
+        .args([port.to_string(), "1".into()])
+        .arg(&ready)
+        .spawn()
+        .unwrap();
+    let mut warm = Reap(warm);
+    let until_ready = |client: &mut Reap| {
+        let deadline = Instant::now() + time_bound(Duration::from_secs(30));
+        while !ready.exists() {
+            assert!(client.try_wait().unwrap().is_none(), "the client failed");
+            assert!(Instant::now() < deadline, "the connections did not open");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::remove_file(&ready).unwrap();
+    };
+    until_ready(&mut warm);
+    drop(warm);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = rss();
+    let mut clients = Reap(
+        Command::new("python3")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tls_idle.py"))
+            .args([port.to_string(), n.to_string()])
+            .arg(&ready)
+            .spawn()
+            .unwrap(),
+    );
+    until_ready(&mut clients);
+    std::thread::sleep(Duration::from_millis(300));
+    let after = rss();
+    let each = after.saturating_sub(before) as f64 / n as f64;
+    let bound = documented_idle_tls_bound_kib();
+    eprintln!(
+        "idle TLS connections: {n}; RSS {before} KiB before, {after} KiB with them: \
+         {each:.1} KiB a connection (bound {bound} KiB)"
+    );
+    assert!(
+        each <= bound as f64,
+        "RSS grew by {each:.1} KiB a connection, over {bound}"
+    );
+    drop(clients);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_drain_closes_idle_tls_connections_with_close_notify() {
+    // SIGTERM: an idle keep-alive connection (HTTP/1.1 and HTTP/2) is closed at once, after
+    // HTTP/2's GOAWAY, with close_notify before the FIN.
+    let mut cmd = Command::new(bin());
+    cmd.args(["--listen", "tls:127.0.0.1:0", "--workers", "1"]);
+    let (child, _stderr, line) = spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::null()));
+    let port = line
+        .strip_prefix("canned listening on tls:")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|a| a.parse::<SocketAddr>().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .port();
+    let script = r#"
+import socket, ssl, sys
+port = int(sys.argv[1])
+conns = []
+for alpn, first in ((["http/1.1"], b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+                    (["h2"], b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(alpn)
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                        server_hostname="localhost", suppress_ragged_eofs=False)
+    s.settimeout(20)
+    s.sendall(first)
+    got = s.recv(65536)
+    assert got, alpn
+    if alpn == ["http/1.1"]:
+        while not got.endswith(b"Hello World\n"):
+            got += s.recv(65536)
+    conns.append(s)
+print("ready", flush=True)
+for s in conns:
+    while s.recv(65536):  # SSLEOFError: a close without close_notify
+        pass
+print("ok")
+"#;
+    let mut py = Reap(
+        Command::new("python3")
+            .args(["-c", script, &port.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = std::io::BufReader::new(py.stdout.take().unwrap());
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut out, &mut ready).unwrap();
+    assert_eq!(ready, "ready\n");
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert!(py.wait().unwrap().success(), "{rest}");
+    assert_eq!(rest, "ok\n");
+}

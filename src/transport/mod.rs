@@ -105,6 +105,11 @@ pub trait Io {
     fn wants_write(&self) -> bool;
     /// [`Transport::shutdown`].
     fn shutdown(&mut self, sock: &Socket) -> io::Result<()>;
+    /// The connection ends without lingering, its output written: a TLS transport sends its
+    /// `close_notify` (RFC 8446 §6.1) so that the peer can tell the end from a truncation;
+    /// bytes as they are need nothing before the close.
+    #[inline(always)]
+    fn close_notify(&mut self, _sock: &Socket) {}
     /// The protocol the transport negotiated for the connection (TLS's ALPN, RFC 7301), if
     /// it negotiated one.
     fn alpn(&self) -> Option<&[u8]> {

@@ -59,6 +59,13 @@ impl Worker {
                         #[cfg(not(feature = "tls"))]
                         let _ = slot.transport.write(&slot.sock, bye);
                     }
+                    // TLS's end, after the protocol's goodbye (RFC 8446 §6.1).
+                    #[cfg(feature = "tls")]
+                    if slot.tls {
+                        if let Some(Some(t)) = self.tls.get_mut(k) {
+                            crate::transport::Io::close_notify(&mut **t, &slot.sock);
+                        }
+                    }
                 }
                 self.close(k);
             } else if !idle {

@@ -458,6 +458,8 @@ impl<T: Io> Event<'_, T> {
             Cause::Ready { .. } => {}
             Cause::Deadline => {
                 if let Next::Close { .. } = conn.on_wake(env) {
+                    // A timeout's close (idle keep-alive, a late head): TLS's end too.
+                    self.transport.close_notify(self.sock);
                     return After::Close;
                 }
             }
@@ -610,7 +612,10 @@ impl<T: Io> Event<'_, T> {
             return After::Close;
         }
         match conn.next() {
-            Next::Close { linger: false } => After::Close,
+            Next::Close { linger: false } => {
+                self.transport.close_notify(self.sock);
+                After::Close
+            }
             Next::Upgrade => After::Upgrade,
             Next::Reset => {
                 // SO_LINGER 0: close sends RST instead of FIN (a `reset` fault).
@@ -634,6 +639,7 @@ impl<T: Io> Event<'_, T> {
             }
             Next::Continue if env.draining && conn.is_idle() => {
                 // Its last response in flight is written: nothing left to wait for.
+                self.transport.close_notify(self.sock);
                 After::Close
             }
             Next::Continue => {

@@ -285,6 +285,16 @@ impl super::Io for TlsConn {
         }
     }
 
+    fn close_notify(&mut self, sock: &Socket) {
+        if let State::Conn(conn) = &mut self.state {
+            // A `Connection: close` answer, HTTP/1.0's, an HTTP/2 GOAWAY: OpenSSL 3 reports
+            // a close without it as an error (`unexpected eof while reading`), and a client
+            // that reads to the end cannot tell a whole answer from a cut one.
+            conn.send_close_notify();
+            let _ = conn.write_tls(&mut Wire(sock));
+        }
+    }
+
     fn shutdown(&mut self, sock: &Socket) -> io::Result<()> {
         if let State::Conn(conn) = &mut self.state {
             // close_notify before the FIN (RFC 8446 §6.1): the peer can tell the end from a
