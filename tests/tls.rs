@@ -1,7 +1,8 @@
 //! HTTPS listeners (`--listen tls:ADDR`) with real clients: curl trusting only the CA canned
 //! wrote, over HTTP/1.1 and over HTTP/2 negotiated by ALPN, TLS 1.2-only and 1.3-only
 //! clients, Python's ssl and httpx, openssl s_client; a ClientHello trickled past the header
-//! timeout; and the one-line errors of bad certificate files and options.
+//! timeout; and the one-line errors of bad certificate files and options; HTTP/2 over TLS with
+//! nghttp, h2load, gRPC's Python client and Go's net/http.
 #![cfg(feature = "tls")]
 
 mod common;
@@ -1331,4 +1332,212 @@ print("ok")
     out.read_to_string(&mut rest).unwrap();
     assert!(py.wait().unwrap().success(), "{rest}");
     assert_eq!(rest, "ok\n");
+}
+
+/// A server with one `tls:` listener, `workers` workers, gRPC health, the CA written to `d`.
+fn start_h2(d: &Path, workers: &str) -> (Tls, PathBuf) {
+    let ca = d.join("ca.pem");
+    let t = start(&[
+        "--tls-ca-out",
+        ca.to_str().unwrap(),
+        "--workers",
+        workers,
+        "--grpc-health",
+    ]);
+    (t, ca)
+}
+
+#[test]
+fn nghttp_over_tls_negotiates_h2_and_verifies_with_the_ca() {
+    // nghttp has no option for a CA file; OpenSSL's SSL_CERT_FILE names the roots it trusts.
+    // Without it, nghttp warns that verification failed (and goes on): with it, no warning.
+    if !have("nghttp") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let d = dir(&format!("nghttp{workers}"));
+        let (t, ca) = start_h2(&d, workers);
+        let url = format!("https://localhost:{}/", t.addr.port());
+        let out = Command::new("nghttp")
+            .args(["-v", "-t", "20", &url])
+            .env("SSL_CERT_FILE", &ca)
+            .output()
+            .unwrap();
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{all}");
+        assert!(all.contains("The negotiated protocol: h2"), "{all}");
+        assert!(!all.contains("verification failed"), "{all}");
+        assert!(all.contains(":status: 200"), "{all}");
+        assert!(all.contains("Hello World"), "{all}");
+        // Without the CA: the same answer, and nghttp's warning that proves it verifies.
+        let out = Command::new("nghttp")
+            .args(["-t", "20", &url])
+            .env("SSL_CERT_FILE", "/dev/null")
+            .output()
+            .unwrap();
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(all.contains("Certificate verification failed"), "{all}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+#[test]
+fn h2load_over_tls_negotiates_h2_and_every_request_succeeds() {
+    if !have("h2load") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let d = dir(&format!("h2load{workers}"));
+        let (t, _ca) = start_h2(&d, workers);
+        let url = format!("https://127.0.0.1:{}/", t.addr.port());
+        let out = Command::new("h2load")
+            .args(["-n", "1000", "-c", "10", "-m", "10", "-T", "20", &url])
+            .output()
+            .unwrap();
+        let all = text(&out.stdout);
+        assert!(out.status.success(), "{all}{}", text(&out.stderr));
+        assert!(all.contains("Application protocol: h2"), "{all}");
+        assert!(
+            all.contains("requests: 1000 total, 1000 started, 1000 done, 1000 succeeded, 0 failed"),
+            "{all}"
+        );
+        assert!(all.contains("status codes: 1000 2xx"), "{all}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+/// Whether Python has gRPC and its health service; in CI they must be there.
+fn have_grpcio() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import grpc, grpc_health.v1.health_pb2_grpc"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 grpcio-health-checking is not installed"
+        );
+        eprintln!("skipping: python3 grpcio-health-checking is not installed");
+    }
+    ok
+}
+
+#[test]
+fn grpcio_health_check_over_tls_trusting_the_written_ca() {
+    // gRPC's own client over `grpc.secure_channel`: TLS with ALPN h2, the roots only the CA
+    // canned wrote; Check SERVING on one channel, then a channel without the CA refused.
+    if !have_grpcio() {
+        return;
+    }
+    let script = r#"
+import sys, grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+target, ca = sys.argv[1], open(sys.argv[2], "rb").read()
+SERVING = health_pb2.HealthCheckResponse.SERVING
+ch = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=ca))
+stub = health_pb2_grpc.HealthStub(ch)
+for svc in ["", "canned.Example"] * 10:
+    r = stub.Check(health_pb2.HealthCheckRequest(service=svc), timeout=10)
+    assert r.status == SERVING, r
+ch.close()
+other = open(sys.argv[3], "rb").read()
+ch = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=other))
+try:
+    health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    raise AssertionError("a server another CA signed was trusted")
+except grpc.RpcError as e:
+    assert e.code() == grpc.StatusCode.UNAVAILABLE, e
+print("ok")
+"#;
+    // Another CA: one a second server wrote.
+    let d = dir("grpc-other");
+    let other = d.join("other.pem");
+    let o = start(&["--tls-ca-out", other.to_str().unwrap()]);
+    drop(o);
+    for workers in ["1", "2"] {
+        let d = dir(&format!("grpc{workers}"));
+        let (t, ca) = start_h2(&d, workers);
+        for host in ["localhost", "127.0.0.1"] {
+            let target = format!("{host}:{}", t.addr.port());
+            python_ok(
+                script,
+                &[target.as_ref(), ca.as_os_str(), other.as_os_str()],
+                &format!("grpcio over TLS to {host}, {workers} workers"),
+            );
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Go's net/http over TLS: the CA file as the only root, HTTP/2 by ALPN (`ProtoMajor` 2),
+/// 20 requests on one client; then the same without the CA, refused. Prints `ok`.
+const GO_H2: &str = r#"
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func client(roots *x509.CertPool) *http.Client {
+	tr := &http.Transport{
+		TLSClientConfig:   &tls.Config{RootCAs: roots},
+		ForceAttemptHTTP2: true,
+	}
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+}
+
+func main() {
+	pem, err := os.ReadFile(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		panic("no certificate in the CA file")
+	}
+	c := client(roots)
+	for i := 0; i < 20; i++ {
+		r, err := c.Get(os.Args[1])
+		if err != nil {
+			panic(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.ProtoMajor != 2 || r.StatusCode != 200 || string(b) != "Hello World\n" {
+			panic(fmt.Sprintf("%s %d %q", r.Proto, r.StatusCode, b))
+		}
+		if r.TLS == nil || r.TLS.NegotiatedProtocol != "h2" {
+			panic("not h2 by ALPN")
+		}
+	}
+	_, err = client(x509.NewCertPool()).Get(os.Args[1])
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		panic(fmt.Sprintf("untrusted server accepted: %v", err))
+	}
+	fmt.Println("ok")
+}
+"#;
+
+#[test]
+fn go_net_http_over_tls_speaks_h2_by_alpn() {
+    if !have("go") {
+        return;
+    }
+    let go = common::GoProgram::new("tls-h2", GO_H2);
+    for workers in ["1", "2"] {
+        let d = dir(&format!("go{workers}"));
+        let (t, ca) = start_h2(&d, workers);
+        let url = format!("https://localhost:{}/", t.addr.port());
+        let out = go.run(&[url.as_ref(), ca.as_os_str()]);
+        assert_eq!(text(&out.stdout), "ok\n", "{}", text(&out.stderr));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }
