@@ -1541,3 +1541,187 @@ fn go_net_http_over_tls_speaks_h2_by_alpn() {
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
+
+/// A bound docs/tls.md states, KiB: the number after `before` and before ` KiB` (the page's
+/// line breaks read as spaces).
+fn documented_kib(before: &str) -> u64 {
+    let page = include_str!("../docs/tls.md").replace('\n', " ");
+    let (_, rest) = page
+        .split_once(before)
+        .unwrap_or_else(|| panic!("docs/tls.md: {before:?}"));
+    let (n, _) = rest
+        .split_once(" KiB")
+        .expect("docs/tls.md: the bound in KiB");
+    n.parse().expect("docs/tls.md: a whole number of KiB")
+}
+
+/// A whole ClientHello as Python's ssl writes it for `localhost` (TLS 1.2 and 1.3, ALPN h2).
+fn a_client_hello() -> Vec<u8> {
+    let script = r#"
+import ssl, sys
+ctx = ssl.create_default_context()
+ctx.set_alpn_protocols(["h2", "http/1.1"])
+tls = ctx.wrap_bio(ssl.MemoryBIO(), out := ssl.MemoryBIO(), server_hostname="localhost")
+try:
+    tls.do_handshake()
+except ssl.SSLWantReadError:
+    pass
+sys.stdout.buffer.write(out.read())
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout[0], 0x16, "a handshake record");
+    out.stdout
+}
+
+#[test]
+fn a_handshake_flood_costs_bounded_memory_and_is_closed_at_the_header_timeout() {
+    // Connections that never finish their handshake: half send part of a ClientHello (canned
+    // holds the bytes until the rest), half a whole one and never read the server's flight
+    // nor answer it (canned holds rustls's connection state). Their memory is bounded per
+    // connection, a client that does finish is served meanwhile, and each is closed at the
+    // header timeout.
+    let n = 300;
+    let hello = a_client_hello();
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "--listen",
+        "tls:127.0.0.1:0",
+        "--workers",
+        "1",
+        "--header-timeout",
+        "4s",
+    ]);
+    let (child, _stderr, line) = spawn_listening(cmd.stdin(Stdio::null()).stdout(Stdio::null()));
+    let addr: SocketAddr = line
+        .strip_prefix("canned listening on tls:")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let pid = child.id();
+    let rss = || common::proc_field(pid, "VmRSS:");
+    let fds = || {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .count()
+    };
+    let served = || {
+        let out = Command::new("curl")
+            .args(["-sSk", "--max-time", "20", "--http2"])
+            .arg(format!("https://localhost:{}/", addr.port()))
+            .output()
+            .unwrap();
+        assert_eq!(text(&out.stdout), "Hello World\n", "{out:?}");
+    };
+    let curl_here = have("curl");
+    // A first handshake's one-time allocations are not counted.
+    if curl_here {
+        served();
+    }
+    {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(&hello).unwrap();
+        let mut b = [0; 1];
+        s.read_exact(&mut b).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let base_fds = fds();
+    let mut bounds = Vec::new();
+    let mut held = Vec::new();
+    for whole in [false, true] {
+        let before = rss();
+        let started = Instant::now();
+        let conns: Vec<TcpStream> = (0..n)
+            .map(|_| {
+                let mut s = TcpStream::connect(addr).unwrap();
+                match whole {
+                    // The ClientHello less its last byte.
+                    false => s.write_all(&hello[..hello.len() - 1]).unwrap(),
+                    true => s.write_all(&hello).unwrap(),
+                }
+                s
+            })
+            .collect();
+        let mut conns = conns;
+        if whole {
+            // The server's flight has begun on each: its handshake state is made.
+            for s in &mut conns {
+                let mut b = [0; 1];
+                s.read_exact(&mut b).unwrap();
+                assert_eq!(b[0], 0x16, "a handshake record");
+            }
+        }
+        let deadline = Instant::now() + time_bound(Duration::from_secs(10));
+        while fds() < base_fds + held.len() + n {
+            assert!(Instant::now() < deadline, "not all accepted: {}", fds());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // A client that finishes its handshake is served beside them (and the loop has read
+        // every one of them by then: one worker, level-triggered).
+        if curl_here {
+            served();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let after = rss();
+        let each = after.saturating_sub(before) as f64 / n as f64;
+        let what = if whole { "whole" } else { "partial" };
+        eprintln!(
+            "{n} connections held after a {what} ClientHello: RSS {before} KiB before, \
+             {after} KiB with them: {each:.1} KiB a connection"
+        );
+        bounds.push(each);
+        held.push((started, conns));
+    }
+    let partial = documented_kib("a connection before a whole ClientHello holds at most ");
+    let whole = documented_kib("a connection held in its handshake holds at most ");
+    for (each, bound) in bounds.iter().zip([partial, whole]) {
+        assert!(
+            *each <= bound as f64,
+            "RSS grew by {each:.1} KiB a connection, over {bound}"
+        );
+    }
+    // Nothing spins while they wait: over half a second, the server's CPU time is a small
+    // part of it (a loop woken by each of them would take all of it).
+    let cpu = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let f: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        // utime and stime: the 14th and 15th fields, from the state (the 3rd) on.
+        f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+    };
+    let t0 = cpu();
+    std::thread::sleep(Duration::from_millis(500));
+    let spent = cpu() - t0;
+    assert!(
+        spent <= 10,
+        "{spent} ticks of CPU in 500 ms with the connections held"
+    );
+    // Each closed at the header timeout, counted from its accept: by then the server has
+    // sent a partial one nothing, and a whole one its flight and no more.
+    for (started, conns) in held {
+        for mut s in conns {
+            s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
+                .unwrap();
+            let mut sink = Vec::new();
+            let r = s.read_to_end(&mut sink);
+            assert!(
+                matches!(&r, Ok(_))
+                    || matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
+                "{r:?}"
+            );
+        }
+        let at = started.elapsed();
+        assert!(at >= Duration::from_millis(3900), "closed early: {at:?}");
+        assert!(
+            at < time_bound(Duration::from_secs(12)),
+            "closed late: {at:?}"
+        );
+    }
+    let deadline = Instant::now() + time_bound(Duration::from_secs(10));
+    while fds() > base_fds {
+        assert!(Instant::now() < deadline, "connections left: {}", fds());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
