@@ -613,15 +613,17 @@ fn tls_case_serves_connections_without_sni_and_tls_list_prints_the_cases() {
             "reset",
             "close-mid-record",
             "reset-mid-record",
-            "record-overflow"
+            "record-overflow",
+            "drip"
         ],
         "{list}"
     );
     assert!(
-        list.lines()
-            .all(|l| (l.contains("refuse") || l.contains("time out"))
-                && l.contains("curl")
-                && l.len() < 120),
+        list.lines().all(|l| (l.contains("refuse")
+            || l.contains("time out")
+            || l.starts_with("drip ") && l.contains("accept"))
+            && l.contains("curl")
+            && l.len() < 120),
         "{list}"
     );
     let d = dir("tls-case");
@@ -1707,7 +1709,7 @@ fn a_handshake_flood_costs_bounded_memory_and_is_closed_at_the_header_timeout() 
             let mut sink = Vec::new();
             let r = s.read_to_end(&mut sink);
             assert!(
-                matches!(&r, Ok(_))
+                r.is_ok()
                     || matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
                 "{r:?}"
             );
@@ -1724,4 +1726,137 @@ fn a_handshake_flood_costs_bounded_memory_and_is_closed_at_the_header_timeout() 
         assert!(Instant::now() < deadline, "connections left: {}", fds());
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Python's ssl over a socket it reads itself: the handshake with `localhost`, trusting the
+/// CA file, each read of the server's flight timed; then a request. Checks that the flight
+/// took at least a pause between pieces of SIZE bytes (argv 4, 5: SIZE and the pause in ms)
+/// and prints `ok`.
+const DRIPPED_HANDSHAKE: &str = r#"
+import math, socket, ssl, sys, time
+port, ca, tls12, size, pause = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1", int(sys.argv[4]), int(sys.argv[5]) / 1000
+ctx = ssl.create_default_context(cafile=ca)
+if tls12:
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+inb, outb = ssl.MemoryBIO(), ssl.MemoryBIO()
+tls = ctx.wrap_bio(inb, outb, server_hostname="localhost")
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
+got, first, last = 0, None, None
+while True:
+    try:
+        tls.do_handshake()
+        break
+    except ssl.SSLWantReadError:
+        pass
+    s.sendall(outb.read())
+    b = s.recv(65536)
+    assert b, "closed in the handshake after %d bytes" % got
+    now = time.monotonic()
+    first = first or now
+    last = now
+    got += len(b)
+    inb.write(b)
+assert got >= 500, got
+# The first piece at once, then one every pause: the last no sooner than this after the
+# first (the server waits at least the pause; a slow reader only makes it longer).
+least = (math.ceil(got / size) - 1) * pause
+assert last - first >= least * 0.99, (got, last - first, least)
+tls.write(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+s.sendall(outb.read())
+body = b""
+while b"Hello World" not in body:
+    b = s.recv(65536)
+    assert b, body
+    inb.write(b)
+    try:
+        body += tls.read(65536)
+    except ssl.SSLWantReadError:
+        pass
+assert body.startswith(b"HTTP/1.1 200"), body
+print("ok")
+"#;
+
+#[test]
+fn drip_paces_the_servers_flight_and_the_handshake_completes() {
+    let d = dir("drip");
+    let ca = d.join("ca.pem");
+    let ca_s = ca.to_str().unwrap();
+    for workers in ["1", "2"] {
+        // A listener's every connection (`--tls-case`), and a label (SNI `drip-...`).
+        let t = start(&[
+            "--tls-ca-out",
+            ca_s,
+            "--workers",
+            workers,
+            "--tls-case",
+            "drip-64-30ms",
+        ]);
+        let port = t.addr.port().to_string();
+        for tls12 in ["0", "1"] {
+            python_ok(
+                DRIPPED_HANDSHAKE,
+                &[
+                    port.as_ref(),
+                    ca.as_os_str(),
+                    tls12.as_ref(),
+                    "64".as_ref(),
+                    "30".as_ref(),
+                ],
+                &format!("a dripped flight, TLS 1.2 only {tls12}, {workers} workers"),
+            );
+        }
+        if have("curl") {
+            // curl trusting the CA: the whole answer, over HTTP/2 and HTTP/1.1, after a
+            // handshake of at least 10 pauses (a flight of over 640 bytes).
+            for flag in ["--http2", "--http1.1"] {
+                let out = curl(
+                    &t,
+                    &["--cacert", ca_s, flag, "-w", "|%{time_appconnect}"],
+                    "/",
+                );
+                let out = text(&out.stdout);
+                let (body, took) = out.split_once('|').unwrap();
+                assert_eq!(body, "Hello World\n");
+                let took: f64 = took.parse().unwrap();
+                assert!(took >= 0.3, "{took}");
+            }
+            // By SNI label, on a listener of its own: curl -k (the certificate names
+            // localhost, not this label).
+            let t = start(&["--workers", workers]);
+            let out = curl_name(
+                &t,
+                "drip-100-40ms.localhost",
+                &["-k", "-w", "|%{time_appconnect}"],
+            );
+            let out = text(&out.stdout);
+            let (body, took) = out.split_once('|').unwrap();
+            assert_eq!(body, "Hello World\n");
+            assert!(took.parse::<f64>().unwrap() >= 0.2, "{took}");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_drip_longer_than_the_header_timeout_is_closed_then() {
+    // 16 bytes every 200 ms: a flight of over 1 KiB would take over 12 s; the handshake
+    // must be done within --header-timeout.
+    let hello = a_client_hello();
+    let t = start(&["--header-timeout", "1s", "--tls-case", "drip-16-200ms"]);
+    let mut s = TcpStream::connect(t.addr).unwrap();
+    s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
+        .unwrap();
+    let started = Instant::now();
+    s.write_all(&hello).unwrap();
+    let mut got = Vec::new();
+    let r = s.read_to_end(&mut got);
+    let at = started.elapsed();
+    assert!(
+        r.is_ok() || matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{r:?}"
+    );
+    assert!(at >= Duration::from_millis(900), "{at:?}");
+    assert!(at < time_bound(Duration::from_secs(5)), "{at:?}");
+    // Five or six pieces of 16 bytes (and no more than the pieces due by then).
+    assert!((16..=7 * 16).contains(&got.len()), "{}", got.len());
 }

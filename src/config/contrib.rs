@@ -494,7 +494,7 @@ const OPTION_DOCS: [(&str, &str, &str); 61] = [
     (
         r#"--tls-case"#,
         r#"none"#,
-        r#"serve the certificate case or handshake fault NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, `stall`, `alert-N`, `reset`, ...) to every connection whose SNI names none, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses (`expired.localhost`). `NAME@SHARE` (`close@10%`, `expired@0.5%`: a percentage above 0, at most 100, at most 4 decimals) serves it to that share of those connections, drawn per connection from `--seed` (the same seed, the same connections, in accept order), and the listener's own certificate to the others. A certificate case cannot be combined with `--tls-cert` (its certificate comes from the generated CA); a handshake fault can"#,
+        r#"serve the certificate case or handshake fault NAME (`--tls-list` prints them: `expired`, `wrong-host`, `untrusted-root`, `tls12-only`, `stall`, `alert-N`, `reset`, `drip-SIZE-D`, ...) to every connection whose SNI names none, as to one that sends no SNI (a client that connects by address); the first label of the SNI name still chooses (`expired.localhost`). `NAME@SHARE` (`close@10%`, `expired@0.5%`: a percentage above 0, at most 100, at most 4 decimals) serves it to that share of those connections, drawn per connection from `--seed` (the same seed, the same connections, in accept order), and the listener's own certificate to the others. A certificate case cannot be combined with `--tls-cert` (its certificate comes from the generated CA); a handshake fault can"#,
     ),
     (
         r#"--tls-client-ca"#,

@@ -115,6 +115,16 @@ pub trait Io {
     fn alpn(&self) -> Option<&[u8]> {
         None
     }
+    /// When the transport wants the loop to wake the connection (a paced handshake's next
+    /// piece), `now_us` being the loop's clock: the loop sleeps until the earlier of this and
+    /// the connection's own deadline. Bytes as they are never ask.
+    #[inline(always)]
+    fn wake_at(&mut self, _now_us: u64) -> Option<u64> {
+        None
+    }
+    /// The connection's deadline came (the transport's or its own), at `now_us`.
+    #[inline(always)]
+    fn on_wake(&mut self, _now_us: u64) {}
 }
 
 impl Io for Transport {

@@ -457,6 +457,7 @@ impl<T: Io> Event<'_, T> {
             }
             Cause::Ready { .. } => {}
             Cause::Deadline => {
+                self.transport.on_wake(self.now_us);
                 if let Next::Close { .. } = conn.on_wake(env) {
                     // A timeout's close (idle keep-alive, a late head): TLS's end too.
                     self.transport.close_notify(self.sock);
@@ -660,7 +661,11 @@ impl<T: Io> Event<'_, T> {
     /// [`Worker::rearm`] for this event's connection.
     #[inline(always)]
     fn rearm<C: Connection<Work>>(&mut self, conn: &C, settings: &Settings) {
-        if let Some(want) = conn.wake_at(settings) {
+        let want = match (conn.wake_at(settings), self.transport.wake_at(self.now_us)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(want) = want {
             if want < *self.armed_us {
                 *self.armed_us = want.max(self.now_us);
                 self.deadlines.set(self.k, *self.armed_us);

@@ -2,7 +2,7 @@
 //! cases chosen by SNI label or `--tls-case` (with its share), mutual TLS, ALPN.
 
 use super::certs::{CASES, Chain, generate, load, write_ca};
-use super::fault::{FAULTS, Fault};
+use super::fault::{Drip, FAULTS, Fault};
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -39,6 +39,8 @@ const ALWAYS: u32 = 1_000_000;
 pub(super) enum Choice {
     Handshake(Arc<ServerConfig>),
     Fault(Fault),
+    /// The listener's own handshake, its flight dripped.
+    Dripped(Drip, Arc<ServerConfig>),
 }
 
 impl Configs {
@@ -56,14 +58,22 @@ impl Configs {
             return Choice::Handshake(Arc::clone(c));
         }
         if let Some(f) = Fault::by_name(label) {
-            return Choice::Fault(f);
+            return self.fault(f);
         }
         match &self.default {
             Some((d, share)) if self.drawn(*share) => match d {
                 Default::Case(c) => Choice::Handshake(Arc::clone(c)),
-                Default::Fault(f) => Choice::Fault(*f),
+                Default::Fault(f) => self.fault(*f),
             },
             _ => Choice::Handshake(Arc::clone(&self.good)),
+        }
+    }
+
+    /// A fault's choice: a drip is a handshake with the listener's own certificate.
+    fn fault(&self, f: Fault) -> Choice {
+        match f {
+            Fault::Drip(d) => Choice::Dripped(d, Arc::clone(&self.good)),
+            f => Choice::Fault(f),
         }
     }
 

@@ -17,7 +17,7 @@ mod fault;
 
 pub use certs::{CASES, Generated, generate};
 pub use config::{Configs, Identity, case_lines, server_config};
-pub use fault::{FAULTS, Fault};
+pub use fault::{Drip, FAULTS, Fault};
 
 use config::Choice;
 
@@ -30,6 +30,24 @@ use std::sync::Arc;
 /// One TLS connection's state: boxed, outside the slot (a few KiB once buffers are grown).
 pub struct TlsConn {
     state: State,
+    /// The `drip` fault's pacing of the server's flight, until the handshake is done.
+    drip: Option<Pacing>,
+}
+
+/// A dripped flight: a piece of `drip.size` bytes, then a pause.
+struct Pacing {
+    drip: Drip,
+    at: Pace,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// The next piece may leave.
+    Ready,
+    /// A piece left: the pause starts at the loop's next look at the clock.
+    Sent,
+    /// The next piece leaves at this instant of the loop's clock, µs.
+    Until(u64),
 }
 
 enum State {
@@ -72,6 +90,7 @@ impl TlsConn {
     pub fn new(configs: &Arc<Configs>) -> io::Result<Box<TlsConn>> {
         Ok(Box::new(TlsConn {
             state: State::Hello(Vec::new(), Arc::clone(configs)),
+            drip: None,
         }))
     }
 
@@ -123,6 +142,13 @@ impl TlsConn {
         let config = match configs.choose(sni.as_deref()) {
             Choice::Fault(fault) => return self.fault(sock, fault),
             Choice::Handshake(config) => config,
+            Choice::Dripped(drip, config) => {
+                self.drip = Some(Pacing {
+                    drip,
+                    at: Pace::Ready,
+                });
+                config
+            }
         };
         let raw = std::mem::take(raw);
         let mut acceptor = Acceptor::default();
@@ -173,6 +199,8 @@ impl TlsConn {
                 overflow = [&[22, 3, 3, 0x41, 0x01][..], &[0; 0x4101]].concat();
                 &overflow
             }
+            // A handshake ([`Choice::Dripped`]), not a fault of these bytes.
+            Fault::Drip(_) => &[],
         };
         // Into an empty socket buffer: sent whole (a loopback buffer takes 16 KiB at once;
         // a part cut short is the fault's way too).
@@ -250,6 +278,13 @@ impl super::Io for TlsConn {
                 false => Err(io::ErrorKind::WouldBlock.into()),
             };
         };
+        if let Some(p) = &mut self.drip {
+            if conn.is_handshaking() {
+                return drip_piece(conn, sock, p);
+            }
+            // The flight is sent, and the handshake done: no pacing after it.
+            self.drip = None;
+        }
         if conn.wants_write() {
             conn.write_tls(&mut Wire(sock))?;
             if conn.wants_write() {
@@ -281,12 +316,40 @@ impl super::Io for TlsConn {
     fn wants_write(&self) -> bool {
         match &self.state {
             State::Hello(..) | State::Stalled | State::Accepting(..) => false,
-            State::Conn(conn) => conn.wants_write(),
+            State::Conn(conn) => {
+                conn.wants_write() && self.drip.as_ref().is_none_or(|p| p.at == Pace::Ready)
+            }
+        }
+    }
+
+    fn wake_at(&mut self, now_us: u64) -> Option<u64> {
+        let p = self.drip.as_mut()?;
+        match p.at {
+            Pace::Ready => None,
+            Pace::Sent => {
+                let at = now_us + u64::from(p.drip.every_ms) * 1000;
+                p.at = Pace::Until(at);
+                Some(at)
+            }
+            Pace::Until(at) => Some(at),
+        }
+    }
+
+    fn on_wake(&mut self, now_us: u64) {
+        if let Some(p) = &mut self.drip {
+            if matches!(p.at, Pace::Until(at) if now_us >= at) {
+                p.at = Pace::Ready;
+            }
         }
     }
 
     fn close_notify(&mut self, sock: &Socket) {
         if let State::Conn(conn) = &mut self.state {
+            if self.drip.is_some() && conn.is_handshaking() {
+                // A dripped flight cut by the header timeout: the rest of it, and the
+                // alert after it, stay unsent (the client sees the drip stop, then the FIN).
+                return;
+            }
             // A `Connection: close` answer, HTTP/1.0's, an HTTP/2 GOAWAY: OpenSSL 3 reports
             // a close without it as an error (`unexpected eof while reading`), and a client
             // that reads to the end cannot tell a whole answer from a cut one.
@@ -303,5 +366,46 @@ impl super::Io for TlsConn {
             let _ = conn.write_tls(&mut Wire(sock));
         }
         sock.shutdown(std::net::Shutdown::Write)
+    }
+}
+
+/// One piece of a dripped flight: at most `p.drip.size` bytes of what rustls has made, sent
+/// when the pause is over; then the pause. `WouldBlock` always: nothing of the connection's
+/// own goes out during the handshake.
+#[cold]
+fn drip_piece(conn: &mut ServerConnection, sock: &Socket, p: &mut Pacing) -> io::Result<usize> {
+    if p.at == Pace::Ready && conn.wants_write() {
+        let mut left = usize::from(p.drip.size);
+        while left > 0 && conn.wants_write() {
+            match conn.write_tls(&mut Capped(sock, left)) {
+                Ok(0) => break,
+                Ok(n) => left -= n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(e),
+            }
+        }
+        if left < usize::from(p.drip.size) {
+            p.at = Pace::Sent;
+        }
+    }
+    Err(io::ErrorKind::WouldBlock.into())
+}
+
+/// The socket as rustls's `Write`, taking at most this many bytes.
+struct Capped<'a>(&'a Socket, usize);
+
+impl Write for Capped<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.send(&buf[..buf.len().min(self.1)])
+    }
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        // rustls's records, one slice each: the first that is not empty, cut to the cap.
+        match bufs.iter().find(|b| !b.is_empty()) {
+            Some(b) => self.write(b),
+            None => Ok(0),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
