@@ -1758,9 +1758,10 @@ while True:
     inb.write(b)
 assert got >= 500, got
 # The first piece at once, then one every pause: the last no sooner than this after the
-# first (the server waits at least the pause; a slow reader only makes it longer).
+# first (the server waits the pause from its loop's clock, read once a turn: under emulation
+# a turn's own work comes off a pause, 3% seen under qemu; a slow reader only makes it longer).
 least = (math.ceil(got / size) - 1) * pause
-assert last - first >= least * 0.99, (got, last - first, least)
+assert last - first >= least * 0.9, (got, last - first, least)
 tls.write(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
 s.sendall(outb.read())
 body = b""
