@@ -637,3 +637,46 @@ print("ok")
     python_ok(script, &args, "the streamed journal");
     drop(h);
 }
+
+/// The admin API's `GET /journal` to a client that reads it slowly, taking some every 100 ms,
+/// for longer in all than the 2 s a client has to go without reading: the whole journal
+/// arrives, to its last chunk (it was cut at 2 s, where emulation makes even a quick reader
+/// slow).
+#[test]
+fn a_slow_reader_gets_the_whole_journal_from_the_api() {
+    let (h, addr) = start(&["--journal-path", "/j", "--admin", "127.0.0.1:0"]);
+    fill_big_journal(addr, 100, 8000);
+    let admin = h.admin_addr().unwrap();
+    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    // A small receive buffer: the server waits on the reader, not on the kernel's buffers.
+    s.set_recv_buffer_size(16 * 1024).unwrap();
+    s.connect(&admin.into()).unwrap();
+    let mut s: std::net::TcpStream = s.into();
+    s.write_all(b"GET /journal HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0; 64 * 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("after {} bytes: {e}", got.len()),
+        }
+        if started.elapsed() < Duration::from_secs(3) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    assert!(
+        started.elapsed() >= Duration::from_secs(3),
+        "read too fast to test: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        got.ends_with(b"\r\n0\r\n\r\n"),
+        "cut after {} bytes",
+        got.len()
+    );
+    assert!(got.len() > 100 * 48_000, "{}", got.len());
+    drop(h);
+}

@@ -28,10 +28,15 @@ use std::time::{Duration, Instant};
 pub(super) const MAX_BODY: usize = 64 * 1024;
 /// The bytes of the journal formatted at a time for `GET /journal`.
 const JOURNAL_PIECE: usize = 64 * 1024;
-/// How long a client has, in all, to send its request, and then again to read the answer (the
-/// API's own work between the two is not charged to the client: under emulation a change to
-/// 1,200 paths takes longer than a client's whole budget).
+/// How long a client has, in all, to send its request; then, to read the answer, how long it
+/// may go without taking a byte of it (the API's own work between the two is not charged to
+/// the client: under emulation a change to 1,200 paths takes longer than a client's whole
+/// budget; and a journal of tens of MB takes longer than that to send to a client that reads
+/// it as it comes).
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+/// The most an answer may take to send, whatever the client's pace: a client that takes a
+/// byte now and then holds the API no longer than this.
+const ANSWER_LIMIT: Duration = Duration::from_secs(120);
 /// How long what a client sends after the answer is read and dropped, in all.
 const DRAIN_TIME: Duration = Duration::from_millis(200);
 /// The pause after an accept fails for want of resources (out of fds): the listener stays
@@ -140,6 +145,7 @@ impl Admin {
         let mut s = Client {
             s,
             deadline: Instant::now() + CLIENT_TIMEOUT,
+            answer_until: None,
             shared: &self.shared,
         };
         let answer = match read_request(&mut s) {
@@ -152,7 +158,9 @@ impl Admin {
             Err(Refusal::Answer(a)) => a,
             Err(Refusal::Gone) => return,
         };
-        s.deadline = Instant::now() + CLIENT_TIMEOUT;
+        let now = Instant::now();
+        s.deadline = now + CLIENT_TIMEOUT;
+        s.answer_until = Some(now + ANSWER_LIMIT);
         let length = match answer.journal {
             Some(_) => "Transfer-Encoding: chunked".to_string(),
             None => format!("Content-Length: {}", answer.body.len()),
@@ -217,6 +225,9 @@ fn send_journal(j: &Journal, s: &mut impl Write) -> io::Result<()> {
 struct Client<'a> {
     s: TcpStream,
     deadline: Instant,
+    /// While the answer is sent: the deadline moves on with each write that takes bytes, up to
+    /// this.
+    answer_until: Option<Instant>,
     shared: &'a Shared,
 }
 
@@ -241,7 +252,11 @@ impl Read for Client<'_> {
 impl Write for Client<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.s.set_write_timeout(Some(self.left()?))?;
-        self.s.write(buf)
+        let n = self.s.write(buf)?;
+        if let Some(until) = self.answer_until.filter(|_| n > 0) {
+            self.deadline = until.min(Instant::now() + CLIENT_TIMEOUT);
+        }
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
