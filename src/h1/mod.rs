@@ -484,6 +484,7 @@ impl Http1Conn {
     /// Keep the work area while it has work, else give it back.
     #[inline(always)]
     fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
+        log::close_log(&b, env);
         if b.is_done()
             || (cfg!(feature = "faults") && matches!(b.refill, Refill::Paced) && self.park(&b))
         {
@@ -657,6 +658,7 @@ impl Http1Conn {
                 // Not in the middle of a response (a drip's pause): no 408 after part of it.
                 if b.pending_out() == 0 && matches!(b.refill, Refill::None) {
                     b.answer_late_head(env);
+                    log::close_log(&b, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active_us_or_parked = env.now_us;
                     b.out_since_us = env.now_us;

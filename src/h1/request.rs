@@ -113,7 +113,7 @@ impl Http1Conn {
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
-                            b.head_since_us = None;
+                            let since = b.head_since_us.take();
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
@@ -121,6 +121,7 @@ impl Http1Conn {
                                 && !env.responses.is_health(route);
                             if logged {
                                 request_line(&mut b.log_line, &req);
+                                b.log_since_us = since.unwrap_or(0);
                             }
                             b.pending = Some(Pending {
                                 route: route as u16,

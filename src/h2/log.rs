@@ -9,11 +9,13 @@
 //! Control bytes, a space, `\` and non-ASCII are written `\xNN` (`push_log_word`).
 
 use super::{Env, State};
+use crate::conn::log_line::{self, LINE_OVERHEAD, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::parser::Rule;
 
-/// Each held entry: the stream id (4 bytes), the words' length (2 bytes), the words.
-const ENTRY_HEAD: usize = 6;
+/// Each held entry: the stream id (4 bytes), the words' length (2 bytes), when its HEADERS
+/// came (8 bytes, µs), the words.
+const ENTRY_HEAD: usize = 14;
 /// The most of a method kept for its line (escapes included).
 const METHOD_KEPT: usize = 32;
 /// The most of a `:path` kept for its line (escapes included).
@@ -33,6 +35,7 @@ impl State {
         let start = held.len();
         held.extend_from_slice(&stream.to_be_bytes());
         held.extend_from_slice(&[0, 0]);
+        held.extend_from_slice(&env.now_us.to_be_bytes());
         for (word, kept) in [(&f.method, METHOD_KEPT), (&f.path, PATH_KEPT)] {
             if !push_log_word(held, word, kept) {
                 held.extend_from_slice(CUT);
@@ -41,7 +44,7 @@ impl State {
         }
         // At most 32 + 224 + 2 * 6 bytes.
         let len = (held.len() - start - ENTRY_HEAD) as u16;
-        held[start + 4..start + ENTRY_HEAD].copy_from_slice(&len.to_be_bytes());
+        held[start + 4..start + 6].copy_from_slice(&len.to_be_bytes());
     }
 
     /// Stream 1 of an upgraded connection: its words from HTTP/1 (empty: not logged).
@@ -54,16 +57,18 @@ impl State {
         };
         self.held_log.extend_from_slice(&1u32.to_be_bytes());
         self.held_log.extend_from_slice(&len.to_be_bytes());
+        self.held_log.extend_from_slice(&env.now_us.to_be_bytes());
         self.held_log.extend_from_slice(words);
     }
 
-    /// `stream` is answered with `status`: write its line, if it has one held, with
-    /// ` rule=NAME` when the answer is canned's error for a limit it went past.
+    /// `stream` is answered with `status` and `bytes` of body: write its line, if it has one
+    /// held, with ` rule=NAME` when the answer is canned's error for a limit it went past.
     pub(super) fn log_answer<W>(
         &mut self,
         stream: u32,
         status: u16,
         rule: Option<Rule>,
+        bytes: u64,
         env: &mut Env<'_, W>,
     ) {
         let Some(log) = env.features.access_log.as_deref_mut() else {
@@ -72,11 +77,14 @@ impl State {
         let Some((at, end)) = find(&self.held_log, stream) else {
             return;
         };
+        let since_us = u64::from_be_bytes(
+            self.held_log[at + 6..at + ENTRY_HEAD]
+                .try_into()
+                .unwrap_or_default(),
+        );
         let words = &self.held_log[at + ENTRY_HEAD..end];
         let date = env.responses.date();
-        let dated = date[0] != b' ';
-        let rule_len = rule.map_or(0, |r| r.name().len() + 6);
-        let len = if dated { date.len() + 3 } else { 2 } + words.len() + 9 + 4 + rule_len;
+        let len = date.len() + 2 * words.len() + LINE_OVERHEAD;
         if log.len() + len > ACCESS_LOG_TURN_BYTES {
             match env.features.log_sink {
                 Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
@@ -87,25 +95,18 @@ impl State {
                 }
             }
         }
-        if dated {
-            log.push(b'[');
-            log.extend_from_slice(date);
-            log.extend_from_slice(b"] ");
-        } else {
-            log.extend_from_slice(b"- ");
-        }
-        log.extend_from_slice(words);
-        log.extend_from_slice(b"HTTP/2.0 ");
-        log.extend_from_slice(&[
-            b'0' + (status / 100) as u8,
-            b'0' + (status / 10 % 10) as u8,
-            b'0' + (status % 10) as u8,
-        ]);
+        let ctx = env.features.log_ctx.as_deref();
+        let json = ctx.is_some_and(|c| c.json);
+        let req = LogRequest {
+            words,
+            version: b"HTTP/2.0",
+        };
+        let open = log_line::open(log, json, date, ctx.map(|c| &c.client), &req, status);
         if let Some(rule) = rule {
-            log.extend_from_slice(b" rule=");
-            log.extend_from_slice(rule.name().as_bytes());
+            log_line::note(log, json, "rule=", rule.name());
         }
-        log.push(b'\n');
+        let end_us = ctx.map_or(env.now_us, |c| c.now_us());
+        log_line::close(log, json, open, bytes, end_us.saturating_sub(since_us));
         self.held_log.drain(at..end);
     }
 

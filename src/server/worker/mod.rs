@@ -244,7 +244,10 @@ impl Worker {
             self.drain_deadline.is_some(),
         );
         if let Some(j) = env.features.journal.as_deref_mut() {
-            j.peer = self.peers.get(k).copied().flatten();
+            j.peer = self.peers.get(k).and_then(|c| c.peer);
+        }
+        if let Some(c) = env.features.log_ctx.as_deref_mut() {
+            c.client = self.peers.get(k).copied().unwrap_or_default();
         }
         let Slot {
             sock,

@@ -39,6 +39,8 @@ pub(super) struct EnvParts {
     /// `--access-log`: the lines of this loop turn, at most
     /// [`crate::conn::ACCESS_LOG_TURN_BYTES`].
     pub(super) log: Option<Vec<u8>>,
+    /// `--access-log`: the format, and the client of the connection being handled.
+    pub(super) log_ctx: Option<crate::conn::LogContext>,
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
@@ -62,6 +64,7 @@ impl EnvParts {
             features: Features {
                 access_log: Part::new(self.log.as_mut()),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
+                log_ctx: Part::new(self.log_ctx.as_mut()),
                 faults: Part::new(self.faults.as_mut()),
                 journal: Part::new(self.journal.as_mut()),
             },
@@ -82,9 +85,9 @@ pub(crate) struct Worker {
     pub(super) at_limit: bool,
     pub(super) limit_recheck_at: u64,
     pub(super) slots: Vec<Option<Slot>>,
-    /// `--journal`: each slot's client address (`None`: a unix-socket client), kept apart so
-    /// that a slot stays small; empty without the journal.
-    pub(super) peers: Vec<Option<std::net::SocketAddr>>,
+    /// `--journal` and `--access-log`: each slot's client (its address `None`: a
+    /// unix-socket client), kept apart so that a slot stays small; empty without them.
+    pub(super) peers: Vec<crate::conn::Client>,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
     pub(super) deadlines: Deadlines,
@@ -166,6 +169,7 @@ impl Worker {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
             poller.add_with_mode(&shared.force_r, Event::readable(FORCE), PollMode::Level)?;
         }
+        let now = Instant::now();
         Ok(Worker {
             poller,
             listeners,
@@ -184,6 +188,9 @@ impl Worker {
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: setup.access_log.then(Vec::new),
+                log_ctx: setup
+                    .access_log
+                    .then(|| crate::conn::LogContext::new(setup.access_log_json, now)),
                 faults: setup.faults,
                 journal: setup.journal.map(|journal| Recorder {
                     journal,
@@ -198,7 +205,7 @@ impl Worker {
             quiet: setup.quiet,
             shutdown_timeout: setup.shutdown_timeout,
             shared,
-            epoch: Instant::now(),
+            epoch: now,
             now_us: 0,
             date: DateClock::new(setup.patch_date),
             drain_deadline: None,
