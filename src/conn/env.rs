@@ -35,15 +35,12 @@ pub struct Env<'a, W> {
 /// Their switches, fixed for the run, are in [`Settings::switches`].
 #[derive(Default)]
 pub struct Features<'a> {
-    /// Where to append access-log lines, when enabled (`--access-log`): at most
-    /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
-    pub access_log: Part<'a, Vec<u8>, { cfg!(feature = "access-log") }>,
+    /// Where to append access-log lines, when enabled (`--access-log`), with the format and
+    /// the client of the connection being handled.
+    pub access_log: Part<'a, super::LogLines, { cfg!(feature = "access-log") }>,
     /// Where a full `access_log` goes before the next line: the server's queue to stdout.
     /// Without one, a line that does not fit is dropped.
     pub log_sink: Option<&'a dyn LogSink>,
-    /// `--access-log`: its format, the client of the connection being handled and the line
-    /// it has open (absent: text lines without a client, closed at once).
-    pub log_ctx: Part<'a, super::LogContext, { cfg!(feature = "access-log") }>,
     /// `--fault` and `--mutate`: the worker's faults, `None` when none is configured.
     pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
@@ -113,7 +110,6 @@ impl std::fmt::Debug for Features<'_> {
         f.debug_struct("Features")
             .field("access_log", &self.access_log)
             .field("log_sink", &self.log_sink.is_some())
-            .field("log_ctx", &self.log_ctx)
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
             .finish()

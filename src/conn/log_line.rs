@@ -23,36 +23,55 @@ pub struct Client {
     pub tls: bool,
 }
 
-/// The access log's settings and the line being written, lent to the connection being
-/// handled.
+/// The access log's part of a worker, lent to the connection being handled: the loop turn's
+/// lines, the format, the connection's client and the line it has open. Absent without
+/// `--access-log`, so that the plain path tests one pointer.
 #[derive(Debug)]
-pub struct LogContext {
+pub struct LogLines {
+    /// This loop turn's lines, at most [`ACCESS_LOG_TURN_BYTES`](super::ACCESS_LOG_TURN_BYTES)
+    /// (a line that does not fit is dropped whole and counted).
+    pub lines: Vec<u8>,
     /// `--access-log json`.
     pub json: bool,
     /// The worker's clock origin (that of `Env::now_us`): the end of a line's time is read
-    /// from it when the line is closed.
-    pub epoch: Instant,
-    /// The connection being handled.
-    pub client: Client,
+    /// from it when the line is closed. `None`: the end is the loop turn's `now_us`.
+    pub epoch: Option<Instant>,
+    /// The connection being handled (`None`: not known, written `-`).
+    pub client: Option<Client>,
     /// A line opened and not yet closed (HTTP/1: until its answer is queued).
     pub open: Option<OpenLine>,
 }
 
-impl LogContext {
-    /// Settings for a worker: text or JSON.
-    pub fn new(json: bool, epoch: Instant) -> LogContext {
-        LogContext {
+impl LogLines {
+    /// A worker's part: text or JSON lines, times read from `epoch`.
+    pub fn new(json: bool, epoch: Instant) -> LogLines {
+        LogLines {
+            lines: Vec::new(),
             json,
-            epoch,
-            client: Client::default(),
+            epoch: Some(epoch),
+            client: None,
             open: None,
         }
     }
 
-    /// Microseconds since the epoch now, rounded up as `Env::now_us` is.
-    pub fn now_us(&self) -> u64 {
-        let d = self.epoch.elapsed();
-        d.as_secs() * 1_000_000 + u64::from(d.subsec_nanos().div_ceil(1000))
+    /// Text lines without a client or a clock of their own (a connection driven by hand).
+    pub fn text() -> LogLines {
+        LogLines {
+            lines: Vec::new(),
+            json: false,
+            epoch: None,
+            client: None,
+            open: None,
+        }
+    }
+
+    /// Microseconds since the epoch now, rounded up as `Env::now_us` is; `now_us` without an
+    /// epoch.
+    pub fn now_us(&self, now_us: u64) -> u64 {
+        self.epoch.map_or(now_us, |e| {
+            let d = e.elapsed();
+            d.as_secs() * 1_000_000 + u64::from(d.subsec_nanos().div_ceil(1000))
+        })
     }
 }
 

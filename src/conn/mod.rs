@@ -34,7 +34,7 @@ pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };
-pub use log_line::{Client, LogContext};
+pub use log_line::{Client, LogLines};
 pub(crate) use pool::return_free_memory;
 pub use pool::{Pool, Pooled};
 #[cfg(feature = "websocket")]

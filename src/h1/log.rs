@@ -4,11 +4,12 @@
 //! answer's bytes and time once it is queued.
 
 use super::state::{Body, Env, Refill, WorkArea};
-use crate::conn::log_line::{self, LINE_OVERHEAD, OpenLine, Request as LogRequest};
+use crate::conn::log_line::{self, LINE_OVERHEAD, LogLines, OpenLine, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::journal::Record;
 use crate::parser::{Request, Rule, Version};
+use crate::response::Responses;
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
@@ -57,9 +58,9 @@ pub(super) fn log_response_from(
     let Some(log) = env.features.access_log.as_deref_mut() else {
         return false;
     };
-    if log.len() + len > ACCESS_LOG_TURN_BYTES {
+    if log.lines.len() + len > ACCESS_LOG_TURN_BYTES {
         match env.features.log_sink {
-            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(&mut log.lines),
             None => {
                 env.stats.log_lines_dropped += 1;
                 b.log_line.clear();
@@ -67,75 +68,64 @@ pub(super) fn log_response_from(
             }
         }
     }
-    let ctx = env.features.log_ctx.as_deref_mut();
-    let json = ctx.as_ref().is_some_and(|c| c.json);
     let req = LogRequest {
         words: &b.log_line,
         version: b"",
     };
     let at = log_line::open(
-        log,
-        json,
+        &mut log.lines,
+        log.json,
         date,
-        ctx.as_ref().map(|c| &c.client),
+        log.client.as_ref(),
         &req,
         status,
     );
-    let since_us = if b.log_since_us == 0 {
-        env.now_us
-    } else {
-        b.log_since_us
+    // A request's first byte (0: read in this turn); without a request, the unfinished
+    // head's (a 408, an error), else now.
+    let since_us = match (b.log_since_us, b.head_since_us) {
+        (0, Some(head)) => head,
+        (0, None) => env.now_us,
+        (since, _) => since,
     };
     b.log_since_us = 0;
     b.log_line.clear();
-    let open = OpenLine { at, since_us, mark };
-    match ctx {
-        Some(c) => c.open = Some(open),
-        // No context (a test's environment): closed now, with what is queued so far.
-        None => log_line::close(log, false, at, 0, env.now_us - since_us),
-    }
+    log.open = Some(OpenLine { at, since_us, mark });
     true
 }
 
 /// Close the line [`log_response`] opened, if any: its bytes are what the output gained since
-/// (and the rest of a body to come), its time runs to now (or to the end of a hold).
+/// (and the rest of a body to come), its time runs to now (or to the end of a hold). Called
+/// where a line may have been opened (a request answered): the end of a read's event, a
+/// pipelined request answered after a write, a late head's 408. Before the turn's lines are
+/// handed to the writer, none is open.
 #[inline(always)]
 pub(super) fn close_log(b: &WorkArea, env: &mut Env<'_>) {
-    if env
-        .features
-        .log_ctx
-        .as_deref()
-        .is_some_and(|c| c.open.is_some())
-    {
-        close_open_line(b, env);
+    if let Some(log) = env.features.access_log.as_deref_mut() {
+        if log.open.is_some() {
+            close_open_line(b, log, env.responses, env.now_us);
+        }
     }
 }
 
 #[cold]
 #[inline(never)]
-fn close_open_line(b: &WorkArea, env: &mut Env<'_>) {
-    let Some(ctx) = env.features.log_ctx.as_deref_mut() else {
-        return;
-    };
-    let Some(open) = ctx.open.take() else {
-        return;
-    };
-    let Some(log) = env.features.access_log.as_deref_mut() else {
+fn close_open_line(b: &WorkArea, log: &mut LogLines, responses: &Responses, now_us: u64) {
+    let Some(open) = log.open.take() else {
         return;
     };
     let mut bytes = b.out.len().saturating_sub(open.mark) as u64;
     match b.refill {
         Refill::Body { route, at } => {
-            let body = env.responses.body(route as usize);
+            let body = responses.body(route as usize);
             bytes += b.pacing.body_stop.unwrap_or(body.len()).saturating_sub(at) as u64;
         }
         Refill::Repeat { left, .. } => bytes += left,
         _ => {}
     }
-    let end = ctx.now_us().max(b.hold_until_us);
+    let end = log.now_us(now_us).max(b.hold_until_us);
     log_line::close(
-        log,
-        ctx.json,
+        &mut log.lines,
+        log.json,
         open.at,
         bytes,
         end.saturating_sub(open.since_us),
@@ -165,9 +155,8 @@ pub(super) fn log_rule(b: &mut WorkArea, rule: Rule, env: &mut Env<'_>) {
 /// [`ACCESS_LOG_TURN_BYTES`] by a few such words at most: the line's room was checked without
 /// them, and dropping it now would leave half a line.
 pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
-    let json = env.features.log_ctx.as_deref().is_some_and(|c| c.json);
     if let Some(log) = env.features.access_log.as_deref_mut() {
-        log_line::note(log, json, key, value);
+        log_line::note(&mut log.lines, log.json, key, value);
     }
 }
 

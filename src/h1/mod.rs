@@ -120,6 +120,7 @@ impl Connection<WorkArea> for Http1Conn {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
         }
+        log::close_log(&b, env);
         self.keep_or_return(b, env);
     }
 
@@ -197,6 +198,7 @@ impl Connection<WorkArea> for Http1Conn {
                 && matches!(self.phase, Phase::Open)
             {
                 self.resume(&mut b, env);
+                log::close_log(&b, env);
             }
         }
         self.keep_or_return(b, env);
@@ -484,7 +486,6 @@ impl Http1Conn {
     /// Keep the work area while it has work, else give it back.
     #[inline(always)]
     fn keep_or_return(&mut self, b: Box<WorkArea>, env: &mut Env<'_>) {
-        log::close_log(&b, env);
         if b.is_done()
             || (cfg!(feature = "faults") && matches!(b.refill, Refill::Paced) && self.park(&b))
         {

@@ -113,7 +113,6 @@ impl Http1Conn {
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
-                            let since = b.head_since_us.take();
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
@@ -121,8 +120,9 @@ impl Http1Conn {
                                 && !env.responses.is_health(route);
                             if logged {
                                 request_line(&mut b.log_line, &req);
-                                b.log_since_us = since.unwrap_or(0);
+                                b.log_since_us = b.head_since_us.unwrap_or(0);
                             }
+                            b.head_since_us = None;
                             b.pending = Some(Pending {
                                 route: route as u16,
                                 head_request: req.is_head,

@@ -85,9 +85,9 @@ impl State {
         let words = &self.held_log[at + ENTRY_HEAD..end];
         let date = env.responses.date();
         let len = date.len() + 2 * words.len() + LINE_OVERHEAD;
-        if log.len() + len > ACCESS_LOG_TURN_BYTES {
+        if log.lines.len() + len > ACCESS_LOG_TURN_BYTES {
             match env.features.log_sink {
-                Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+                Some(sink) => env.stats.log_lines_dropped += sink.hand_off(&mut log.lines),
                 None => {
                     env.stats.log_lines_dropped += 1;
                     self.held_log.drain(at..end);
@@ -95,18 +95,30 @@ impl State {
                 }
             }
         }
-        let ctx = env.features.log_ctx.as_deref();
-        let json = ctx.is_some_and(|c| c.json);
         let req = LogRequest {
             words,
             version: b"HTTP/2.0",
         };
-        let open = log_line::open(log, json, date, ctx.map(|c| &c.client), &req, status);
+        let json = log.json;
+        let open = log_line::open(
+            &mut log.lines,
+            json,
+            date,
+            log.client.as_ref(),
+            &req,
+            status,
+        );
         if let Some(rule) = rule {
-            log_line::note(log, json, "rule=", rule.name());
+            log_line::note(&mut log.lines, json, "rule=", rule.name());
         }
-        let end_us = ctx.map_or(env.now_us, |c| c.now_us());
-        log_line::close(log, json, open, bytes, end_us.saturating_sub(since_us));
+        let end_us = log.now_us(env.now_us);
+        log_line::close(
+            &mut log.lines,
+            json,
+            open,
+            bytes,
+            end_us.saturating_sub(since_us),
+        );
         self.held_log.drain(at..end);
     }
 

@@ -37,10 +37,9 @@ pub(super) struct EnvParts {
     pub(super) pool: Pool<Work>,
     pub(super) stats: Stats,
     /// `--access-log`: the lines of this loop turn, at most
-    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`].
-    pub(super) log: Option<Vec<u8>>,
-    /// `--access-log`: the format, and the client of the connection being handled.
-    pub(super) log_ctx: Option<crate::conn::LogContext>,
+    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`], their format and the client of the connection
+    /// being handled.
+    pub(super) log: Option<crate::conn::LogLines>,
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
@@ -64,7 +63,6 @@ impl EnvParts {
             features: Features {
                 access_log: Part::new(self.log.as_mut()),
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
-                log_ctx: Part::new(self.log_ctx.as_mut()),
                 faults: Part::new(self.faults.as_mut()),
                 journal: Part::new(self.journal.as_mut()),
             },
@@ -187,10 +185,9 @@ impl Worker {
                 responses: setup.responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
-                log: setup.access_log.then(Vec::new),
-                log_ctx: setup
+                log: setup
                     .access_log
-                    .then(|| crate::conn::LogContext::new(setup.access_log_json, now)),
+                    .then(|| crate::conn::LogLines::new(setup.access_log_json, now)),
                 faults: setup.faults,
                 journal: setup.journal.map(|journal| Recorder {
                     journal,
