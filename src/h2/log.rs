@@ -1,5 +1,5 @@
-//! `--access-log` per stream: one line a stream, `[DATE] METHOD TARGET HTTP/2.0 STATUS`, as
-//! HTTP/1 writes it (the `:path` stands for the target). A stream's `METHOD TARGET ` is kept
+//! `--access-log` per stream: one line a stream, `[DATE] CLIENT METHOD TARGET HTTP/2.0 STATUS
+//! BYTES US` (`crate::conn::log_line`), as HTTP/1 writes it (the `:path` stands for the target). A stream's `METHOD TARGET ` is kept
 //! from its HEADERS (the fields are gone once the next block is decoded) until it is
 //! answered; the `--health` path is not logged, as in HTTP/1.
 //!
@@ -8,10 +8,12 @@
 //! request is well-formed), so that 100 streams with 16 KB paths hold 27 KiB, not 1.6 MiB.
 //! Control bytes, a space, `\` and non-ASCII are written `\xNN` (`push_log_word`).
 
-use super::{Env, State};
+use super::{Env, Own, State, grpc, unserved};
 use crate::conn::log_line::{self, LINE_OVERHEAD, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
+use crate::frame::HEADER_LEN;
 use crate::parser::Rule;
+use crate::response::Responses;
 
 /// Each held entry: the stream id (4 bytes), the words' length (2 bytes), when its HEADERS
 /// came (8 bytes, µs), the words.
@@ -61,8 +63,9 @@ impl State {
         self.held_log.extend_from_slice(words);
     }
 
-    /// `stream` is answered with `status` and `bytes` of body: write its line, if it has one
-    /// held, with ` rule=NAME` when the answer is canned's error for a limit it went past.
+    /// `stream` is answered with `status` and `bytes` ([`State::answer_bytes`]): write its
+    /// line, if it has one held, with ` rule=NAME` when the answer is canned's error for a
+    /// limit it went past.
     pub(super) fn log_answer<W>(
         &mut self,
         stream: u32,
@@ -120,6 +123,40 @@ impl State {
             end_us.saturating_sub(since_us),
         );
         self.held_log.drain(at..end);
+    }
+
+    /// The bytes of stream `i`'s answer as the access log counts them: the payloads of its
+    /// HEADERS (the HPACK block, CONTINUATION frames included) and DATA frames, gRPC's
+    /// trailers too; HTTP/1 counts its head and body, the same less the framing. The frames
+    /// are formatted at the output's end and taken back: work done only with the log.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn answer_bytes(&mut self, i: usize, responses: &Responses) -> u64 {
+        let s = self.streams[i];
+        let mark = self.out.len();
+        let mut data = 0;
+        if s.grpc == grpc::Call::None {
+            let body = match s.error {
+                Own::Route => responses.body(s.route as usize).len(),
+                Own::Unserved => unserved::body(s.route as usize, responses).len(),
+                Own::Refused(rule) => responses.error(rule)[2].len(),
+            };
+            data = if s.head_only { 0 } else { body };
+            self.response_headers(&s, data == 0, responses);
+        } else {
+            // Room for all of it: its HEADERS, DATA and trailers.
+            grpc::answer(s.grpc, s.id, false, i64::MAX, &mut self.out);
+        }
+        let mut frames = &self.out[mark..];
+        let mut payloads = data as u64;
+        while frames.len() >= HEADER_LEN {
+            let len =
+                usize::from(frames[0]) << 16 | usize::from(frames[1]) << 8 | usize::from(frames[2]);
+            payloads += len as u64;
+            frames = &frames[(HEADER_LEN + len).min(frames.len())..];
+        }
+        self.out.truncate(mark);
+        payloads
     }
 
     /// Drop the held words of streams that ended unanswered (reset, refused, malformed):

@@ -1141,11 +1141,10 @@ impl State {
         };
         env.stats.by_status[status as usize] += 1;
         let id = s.id;
-        let bytes = match (s.grpc, s.error, s.head_only) {
-            (grpc::Call::None, Own::Route, false) => env.responses.body(s.route as usize).len(),
-            _ => 0,
-        } as u64;
-        self.log_answer(id, status, rule, bytes, env);
+        if env.features.access_log.is_some() {
+            let bytes = self.answer_bytes(i, env.responses);
+            self.log_answer(id, status, rule, bytes, env);
+        }
     }
 
     /// Queue a frame with this payload.
