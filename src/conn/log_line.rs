@@ -229,8 +229,16 @@ fn push_client(lines: &mut Vec<u8>, client: Option<&Client>) {
     use std::io::Write;
     match client {
         Some(Client { peer: Some(a), .. }) => {
-            // A socket address is at most 47 bytes: no allocation beyond the line's.
-            let _ = write!(lines, "{a}");
+            // An IPv4 client of a `[::]` listener as the address it has (`127.0.0.1:N`, not
+            // `[::ffff:127.0.0.1]:N`). A socket address is at most 47 bytes: no allocation
+            // beyond the line's.
+            let _ = match a {
+                SocketAddr::V6(v6) => match v6.ip().to_ipv4_mapped() {
+                    Some(v4) => write!(lines, "{v4}:{}", v6.port()),
+                    None => write!(lines, "{a}"),
+                },
+                SocketAddr::V4(_) => write!(lines, "{a}"),
+            };
         }
         Some(Client { peer: None, .. }) => lines.extend_from_slice(b"unix"),
         None => lines.push(b'-'),
@@ -277,6 +285,24 @@ mod tests {
             peer: Some("127.0.0.1:4567".parse().unwrap()),
             local: None,
             tls: false,
+        }
+    }
+
+    #[test]
+    fn an_ipv4_client_of_an_ipv6_listener_is_written_as_ipv4() {
+        let mut l = Vec::new();
+        for (peer, want) in [
+            ("[::ffff:10.0.0.1]:80", "10.0.0.1:80"),
+            ("[::1]:80", "[::1]:80"),
+            ("10.0.0.2:81", "10.0.0.2:81"),
+        ] {
+            l.clear();
+            let c = Client {
+                peer: Some(peer.parse().unwrap()),
+                ..Client::default()
+            };
+            push_client(&mut l, Some(&c));
+            assert_eq!(String::from_utf8_lossy(&l), want);
         }
     }
 
