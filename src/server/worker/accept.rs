@@ -119,6 +119,8 @@ impl Worker {
         }
         #[cfg(feature = "tls")]
         let tls = self.tls_listeners.get(i).copied().unwrap_or(false);
+        #[cfg(not(feature = "tls"))]
+        let tls = false;
         #[cfg(feature = "tls")]
         if tls && !self.add_tls(k) {
             let _ = self.poller.delete(&sock);
@@ -136,11 +138,8 @@ impl Worker {
             #[cfg(feature = "tls")]
             tls,
         });
-        if let Some(mut client) = client {
-            #[cfg(feature = "tls")]
-            {
-                client.tls = tls;
-            }
+        if let Some(client) = client {
+            let client = Client { tls, ..client };
             // Grown with the slots, so that a steady number of connections allocates nothing.
             if self.peers.len() <= k {
                 self.peers.resize(k + 1, Client::default());
