@@ -353,3 +353,40 @@ func main() {
         }
     }
 }
+
+/// HTTP/2 streams held by `--delay` or shaped by a fault are logged as HTTP/1's requests are:
+/// their time runs to the end of the hold, and the line names the fault.
+#[cfg(feature = "faults")]
+#[test]
+fn http2_streams_held_or_faulted_are_logged() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--delay",
+            "50ms",
+            "--fault",
+            "/e=error:1:503",
+        ]);
+        let h2 = ["--http2-prior-knowledge"];
+        assert_eq!(curl(&p.url("/held"), &h2).1, 200);
+        assert_eq!(curl(&p.url("/e"), &h2).1, 503);
+        let lines = stop_and_read(p);
+        let lines: Vec<common::LogLine> = lines.iter().map(|l| common::log_line(l)).collect();
+        let words: Vec<&str> = lines.iter().map(|l| &l.words[..]).collect();
+        assert_eq!(
+            words,
+            ["GET /held HTTP/2.0 200", "GET /e HTTP/2.0 503 fault=error"],
+            "{workers} workers"
+        );
+        assert!(
+            lines.iter().all(|l| l.us >= 50_000 && l.bytes > 0),
+            "{lines:?}"
+        );
+    }
+}

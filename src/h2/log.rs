@@ -11,6 +11,7 @@
 use super::{Env, Own, State, grpc, unserved};
 use crate::conn::log_line::{self, LINE_OVERHEAD, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
+use crate::fault::FaultKind;
 use crate::frame::HEADER_LEN;
 use crate::parser::Rule;
 use crate::response::Responses;
@@ -24,6 +25,21 @@ const METHOD_KEPT: usize = 32;
 const PATH_KEPT: usize = 224;
 /// What follows a method or a path that was cut.
 const CUT: &[u8] = b"[...]";
+
+/// What the access log says of a stream's answer.
+#[derive(Clone, Copy)]
+pub(super) struct Answered<'a> {
+    /// The status sent (0: none).
+    pub(super) status: u16,
+    /// ` rule=NAME` when the answer is canned's error for a limit the stream went past.
+    pub(super) rule: Option<Rule>,
+    /// [`State::answer_bytes`], or a fault's.
+    pub(super) bytes: u64,
+    /// ` fault=KIND` for each.
+    pub(super) faults: &'a [FaultKind],
+    /// The end of a hold (`--delay`, a latency), 0 without one.
+    pub(super) until_us: u64,
+}
 
 impl State {
     /// Keep `METHOD TARGET ` of `stream`'s request (its fields just decoded), when logging.
@@ -63,17 +79,15 @@ impl State {
         self.held_log.extend_from_slice(words);
     }
 
-    /// `stream` is answered with `status` and `bytes` ([`State::answer_bytes`]): write its
-    /// line, if it has one held, with ` rule=NAME` when the answer is canned's error for a
-    /// limit it went past.
-    pub(super) fn log_answer<W>(
-        &mut self,
-        stream: u32,
-        status: u16,
-        rule: Option<Rule>,
-        bytes: u64,
-        env: &mut Env<'_, W>,
-    ) {
+    /// `stream` is answered as `a` says: write its line, if it has one held.
+    pub(super) fn log_answer<W>(&mut self, stream: u32, a: &Answered<'_>, env: &mut Env<'_, W>) {
+        let Answered {
+            status,
+            rule,
+            bytes,
+            faults,
+            until_us,
+        } = *a;
         let Some(log) = env.features.access_log.as_deref_mut() else {
             return;
         };
@@ -114,7 +128,11 @@ impl State {
         if let Some(rule) = rule {
             log_line::note(&mut log.lines, json, "rule=", rule.name());
         }
-        let end_us = log.now_us(env.now_us);
+        for k in faults {
+            log_line::note(&mut log.lines, json, "fault=", k.name());
+        }
+        // To the end of a hold (`--delay`, a latency) when there is one.
+        let end_us = log.now_us(env.now_us).max(until_us);
         log_line::close(
             &mut log.lines,
             json,

@@ -1143,7 +1143,14 @@ impl State {
         let id = s.id;
         if env.features.access_log.is_some() {
             let bytes = self.answer_bytes(i, env.responses);
-            self.log_answer(id, status, rule, bytes, env);
+            let a = log::Answered {
+                status,
+                rule,
+                bytes,
+                faults: &[],
+                until_us: 0,
+            };
+            self.log_answer(id, &a, env);
         }
     }
 
