@@ -79,6 +79,27 @@ impl State {
         self.held_log.extend_from_slice(words);
     }
 
+    /// Stream `i` is answered with `status`, neither held nor shaped by a fault: its line,
+    /// with ` rule=NAME` when the answer is canned's error for a limit it went past.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn log_plain<W>(
+        &mut self,
+        i: usize,
+        status: u16,
+        rule: Option<Rule>,
+        env: &mut Env<'_, W>,
+    ) {
+        let a = Answered {
+            status,
+            rule,
+            bytes: self.answer_bytes(i, env.responses),
+            faults: &[],
+            until_us: 0,
+        };
+        self.log_answer(self.streams[i].id, &a, env);
+    }
+
     /// `stream` is answered as `a` says: write its line, if it has one held.
     pub(super) fn log_answer<W>(&mut self, stream: u32, a: &Answered<'_>, env: &mut Env<'_, W>) {
         let Answered {

@@ -1140,17 +1140,8 @@ impl State {
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
-        let id = s.id;
         if env.features.access_log.is_some() {
-            let bytes = self.answer_bytes(i, env.responses);
-            let a = log::Answered {
-                status,
-                rule,
-                bytes,
-                faults: &[],
-                until_us: 0,
-            };
-            self.log_answer(id, &a, env);
+            self.log_plain(i, status, rule, env);
         }
     }
 
