@@ -6,7 +6,7 @@ mod common;
 use canned::check::connection::{
     ConnectionOptions, HttpVersion, PERSISTENCE, keep_alive_decision, responses,
 };
-use canned::conn::{ConnLimits, Connection, Env, Features, Next, Part, Pool, Settings};
+use canned::conn::{ConnLimits, Connection, Env, Features, LogLines, Next, Part, Pool, Settings};
 use canned::h1::{Http1Conn, WorkArea};
 use canned::parser::{Error, Limits, Rule};
 use canned::response::{KeepAliveForm, Responses};
@@ -27,7 +27,7 @@ const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 struct Parts {
     pool: Pool<WorkArea>,
     stats: Stats,
-    log: Vec<u8>,
+    log: LogLines,
     responses: Responses,
     settings: Settings,
 }
@@ -64,7 +64,7 @@ impl Driver {
             parts: Parts {
                 pool: Pool::default(),
                 stats: Stats::default(),
-                log: Vec::new(),
+                log: LogLines::text(),
                 responses,
                 settings: Settings {
                     conn_limits,
@@ -99,7 +99,7 @@ impl Driver {
 
     #[cfg(feature = "access-log")]
     fn log(&self) -> String {
-        String::from_utf8(self.parts.log.clone()).unwrap()
+        String::from_utf8(self.parts.log.lines.clone()).unwrap()
     }
 }
 
@@ -406,27 +406,32 @@ fn access_log_records_every_response_once_with_its_status() {
     d.feed(b"cd");
     d.feed(b"PUT /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\nzz");
     let log = d.log();
+    let wire = d.write_all();
     let lines: Vec<&str> = log.lines().collect();
     let tails: Vec<&str> = lines
         .iter()
         // Without a Date field (`--no-date`), the date is `-`, as common log format marks
-        // a missing field.
-        .map(|l| l.strip_prefix("- ").unwrap())
+        // a missing field; a connection driven by hand has no client address (`-`).
+        .map(|l| l.strip_prefix("- - ").unwrap())
         .collect();
+    // Each line's bytes are its whole answer, head and body: together, the wire.
+    let sizes = [86, 93, 194];
+    assert_eq!(sizes.iter().sum::<usize>(), wire.len());
     assert_eq!(
         tails,
         [
-            "GET /r HTTP/1.1 201",
-            "POST /x HTTP/1.1 200",
-            "PUT /c HTTP/1.1 400 rule=invalid_chunk_size"
+            "GET /r HTTP/1.1 201 86 0",
+            "POST /x HTTP/1.1 200 93 0",
+            "PUT /c HTTP/1.1 400 194 0 rule=invalid_chunk_size"
         ],
         "{log}"
     );
     let mut d = driver();
     d.feed(b"GET / HTTP/1.1\r\n\r\n");
+    let n = d.write_all().len();
     assert_eq!(
         d.log().lines().last(),
-        Some("- - - - 400 rule=missing_host"),
+        Some(&*format!("- - - - - 400 {n} 0 rule=missing_host")),
         "{}",
         d.log()
     );
@@ -438,9 +443,12 @@ fn access_log_records_every_response_once_with_its_status() {
         },
     );
     d.feed(b"POST /big HTTP/1.0\r\nContent-Length: 2\r\n\r\n");
+    let n = d.write_all().len();
     assert_eq!(
         d.log().lines().last(),
-        Some("- POST /big HTTP/1.0 413 rule=body_too_large"),
+        Some(&*format!(
+            "- - POST /big HTTP/1.0 413 {n} 0 rule=body_too_large"
+        )),
         "{}",
         d.log()
     );
@@ -610,11 +618,28 @@ fn access_log_has_a_line_for_a_rejected_request() {
         log.read_line(&mut l).unwrap();
         lines.push(l);
     }
-    assert!(lines[0].ends_with("] GET /ok HTTP/1.1 200\n"), "{lines:?}");
-    assert!(
-        lines[1].ends_with("] - - - 400 rule=missing_host\n"),
+    // `[DATE] CLIENT METHOD TARGET VERSION STATUS BYTES US`: the two answers' bytes are
+    // the whole output.
+    let fields: Vec<Vec<&str>> = lines
+        .iter()
+        .map(|l| {
+            let rest = l
+                .split_once("] 127.0.0.1:")
+                .unwrap_or_else(|| panic!("{l:?}"))
+                .1;
+            // After the client's port.
+            rest.trim_end().split(' ').skip(1).collect()
+        })
+        .collect();
+    assert_eq!(
+        fields[0][..4],
+        ["GET", "/ok", "HTTP/1.1", "200"],
         "{lines:?}"
     );
+    assert_eq!(fields[1][..4], ["-", "-", "-", "400"], "{lines:?}");
+    assert_eq!(fields[1][6..], ["rule=missing_host"], "{lines:?}");
+    let bytes: usize = fields.iter().map(|f| f[4].parse::<usize>().unwrap()).sum();
+    assert_eq!(bytes, out.len(), "{lines:?}");
     let (code, _) = p.stop();
     assert_eq!(code, 0);
     let mut rest = String::new();
@@ -772,10 +797,15 @@ fn header_timeout_answers_408_without_body_to_head() {
         };
         assert_eq!(out, want, "{shown}");
         assert_eq!(d.conn.next(), Next::Close { linger: false }, "{shown}");
+        // The line's time runs from the head's first byte (the accept, at 0).
         #[cfg(feature = "access-log")]
         assert_eq!(
             d.log().lines().last(),
-            Some("- - - - 408 rule=header_timeout"),
+            Some(&*format!(
+                "- - - - - 408 {} {} rule=header_timeout",
+                out.len(),
+                due + 1
+            )),
             "{shown}: {}",
             d.log()
         );
@@ -871,11 +901,12 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
     let mut faults = canned::server::setup::faults(&c, &mut responses, None, 0).unwrap();
     let (mut pool, mut stats) = (Pool::default(), Stats::default());
     let request = b"GET /e HTTP/1.1\r\nHost: t\r\n\r\n";
-    let line = "- GET /e HTTP/1.1 503 fault=error\n";
-    // Room for 21 bytes: the line's 22 without its fault word do not fit.
-    let mut filler = vec![b'x'; ACCESS_LOG_TURN_BYTES - 21];
+    // Room for 100 bytes: more than the line takes, less than the most a line of its words
+    // may take (its room is checked before its numbers are known).
+    let mut filler = vec![b'x'; ACCESS_LOG_TURN_BYTES - 100];
     *filler.last_mut().unwrap() = b'\n';
-    let mut log = filler.clone();
+    let mut log = LogLines::text();
+    log.lines = filler.clone();
     let settings = Settings::default();
     for turn in 0..2 {
         let mut env = Env {
@@ -895,12 +926,17 @@ fn access_log_lines_past_the_turn_bound_are_dropped_whole_and_counted() {
         conn.on_data(request, &mut env);
         assert!(conn.output().starts_with(b"HTTP/1.1 503 "));
         if turn == 0 {
-            assert!(log == filler, "the line or its fault word was added");
+            assert!(log.lines == filler, "the line or its fault word was added");
             assert_eq!(stats.log_lines_dropped, 1);
             // The next turn starts empty.
-            log.clear();
+            log.lines.clear();
         } else {
-            assert_eq!(String::from_utf8_lossy(&log), line);
+            // No client known, no clock of its own: `-` and 0 µs.
+            let line = format!(
+                "- - GET /e HTTP/1.1 503 {} 0 fault=error\n",
+                conn.output().len()
+            );
+            assert_eq!(String::from_utf8_lossy(&log.lines), line);
             assert_eq!(stats.log_lines_dropped, 1);
         }
     }

@@ -360,11 +360,13 @@ fn access_log_stats_and_paths_without_control() {
         "GET /?fault=stall HTTP/1.1 000 fault=stall",
         "GET /stats HTTP/1.1 200",
     ];
-    let lines: Vec<&str> = log.lines().collect();
+    let lines: Vec<LogLine> = log.lines().map(log_line).collect();
     assert_eq!(lines.len(), want.len(), "{log}");
     for (line, want) in lines.iter().zip(want) {
-        assert!(line.ends_with(want), "{want} in {log}");
+        assert_eq!(line.words, want, "{log}");
     }
+    // The held answer's time runs to the end of its hold: `--delay` and `delay=`.
+    assert!(lines[1].us >= 300_000, "{log}");
 }
 
 /// A request that names no control gets its path's faults; one that does, none of them.

@@ -540,9 +540,15 @@ fn the_access_log_names_echoes() {
         .read_to_string(&mut log)
         .unwrap();
     assert_eq!(
-        log,
-        "- POST /e?q HTTP/1.1 200\n- POST /e HTTP/1.1 400 rule=invalid_chunk_size\n"
+        log_words(&log),
+        [
+            "POST /e?q HTTP/1.1 200",
+            "POST /e HTTP/1.1 400 rule=invalid_chunk_size"
+        ]
     );
+    // The two answers, the echo and the error, are all that was sent.
+    let bytes: u64 = log.lines().map(|l| log_line(l).bytes).sum();
+    assert_eq!(bytes, got.len() as u64, "{log}");
 }
 
 /// A request to an echo path refused for its announced length, after an echo on the same
@@ -574,9 +580,14 @@ fn a_refused_echo_after_an_echo_is_logged_whole() {
         .read_to_string(&mut log)
         .unwrap();
     assert_eq!(
-        log,
-        "- POST /e HTTP/1.1 200\n- POST /e?a-longer-query HTTP/1.1 413 rule=body_too_large\n"
+        log_words(&log),
+        [
+            "POST /e HTTP/1.1 200",
+            "POST /e?a-longer-query HTTP/1.1 413 rule=body_too_large"
+        ]
     );
+    let bytes: u64 = log.lines().map(|l| log_line(l).bytes).sum();
+    assert_eq!(bytes, got.len() as u64, "{log}");
 }
 
 /// The garden's quirks canned needs none of (`contrib/http-garden/canned`): with the image's

@@ -48,21 +48,18 @@ fn access_log_has_one_line_per_request_but_not_for_health() {
         out.read_line(&mut l).unwrap();
         lines.push(l);
     }
-    assert!(
-        lines[0].ends_with("] GET /a?x=1 HTTP/1.1 200\n"),
-        "{:?}",
-        lines[0]
-    );
+    let (a, b) = (log_line(&lines[0]), log_line(&lines[1]));
+    assert_eq!(a.words, "GET /a?x=1 HTTP/1.1 200", "{:?}", lines[0]);
     assert!(
         lines[0].starts_with('[') && lines[0].contains(" GMT] "),
         "{:?}",
         lines[0]
     );
-    assert!(
-        lines[1].ends_with("] HEAD /b HTTP/1.1 200\n"),
-        "{:?}",
-        lines[1]
-    );
+    assert_eq!(b.words, "HEAD /b HTTP/1.1 200", "{:?}", lines[1]);
+    let me = s.local_addr().unwrap().to_string();
+    assert_eq!((&a.client, &b.client), (&me, &me));
+    // The HEAD's answer is its head alone: the GET's less its 12-byte body.
+    assert_eq!(a.bytes, b.bytes + "Hello World\n".len() as u64, "{lines:?}");
     drop(s);
     let (code, _) = p.stop();
     assert_eq!(code, 0);
@@ -101,15 +98,20 @@ fn access_log_has_each_answered_request_once_whichever_path_answered_it() {
         assert_eq!(code, 0);
         let mut log = String::new();
         out.read_to_string(&mut log).unwrap();
-        let targets: Vec<&str> = log
-            .lines()
-            .map(|l| l.split(' ').nth(7).unwrap_or(l))
+        let lines: Vec<LogLine> = log.lines().map(log_line).collect();
+        let targets: Vec<&str> = lines
+            .iter()
+            .map(|l| l.words.split(' ').nth(1).unwrap())
             .collect();
         assert_eq!(
             targets,
             ["/0", "/1", "/2", "/3"],
             "{workers} workers: {log}"
         );
+        // Each line counts its whole answer, the body streamed after the line was opened;
+        // the first's time runs to the end of its hold.
+        assert!(lines.iter().all(|l| l.bytes > 300_000), "{log}");
+        assert!(lines[0].us >= 50_000, "{log}");
     }
     std::fs::remove_file(&path).unwrap();
 }

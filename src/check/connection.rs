@@ -86,6 +86,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
     let mut stats = Stats::default();
     let mut conn = Http1Conn::new(0);
     let mut run = Run::default();
+    let mut log = crate::conn::LogLines::text();
     let (mut fed, mut r, mut w, mut stalls) = (0, 0, 0, 0);
     let max_read = s.reads.iter().copied().max().unwrap_or(4096).max(1);
     let hw = s.conn_limits.high_water;
@@ -112,7 +113,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
             now_us: 0,
             draining: s.draining,
             features: Features {
-                access_log: crate::conn::Part::new(Some(&mut run.log)),
+                access_log: crate::conn::Part::new(Some(&mut log)),
                 ..Features::default()
             },
         };
@@ -186,6 +187,7 @@ pub fn run_connection_logged(s: &ConnScript<'_>, responses: &Responses) -> Run {
         "pool keeps {} bytes",
         pool.held_bytes()
     );
+    run.log = log.lines;
     run
 }
 
@@ -195,15 +197,15 @@ fn logged_statuses(log: &[u8]) -> Vec<(u16, bool)> {
     let text = String::from_utf8_lossy(log);
     text.lines()
         .map(|l| {
-            // A refused request's line ends with the rule it broke.
-            let l = l.split(" rule=").next().unwrap_or(l);
-            let status = l.rsplit(' ').next().and_then(|s| s.parse().ok());
-            let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
-            // After the date field: `[DATE] `, or `- ` with `--no-date`.
+            // After the date field (`[DATE] `, or `- ` with `--no-date`):
+            // `CLIENT METHOD TARGET VERSION STATUS BYTES US`, then notes.
             let rest = l
                 .split_once("] ")
                 .map_or(l.get(2..).unwrap_or(""), |(_, r)| r);
-            (status, !rest.starts_with("- - - "))
+            let words: Vec<&str> = rest.split(' ').collect();
+            let status = words.get(4).and_then(|s| s.parse().ok());
+            let status = status.unwrap_or_else(|| panic!("log line without status: {l:?}"));
+            (status, words.get(1) != Some(&"-"))
         })
         .collect()
 }

@@ -19,6 +19,8 @@ use super::grammar::{
 #[cfg(feature = "manual")]
 use super::help::Shell;
 use super::model::{Config, Listen};
+#[cfg(feature = "access-log")]
+use super::options::Toggle;
 use super::options::{ABSENT, FileContents, Number, OPTIONS, Opt, Repeat, Text, ValueKind};
 use super::per_route::{add_redirect, add_route_header};
 #[cfg(feature = "mutate")]
@@ -214,6 +216,20 @@ fn read_flags<'a>(
         let o = &OPTIONS[i];
         after_switch = matches!(o.kind, ValueKind::Switch(_)).then(|| o.flag());
         let value = match (o.kind, inline) {
+            #[cfg(feature = "access-log")]
+            (ValueKind::Switch(Toggle::AccessLog), inline) => {
+                // A switch with an optional format: `--access-log json`, `--access-log=text`.
+                let next = rest.next_if(|v| matches!(v.as_encoded_bytes(), b"json" | b"text"));
+                match inline.or(next.map(|v| v.as_encoded_bytes())) {
+                    None => "",
+                    Some(b"json") => "json",
+                    Some(b"text") => "text",
+                    Some(v) => {
+                        let v = String::from_utf8_lossy(v);
+                        return fail(o.flag(), format!("{v:?} is not a format: text or json"));
+                    }
+                }
+            }
             (ValueKind::Switch(_), None) => "",
             (ValueKind::Switch(_), Some(_)) => return fail(o.flag(), "takes no value"),
             (_, Some(v)) => utf8(o.flag(), v)?,
@@ -263,6 +279,13 @@ fn read_env<'a>(
         let from = o.var();
         match (o.kind, o.repeat) {
             (ValueKind::Switch(_), _) => match v {
+                #[cfg(feature = "access-log")]
+                "json" | "text" if matches!(o.kind, ValueKind::Switch(Toggle::AccessLog)) => given
+                    .push(Given {
+                        opt: i,
+                        from,
+                        value: v,
+                    }),
                 "1" | "true" => given.push(Given {
                     opt: i,
                     from,
@@ -332,6 +355,11 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
 #[cfg_attr(canned_small, optimize(size))]
 fn apply<'v>(c: &mut Config, kind: ValueKind, v: &'v str) -> Result<Option<&'v str>, String> {
     match kind {
+        #[cfg(feature = "access-log")]
+        ValueKind::Switch(super::options::Toggle::AccessLog) => {
+            c.access_log = true;
+            c.access_log_json = v == "json";
+        }
         ValueKind::Switch(set) => set.set(c),
         ValueKind::Count { min, max, set } => set.set(c, count(v, min.into(), max)?),
         ValueKind::Size { min, max, set } => set.set(c, within(size(v)?, v, min.into(), max)?),

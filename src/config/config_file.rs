@@ -74,6 +74,9 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
             ValueKind::ConfigFile => {
                 return Err(format!("{from}: a config file cannot name another"));
             }
+            #[cfg(feature = "access-log")]
+            ValueKind::Switch(super::options::Toggle::AccessLog)
+                if matches!(raw, "json" | "text") => {}
             ValueKind::Switch(_) if inline || !raw.is_empty() => {
                 return Err(format!("{from}: takes no value"));
             }

@@ -660,7 +660,7 @@ const OPTION_DOCS: [(&str, &str, &str); 61] = [
     (
         r#"--access-log"#,
         r#"off"#,
-        r#"one line per request on stdout (`[DATE] METHOD TARGET VERSION STATUS`; `-` for `[DATE]` with `--no-date`, as common log format marks a missing field; a byte of METHOD or TARGET that is not printable ASCII, or is `\`, written `\xNN`), never for the `--health` path; handed to a writer thread once per loop turn, so that a stdout nobody reads never stops the server: lines that find no room are dropped and counted (see Limits)"#,
+        r#"one line per request on stdout (`[DATE] CLIENT METHOD TARGET VERSION STATUS BYTES US`: the client's `ip:port` (`unix` on a unix socket), the bytes of the answer (HTTP/1: its head and body; HTTP/2: the same less the framing, the payloads of its HEADERS, an HPACK block, and DATA frames), the µs from the request's first byte read (a connection's first request: from its accept) to the answer queued for the socket (a hold's end for `--delay`), then ` tls` over TLS and notes such as ` fault=latency`; `--access-log json`: the same as one JSON object a line, `time`, `client`, `method`, `target`, `protocol` (`HTTP/2` for HTTP/2), `tls`, `status`, `bytes`, `duration_us`, `notes`; `-` for `[DATE]` with `--no-date`, as common log format marks a missing field; a byte of METHOD or TARGET that is not printable ASCII, or is `\`, written `\xNN`), never for the `--health` path; handed to a writer thread once per loop turn, so that a stdout nobody reads never stops the server: lines that find no room are dropped and counted (see Limits)"#,
     ),
     (
         r#"--stats"#,

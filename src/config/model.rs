@@ -132,6 +132,8 @@ pub struct Config {
     pub delay: u64,
     /// `--access-log`: one line per request on stdout.
     pub access_log: bool,
+    /// `--access-log json`: the lines as JSON objects.
+    pub access_log_json: bool,
     /// `--stats PATH`: a JSON counters route.
     pub stats: Option<String>,
     /// `--metrics PATH`: the same counters as `stats`, in the Prometheus text exposition
@@ -230,6 +232,7 @@ impl Default for Config {
             raw_close: false,
             delay: 0,
             access_log: false,
+            access_log_json: false,
             journal: 0,
             journal_path: None,
             stats: None,

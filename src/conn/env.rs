@@ -35,9 +35,9 @@ pub struct Env<'a, W> {
 /// Their switches, fixed for the run, are in [`Settings::switches`].
 #[derive(Default)]
 pub struct Features<'a> {
-    /// Where to append access-log lines, when enabled (`--access-log`): at most
-    /// [`ACCESS_LOG_TURN_BYTES`] (a line that does not fit is dropped whole and counted).
-    pub access_log: Part<'a, Vec<u8>, { cfg!(feature = "access-log") }>,
+    /// Where to append access-log lines, when enabled (`--access-log`), with the format and
+    /// the client of the connection being handled.
+    pub access_log: Part<'a, super::LogLines, { cfg!(feature = "access-log") }>,
     /// Where a full `access_log` goes before the next line: the server's queue to stdout.
     /// Without one, a line that does not fit is dropped.
     pub log_sink: Option<&'a dyn LogSink>,

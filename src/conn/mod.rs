@@ -23,6 +23,7 @@
 mod connection;
 mod env;
 mod limits;
+pub mod log_line;
 mod pool;
 mod settings;
 
@@ -33,6 +34,7 @@ pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };
+pub use log_line::{Client, LogLines};
 pub(crate) use pool::return_free_memory;
 pub use pool::{Pool, Pooled};
 #[cfg(feature = "websocket")]

@@ -6,7 +6,7 @@
 //! complete and one as a body is read.
 
 use super::Http1Conn;
-use super::log::{keep_journal_head, log_response};
+use super::log::{keep_journal_head, log_response_from};
 use super::state::{Body, EchoCapture, Env, JournalRead, Pending, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
@@ -117,6 +117,7 @@ impl Http1Conn {
             // held cannot write it again with the closing head, so it goes as it is.
             b.last_held = None;
         }
+        let out_start = b.out.len();
         let c = b.echo;
         let captured = &b.log_line[c.at..];
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
@@ -173,7 +174,7 @@ impl Http1Conn {
         let status = env.responses.status(route);
         env.stats.by_status[status as usize] += 1;
         if p.logged {
-            log_response(b, status, env);
+            log_response_from(b, status, out_start, env);
         }
         self.close_after_response(&p, close, env);
     }

@@ -1,12 +1,15 @@
-//! Access-log lines: `[DATE] METHOD TARGET VERSION STATUS`, kept from the request line until
-//! the response is decided, then appended to the loop turn's lines, with a fault's or a
-//! malformed variant's name when one changed the response.
+//! Access-log lines (`crate::conn::log_line`): the request's words kept from the request line
+//! until the response is decided, then the line opened in the loop turn's lines, with a
+//! fault's or a malformed variant's name when one changed the response, and closed with the
+//! answer's bytes and time once it is queued.
 
-use super::state::{Body, Env, WorkArea};
+use super::state::{Body, Env, Refill, WorkArea};
+use crate::conn::log_line::{self, LINE_OVERHEAD, LogLines, OpenLine, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::journal::Record;
 use crate::parser::{Request, Rule, Version};
+use crate::response::Responses;
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
 pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
@@ -22,33 +25,42 @@ pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
     });
 }
 
-/// Append the access-log line `[DATE] METHOD TARGET VERSION STATUS` of the response being
-/// sent; `- - -` stands for a request line that was never parsed (an error or a timeout), and
-/// `-` for the date with `--no-date` (common log format's mark of a missing field). Returns
-/// whether the line was written: one that would take the turn's lines past
-/// [`ACCESS_LOG_TURN_BYTES`] goes after them once they are handed to the
-/// [`LogSink`](crate::conn::LogSink), or with none, is dropped whole and counted.
+/// Open the access-log line of the response being decided (`crate::conn::log_line`): its
+/// bytes are those the output gains from here until [`close_log`]. `- - -` stands for a
+/// request line that was never parsed (an error or a timeout). Returns whether the line was
+/// written: one that would take the turn's lines past [`ACCESS_LOG_TURN_BYTES`] goes after
+/// them once they are handed to the [`LogSink`](crate::conn::LogSink), or with none, is
+/// dropped whole and counted.
 pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> bool {
+    let mark = b.out.len();
+    log_response_from(b, status, mark, env)
+}
+
+/// [`log_response`] for an answer already appended from `mark` of the output.
+pub(super) fn log_response_from(
+    b: &mut WorkArea,
+    status: u16,
+    mark: usize,
+    env: &mut Env<'_>,
+) -> bool {
     if b.journaled {
         record_journal(b, status, env);
     }
-    let Some(log) = env.features.access_log.as_deref_mut() else {
+    if env.features.access_log.is_none() {
         // Not kept for a later response, whatever this caller passed.
         b.log_line.clear();
         return false;
-    };
+    }
+    // A pipelined request's line before this one: its answer is all queued.
+    close_log(b, env);
     let date = env.responses.date();
-    // Spaces with `--no-date`; an IMF-fixdate starts with the day's name.
-    let dated = date[0] != b' ';
-    let request = if b.log_line.is_empty() {
-        &b"- - - "[..]
-    } else {
-        &b.log_line[..]
+    let len = date.len() + 2 * b.log_line.len() + LINE_OVERHEAD;
+    let Some(log) = env.features.access_log.as_deref_mut() else {
+        return false;
     };
-    let len = if dated { date.len() + 3 } else { 2 } + request.len() + 4;
-    if log.len() + len > ACCESS_LOG_TURN_BYTES {
+    if log.lines.len() + len > ACCESS_LOG_TURN_BYTES {
         match env.features.log_sink {
-            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(log),
+            Some(sink) => env.stats.log_lines_dropped += sink.hand_off(&mut log.lines),
             None => {
                 env.stats.log_lines_dropped += 1;
                 b.log_line.clear();
@@ -56,22 +68,68 @@ pub(super) fn log_response(b: &mut WorkArea, status: u16, env: &mut Env<'_>) -> 
             }
         }
     }
-    if dated {
-        log.push(b'[');
-        log.extend_from_slice(date);
-        log.extend_from_slice(b"] ");
-    } else {
-        log.extend_from_slice(b"- ");
-    }
-    log.extend_from_slice(request);
+    let req = LogRequest {
+        words: &b.log_line,
+        version: b"",
+    };
+    let at = log_line::open(
+        &mut log.lines,
+        log.json,
+        date,
+        log.client.as_ref(),
+        &req,
+        status,
+    );
+    // A request's first byte (0: read in this turn); without a request, the unfinished
+    // head's (a 408, an error), else now.
+    let since_us = match (b.log_since_us, b.head_since_us) {
+        (0, Some(head)) => head,
+        (0, None) => env.now_us,
+        (since, _) => since,
+    };
+    b.log_since_us = 0;
     b.log_line.clear();
-    log.extend_from_slice(&[
-        b'0' + (status / 100) as u8,
-        b'0' + (status / 10 % 10) as u8,
-        b'0' + (status % 10) as u8,
-        b'\n',
-    ]);
+    log.open = Some(OpenLine { at, since_us, mark });
     true
+}
+
+/// Close the line [`log_response`] opened, if any: its bytes are what the output gained since
+/// (and the rest of a body to come), its time runs to now (or to the end of a hold). Called
+/// where a line may have been opened (a request answered): the end of a read's event, a
+/// pipelined request answered after a write, a late head's 408. Before the turn's lines are
+/// handed to the writer, none is open.
+#[inline(always)]
+pub(super) fn close_log(b: &WorkArea, env: &mut Env<'_>) {
+    if let Some(log) = env.features.access_log.as_deref_mut() {
+        if log.open.is_some() {
+            close_open_line(b, log, env.responses, env.now_us);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn close_open_line(b: &WorkArea, log: &mut LogLines, responses: &Responses, now_us: u64) {
+    let Some(open) = log.open.take() else {
+        return;
+    };
+    let mut bytes = b.out.len().saturating_sub(open.mark) as u64;
+    match b.refill {
+        Refill::Body { route, at } => {
+            let body = responses.body(route as usize);
+            bytes += b.pacing.body_stop.unwrap_or(body.len()).saturating_sub(at) as u64;
+        }
+        Refill::Repeat { left, .. } => bytes += left,
+        _ => {}
+    }
+    let end = log.now_us(now_us).max(b.hold_until_us);
+    log_line::close(
+        &mut log.lines,
+        log.json,
+        open.at,
+        bytes,
+        end.saturating_sub(open.since_us),
+    );
 }
 
 /// [`log_response`] for canned's error to a request that broke `rule`: the access-log line
@@ -98,13 +156,7 @@ pub(super) fn log_rule(b: &mut WorkArea, rule: Rule, env: &mut Env<'_>) {
 /// them, and dropping it now would leave half a line.
 pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
     if let Some(log) = env.features.access_log.as_deref_mut() {
-        if log.last() == Some(&b'\n') {
-            log.pop();
-            log.push(b' ');
-            log.extend_from_slice(key.as_bytes());
-            log.extend_from_slice(value.as_bytes());
-            log.push(b'\n');
-        }
+        log_line::note(&mut log.lines, log.json, key, value);
     }
 }
 

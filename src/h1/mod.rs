@@ -120,6 +120,7 @@ impl Connection<WorkArea> for Http1Conn {
             b.input.extend_from_slice(data);
             self.resume(&mut b, env);
         }
+        log::close_log(&b, env);
         self.keep_or_return(b, env);
     }
 
@@ -197,6 +198,7 @@ impl Connection<WorkArea> for Http1Conn {
                 && matches!(self.phase, Phase::Open)
             {
                 self.resume(&mut b, env);
+                log::close_log(&b, env);
             }
         }
         self.keep_or_return(b, env);
@@ -657,6 +659,7 @@ impl Http1Conn {
                 // Not in the middle of a response (a drip's pause): no 408 after part of it.
                 if b.pending_out() == 0 && matches!(b.refill, Refill::None) {
                     b.answer_late_head(env);
+                    log::close_log(&b, env);
                     self.phase = Phase::Closing { linger: false };
                     self.active_us_or_parked = env.now_us;
                     b.out_since_us = env.now_us;

@@ -113,15 +113,21 @@ impl Http1Conn {
                             return buf.len();
                         }
                         Ok(Status::Complete(req)) => {
-                            b.head_since_us = None;
                             at += req.head_len;
                             env.stats.requests += 1;
                             let route = env.responses.route(req.method, req.path);
-                            let logged = env.features.access_log.is_some()
-                                && !env.responses.is_health(route);
-                            if logged {
-                                request_line(&mut b.log_line, &req);
-                            }
+                            let logged = env.features.access_log.is_some() && {
+                                let logged = !env.responses.is_health(route);
+                                if logged {
+                                    request_line(&mut b.log_line, &req);
+                                    b.log_since_us = b.head_since_us.unwrap_or(0);
+                                } else {
+                                    // The line before ends here: this answer is not its.
+                                    super::log::close_log(b, env);
+                                }
+                                logged
+                            };
+                            b.head_since_us = None;
                             b.pending = Some(Pending {
                                 route: route as u16,
                                 head_request: req.is_head,

@@ -238,6 +238,9 @@ pub struct WorkArea {
     /// out with its status when the response is decided. With `--echo`, the request being
     /// echoed follows it ([`EchoCapture`]) until the echo is written.
     pub(super) log_line: Vec<u8>,
+    /// With the access log: when the first byte of the request in `log_line` was read (µs;
+    /// 0: in this loop turn).
+    pub(super) log_since_us: u64,
     /// A fault's pacing of the response being sent; all off on the plain path.
     pub(super) pacing: Pacing,
     /// `--echo`: where the request being echoed is kept in `log_line`.
@@ -399,6 +402,7 @@ impl Pooled for WorkArea {
             last_held: None,
             high_water: settings.conn_limits.high_water,
             log_line: Vec::new(),
+            log_since_us: 0,
             pacing: Pacing::default(),
             echo: EchoCapture::default(),
             journal_head: Vec::new(),

@@ -51,6 +51,7 @@ impl Http1Conn {
         path: WebSocketRequest,
         env: &mut Env<'_>,
     ) {
+        let out_start = b.out.len();
         let key = if get_11_without_body {
             handshake(head)
         } else {
@@ -75,7 +76,7 @@ impl Http1Conn {
         env.stats.by_status[usize::from(status)] += 1;
         // The pending request stays until the handoff: the work area is kept while it does.
         if b.pending.is_some_and(|p| p.logged) {
-            super::log::log_response(b, status, env);
+            super::log::log_response_from(b, status, out_start, env);
         }
         if status != 101 {
             b.pending = None;

@@ -81,7 +81,51 @@ impl State {
         });
         self.served = self.served.saturating_add(1);
         self.faults.shaped += 1;
+        if env.features.access_log.is_some() {
+            self.log_shaped(i, &plan, hold, env);
+        }
         true
+    }
+
+    /// The access-log line of stream `i`, answered as `plan` shapes it after `hold` µs: the
+    /// status sent (none for a stall, a hang or garbage: `000`), the bytes of the answer
+    /// (garbage's own; a cut answer counted whole), ` fault=KIND` for each fault.
+    #[cold]
+    #[inline(never)]
+    fn log_shaped<W>(&mut self, i: usize, plan: &Plan, hold: u64, env: &mut Env<'_, W>) {
+        let s = self.streams[i];
+        let (status, bytes) = match plan.delivery {
+            Delivery::Stall | Delivery::Hang { .. } => (0, 0),
+            Delivery::Garbage(n) => (0, u64::from(n)),
+            _ => (
+                env.responses.status(s.route as usize),
+                self.answer_bytes(i, env.responses),
+            ),
+        };
+        let latency = (plan.delay_us > 0).then_some(FaultKind::Latency);
+        let swapped = if plan.error {
+            Some(FaultKind::Error)
+        } else {
+            (plan.mix > 0).then_some(FaultKind::Status)
+        };
+        let mut kinds = [FaultKind::Latency; 3];
+        let mut n = 0;
+        for k in [latency, swapped, plan.delivery.kind()]
+            .into_iter()
+            .flatten()
+        {
+            kinds[n] = k;
+            n += 1;
+        }
+        let until = if hold > 0 { env.now_us + hold } else { 0 };
+        let a = super::log::Answered {
+            status,
+            rule: None,
+            bytes,
+            faults: &kinds[..n],
+            until_us: until,
+        };
+        self.log_answer(s.id, &a, env);
     }
 
     /// Send what the shaped streams may send now (after [`State::pump`]), and note the

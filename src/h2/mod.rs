@@ -1140,8 +1140,9 @@ impl State {
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
-        let id = s.id;
-        self.log_answer(id, status, rule, env);
+        if env.features.access_log.is_some() {
+            self.log_plain(i, status, rule, env);
+        }
     }
 
     /// Queue a frame with this payload.

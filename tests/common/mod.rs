@@ -437,3 +437,53 @@ impl Drop for GoProgram {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// One access-log text line, `[DATE] CLIENT METHOD TARGET VERSION STATUS BYTES US`, then
+/// ` tls` and notes (`- ` for the date with `--no-date`), split into its fields: panics
+/// on a line of another shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    pub client: String,
+    /// `METHOD TARGET VERSION STATUS`, then ` tls` and the notes, as written.
+    pub words: String,
+    pub bytes: u64,
+    pub us: u64,
+}
+
+pub fn log_line(line: &str) -> LogLine {
+    let line = line.trim_end_matches('\n');
+    let rest = match line.strip_prefix('[') {
+        Some(r) => {
+            r.split_once("] ")
+                .unwrap_or_else(|| panic!("no date: {line:?}"))
+                .1
+        }
+        None => line
+            .strip_prefix("- ")
+            .unwrap_or_else(|| panic!("no date: {line:?}")),
+    };
+    let f: Vec<&str> = rest.split(' ').collect();
+    assert!(f.len() >= 7, "too few fields: {line:?}");
+    let client = f[0];
+    assert!(
+        client == "-" || client == "unix" || client.rsplit_once(':').is_some(),
+        "client: {line:?}"
+    );
+    let number = |s: &str| {
+        s.parse::<u64>()
+            .unwrap_or_else(|_| panic!("not a number {s:?}: {line:?}"))
+    };
+    let mut words = f[1..5].to_vec();
+    words.extend_from_slice(&f[7..]);
+    LogLine {
+        client: client.to_string(),
+        words: words.join(" "),
+        bytes: number(f[5]),
+        us: number(f[6]),
+    }
+}
+
+/// [`log_line`]'s words (`METHOD TARGET VERSION STATUS` and notes) of each line.
+pub fn log_words(text: &str) -> Vec<String> {
+    text.lines().map(|l| log_line(l).words).collect()
+}

@@ -126,6 +126,7 @@ impl Canned {
             max_conns: config.max_conns,
             patch_date: config.common.date,
             access_log: cfg!(feature = "access-log") && config.access_log,
+            access_log_json: config.access_log_json,
             journal: if cfg!(feature = "journal") {
                 self.journal.clone()
             } else {
@@ -162,6 +163,8 @@ pub(crate) struct WorkerSetup {
     pub(crate) patch_date: bool,
     /// `--access-log`.
     pub(crate) access_log: bool,
+    /// `--access-log json`.
+    pub(crate) access_log_json: bool,
     /// `--journal`: the ring the workers share.
     pub(crate) journal: Option<Arc<Journal>>,
     /// `--quiet`: no diagnostics on stderr.

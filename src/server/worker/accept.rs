@@ -4,7 +4,7 @@
 
 use super::slot::{Interest, ProtocolConn, Slot};
 use super::state::Worker;
-use crate::conn::Connection;
+use crate::conn::{Client, Connection};
 use crate::transport::Transport;
 use polling::{Event, PollMode};
 use socket2::Socket;
@@ -42,8 +42,15 @@ impl Worker {
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, addr)) => {
-                    let peer = self.parts.journal.as_ref().and_then(|_| addr.as_socket());
-                    self.add(i, sock, peer);
+                    let client =
+                        (self.parts.journal.is_some() || self.parts.log.is_some()).then(|| {
+                            Client {
+                                peer: addr.as_socket(),
+                                local: sock.local_addr().ok().and_then(|a| a.as_socket()),
+                                tls: false,
+                            }
+                        });
+                    self.add(i, sock, client);
                 }
                 Err(e) => {
                     self.shared.release_slot();
@@ -89,7 +96,7 @@ impl Worker {
     /// already reserved.
     ///
     /// [`Shared::open`]: crate::server::shared::Shared::open
-    fn add(&mut self, i: usize, sock: Socket, peer: Option<std::net::SocketAddr>) {
+    fn add(&mut self, i: usize, sock: Socket, client: Option<Client>) {
         // Nagle would hold back the second write of a pipelined batch.
         let _ = sock.set_tcp_nodelay(true);
         let k = match self.free.pop() {
@@ -112,6 +119,8 @@ impl Worker {
         }
         #[cfg(feature = "tls")]
         let tls = self.tls_listeners.get(i).copied().unwrap_or(false);
+        #[cfg(not(feature = "tls"))]
+        let tls = false;
         #[cfg(feature = "tls")]
         if tls && !self.add_tls(k) {
             let _ = self.poller.delete(&sock);
@@ -129,12 +138,13 @@ impl Worker {
             #[cfg(feature = "tls")]
             tls,
         });
-        if self.parts.journal.is_some() {
+        if let Some(client) = client {
+            let client = Client { tls, ..client };
             // Grown with the slots, so that a steady number of connections allocates nothing.
             if self.peers.len() <= k {
-                self.peers.resize(k + 1, None);
+                self.peers.resize(k + 1, Client::default());
             }
-            self.peers[k] = peer;
+            self.peers[k] = client;
         }
         self.conns += 1;
         self.accepted += 1;

@@ -144,6 +144,7 @@ impl Worker {
                 .parts
                 .log
                 .as_mut()
+                .map(|l| &mut l.lines)
                 .filter(|l| cfg!(feature = "access-log") && !l.is_empty())
             {
                 // Once per loop turn, to the writer thread: never waits for stdout.
@@ -243,8 +244,14 @@ impl Worker {
             self.now_us,
             self.drain_deadline.is_some(),
         );
-        if let Some(j) = env.features.journal.as_deref_mut() {
-            j.peer = self.peers.get(k).copied().flatten();
+        // Kept only when a feature reads it: one test on the plain path.
+        if let Some(&client) = self.peers.get(k) {
+            if let Some(j) = env.features.journal.as_deref_mut() {
+                j.peer = client.peer;
+            }
+            if let Some(l) = env.features.access_log.as_deref_mut() {
+                l.client = Some(client);
+            }
         }
         let Slot {
             sock,

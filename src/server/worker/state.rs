@@ -37,8 +37,9 @@ pub(super) struct EnvParts {
     pub(super) pool: Pool<Work>,
     pub(super) stats: Stats,
     /// `--access-log`: the lines of this loop turn, at most
-    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`].
-    pub(super) log: Option<Vec<u8>>,
+    /// [`crate::conn::ACCESS_LOG_TURN_BYTES`], their format and the client of the connection
+    /// being handled.
+    pub(super) log: Option<crate::conn::LogLines>,
     /// `--fault` and `--mutate`, when configured.
     pub(super) faults: Option<WorkerFaults>,
     /// `--journal`: the ring the workers share.
@@ -82,9 +83,9 @@ pub(crate) struct Worker {
     pub(super) at_limit: bool,
     pub(super) limit_recheck_at: u64,
     pub(super) slots: Vec<Option<Slot>>,
-    /// `--journal`: each slot's client address (`None`: a unix-socket client), kept apart so
-    /// that a slot stays small; empty without the journal.
-    pub(super) peers: Vec<Option<std::net::SocketAddr>>,
+    /// `--journal` and `--access-log`: each slot's client (its address `None`: a
+    /// unix-socket client), kept apart so that a slot stays small; empty without them.
+    pub(super) peers: Vec<crate::conn::Client>,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
     pub(super) deadlines: Deadlines,
@@ -166,6 +167,7 @@ impl Worker {
             poller.add_with_mode(&shared.wake_r, Event::readable(WAKE), PollMode::Level)?;
             poller.add_with_mode(&shared.force_r, Event::readable(FORCE), PollMode::Level)?;
         }
+        let now = Instant::now();
         Ok(Worker {
             poller,
             listeners,
@@ -183,7 +185,9 @@ impl Worker {
                 responses: setup.responses,
                 pool: Pool::default(),
                 stats: Stats::default(),
-                log: setup.access_log.then(Vec::new),
+                log: setup
+                    .access_log
+                    .then(|| crate::conn::LogLines::new(setup.access_log_json, now)),
                 faults: setup.faults,
                 journal: setup.journal.map(|journal| Recorder {
                     journal,
@@ -198,7 +202,7 @@ impl Worker {
             quiet: setup.quiet,
             shutdown_timeout: setup.shutdown_timeout,
             shared,
-            epoch: Instant::now(),
+            epoch: now,
             now_us: 0,
             date: DateClock::new(setup.patch_date),
             drain_deadline: None,
