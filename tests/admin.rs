@@ -835,6 +835,12 @@ fn replaced_fault_responses_are_freed() {
 /// any more gives its index back (65,535 were ever possible), and the last one is served.
 #[test]
 fn seventy_thousand_changes_of_one_path_all_succeed() {
+    if time_scale() > 1 {
+        // Under emulation (.ci/cross) 70,000 connections to the admin API take four minutes,
+        // for a count of indices that no architecture changes: run natively only.
+        eprintln!("skipped: CANNED_TEST_TIME_SCALE > 1 (emulation)");
+        return;
+    }
     let (h, addr) = start(&["--admin", "127.0.0.1:0", "--route", "/x=200:ok"]);
     let a = h.admin_addr().unwrap();
     for i in 0..70_000 {
