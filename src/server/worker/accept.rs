@@ -42,6 +42,8 @@ impl Worker {
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, addr)) => {
+                    // Kept only for a feature that reads it (the core has none).
+                    #[cfg(any(feature = "journal", feature = "access-log"))]
                     let client =
                         (self.parts.journal.is_some() || self.parts.log.is_some()).then(|| {
                             Client {
@@ -50,6 +52,11 @@ impl Worker {
                                 tls: false,
                             }
                         });
+                    #[cfg(not(any(feature = "journal", feature = "access-log")))]
+                    let client: Option<Client> = {
+                        let _ = addr;
+                        None
+                    };
                     self.add(i, sock, client);
                 }
                 Err(e) => {

@@ -245,6 +245,7 @@ impl Worker {
             self.drain_deadline.is_some(),
         );
         // Kept only when a feature reads it: one test on the plain path.
+        #[cfg(any(feature = "journal", feature = "access-log"))]
         if let Some(&client) = self.peers.get(k) {
             if let Some(j) = env.features.journal.as_deref_mut() {
                 j.peer = client.peer;
