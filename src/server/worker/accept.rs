@@ -42,14 +42,11 @@ impl Worker {
             };
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, addr)) => {
-                    let client =
-                        (self.parts.journal.is_some() || self.parts.log.is_some()).then(|| {
-                            Client {
-                                peer: addr.as_socket(),
-                                local: sock.local_addr().ok().and_then(|a| a.as_socket()),
-                                tls: false,
-                            }
-                        });
+                    let client = self.keep_peers.then(|| Client {
+                        peer: addr.as_socket(),
+                        local: sock.local_addr().ok().and_then(|a| a.as_socket()),
+                        tls: false,
+                    });
                     self.add(i, sock, client);
                 }
                 Err(e) => {

@@ -252,6 +252,7 @@ impl Worker {
             if let Some(l) = env.features.access_log.as_deref_mut() {
                 l.client = Some(client);
             }
+            env.features.client = Some(client);
         }
         let Slot {
             sock,
