@@ -401,6 +401,8 @@ pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>
 }
 
 /// Add an echo route at `path` (`*`: every path without a route) written in `format`.
+#[cfg(feature = "echo")]
+#[cfg_attr(canned_small, optimize(size))]
 pub(super) fn add_echo_as<'v>(
     c: &mut Config,
     path: &'v str,
