@@ -474,3 +474,103 @@ print("again", r.status, r.read().decode())
         assert_eq!(lines[7], ["again", "200", "**"], "{out}");
     }
 }
+
+/// Whether `s` is a version 4 UUID as RFC 9562 §5.4 lays it out: 8-4-4-4-12 lowercase hex,
+/// the version nibble 4, the variant bits `10`.
+fn is_uuid_v4(s: &str) -> bool {
+    let groups: Vec<&str> = s.split('-').collect();
+    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+        && groups
+            .iter()
+            .all(|g| g.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+        && s.as_bytes()[14] == b'4'
+        && matches!(s.as_bytes()[19], b'8' | b'9' | b'a' | b'b')
+}
+
+/// The string value of `"key":"…"` in a one-line JSON object without escapes in it.
+fn json_str<'a>(json: &'a str, key: &str) -> &'a str {
+    let from = json
+        .find(&format!("\"{key}\":\""))
+        .unwrap_or_else(|| panic!("no {key} in {json}"))
+        + key.len()
+        + 4;
+    &json[from..from + json[from..].find('"').unwrap()]
+}
+
+/// `/ip`, `/headers`, `/user-agent`, `/uuid` as go-httpbin answers them, read by curl: the
+/// client's address is curl's socket's, the local one the server's.
+#[test]
+fn who_asked_with_curl() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--control"]);
+        let get = |path: &str| {
+            let o = Command::new("curl")
+                .args(["-s", "-A", "who-asked/1.0", "-H", "x-who: me", "-w"])
+                .arg("\n%{local_ip}:%{local_port}")
+                .arg(p.url(path))
+                .output()
+                .unwrap();
+            let out = String::from_utf8(o.stdout).unwrap();
+            let (body, local) = out.rsplit_once('\n').unwrap();
+            (body.to_string(), local.to_string())
+        };
+        let (ip, curl_addr) = get("/ip");
+        assert_eq!(json_str(&ip, "client"), curl_addr, "{ip}");
+        assert_eq!(json_str(&ip, "local"), p.addr.to_string(), "{ip}");
+        assert_eq!(json_str(&ip, "origin"), "127.0.0.1", "{ip}");
+        let (headers, _) = get("/headers");
+        assert!(headers.starts_with("{\"headers\":{"), "{headers}");
+        assert!(headers.contains("\"X-Who\":[\"me\"]"), "{headers}");
+        assert!(
+            headers.contains("\"User-Agent\":[\"who-asked/1.0\"]"),
+            "{headers}"
+        );
+        let (agent, _) = get("/user-agent");
+        assert_eq!(agent, "{\"user-agent\":\"who-asked/1.0\"}\n");
+        let (a, _) = get("/uuid");
+        let (b, _) = get("/uuid");
+        let (a, b) = (json_str(&a, "uuid"), json_str(&b, "uuid"));
+        assert!(is_uuid_v4(a) && is_uuid_v4(b), "{a} {b}");
+        assert_ne!(a, b);
+    }
+}
+
+/// The same with Python's requests, several requests on one kept-alive connection, the
+/// client's address read from its socket.
+#[test]
+fn who_asked_with_python_requests() {
+    if !have("python3") {
+        return;
+    }
+    let script = r#"
+import re, sys, requests
+base, server = sys.argv[1], sys.argv[2]
+s = requests.Session()
+r = s.get(base + "/ip", stream=True)
+mine = "%s:%d" % r.raw._connection.sock.getsockname()[:2]
+ip = r.json()
+assert ip["client"] == mine, (ip, mine)
+assert ip["origin"] == mine.rsplit(":", 1)[0], ip
+assert ip["local"] == server, (ip, server)
+h = s.get(base + "/headers", headers={"x-who": "me"}).json()["headers"]
+assert h["X-Who"] == ["me"], h
+assert h["User-Agent"] == [s.headers["User-Agent"]], h
+assert s.get(base + "/user-agent", headers={"User-Agent": "who/2"}).json() == {"user-agent": "who/2"}
+v4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+a, b = (s.get(base + "/uuid").json()["uuid"] for _ in range(2))
+assert v4.match(a) and v4.match(b) and a != b, (a, b)
+print("ok")
+"#;
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--control"]);
+        let (base, server) = (p.url(""), p.addr.to_string());
+        python_ok(
+            script,
+            &[base.as_ref(), server.as_ref()],
+            &format!("{workers} workers"),
+        );
+    }
+}

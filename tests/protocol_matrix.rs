@@ -633,6 +633,30 @@ fn control() {
             })
             .h2(Want::Refused(501, ECHO_REFUSED))
             .upgrade(Want::Declined),
+            Row::new("httpbin /ip", "/ip", |g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
+            })
+            .h2(Want::Refused(501, ECHO_REFUSED))
+            .upgrade(Want::Declined),
+            Row::new("httpbin /headers", "/headers", |g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
+            })
+            .h2(Want::Refused(501, ECHO_REFUSED))
+            .upgrade(Want::Declined),
+            Row::new("httpbin /user-agent", "/user-agent", |g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"user-agent":"curl/"#));
+            })
+            .h2(Want::Refused(501, ECHO_REFUSED))
+            .upgrade(Want::Declined),
+            Row::new("httpbin /uuid", "/uuid", |g, _| {
+                assert_eq!(g.status, 200);
+                assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
+            })
+            .h2(Want::Refused(501, ECHO_REFUSED))
+            .upgrade(Want::Declined),
             Row::new("no control: the route", "/a?x=1", |g, _| {
                 whole(g, 200, "hello")
             })

@@ -555,11 +555,11 @@ impl Config {
         // `--control` answers go-httpbin's echo paths with the JSON echo, where no route does.
         #[cfg(feature = "control")]
         if c.control {
-            for path in crate::control::HTTPBIN_ECHO_PATHS {
+            for (path, format) in crate::control::HTTPBIN_ECHO_PATHS {
                 let counters = [c.stats.as_deref(), c.metrics.as_deref()];
-                if !c.routes[1..].iter().any(|r| r.path == *path) && !counters.contains(&Some(path))
+                if !c.routes[1..].iter().any(|r| r.path == path) && !counters.contains(&Some(path))
                 {
-                    add_echo(&mut c, path).map_err(ArgError)?;
+                    super::grammar::add_echo_as(&mut c, path, format).map_err(ArgError)?;
                 }
             }
         }

@@ -675,7 +675,7 @@ const OPTION_DOCS: [(&str, &str, &str); 61] = [
     (
         r#"--echo"#,
         r#""#,
-        r#"answer PATH with the request as canned parsed it (see Echo and control), in FORMAT: `json` (the default), `garden` (http-garden's base64 JSON), `text` (`Name: value` lines, Http11Probe's `/echo`), `body` (the body alone) or `cookie` (`name=value` lines, Http11Probe's `/cookie`); `*` for every path without a route, instead of the default response. Status 200, the format's content type, the `--header`s; bodies up to `--max-body-bytes`, or 1 MiB without it (413 beyond). Conflicts with `--raw-response`; `*` with `--mutate` and `--mutate-id`; an echo path takes no `--fault`. Repeatable"#,
+        r#"answer PATH with the request as canned parsed it (see Echo and control), in FORMAT: `json` (the default; with the client's and the local address and port), `garden` (http-garden's base64 JSON), `text` (`Name: value` lines, Http11Probe's `/echo`), `body` (the body alone) or `cookie` (`name=value` lines, Http11Probe's `/cookie`); `*` for every path without a route, instead of the default response. Status 200, the format's content type, the `--header`s; bodies up to `--max-body-bytes`, or 1 MiB without it (413 beyond). Conflicts with `--raw-response`; `*` with `--mutate` and `--mutate-id`; an echo path takes no `--fault`. Repeatable"#,
     ),
     (
         r#"--websocket"#,
@@ -700,7 +700,7 @@ const OPTION_DOCS: [(&str, &str, &str); 61] = [
     (
         r#"--control"#,
         r#"off"#,
-        r#"let a request choose its answer, for test networks only (see Echo and control): query parameters `status=503`, `delay=250ms`, `bytes=1MiB`, `fault=latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`, `drip:SIZE/D` or `drip:Npieces/D`, `bandwidth:RATE`, `hang:D` or `hang:D:reset`, `slow-close:D`, `garbage:N`, `error:STATUS[:BODY]`, each with an optional `@SHARE`, or the same as `X-Canned-Control: status=503;delay=250ms`; durations at most 1 h, sizes at most 1 GiB; a bad value gets 400 with one line saying what is wrong. Also go-httpbin's paths where no route answers: `/status/CODE` (or `200:0.7,500:0.3`), `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`, `/drip?numbytes=N&duration=D&delay=D&code=CODE`, and `/anything`, `/get`, `/post`, `/headers`, `/ip` as `--echo` JSON. Conflicts with `--raw-response`"#,
+        r#"let a request choose its answer, for test networks only (see Echo and control): query parameters `status=503`, `delay=250ms`, `bytes=1MiB`, `fault=latency:D`, `stall`, `truncate:N` or `N%`, `reset:N` or `N%`, `drip:SIZE/D` or `drip:Npieces/D`, `bandwidth:RATE`, `hang:D` or `hang:D:reset`, `slow-close:D`, `garbage:N`, `error:STATUS[:BODY]`, each with an optional `@SHARE`, or the same as `X-Canned-Control: status=503;delay=250ms`; durations at most 1 h, sizes at most 1 GiB; a bad value gets 400 with one line saying what is wrong. Also go-httpbin's paths where no route answers: `/status/CODE` (or `200:0.7,500:0.3`), `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`, `/drip?numbytes=N&duration=D&delay=D&code=CODE`, `/anything`, `/get`, `/post` as `--echo` JSON, and `/ip`, `/headers`, `/user-agent`, `/uuid` as go-httpbin answers them. Conflicts with `--raw-response`"#,
     ),
     (
         r#"--fault"#,

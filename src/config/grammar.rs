@@ -397,6 +397,17 @@ pub(super) fn add_echo<'v>(c: &mut Config, v: &'v str) -> Result<Option<&'v str>
         },
         None => (v, EchoFormat::Json),
     };
+    add_echo_as(c, path, format)
+}
+
+/// Add an echo route at `path` (`*`: every path without a route) written in `format`.
+#[cfg(feature = "echo")]
+#[cfg_attr(canned_small, optimize(size))]
+pub(super) fn add_echo_as<'v>(
+    c: &mut Config,
+    path: &'v str,
+    format: EchoFormat,
+) -> Result<Option<&'v str>, String> {
     let i = match path {
         "*" if c.routes[0].echo.is_some() => return Err("path * is given twice".into()),
         "*" => 0,

@@ -45,6 +45,9 @@ pub struct Features<'a> {
     pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Part<'a, Recorder, { cfg!(feature = "journal") }>,
+    /// The connection being handled, when a feature reads it (the access log, the journal,
+    /// the echo and `--control`); `None` on the plain path.
+    pub client: Option<super::Client>,
 }
 
 /// A feature's working part in [`Features`]: `Option<&mut T>` when the feature is built
@@ -112,6 +115,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
+            .field("client", &self.client)
             .finish()
     }
 }

@@ -6,6 +6,7 @@
 //! naming what is wrong (with, for a duration without its unit, the number), for the 400 it
 //! answers.
 
+use crate::echo::EchoFormat;
 use crate::values::{
     EVERY, duration_ms, fraction_millionths, is_bare_number, scaled, size_bytes, split_share,
 };
@@ -337,9 +338,18 @@ fn path_of(line: &[u8]) -> Option<&[u8]> {
     path.starts_with(b"/").then_some(path)
 }
 
-/// go-httpbin's paths that echo the request, answered with `--echo`'s JSON where no route of
-/// their own answers.
-pub const HTTPBIN_ECHO_PATHS: [&str; 5] = ["/anything", "/get", "/post", "/headers", "/ip"];
+/// go-httpbin's paths that echo the request, answered where no route of their own answers:
+/// `--echo`'s JSON, or go-httpbin's shape where a client reads one field (`/ip`, `/headers`,
+/// `/user-agent`, `/uuid`).
+pub const HTTPBIN_ECHO_PATHS: [(&str, EchoFormat); 7] = [
+    ("/anything", EchoFormat::Json),
+    ("/get", EchoFormat::Json),
+    ("/post", EchoFormat::Json),
+    ("/headers", EchoFormat::Headers),
+    ("/ip", EchoFormat::Ip),
+    ("/user-agent", EchoFormat::UserAgent),
+    ("/uuid", EchoFormat::Uuid),
+];
 
 /// The largest body an httpbin path may ask for: go-httpbin's default `MaxBodySize`, 1 MiB.
 pub const HTTPBIN_MAX_BYTES: u64 = 1 << 20;

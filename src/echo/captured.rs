@@ -1,5 +1,8 @@
 //! A captured request read back: its request line, its header and trailer fields (walked
-//! again from the bytes the parser validated), its body, its index on its connection.
+//! again from the bytes the parser validated), its body, its index on its connection, and the
+//! addresses of its connection.
+
+use std::net::SocketAddr;
 
 /// One captured request, read as its parts: `head` is the head as the parser accepted it
 /// (empty lines before the request line included, the final CRLF too), `body` the body's
@@ -11,6 +14,10 @@ pub struct Echoed<'a> {
     trailers: &'a [u8],
     /// Which request of its connection this is, from 1.
     index: u32,
+    /// The client's address (`None`: a unix-socket client, or not known).
+    client: Option<SocketAddr>,
+    /// The address the request arrived on (`None`: a unix socket, or not known).
+    local: Option<SocketAddr>,
 }
 
 impl<'a> Echoed<'a> {
@@ -24,7 +31,24 @@ impl<'a> Echoed<'a> {
             body,
             trailers,
             index,
+            client: None,
+            local: None,
         }
+    }
+
+    /// The same capture, with the addresses of its connection: the client's and the one the
+    /// request arrived on.
+    pub fn with_addresses(self, client: Option<SocketAddr>, local: Option<SocketAddr>) -> Self {
+        Echoed {
+            client,
+            local,
+            ..self
+        }
+    }
+
+    /// The client's address, and the address the request arrived on.
+    pub fn addresses(&self) -> (Option<SocketAddr>, Option<SocketAddr>) {
+        (self.client, self.local)
     }
 
     /// The method, the target and the version (`HTTP/1.1`) of the request line.

@@ -1,9 +1,10 @@
-//! The five formats of an echo, each written once for two sinks: the output buffer, and a
+//! The formats of an echo, each written once for two sinks: the output buffer, and a
 //! counter for the `Content-Length` of a HEAD request's answer. Through `dyn`, so that
 //! the formats are in the binary once, and each piece out of line: inlined, the escaping and
 //! base64 loops were copied into every field (35 KB of code).
 
 use super::captured::{Echoed, path_and_query};
+use std::net::{IpAddr, SocketAddr};
 
 /// How an echo is written (see the `echo` module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +19,14 @@ pub enum EchoFormat {
     Body,
     /// `name=value` lines, one per cookie of the `Cookie` fields.
     Cookie,
+    /// go-httpbin's `/ip`: `{"origin":IP}`, with the client's and the local address and port.
+    Ip,
+    /// go-httpbin's `/headers`: `{"headers":{"Canonical-Name":["value",…],…}}`.
+    Headers,
+    /// go-httpbin's `/user-agent`: `{"user-agent":…}`.
+    UserAgent,
+    /// go-httpbin's `/uuid`: `{"uuid":…}`, a random version 4 UUID.
+    Uuid,
 }
 
 impl EchoFormat {
@@ -37,7 +46,12 @@ impl EchoFormat {
     /// the client wrote them, so none is claimed.
     pub fn content_type(self) -> &'static str {
         match self {
-            EchoFormat::Json | EchoFormat::Garden => "application/json",
+            EchoFormat::Json
+            | EchoFormat::Garden
+            | EchoFormat::Ip
+            | EchoFormat::Headers
+            | EchoFormat::UserAgent
+            | EchoFormat::Uuid => "application/json",
             EchoFormat::Text | EchoFormat::Cookie => "text/plain",
             EchoFormat::Body => "application/octet-stream",
         }
@@ -91,7 +105,196 @@ fn write(format: EchoFormat, e: &Echoed<'_>, out: &mut dyn Sink) {
         }
         EchoFormat::Body => out.put(e.body()),
         EchoFormat::Cookie => cookies(e, out),
+        EchoFormat::Ip => ip(e, out),
+        EchoFormat::Headers => httpbin_headers(e, out),
+        EchoFormat::UserAgent => {
+            let agent = e
+                .headers()
+                .find(|(n, _)| n.eq_ignore_ascii_case(b"user-agent"));
+            out.put(b"{\"user-agent\":\"");
+            text(out, agent.map_or(&[][..], |(_, v)| v));
+            out.put(b"\"}\n");
+        }
+        EchoFormat::Uuid => {
+            out.put(b"{\"uuid\":\"");
+            out.put(&uuid_v4(random_128()));
+            out.put(b"\"}\n");
+        }
     }
+}
+
+/// `{"origin":"IP","client":"IP:PORT","local":"IP:PORT"}`: go-httpbin's `origin` (the
+/// client's address without its port, from the socket: no `X-Forwarded-For` is read), and
+/// the addresses as the JSON echo gives them.
+#[inline(never)]
+fn ip(e: &Echoed<'_>, out: &mut dyn Sink) {
+    let (client, _) = e.addresses();
+    let mut buf = [0u8; ADDRESS_BYTES];
+    out.put(b"{\"origin\":\"");
+    out.put(client.map_or(b"unix", |a| address(a, false, &mut buf)));
+    out.put(b"\"");
+    addresses(e, out);
+    out.put(b"}\n");
+}
+
+/// `,"client":"IP:PORT","local":"IP:PORT"`, an IPv4 client of an IPv6 listener as IPv4
+/// (`127.0.0.1:N`, not `[::ffff:127.0.0.1]:N`), `null` for a unix socket's.
+#[inline(never)]
+fn addresses(e: &Echoed<'_>, out: &mut dyn Sink) {
+    let (client, local) = e.addresses();
+    for (key, a) in [(&b",\"client\":"[..], client), (b",\"local\":", local)] {
+        out.put(key);
+        let mut buf = [0u8; ADDRESS_BYTES];
+        match a {
+            Some(a) => {
+                out.put(b"\"");
+                out.put(address(a, true, &mut buf));
+                out.put(b"\"");
+            }
+            None => out.put(b"null"),
+        }
+    }
+}
+
+/// The longest socket address written: `[` 39 digits of IPv6 `%` 10 of a scope `]:` 5.
+const ADDRESS_BYTES: usize = 64;
+
+/// `a` as text in `buf`, with its port or without (IPv6 then without brackets, as
+/// go-httpbin's `origin`), an IPv4-mapped IPv6 address as the IPv4 one.
+fn address(a: SocketAddr, port: bool, buf: &mut [u8; ADDRESS_BYTES]) -> &[u8] {
+    use std::io::Write;
+    let ip = match a.ip() {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    };
+    let mut w = &mut buf[..];
+    let _ = match (port, ip) {
+        (false, ip) => write!(w, "{ip}"),
+        (true, IpAddr::V4(v4)) => write!(w, "{v4}:{}", a.port()),
+        (true, IpAddr::V6(_)) => write!(w, "{a}"),
+    };
+    let left = w.len();
+    &buf[..ADDRESS_BYTES - left]
+}
+
+/// go-httpbin's `/headers` (Go's `http.Header` as JSON): each name once, canonical
+/// (`Content-Type`, as Go's `CanonicalMIMEHeaderKey`), with the values of all its fields in
+/// order. No map is built: a name is written at its first field, its values gathered then.
+#[inline(never)]
+fn httpbin_headers(e: &Echoed<'_>, out: &mut dyn Sink) {
+    out.put(b"{\"headers\":{");
+    let mut first = true;
+    for (i, (name, _)) in e.headers().enumerate() {
+        if e.headers()
+            .take(i)
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
+        out.put(if first { b"\"" } else { b",\"" });
+        first = false;
+        let mut upper = true;
+        for &c in name {
+            let c = if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            };
+            out.put(&[c]);
+            upper = c == b'-';
+        }
+        out.put(b"\":[");
+        let values = e
+            .headers()
+            .skip(i)
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name));
+        for (j, (_, value)) in values.enumerate() {
+            out.put(if j == 0 { b"\"" } else { b",\"" });
+            text(out, value);
+            out.put(b"\"");
+        }
+        out.put(b"]");
+    }
+    out.put(b"}}\n");
+}
+
+/// A JSON string's contents for go-httpbin's shapes, which have no `_b64` twin: UTF-8 as
+/// [`escaped`], other bytes (obs-text, RFC 9110 §5.5) read as ISO-8859-1, each `\u00XX`.
+#[inline(never)]
+fn text(out: &mut dyn Sink, bytes: &[u8]) {
+    if std::str::from_utf8(bytes).is_ok() {
+        return escaped(out, bytes);
+    }
+    for &c in bytes {
+        if c.is_ascii() {
+            escaped(out, &[c]);
+        } else {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 15)],
+            ]);
+        }
+    }
+}
+
+/// 16 random bytes from the kernel (getrandom(2)); should it fail (a kernel before 3.17),
+/// from std's per-process random hash keys and a count, which still differ on each call.
+fn random_128() -> [u8; 16] {
+    let mut bytes = [0u8; 16];
+    let mut got = 0;
+    while got < bytes.len() {
+        // SAFETY: the pointer and length name the unfilled rest of `bytes`, which lives
+        // across the call.
+        let n = unsafe { libc::getrandom(bytes[got..].as_mut_ptr().cast(), bytes.len() - got, 0) };
+        match n {
+            n if n > 0 => got += n as usize,
+            _ if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => {}
+            _ => return random_fallback(),
+        }
+    }
+    bytes
+}
+
+#[cold]
+fn random_fallback() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let keys = std::collections::hash_map::RandomState::new();
+    let half = |salt: u64| {
+        let mut h = keys.build_hasher();
+        h.write_u64(COUNT.fetch_add(1, Ordering::Relaxed) ^ salt);
+        h.finish().to_le_bytes()
+    };
+    let (a, b) = (half(0), half(u64::MAX));
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&a);
+    bytes[8..].copy_from_slice(&b);
+    bytes
+}
+
+/// `bytes` as a version 4 UUID (RFC 9562 §5.4): the version, 4, in the top four bits of
+/// octet 6, the variant, `10`, in the top two of octet 8; lowercase hex, 8-4-4-4-12.
+pub(super) fn uuid_v4(mut bytes: [u8; 16]) -> [u8; 36] {
+    bytes[6] = bytes[6] & 0x0f | 0x40;
+    bytes[8] = bytes[8] & 0x3f | 0x80;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = [b'-'; 36];
+    let mut at = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            at += 1;
+        }
+        text[at] = HEX[usize::from(b >> 4)];
+        text[at + 1] = HEX[usize::from(b & 15)];
+        at += 2;
+    }
+    text
 }
 
 /// Each `name=value` pair of every `Cookie` field (RFC 6265 §4.2.1: pairs separated by `;`
@@ -115,7 +318,7 @@ fn cookies(e: &Echoed<'_>, out: &mut dyn Sink) {
 }
 
 /// `{"method":…,"target":…,"path":…,"query":…,"version":…,"headers":[…],"body":…,
-/// "trailers":[…],"request_index":N}` and a newline.
+/// "trailers":[…],"request_index":N,"client":…,"local":…}` and a newline.
 #[inline(never)]
 fn json(e: &Echoed<'_>, out: &mut dyn Sink) {
     let (method, target, version) = e.request_line();
@@ -134,6 +337,7 @@ fn json(e: &Echoed<'_>, out: &mut dyn Sink) {
     out.put(b"],\"request_index\":");
     let mut digits = [0u8; 20];
     out.put(decimal(e.index().into(), &mut digits));
+    addresses(e, out);
     out.put(b"}\n");
 }
 

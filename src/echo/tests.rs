@@ -1,7 +1,7 @@
 //! The echo's unit tests: the captured request read back, the chunk walk under every split,
 //! base64 against RFC 4648's vectors, and each format's bytes and measured length.
 
-use super::render::base64_into;
+use super::render::{base64_into, uuid_v4};
 use super::{ChunkWalk, EchoFormat, Echoed, path_and_query, render, rendered_len};
 use crate::chunked::ChunkedDecoder;
 
@@ -131,7 +131,8 @@ fn json_escapes_text_and_gives_other_bytes_as_base64() {
             r#""version":"HTTP/1.1","headers":[{"name":"Host","value":"h"},"#,
             r#"{"name":"X-Bin","value_b64":"Y2Fmw6kggA=="}],"#,
             r#""body":"line\n\"tab\"\t\\ \u0001","#,
-            r#""trailers":[{"name":"Checksum","value":"ab"}],"request_index":2}"#,
+            r#""trailers":[{"name":"Checksum","value":"ab"}],"request_index":2,"#,
+            r#""client":null,"local":null}"#,
             "\n"
         )
     );
@@ -234,4 +235,56 @@ fn json_escapes_every_byte_wherever_it_is() {
             );
         }
     }
+}
+
+#[test]
+fn httpbin_shapes_name_who_asked() {
+    let head = b"GET /ip HTTP/1.1\r\nhost: h\r\nx-MULTI-word: 1\r\nUser-Agent: a \"b\"\r\nX-Multi-Word: 2\r\nX-Old: caf\xe9\r\n\r\n";
+    let client = "[::ffff:10.0.0.7]:54321".parse().ok();
+    let local = "[2001:db8::1]:8080".parse().ok();
+    let e = Echoed::new(head, head.len(), head.len(), 1).with_addresses(client, local);
+    assert_eq!(
+        rendered(EchoFormat::Ip, &e),
+        "{\"origin\":\"10.0.0.7\",\"client\":\"10.0.0.7:54321\",\"local\":\"[2001:db8::1]:8080\"}\n"
+    );
+    assert!(
+        rendered(EchoFormat::Json, &e)
+            .ends_with(",\"client\":\"10.0.0.7:54321\",\"local\":\"[2001:db8::1]:8080\"}\n")
+    );
+    assert_eq!(
+        rendered(EchoFormat::Headers, &e),
+        concat!(
+            r#"{"headers":{"Host":["h"],"X-Multi-Word":["1","2"],"#,
+            r#""User-Agent":["a \"b\""],"X-Old":["caf\u00e9"]}}"#,
+            "\n"
+        )
+    );
+    assert_eq!(
+        rendered(EchoFormat::UserAgent, &e),
+        "{\"user-agent\":\"a \\\"b\\\"\"}\n"
+    );
+    let e = Echoed::new(b"GET / HTTP/1.1\r\n\r\n", 18, 18, 1);
+    assert_eq!(
+        rendered(EchoFormat::UserAgent, &e),
+        "{\"user-agent\":\"\"}\n"
+    );
+    assert_eq!(
+        rendered(EchoFormat::Ip, &e),
+        "{\"origin\":\"unix\",\"client\":null,\"local\":null}\n"
+    );
+    let uuid = rendered(EchoFormat::Uuid, &e);
+    assert_eq!(uuid.len(), "{\"uuid\":\"\"}\n".len() + 36);
+    assert_ne!(uuid, rendered(EchoFormat::Uuid, &e));
+}
+
+#[test]
+fn uuids_have_the_version_4_layout() {
+    // RFC 9562 §5.4: version 0b0100 in octet 6's high nibble, variant 0b10 in octet 8's top bits.
+    assert_eq!(
+        &uuid_v4([0xff; 16]),
+        b"ffffffff-ffff-4fff-bfff-ffffffffffff"
+    );
+    assert_eq!(&uuid_v4([0; 16]), b"00000000-0000-4000-8000-000000000000");
+    let counted: [u8; 16] = std::array::from_fn(|i| i as u8 * 17);
+    assert_eq!(&uuid_v4(counted), b"00112233-4455-4677-8899-aabbccddeeff");
 }

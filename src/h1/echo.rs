@@ -121,7 +121,9 @@ impl Http1Conn {
         let c = b.echo;
         let captured = &b.log_line[c.at..];
         let body_end = c.chunks.map_or(captured.len(), |w| w.body_end() - c.at);
-        let echoed = Echoed::new(captured, c.head_len, body_end, self.served);
+        let client = env.features.client.unwrap_or_default();
+        let echoed = Echoed::new(captured, c.head_len, body_end, self.served)
+            .with_addresses(client.peer, client.local);
         let mut digits = [0u8; 20];
         let journal = env.features.journal.as_deref();
         if let Some(Recorder { journal: j, .. }) =

@@ -43,16 +43,23 @@ impl Worker {
             match l.accept4(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) {
                 Ok((sock, addr)) => {
                     // Kept only for a feature that reads it (the core has none).
-                    #[cfg(any(feature = "journal", feature = "access-log"))]
-                    let client =
-                        (self.parts.journal.is_some() || self.parts.log.is_some()).then(|| {
-                            Client {
-                                peer: addr.as_socket(),
-                                local: sock.local_addr().ok().and_then(|a| a.as_socket()),
-                                tls: false,
-                            }
-                        });
-                    #[cfg(not(any(feature = "journal", feature = "access-log")))]
+                    #[cfg(any(
+                        feature = "journal",
+                        feature = "access-log",
+                        feature = "echo",
+                        feature = "control"
+                    ))]
+                    let client = self.keep_peers.then(|| Client {
+                        peer: addr.as_socket(),
+                        local: sock.local_addr().ok().and_then(|a| a.as_socket()),
+                        tls: false,
+                    });
+                    #[cfg(not(any(
+                        feature = "journal",
+                        feature = "access-log",
+                        feature = "echo",
+                        feature = "control"
+                    )))]
                     let client: Option<Client> = {
                         let _ = addr;
                         None

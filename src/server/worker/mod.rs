@@ -245,7 +245,12 @@ impl Worker {
             self.drain_deadline.is_some(),
         );
         // Kept only when a feature reads it: one test on the plain path.
-        #[cfg(any(feature = "journal", feature = "access-log"))]
+        #[cfg(any(
+            feature = "journal",
+            feature = "access-log",
+            feature = "echo",
+            feature = "control"
+        ))]
         if let Some(&client) = self.peers.get(k) {
             if let Some(j) = env.features.journal.as_deref_mut() {
                 j.peer = client.peer;
@@ -253,6 +258,7 @@ impl Worker {
             if let Some(l) = env.features.access_log.as_deref_mut() {
                 l.client = Some(client);
             }
+            env.features.client = Some(client);
         }
         let Slot {
             sock,

@@ -65,6 +65,7 @@ impl EnvParts {
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: Part::new(self.faults.as_mut()),
                 journal: Part::new(self.journal.as_mut()),
+                client: None,
             },
         }
     }
@@ -83,9 +84,11 @@ pub(crate) struct Worker {
     pub(super) at_limit: bool,
     pub(super) limit_recheck_at: u64,
     pub(super) slots: Vec<Option<Slot>>,
-    /// `--journal` and `--access-log`: each slot's client (its address `None`: a
-    /// unix-socket client), kept apart so that a slot stays small; empty without them.
+    /// `--journal`, `--access-log`, `--echo` and `--control`: each slot's client (its address
+    /// `None`: a unix-socket client), kept apart so that a slot stays small; empty without them.
     pub(super) peers: Vec<crate::conn::Client>,
+    /// Whether `peers` is kept: a feature reads the client.
+    pub(super) keep_peers: bool,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
     pub(super) deadlines: Deadlines,
@@ -176,6 +179,9 @@ impl Worker {
             limit_recheck_at: 0,
             slots: Vec::new(),
             peers: Vec::new(),
+            keep_peers: setup.access_log
+                || setup.journal.is_some()
+                || setup.settings.switches.by_request(),
             free: Vec::new(),
             conns: 0,
             deadlines: Deadlines::default(),
