@@ -87,7 +87,16 @@ pub(crate) struct Worker {
     /// `--journal`, `--access-log`, `--echo` and `--control`: each slot's client (its address
     /// `None`: a unix-socket client), kept apart so that a slot stays small; empty without them.
     pub(super) peers: Vec<crate::conn::Client>,
-    /// Whether `peers` is kept: a feature reads the client.
+    /// Whether `peers` is kept: a feature reads the client (none in the core).
+    #[cfg_attr(
+        not(any(
+            feature = "journal",
+            feature = "access-log",
+            feature = "echo",
+            feature = "control"
+        )),
+        allow(dead_code)
+    )]
     pub(super) keep_peers: bool,
     pub(super) free: Vec<usize>,
     pub(super) conns: usize,
