@@ -162,19 +162,32 @@ const ADDRESS_BYTES: usize = 64;
 /// `a` as text in `buf`, with its port or without (IPv6 then without brackets, as
 /// go-httpbin's `origin`), an IPv4-mapped IPv6 address as the IPv4 one.
 fn address(a: SocketAddr, port: bool, buf: &mut [u8; ADDRESS_BYTES]) -> &[u8] {
-    use std::io::Write;
+    use std::fmt::Write;
+    /// The formatter's text into `buf` (always room: an address is at most 64 bytes).
+    struct Into<'b>(&'b mut [u8], usize);
+    impl Write for Into<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.1 + s.len();
+            self.0
+                .get_mut(self.1..end)
+                .ok_or(std::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.1 = end;
+            Ok(())
+        }
+    }
     let ip = match a.ip() {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 => v4,
     };
-    let mut w = &mut buf[..];
+    let mut w = Into(buf, 0);
     let _ = match (port, ip) {
         (false, ip) => write!(w, "{ip}"),
         (true, IpAddr::V4(v4)) => write!(w, "{v4}:{}", a.port()),
         (true, IpAddr::V6(_)) => write!(w, "{a}"),
     };
-    let left = w.len();
-    &buf[..ADDRESS_BYTES - left]
+    let n = w.1;
+    &buf[..n]
 }
 
 /// go-httpbin's `/headers` (Go's `http.Header` as JSON): each name once, canonical
@@ -183,16 +196,13 @@ fn address(a: SocketAddr, port: bool, buf: &mut [u8; ADDRESS_BYTES]) -> &[u8] {
 #[inline(never)]
 fn httpbin_headers(e: &Echoed<'_>, out: &mut dyn Sink) {
     out.put(b"{\"headers\":{");
-    let mut first = true;
+    let mut sep: &[u8] = b"\"";
     for (i, (name, _)) in e.headers().enumerate() {
-        if e.headers()
-            .take(i)
-            .any(|(n, _)| n.eq_ignore_ascii_case(name))
-        {
-            continue;
+        if field_named(e, name, 0, i).is_some() {
+            continue; // written with an earlier field of that name
         }
-        out.put(if first { b"\"" } else { b",\"" });
-        first = false;
+        out.put(sep);
+        sep = b",\"";
         let mut upper = true;
         for &c in name {
             let c = if upper {
@@ -203,19 +213,34 @@ fn httpbin_headers(e: &Echoed<'_>, out: &mut dyn Sink) {
             out.put(&[c]);
             upper = c == b'-';
         }
-        out.put(b"\":[");
-        let values = e
-            .headers()
-            .skip(i)
-            .filter(|(n, _)| n.eq_ignore_ascii_case(name));
-        for (j, (_, value)) in values.enumerate() {
-            out.put(if j == 0 { b"\"" } else { b",\"" });
+        let mut open: &[u8] = b"\":[\"";
+        let mut at = i;
+        while let Some((j, value)) = field_named(e, name, at, usize::MAX) {
+            out.put(open);
+            open = b"\",\"";
             text(out, value);
-            out.put(b"\"");
+            at = j + 1;
         }
-        out.put(b"]");
+        out.put(b"\"]");
     }
     out.put(b"}}\n");
+}
+
+/// The first field named `name` (in any case) among the fields `from..to`: its index and
+/// value. Out of line: one copy of the field walk for every use.
+#[inline(never)]
+fn field_named<'a>(
+    e: &Echoed<'a>,
+    name: &[u8],
+    from: usize,
+    to: usize,
+) -> Option<(usize, &'a [u8])> {
+    e.headers()
+        .enumerate()
+        .take(to)
+        .skip(from)
+        .find(|(_, (n, _))| n.eq_ignore_ascii_case(name))
+        .map(|(j, (_, v))| (j, v))
 }
 
 /// A JSON string's contents for go-httpbin's shapes, which have no `_b64` twin: UTF-8 as
@@ -243,7 +268,7 @@ fn text(out: &mut dyn Sink, bytes: &[u8]) {
 }
 
 /// 16 random bytes from the kernel (getrandom(2)); should it fail (a kernel before 3.17),
-/// from std's per-process random hash keys and a count, which still differ on each call.
+/// from the clock and a count, mixed, which still differ on each call.
 fn random_128() -> [u8; 16] {
     let mut bytes = [0u8; 16];
     let mut got = 0;
@@ -262,16 +287,22 @@ fn random_128() -> [u8; 16] {
 
 #[cold]
 fn random_fallback() -> [u8; 16] {
-    use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
-    let keys = std::collections::hash_map::RandomState::new();
-    let half = |salt: u64| {
-        let mut h = keys.build_hasher();
-        h.write_u64(COUNT.fetch_add(1, Ordering::Relaxed) ^ salt);
-        h.finish().to_le_bytes()
+    // The clock's nanoseconds and a count, mixed (splitmix64): not secret, but different on
+    // each call, which is what a test's request id needs.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut z = now ^ COUNT.fetch_add(1, Ordering::Relaxed).rotate_left(32);
+    let mut half = || {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (x ^ (x >> 31)).to_le_bytes()
     };
-    let (a, b) = (half(0), half(u64::MAX));
+    let (a, b) = (half(), half());
     let mut bytes = [0u8; 16];
     bytes[..8].copy_from_slice(&a);
     bytes[8..].copy_from_slice(&b);
