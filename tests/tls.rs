@@ -1821,18 +1821,25 @@ fn drip_paces_the_servers_flight_and_the_handshake_completes() {
                 let took: f64 = took.parse().unwrap();
                 assert!(took >= 0.3, "{took}");
             }
-            // By SNI label, on a listener of its own: curl -k (the certificate names
-            // localhost, not this label).
-            let t = start(&["--workers", workers]);
-            let out = curl_name(
-                &t,
+            // By SNI label, on a listener of its own, curl checking the certificate: it
+            // names `drip.localhost`, and a `drip-SIZE-D` label once --tls-name adds it.
+            let ca2 = d.join(format!("ca-label-{workers}.pem"));
+            let ca2_s = ca2.to_str().unwrap();
+            let t = start(&[
+                "--workers",
+                workers,
+                "--tls-ca-out",
+                ca2_s,
+                "--tls-name",
                 "drip-100-40ms.localhost",
-                &["-k", "-w", "|%{time_appconnect}"],
-            );
-            let out = text(&out.stdout);
-            let (body, took) = out.split_once('|').unwrap();
-            assert_eq!(body, "Hello World\n");
-            assert!(took.parse::<f64>().unwrap() >= 0.2, "{took}");
+            ]);
+            for name in ["drip.localhost", "drip-100-40ms.localhost"] {
+                let out = curl_name(&t, name, &["--cacert", ca2_s, "-w", "|%{time_appconnect}"]);
+                let out = text(&out.stdout);
+                let (body, took) = out.split_once('|').unwrap_or(("", "0"));
+                assert_eq!(body, "Hello World\n", "{name}");
+                assert!(took.parse::<f64>().unwrap() >= 0.2, "{name}: {took}");
+            }
         }
     }
     std::fs::remove_dir_all(&d).unwrap();

@@ -119,7 +119,7 @@ pub fn case_lines() -> String {
     CASES
         .iter()
         .chain(FAULTS)
-        .map(|(name, does)| format!("{name:<17} {does}\n"))
+        .map(|(name, does)| format!("{name:<20} {does}\n"))
         .collect()
 }
 
