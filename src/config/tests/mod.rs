@@ -2,6 +2,7 @@
 //! builder; the error messages (`errors`) and the properties of the option table checked
 //! option by option (`table`) are in files of their own.
 
+mod bad_values;
 mod errors;
 mod routes;
 mod table;
