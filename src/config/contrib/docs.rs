@@ -366,7 +366,7 @@ fn option_doc(flag: &str) -> (String, &'static str) {
 /// has them; the commands close the last section.
 pub(super) fn options_page() -> String {
     let mut p = String::from(
-        "# Options\n\n<!-- Generated from the option table (src/config/options.rs) by \
+        "# Options\n\n<!-- Generated from the option table (src/config/options/table.rs) by \
          src/config/contrib/: CANNED_BLESS=1 cargo test --lib contrib_files -->\n\n",
     );
     p.push_str(OPTIONS_INTRO);

@@ -157,7 +157,7 @@ fn roff(text: &str) -> String {
 pub fn man_page() -> String {
     let mut m = String::new();
     m.push_str(
-        ".\\\" Generated from the option table of src/config/options.rs; see docs/options.md.\n",
+        ".\\\" Generated from the option table of src/config/options/table.rs; see docs/options.md.\n",
     );
     m.push_str(".TH CANNED 1 \"\" \"canned\" \"User Commands\"\n");
     m.push_str(
