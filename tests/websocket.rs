@@ -441,9 +441,17 @@ fn a_peer_that_never_reads_holds_bounded_memory() {
     let reader = {
         let mut r = s.try_clone().unwrap();
         std::thread::spawn(move || {
-            for _ in 0..=whole {
+            for i in 0..=whole {
                 let (_, op, payload) = read_frame(&mut r);
-                assert_eq!((op, payload.len()), (BINARY, 64 * 1024));
+                // A close names its code: say which, and after how many echoes.
+                let code = (op == 8 && payload.len() >= 2)
+                    .then(|| u16::from_be_bytes([payload[0], payload[1]]));
+                assert_eq!(
+                    (op, payload.len()),
+                    (BINARY, 64 * 1024),
+                    "echo {i} of {}: close code {code:?}",
+                    whole + 1
+                );
             }
         })
     };
