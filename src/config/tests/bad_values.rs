@@ -1,8 +1,6 @@
 //! Every bad value of a flag: the one-line error it gives, naming the flag or variable and
-//! what is wrong.
-
-// The test of this file uses every feature's options.
-#[cfg(all(
+//! what is wrong. The table uses every feature's options.
+#![cfg(all(
     feature = "http2",
     feature = "faults",
     feature = "control",
@@ -14,21 +12,9 @@
     feature = "stats",
     feature = "access-log"
 ))]
+
 use super::{ErrorCase, UNIX_108, assert_errors};
 
-// Uses every feature's options.
-#[cfg(all(
-    feature = "http2",
-    feature = "faults",
-    feature = "control",
-    feature = "echo",
-    feature = "journal",
-    feature = "admin",
-    feature = "mutate",
-    feature = "ranges",
-    feature = "stats",
-    feature = "access-log"
-))]
 #[test]
 fn bad_values_name_the_flag_and_what_is_wrong() {
     let none: &[(&str, &str)] = &[];
