@@ -8,6 +8,10 @@
 #   benches/instructions.sh
 #   CANNED_BIN=PATH benches/instructions.sh   # another build (the small one, a musl one)
 #   PEERS="hyper nginx" benches/instructions.sh  # also hyper 1.x (benches/hyper-peer) and nginx
+#   BASE=PATH benches/instructions.sh       # also another canned build (an earlier commit's), side by side
+#
+# With HTTP/2 in the build, the same is counted for an HTTP/2 workload with prior knowledge
+# (10 connections x 100 batches of 10 concurrent streams), for canned and BASE.
 #
 # Writes the counts to docs/results/instructions.md (benches/results.sh), which the docs quote.
 #
@@ -45,15 +49,50 @@ if mode == "load":
                 d += s.recv(65536)
             n += 16
         s.close()
+elif mode == "h2":
+    def frame(kind, flags, stream, payload=b""):
+        return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+    # :method GET, :scheme http, :path / (static table), :authority bench (literal, indexed name).
+    block = b"\x82\x86\x84\x41\x05bench"
+    for c in range(10):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0))
+        buf, stream, acked = b"", 1, False
+        for i in range(100):
+            out = b"" if acked else frame(4, 1, 0)
+            acked = True
+            for _ in range(10):
+                out += frame(1, 5, stream, block)  # HEADERS, END_STREAM | END_HEADERS
+                stream += 2
+            s.sendall(out)
+            ended = 0
+            while ended < 10:
+                while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], "big"):
+                    size = int.from_bytes(buf[:3], "big")
+                    kind, flags = buf[3], buf[4]
+                    if kind in (0, 1) and flags & 1 and int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF:
+                        ended += 1
+                    buf = buf[9 + size:]
+                if ended < 10:
+                    d = s.recv(65536)
+                    if not d:
+                        raise SystemExit("closed")
+                    buf += d
+            n += 10
+        s.close()
 print(n)
 PY
 run() { # server mode -> "instructions requests"
+    local server="$1"
     # The last run's log names its port: gone before the new server may have written its own.
     rm -f "$work/vg.log"
     # stdout to /dev/null: a server left behind must not hold the pipe that `read` waits on.
     case "$1" in
-        canned) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
-            "$bin" --listen 127.0.0.1:0 --workers 1 --no-date >/dev/null 2>"$work/vg.log" & ;;
+        canned | base)
+            local b="$bin"
+            [ "$server" = base ] && b="$BASE"
+            valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+            "$b" --listen 127.0.0.1:0 --workers 1 --no-date >/dev/null 2>"$work/vg.log" & ;;
         floor) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
             "$floor" 0 >/dev/null 2>"$work/vg.log" & ;;
         hyper) valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
@@ -93,10 +132,10 @@ run() { # server mode -> "instructions requests"
     wait "$pid" || true
     echo "$(awk '/^summary:/ {print $2}' "$work/cg.out") $n"
 }
-per_request() { # server -> instructions per request, minus the idle run
+per_request() { # server [mode] -> instructions per request, minus the idle run
     local base load n
     read -r base _ < <(run "$1" idle)
-    read -r load n < <(run "$1" load)
+    read -r load n < <(run "$1" "${2:-load}")
     # The readiness probe (curl) is one request in each run; it cancels out.
     echo "$(( (load - base) / n )) $n $load $base"
 }
@@ -105,11 +144,31 @@ read -r canned n load base < <(per_request canned)
 echo "user-space instructions per request: $canned ($n requests; callgrind Ir $load - $base at idle)"
 read -r fl _ < <(per_request floor)
 echo "canned $(grouped "$canned")  floor $(grouped "$fl")  ratio $(awk -v a="$canned" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
-results_begin instructions "${CANNED_BIN:+CANNED_BIN=$CANNED_BIN }${PEERS:+PEERS=\"$PEERS\" }benches/instructions.sh"
+results_begin instructions "${CANNED_BIN:+CANNED_BIN=$CANNED_BIN }${BASE:+BASE=$BASE }${PEERS:+PEERS=\"$PEERS\" }benches/instructions.sh"
 result "requests in the workload" "$(grouped "$n")"
 result "canned, instructions per request" "$(grouped "$canned")"
 result "floor, instructions per request" "$(grouped "$fl")"
 result "canned, ratio to the floor" "$(awk -v a="$canned" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x"
+# HTTP/2, when the build has it (a build without answers the preface 505 and closes).
+h2=""
+if curl_h2="$("$bin" --help 2>&1)" && grep -q -- '--no-http2' <<<"$curl_h2"; then
+    read -r h2 h2n _ < <(per_request canned h2)
+    echo "HTTP/2: canned $(grouped "$h2") per request ($h2n requests)"
+    result "requests in the HTTP/2 workload" "$(grouped "$h2n")"
+    result "canned, HTTP/2 instructions per request" "$(grouped "$h2")"
+fi
+if [ -n "${BASE:-}" ]; then
+    read -r b1 _ < <(per_request base)
+    echo "base ($BASE) $(grouped "$b1")  canned/base $(awk -v a="$canned" -v b="$b1" 'BEGIN { printf "%.4f", a / b }')"
+    result "base, instructions per request" "$(grouped "$b1")"
+    result "canned/base, HTTP/1" "$(awk -v a="$canned" -v b="$b1" 'BEGIN { printf "%.4f", a / b }')"
+    if [ -n "$h2" ]; then
+        read -r b2 _ < <(per_request base h2)
+        echo "base HTTP/2 $(grouped "$b2")  canned/base $(awk -v a="$h2" -v b="$b2" 'BEGIN { printf "%.4f", a / b }')"
+        result "base, HTTP/2 instructions per request" "$(grouped "$b2")"
+        result "canned/base, HTTP/2" "$(awk -v a="$h2" -v b="$b2" 'BEGIN { printf "%.4f", a / b }')"
+    fi
+fi
 for peer in ${PEERS:-}; do
     case "$peer" in
         hyper) cargo build --release --manifest-path benches/hyper-peer/Cargo.toml >&2 ;;
