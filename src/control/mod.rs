@@ -2,7 +2,7 @@
 //! and by one header field (`X-Canned-Control: status=503;delay=250ms`), in the grammar of the
 //! flags: a status, a delay, a body of N bytes, and the faults of `--fault` (a latency, a way
 //! of delivering the answer, an error status), each with an optional share, read by the one
-//! grammar of a fault value ([`fault_value`](crate::fault_value)) into its vocabulary. Read
+//! grammar of a fault value ([`fault_value`]) into its vocabulary. Read
 //! from the head's bytes as the parser validated them, without allocating: an error is a
 //! static text naming what is wrong (with, for a duration without its unit, the number), for
 //! the 400 it answers.

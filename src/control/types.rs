@@ -70,7 +70,7 @@ impl Location {
     }
 }
 
-/// `fault=error:STATUS[:BODY]`: the grammar's error answer ([`Value::Error`]) kept inline: the
+/// `fault=error:STATUS[:BODY]`: the grammar's error answer ([`Value::Error`](crate::fault_value::Value::Error)) kept inline: the
 /// status an answer takes instead, and its body (without one, `STATUS REASON` and a newline).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ErrorAnswer {

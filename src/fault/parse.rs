@@ -1,5 +1,5 @@
 //! `--fault`'s `PATH=KIND[:ARGS][@SHARE]`: each value read by the one grammar of
-//! [`fault_value`](crate::fault_value), which `--control` shares; here, what only a path's
+//! [`fault_value`], which `--control` shares; here, what only a path's
 //! faults hold, kept over many answers: a status mix and a sequence. Errors say what is wrong,
 //! for the caller to prefix with the flag.
 

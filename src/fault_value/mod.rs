@@ -2,12 +2,12 @@
 //! text (`KIND[:ARGS][@SHARE]`), shared by `--fault`, the admin API and `--control`. Read
 //! without allocating, so that a request's head can carry one: an error is a static text per
 //! rule ([`Bad`]), which each caller puts after its own prefix (`--fault: `, `line 2: `,
-//! `control: fault=`).
+//! `control: fault: `).
 //!
 //! | file | holds |
 //! |---|---|
-//! | `mod.rs` | the vocabulary: a latency, the deliveries (stall, truncate, reset, drip, garbage, hang, slow close, bandwidth) with their cut and pacing, an error answer, and the kinds as counted |
-//! | `grammar` | the grammar of one value, and each value written back in it |
+//! | `mod.rs` | the vocabulary: a latency, the deliveries (stall, truncate, reset, drip, garbage, hang, slow close, bandwidth) with their cut and pacing, and the kinds as counted |
+//! | `grammar` | the grammar of one value (a latency, a delivery, an error answer; a status mix's and a sequence's text), and each written back in it |
 //! | `rng`, `math` | the seeded generator a latency and a share draw from, and the functions its lognormal needs |
 
 mod grammar;
