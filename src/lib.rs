@@ -60,7 +60,8 @@
 //! | 1 | `mutate` | the malformed-response catalogue | `server` |
 //! | 1 | [`echo`] | a request as parsed, written back: JSON, http-garden's base64 JSON, `Name: value` lines | `server` |
 //! | 2 | `response` | the response bytes, formatted once: specs, routes, the Date header | `server` |
-//! | 3 | `fault` | faults a route can be given: the `--fault` grammar, the seeded generator, sampling | `server` |
+//! | 2 | `fault_value` | what a fault does to an answer, the one grammar of a fault value (`--fault`, the admin API, `--control`), the seeded generator | `server` |
+//! | 3 | `fault` | faults a route can be given: `PATH=`, status mixes, sequences, sampling | `server` |
 //! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
 //! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
 //! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
@@ -104,6 +105,8 @@ pub mod control;
 pub mod echo;
 #[cfg(feature = "server")]
 pub mod fault;
+#[cfg(feature = "server")]
+pub mod fault_value;
 pub mod frame;
 #[cfg(feature = "server")]
 pub mod h1;

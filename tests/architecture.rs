@@ -35,8 +35,11 @@ const LAYERS: &[(&str, u8)] = &[
     ("echo", 1),
     // The canned bytes: specs, formatting, routes, Date, `Responses`, built from plain inputs.
     ("response", 2),
+    // A fault value: what a fault does to an answer, and the one grammar of its text, shared
+    // by `--fault`, the admin API and `--control`; the seeded generator.
+    ("fault_value", 2),
     // `--control`: what a request asks for, read from its head without allocating.
-    ("control", 2),
+    ("control", 3),
     // Faults: the seeded generator, sampling, spec types, the `--fault` grammar, worker state.
     ("fault", 3),
     // Counters, `Timeout`, `Summary`, and their JSON and Prometheus renderings.
@@ -77,6 +80,7 @@ const SIDEWAYS: &[(&str, &str)] = &[
 const FEATURES: &[(&str, &str)] = &[
     ("h2", "http2"),
     ("fault", "faults"),
+    ("fault_value", "faults"),
     ("h1::faults", "faults"),
     ("h1::drip", "faults"),
     ("control", "control"),

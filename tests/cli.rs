@@ -80,11 +80,11 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
         ),
         (
             &["--fault", "/x=latency:100"],
-            "--fault: \"100\" has no unit: write 100ms or 100s",
+            "--fault: latency: \"100\" has no unit: write 100ms or 100s",
         ),
         (
             &["--fault", "/x=truncate:1KB"],
-            "--fault: \"1KB\" is not a size like 512, 64K or 1MiB",
+            "--fault: truncate takes a size like 512, 64K or 1MiB, or a percentage from 0% to 100% like truncate:50%",
         ),
         (
             &["--header", "X-A: b\r\n\r\nINJECTED"],

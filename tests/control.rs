@@ -133,7 +133,7 @@ fn bad_values_get_one_line() {
         ),
         (
             "/?fault=latency:100@50%25",
-            "control: fault=latency: \"100\" has no unit: write 100ms or 100s\n",
+            "control: fault: latency: \"100\" has no unit: write 100ms or 100s\n",
         ),
         (
             "/?bytes=1T",
@@ -141,31 +141,31 @@ fn bad_values_get_one_line() {
         ),
         (
             "/?fault=hang:2h",
-            "control: fault=hang takes a duration, like hang:2s or hang:2s:reset, at most 1h\n",
+            "control: fault: hang takes a duration, like hang:2s or hang:2s:reset, at most 1h\n",
         ),
         (
             "/?fault=bandwidth:1KiB",
-            "control: fault=bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)\n",
+            "control: fault: bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)\n",
         ),
         (
             "/?fault=drip:1KiB",
-            "control: fault=drip takes a size or pieces over a time, like drip:1KiB/100ms or drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, at most 1h)\n",
+            "control: fault: drip takes a size or pieces over a time, like drip:1KiB/100ms or drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms apart, at most 1h)\n",
         ),
         (
             "/?fault=garbage:2MiB",
-            "control: fault=garbage takes a size from 1 to 1MiB, like garbage:256\n",
+            "control: fault: garbage takes a size from 1 to 1MiB, like garbage:256\n",
         ),
         (
             "/?fault=error:700",
-            "control: fault=error takes a status from 200 to 599, like error:503 or error:0.1:503:busy\n",
+            "control: fault: error takes a status from 200 to 599, like error:503, error:0.1:503 or error:0.1:503:busy\n",
         ),
         (
             "/?fault=error:503@150%25",
-            "control: a fault's share must be a rate from 0 to 1, like @0.1 or @10%\n",
+            "control: fault: a share must be a rate from 0 to 1, like @0.1 or @10%\n",
         ),
         (
             "/?fault=flood",
-            "control: fault must be latency:D, stall, truncate:N, reset:N, drip:SIZE/D, bandwidth:RATE, hang:D, hang:D:reset, slow-close:D, garbage:N or error:STATUS, with an optional @SHARE\n",
+            "control: fault: \"flood\" is not a fault kind (latency, drip, stall, truncate, reset, garbage, hang, slow-close, bandwidth, error, status, seq or seq-cycle)\n",
         ),
     ] {
         let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -180,7 +180,7 @@ fn bad_values_get_one_line() {
     assert_eq!(r[0].status, 400);
     assert_eq!(
         String::from_utf8_lossy(&r[0].body),
-        "control: fault=hang: \"3\" has no unit: write 3ms or 3s\n"
+        "control: fault: hang: \"3\" has no unit: write 3ms or 3s\n"
     );
     // A bad control is a well-formed request: the connection stays open.
     let mut s = connect(addr);
@@ -981,5 +981,86 @@ fn go_chooses_status_delay_bytes_and_truncate() {
         no_error(7);
         let (code, _) = p.stop();
         assert_eq!(code, 0);
+    }
+}
+
+/// One fault value means the same wherever it is given: `--fault` on the default response,
+/// `fault=` in a request's query and in `X-Canned-Control`, and the admin API's `PUT
+/// /faults/*`, each read by one grammar: the answers' bytes are the same, and the admin API
+/// lists the fault as the command line's.
+#[test]
+fn a_fault_value_means_the_same_to_fault_control_and_admin() {
+    let body = "0123456789".repeat(10);
+    let req = |target: &str, field: &str| {
+        let field = match field {
+            "" => String::new(),
+            f => format!("X-Canned-Control: fault={f}\r\n"),
+        };
+        format!("GET {target} HTTP/1.1\r\nHost: x\r\n{field}Connection: close\r\n\r\n")
+    };
+    let admin = |a, method: &str, path: &str, body: &str| {
+        let r = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let r = parse_responses(&exchange(a, r.as_bytes()), &[false]);
+        (
+            r[0].status,
+            String::from_utf8_lossy(&r[0].body).into_owned(),
+        )
+    };
+    for value in [
+        "latency:20ms",
+        "latency:5ms..10ms",
+        "truncate:20",
+        "truncate:50%",
+        "truncate:10@100%",
+        "stall@0",
+        "reset:0",
+        "drip:16/1ms",
+        "drip:3pieces/10ms",
+        "bandwidth:1MiB/s",
+        "slow-close:10ms",
+        "hang:20ms",
+        "hang:20ms:reset",
+        "garbage:64",
+        "error:503",
+        "error:429:slow down",
+        "error:1:503:busy",
+    ] {
+        let fault = format!("*={value}");
+        let (h, addr) = start(&[
+            "--control",
+            // A controlled answer serves no ranges, and a route does only with a 200.
+            "--status",
+            "203",
+            "--admin",
+            "127.0.0.1:0",
+            "--body",
+            &body,
+            "--fault",
+            &fault,
+        ]);
+        let a = h.admin_addr().unwrap();
+        let by_flag = exchange(addr, req("/x", "").as_bytes());
+        let query = value.replace('%', "%25").replace(' ', "%20");
+        let by_query = exchange(addr, req(&format!("/x?fault={query}"), "").as_bytes());
+        let by_field = exchange(addr, req("/x", value).as_bytes());
+        let listed = admin(a, "GET", "/faults/*", "");
+        assert_eq!(admin(a, "DELETE", "/faults/*", "").0, 200, "{value}");
+        let put = admin(a, "PUT", "/faults/*", value);
+        assert_eq!(put.0, 200, "{value}: {}", put.1);
+        let by_admin = exchange(addr, req("/x", "").as_bytes());
+        // Garbage is random bytes: drawn from one block for a control, from the route's own
+        // for `--fault`, so its length is what they share.
+        let text = |b: &[u8]| match value.starts_with("garbage:") {
+            true => format!("{} bytes", b.len()),
+            false => String::from_utf8_lossy(b).into_owned(),
+        };
+        assert_eq!(text(&by_query), text(&by_flag), "{value}: the query");
+        assert_eq!(text(&by_field), text(&by_flag), "{value}: the field");
+        assert_eq!(text(&by_admin), text(&by_flag), "{value}: the admin API");
+        assert_eq!(admin(a, "GET", "/faults/*", ""), listed, "{value}");
+        h.shutdown();
     }
 }

@@ -43,7 +43,7 @@ fn controlled_requests_allocate_nothing() {
         ),
         (
             b"GET / HTTP/1.1\r\nHost: t\r\nX-Canned-Control: fault=latency:250\r\n\r\n",
-            b"control: fault=latency: \"250\" has no unit: write 250ms or 250s\n",
+            b"control: fault: latency: \"250\" has no unit: write 250ms or 250s\n",
         ),
         (
             b"GET /?fault=drip:2pieces/1ms&bytes=3000 HTTP/1.1\r\nHost: t\r\n\r\n",

@@ -1,6 +1,7 @@
 //! The control grammar as a table: the head, what it asks for (or the error text's start).
 
 use super::*;
+use crate::fault_value::{Cut, Delivery, Drip};
 
 fn head(target: &str, field: Option<&str>) -> Vec<u8> {
     let mut h = format!("GET {target} HTTP/1.1\r\nHost: x\r\n");
@@ -99,22 +100,22 @@ fn table() {
         (
             "/?fault=latency:100",
             None,
-            Err("control: fault=latency: \"100\" has no unit: write 100ms or 100s"),
+            Err("control: fault: latency: \"100\" has no unit: write 100ms or 100s"),
         ),
         (
             "/",
             Some("fault=hang:2:reset"),
-            Err("control: fault=hang: \"2\" has no unit: write 2ms or 2s"),
+            Err("control: fault: hang: \"2\" has no unit: write 2ms or 2s"),
         ),
         (
             "/?fault=slow-close:1",
             None,
-            Err("control: fault=slow-close: \"1\" has no unit: write 1ms or 1s"),
+            Err("control: fault: slow-close: \"1\" has no unit: write 1ms or 1s"),
         ),
         (
             "/?fault=drip:1KiB/100",
             None,
-            Err("control: fault=drip's time: \"100\" has no unit: write 100ms or 100s"),
+            Err("control: fault: drip's time: \"100\" has no unit: write 100ms or 100s"),
         ),
         ("/?bytes=2GiB", None, Err("control: bytes is over")),
         ("/?bytes=1GiB", None, c(None, 0, Some(1 << 30), None)),
@@ -168,38 +169,50 @@ fn table() {
             None,
             c(None, 0, None, Some(Delivery::Garbage(1 << 20))),
         ),
-        ("/?fault=drip", None, Err("control: fault must")),
-        ("/?fault=drip:1KiB", None, Err("control: fault=drip")),
-        ("/?fault=drip:0/1s", None, Err("control: fault=drip")),
-        ("/?fault=drip:2MiB/1s", None, Err("control: fault=drip")),
-        ("/?fault=drip:1K/0", None, Err("control: fault=drip")),
-        ("/?fault=drip:1K/2h", None, Err("control: fault=drip")),
-        ("/?fault=drip:1pieces/1s", None, Err("control: fault=drip")),
+        ("/?fault=drip", None, Err("control: fault: drip takes")),
+        ("/?fault=drip:1KiB", None, Err("control: fault: drip")),
+        ("/?fault=drip:0/1s", None, Err("control: fault: drip")),
+        ("/?fault=drip:2MiB/1s", None, Err("control: fault: drip")),
+        ("/?fault=drip:1K/0", None, Err("control: fault: drip")),
+        ("/?fault=drip:1K/2h", None, Err("control: fault: drip")),
+        ("/?fault=drip:1pieces/1s", None, Err("control: fault: drip")),
         (
             "/?fault=drip:100001pieces/1h",
             None,
-            Err("control: fault=drip"),
+            Err("control: fault: drip"),
         ),
         (
             "/?fault=drip:11pieces/9ms",
             None,
-            Err("control: fault=drip"),
+            Err("control: fault: drip"),
         ),
-        ("/?fault=garbage:0", None, Err("control: fault=garbage")),
-        ("/?fault=garbage:1025K", None, Err("control: fault=garbage")),
-        ("/?fault=garbage", None, Err("control: fault must")),
-        ("/?fault=error", None, Err("control: fault must")),
-        ("/?fault=error:99", None, Err("control: fault=error")),
-        ("/?fault=error:0.1", None, Err("control: fault=error")),
-        ("/?fault=error:2:503", None, Err("control: fault=error")),
+        ("/?fault=garbage:0", None, Err("control: fault: garbage")),
         (
-            "/?fault=stall@150%25",
+            "/?fault=garbage:1025K",
             None,
-            Err("control: a fault's share"),
+            Err("control: fault: garbage"),
         ),
-        ("/?fault=stall@x", None, Err("control: a fault's share")),
-        ("/?fault=explode", None, Err("control: fault must")),
-        ("/?fault=truncate:101%25", None, Err("control: a cut")),
+        (
+            "/?fault=garbage",
+            None,
+            Err("control: fault: garbage takes"),
+        ),
+        ("/?fault=error", None, Err("control: fault: error takes")),
+        ("/?fault=error:99", None, Err("control: fault: error")),
+        ("/?fault=error:0.1", None, Err("control: fault: error")),
+        ("/?fault=error:2:503", None, Err("control: fault: error")),
+        ("/?fault=stall@150%25", None, Err("control: fault: a share")),
+        ("/?fault=stall@x", None, Err("control: fault: a share")),
+        (
+            "/?fault=explode",
+            None,
+            Err("control: fault: \"explode\" is not a fault kind"),
+        ),
+        (
+            "/?fault=truncate:101%25",
+            None,
+            Err("control: fault: truncate takes"),
+        ),
         ("/?delay=%zz", None, Err("control: a value")),
         ("/", Some("colour=red"), Err("control: unknown")),
     ];
@@ -398,7 +411,13 @@ fn httpbin_paths() {
 #[test]
 fn httpbin_drip() {
     let get = |target: &str| from_head(&head(target, None), true, 0);
-    let drip = |pieces, over_us| Some(Delivery::Drip(Drip::Body { pieces, over_us }));
+    let drip = |pieces, over_us| {
+        Some(Delivery::Drip(Drip::Body {
+            head: 0,
+            pieces,
+            over_us,
+        }))
+    };
     type DripCase<'a> = (&'a str, u16, u64, u64, Option<Delivery>);
     let cases: &[DripCase] = &[
         // Defaults: 10 bytes over 2 s, after 2 s.
@@ -546,7 +565,7 @@ fn go_durations() {
         ("", None),
         ("1e3", None),
     ] {
-        assert_eq!(go_duration_ns(v), ns, "{v}");
+        assert_eq!(httpbin::go_duration_ns(v), ns, "{v}");
     }
 }
 

@@ -19,23 +19,20 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `spec` | the faults as parsed, and what one response gets of them |
-//! | `parse` | the `--fault` grammar |
+//! | `spec` | a route's faults as parsed, and what one response gets of them |
+//! | `parse` | `--fault`'s `PATH=`, and the status mixes and sequences it keeps (each value is read by `fault_value`'s grammar) |
 //! | `render` | a route's faults written back in that grammar |
 //! | `sequence` | `seq:` steps, and the position every worker takes the next one from |
 //! | `table` | every route's faults with the responses they send, shared by the workers |
-//! | `rng`, `math` | the seeded generator and the functions its lognormal needs |
 //! | `worker` | one worker's faults at run time |
 //! | `mutator` | the `--mutate` choice and cycle |
 //! | `clock` | wall-clock dates for worker times |
 //! | `websocket` | a `--websocket` path's faults per message, and its malformed frames |
 
 mod clock;
-mod math;
 mod mutator;
 mod parse;
 mod render;
-mod rng;
 mod sequence;
 mod spec;
 mod table;
@@ -45,13 +42,14 @@ mod tests;
 pub mod websocket;
 mod worker;
 
+pub use crate::fault_value::{
+    BANDWIDTH_PIECE_MAX, Cut, DEFAULT_SEED, Delivery, Drip, FaultKind, Latency, MAX_DELAY_MS, Rng,
+};
 pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
-pub use rng::{DEFAULT_SEED, Rng};
 pub use sequence::{Act, Sequence};
 pub use spec::{
-    ALWAYS, BANDWIDTH_PIECE_MAX, Cut, Delivery, Drip, ErrorRate, Fault, FaultKind, Latency,
-    MAX_DELAY_MS, MAX_STEPS, MIX_MAX, Plan, RouteFaults, SequenceSpec, StatusMix, Step,
+    ALWAYS, ErrorRate, Fault, MAX_STEPS, MIX_MAX, Plan, RouteFaults, SequenceSpec, StatusMix, Step,
 };
 pub use table::{FaultResponses, FaultSet};
 pub use worker::{Decision, WorkerFaults};

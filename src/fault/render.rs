@@ -1,8 +1,9 @@
 //! A route's faults written back in the `--fault` grammar, one fault a line's worth each
 //! (`latency:10ms..50ms`, `error:0.1:503`, `status:200=0.7,500=0.3`, `seq:503,ok`): what the admin API lists, and what it
-//! takes back unchanged.
+//! takes back unchanged. A latency and a delivery write themselves (`fault_value`'s grammar).
 
-use super::spec::{ALWAYS, Cut, Delivery, Drip, Latency, RouteFaults, Step};
+use super::spec::{ALWAYS, RouteFaults, Step};
+use crate::fault_value::Delivery;
 use std::fmt::Write;
 
 impl RouteFaults {
@@ -22,12 +23,12 @@ impl RouteFaults {
 
     pub(super) fn latency_spec(&self) -> Option<String> {
         let l = self.latency?;
-        Some(format!("{}{}", latency(l), share(self.latency_share)))
+        Some(format!("{l}{}", share(self.latency_share)))
     }
 
     pub(super) fn delivery_spec(&self) -> Option<String> {
         (self.delivery != Delivery::Whole)
-            .then(|| format!("{}{}", delivery(self.delivery), share(self.delivery_share)))
+            .then(|| format!("{}{}", self.delivery, share(self.delivery_share)))
     }
 
     /// The error rate or the status mix (a route has one or the other).
@@ -57,50 +58,11 @@ impl RouteFaults {
             .map(|s| match s {
                 Step::Own => "ok".to_string(),
                 Step::Status(status) => status.to_string(),
-                Step::Delivery(d) => delivery(*d),
+                Step::Delivery(d) => d.to_string(),
             })
             .collect();
         let kind = if seq.cycle { "seq-cycle" } else { "seq" };
         Some(format!("{kind}:{}", steps.join(",")))
-    }
-}
-
-fn latency(l: Latency) -> String {
-    match l {
-        Latency::Fixed(ms) => format!("latency:{ms}ms"),
-        Latency::Uniform { min, max } => format!("latency:{min}ms..{max}ms"),
-        Latency::LogNormal { median, p99 } => format!("latency:median={median}ms:p99={p99}ms"),
-    }
-}
-
-fn delivery(d: Delivery) -> String {
-    match d {
-        Delivery::Whole => String::new(),
-        Delivery::Drip(Drip::Rate { bytes, every_ms }) => format!("drip:{bytes}/{every_ms}ms"),
-        Delivery::Drip(Drip::Pieces { pieces, over_ms }) => {
-            format!("drip:{pieces}pieces/{over_ms}ms")
-        }
-        Delivery::Drip(Drip::Body {
-            pieces, over_us, ..
-        }) => {
-            // Only a request's `/drip` takes it, never a path's fault.
-            format!("drip:{pieces}pieces/{over_us}us")
-        }
-        Delivery::Stall => "stall".into(),
-        Delivery::Truncate(c) => format!("truncate:{}", cut(c)),
-        Delivery::Reset(c) => format!("reset:{}", cut(c)),
-        Delivery::Garbage(n) => format!("garbage:{n}"),
-        Delivery::Drip(Drip::Bandwidth { per_s }) => format!("bandwidth:{per_s}/s"),
-        Delivery::Hang { ms, reset: false } => format!("hang:{ms}ms"),
-        Delivery::Hang { ms, reset: true } => format!("hang:{ms}ms:reset"),
-        Delivery::SlowClose(ms) => format!("slow-close:{ms}ms"),
-    }
-}
-
-fn cut(c: Cut) -> String {
-    match c {
-        Cut::Bytes(n) => n.to_string(),
-        Cut::Percent(p) => format!("{p}%"),
     }
 }
 

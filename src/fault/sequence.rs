@@ -3,7 +3,7 @@
 //! again (`seq-cycle:`), at run time: the steps resolved to responses, and the position every
 //! worker shares. The steps as parsed are in `spec`, their grammar in `parse`.
 
-use super::spec::Delivery;
+use crate::fault_value::Delivery;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What one step sends: the response of index `response` (the route's own, or one formatted

@@ -6,7 +6,8 @@
 //! reuses it).
 
 use super::sequence::{Act, Sequence};
-use super::spec::{Delivery, Drip, RouteFaults, Step};
+use super::spec::{RouteFaults, Step};
+use crate::fault_value::{Delivery, Drip};
 use crate::response::{Responses, Spec, error_body};
 use std::sync::Arc;
 

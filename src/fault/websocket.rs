@@ -4,9 +4,9 @@
 //! `drop-after:N[:reset]`. The malformed frames are a catalogue in the style of `--mutate`:
 //! each id with the RFC 6455 clause it breaks and its bytes, sent instead of an echo.
 
-use super::parse::{parse_drip, parse_latency, split_share};
-use super::rng::Rng;
-use super::spec::{ALWAYS, Drip, Latency};
+use super::parse::split_share;
+use super::spec::ALWAYS;
+use crate::fault_value::{Drip, Latency, Rng, drip as parse_drip, latency as parse_latency};
 use crate::values::US_PER_MS;
 
 /// What a frame of the catalogue breaks, in [`ABOUT`]: kept apart from the bytes because the
@@ -284,7 +284,7 @@ pub fn parse_ws_fault(spec: &str) -> Result<WsFault, String> {
         }
     };
     match kind {
-        "latency" => parse_latency(need("100ms")?).map(WsFault::Latency),
+        "latency" => Ok(WsFault::Latency(parse_latency(need("100ms")?)?)),
         "drip" => match parse_drip(need("16/100ms")?)? {
             d @ (Drip::Rate { .. } | Drip::Pieces { .. }) => Ok(WsFault::Drip(d)),
             _ => Err("a drip is SIZE/D or Npieces/D".into()),

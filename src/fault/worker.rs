@@ -3,9 +3,9 @@
 
 use super::clock::WallClock;
 use super::mutator::Mutator;
-use super::rng::Rng;
-use super::spec::{Delivery, Drip, Plan, RouteFaults, Step};
+use super::spec::{Plan, RouteFaults, Step};
 use super::table::FaultSet;
+use crate::fault_value::{Delivery, Drip, Rng};
 use std::sync::Arc;
 
 /// One worker's faults at run time: the set of every route's faults the workers share, what

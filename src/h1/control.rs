@@ -7,9 +7,9 @@ use super::Http1Conn;
 use super::log::{annotate_log, journal_fault, log_response};
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
-use crate::control::{Control, Delivery, Drip, MAX_LOCATION, Refusal, from_head};
+use crate::control::{Control, MAX_LOCATION, PARTS, Refusal, from_head};
 use crate::echo::decimal;
-use crate::fault::{self, FaultKind};
+use crate::fault::{Delivery, Drip, FaultKind};
 use crate::response::{StatusHead, reason};
 use crate::values::US_PER_MS;
 
@@ -95,8 +95,8 @@ impl Http1Conn {
         if c.error.is_some() {
             note(FaultKind::Error, env);
         }
-        if let Some(d) = c.delivery {
-            note(kind_of(d), env);
+        if let Some(kind) = c.delivery.and_then(Delivery::kind) {
+            note(kind, env);
         }
         if c.delivery == Some(Delivery::Stall) {
             self.stall();
@@ -125,10 +125,10 @@ impl Http1Conn {
         // A short body, in pieces: the 400's line, or an error's body (its own, or `STATUS
         // REASON`).
         let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
-        let short: Option<[&[u8]; 8]> = match (&message, &c.error) {
+        let short: Option<[&[u8]; PARTS]> = match (&message, &c.error) {
             (Some(m), _) => Some(m.parts()),
             (None, Some(e)) => {
-                let mut parts: [&[u8]; 8] = [b""; 8];
+                let mut parts: [&[u8]; PARTS] = [b""; PARTS];
                 match e.body() {
                     Some(body) => parts[0] = body,
                     None => {
@@ -202,7 +202,7 @@ impl Http1Conn {
                 }
             }
             let cursor = DripCursor {
-                drip: paced.map_or(fault::Drip::AT_ONCE, |d| drip_of(d, b.drip_head.len())),
+                drip: paced.map_or(Drip::AT_ONCE, |d| with_head(d, b.drip_head.len())),
                 source: DripSource::Control {
                     head_len: b.drip_head.len(),
                     date_at,
@@ -290,32 +290,18 @@ impl Http1Conn {
     }
 }
 
-/// The kind a controlled delivery is counted and logged as.
-fn kind_of(d: Delivery) -> FaultKind {
+/// A drip with `head`, the length of the head (and short body), which go-httpbin's `/drip`
+/// sends with its body's first piece.
+fn with_head(d: Drip, head: usize) -> Drip {
     match d {
-        Delivery::Stall => FaultKind::Stall,
-        Delivery::Truncate(_) => FaultKind::Truncate,
-        Delivery::Reset(_) => FaultKind::Reset,
-        Delivery::Drip(Drip::Bandwidth { .. }) => FaultKind::Bandwidth,
-        Delivery::Drip(_) => FaultKind::Drip,
-        Delivery::Garbage(_) => FaultKind::Garbage,
-        Delivery::Hang { .. } => FaultKind::Hang,
-        Delivery::SlowClose(_) => FaultKind::SlowClose,
-    }
-}
-
-/// A controlled drip as the faults' own, whose schedule the pieces follow; `head`: the length
-/// of the head (and short body), which `/drip` sends with its body's first piece.
-fn drip_of(d: Drip, head: usize) -> fault::Drip {
-    match d {
-        Drip::Rate { bytes, every_ms } => fault::Drip::Rate { bytes, every_ms },
-        Drip::Pieces { pieces, over_ms } => fault::Drip::Pieces { pieces, over_ms },
-        Drip::Bandwidth { per_s } => fault::Drip::Bandwidth { per_s },
-        Drip::Body { pieces, over_us } => fault::Drip::Body {
+        Drip::Body {
+            pieces, over_us, ..
+        } => Drip::Body {
             head: u32::try_from(head).unwrap_or(u32::MAX),
             pieces,
             over_us,
         },
+        d => d,
     }
 }
 

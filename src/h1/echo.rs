@@ -85,7 +85,8 @@ impl Http1Conn {
     #[cold]
     #[inline(never)]
     fn respond_echo_or_not(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
-        if let Some(c) = b.control.take() {
+        // Without the `control` feature none was kept, and its answer is not linked.
+        if let Some(c) = b.control.take().filter(|_| cfg!(feature = "control")) {
             self.respond_control(b, c, env);
         } else if b
             .pending

@@ -160,7 +160,8 @@ impl Http1Conn {
                     }
                     _ => (0, None),
                 };
-                let keep = cut.keep(sent_now + rest);
+                // At most `sent_now + rest`, which is a length.
+                let keep = cut.keep((sent_now + rest) as u64) as usize;
                 if keep <= sent_now {
                     b.out.truncate(start + keep);
                     b.refill = Refill::None;

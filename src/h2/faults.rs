@@ -263,7 +263,7 @@ impl State {
                 };
                 (limit, true)
             }
-            How::Cut { cut, .. } => (cut.keep(body.len()), false),
+            How::Cut { cut, .. } => (cut.keep(body.len() as u64) as usize, false),
             _ => (body.len(), true),
         };
         s.fault = Some(f);

@@ -198,17 +198,17 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
         (
             &["--fault", "/x=latency:100"],
             none,
-            "--fault: \"100\" has no unit: write 100ms or 100s",
+            "--fault: latency: \"100\" has no unit: write 100ms or 100s",
         ),
         (
             &["--fault", "/x=drip:1KiB/100"],
             none,
-            "--fault: \"100\" has no unit: write 100ms or 100s",
+            "--fault: drip's time: \"100\" has no unit: write 100ms or 100s",
         ),
         (
             &[],
             &[("CANNED_FAULT", "/x=hang:5:reset")],
-            "CANNED_FAULT: \"5\" has no unit: write 5ms or 5s",
+            "CANNED_FAULT: hang: \"5\" has no unit: write 5ms or 5s",
         ),
         (
             &["--delay", "99999999999999s"],

@@ -1,7 +1,7 @@
 //! The sampling: latency distributions, the hand-written math, shares and status mixes.
 
-use super::super::math::{cos_turns, exp, ln};
 use super::super::*;
+use crate::fault_value::math::{cos_turns, exp, ln};
 
 /// The q-quantile of `n` samples.
 fn quantiles(l: Latency, seed: u64, n: usize) -> Vec<u64> {
@@ -146,11 +146,26 @@ fn a_share_parses_on_every_kind() {
         assert_eq!(share, want_share, "{v}");
     }
     for (v, want) in [
-        ("/a=reset:0@", "share \"\" is not a rate"),
-        ("/a=reset:0@150%", "share \"150%\" is not a rate"),
-        ("/a=stall@x", "share \"x\" is not a rate"),
-        ("/a=error:503@x", "share \"x\" is not a rate"),
-        ("/a=error:0.1:503@x", "share \"x\" is not a rate"),
+        (
+            "/a=reset:0@",
+            "a share must be a rate from 0 to 1, like @0.1 or @10%",
+        ),
+        (
+            "/a=reset:0@150%",
+            "a share must be a rate from 0 to 1, like @0.1 or @10%",
+        ),
+        (
+            "/a=stall@x",
+            "a share must be a rate from 0 to 1, like @0.1 or @10%",
+        ),
+        (
+            "/a=error:503@x",
+            "a share must be a rate from 0 to 1, like @0.1 or @10%",
+        ),
+        (
+            "/a=error:0.1:503@x",
+            "a share must be a rate from 0 to 1, like @0.1 or @10%",
+        ),
     ] {
         let e = parse_fault(v).unwrap_err();
         assert!(e.starts_with(want), "{v}: {e}");

@@ -131,59 +131,77 @@ fn specs_parse_to_faults() {
 
 #[test]
 fn bad_specs_say_what_is_wrong() {
+    // One text per rule (`fault_value`'s grammar), which `--control` gives too.
+    let latency = "latency takes a duration like latency:100ms, a range like";
+    let drip = "drip takes a size or pieces over a time, like drip:1KiB/100ms";
     let cases: &[(&str, &str)] = &[
         ("slow", "\"slow\" is not a fault kind (latency, drip"),
-        ("latency", "latency needs a delay, like latency:100ms"),
-        ("latency:fast", "\"fast\" is not a positive duration"),
-        ("latency:50ms..10ms", "50ms..10ms: the range is empty"),
+        ("latency", latency),
+        ("latency:fast", latency),
+        ("latency:50ms..10ms", latency),
         // A number without its unit, wherever a fault takes a duration.
-        ("latency:100", "\"100\" has no unit: write 100ms or 100s"),
-        ("latency:10..50ms", "\"10\" has no unit: write 10ms or 10s"),
+        (
+            "latency:100",
+            "latency: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
+            "latency:10..50ms",
+            "latency: \"10\" has no unit: write 10ms or 10s",
+        ),
         (
             "latency:median=50:p99=500ms",
-            "\"50\" has no unit: write 50ms or 50s",
+            "latency: \"50\" has no unit: write 50ms or 50s",
         ),
-        ("drip:1KiB/100", "\"100\" has no unit: write 100ms or 100s"),
-        ("drip:10pieces/2", "\"2\" has no unit: write 2ms or 2s"),
-        ("hang:5:reset", "\"5\" has no unit: write 5ms or 5s"),
-        ("slow-close:1.5", "\"1.5\" has no unit: write 1.5ms or 1.5s"),
+        (
+            "drip:1KiB/100",
+            "drip's time: \"100\" has no unit: write 100ms or 100s",
+        ),
+        (
+            "drip:10pieces/2",
+            "drip's time: \"2\" has no unit: write 2ms or 2s",
+        ),
+        ("hang:5:reset", "hang: \"5\" has no unit: write 5ms or 5s"),
+        (
+            "slow-close:1.5",
+            "slow-close: \"1.5\" has no unit: write 1.5ms or 1.5s",
+        ),
         (
             "seq:503,hang:2,ok",
-            "step \"hang:2\": \"2\" has no unit: write 2ms or 2s",
+            "step \"hang:2\": hang: \"2\" has no unit: write 2ms or 2s",
         ),
-        ("latency:2h", "\"2h\" is too long (at most 1h)"),
-        (
-            "latency:median=50ms",
-            "\"median=50ms\" is not a lognormal latency",
-        ),
-        (
-            "latency:median=50ms:p99=50ms",
-            "p99 50ms must be longer than median 50ms",
-        ),
-        ("drip:1KiB", "\"1KiB\" is not a drip like 1KiB/100ms"),
-        ("drip:0/100ms", "0 per piece is out of range"),
-        ("drip:1pieces/1s", "1 pieces is out of range (2 to 100000)"),
-        (
-            "drip:100pieces/10ms",
-            "100 pieces over 10ms is less than 1ms",
-        ),
-        ("drip:1KB/1s", "\"1KB\" is not a size like 512, 64K or 1MiB"),
+        ("latency:2h", latency),
+        ("latency:median=50ms", latency),
+        ("latency:median=50ms:p99=50ms", latency),
+        ("drip:1KiB", drip),
+        ("drip:0/100ms", drip),
+        ("drip:1pieces/1s", drip),
+        ("drip:100pieces/10ms", drip),
+        ("drip:1KB/1s", drip),
         ("stall:5s", "stall takes no arguments"),
-        ("truncate", "truncate needs a length, like truncate:50%"),
-        ("truncate:101%", "101% is not a percentage from 0% to 100%"),
-        ("reset:-1", "\"-1\" is not a size"),
-        ("garbage:0", "garbage 0 is out of range (1 to 1MiB)"),
-        ("hang", "hang needs a time, like hang:10s"),
-        ("hang:10s:fin", "\"fin\" is not what follows a hang"),
-        ("hang:soon", "\"soon\" is not a positive duration"),
-        ("slow-close", "slow-close needs a time, like slow-close:10s"),
-        ("slow-close:2h", "\"2h\" is too long (at most 1h)"),
-        ("bandwidth:64KiB", "\"64KiB\" is not a rate like 64KiB/s"),
-        ("bandwidth:0/s", "0/s is out of range (1/s to 1GiB/s)"),
-        ("bandwidth:2GiB/s", "2GiB/s is out of range"),
+        ("truncate", "truncate takes a size"),
+        ("truncate:101%", "truncate takes a size"),
+        ("reset:-1", "reset takes a size"),
+        ("garbage:0", "garbage takes a size from 1 to 1MiB"),
+        (
+            "hang",
+            "hang takes a duration, like hang:2s or hang:2s:reset",
+        ),
+        ("hang:10s:fin", "hang takes a duration"),
+        ("hang:soon", "hang takes a duration"),
+        (
+            "slow-close",
+            "slow-close takes a duration, like slow-close:1s",
+        ),
+        ("slow-close:2h", "slow-close takes a duration"),
+        (
+            "bandwidth:64KiB",
+            "bandwidth takes a rate, like bandwidth:64KiB/s",
+        ),
+        ("bandwidth:0/s", "bandwidth takes a rate"),
+        ("bandwidth:2GiB/s", "bandwidth takes a rate"),
         (
             "status",
-            "status needs statuses and shares, like status:200=70%",
+            "status takes statuses and their shares, like status:200=70%",
         ),
         ("status:500", "\"500\" is not STATUS=SHARE"),
         (
@@ -193,13 +211,13 @@ fn bad_specs_say_what_is_wrong() {
         ("status:500=10%,500=20%", "status 500 is given twice"),
         ("status:99=10%", "status \"99\" is out of range"),
         ("status:500=x", "\"x\" is not a rate"),
-        ("garbage:2M", "garbage 2M is out of range (1 to 1MiB)"),
-        ("error:0.1", "\"0.1\" is not [RATE:]STATUS[:BODY]"),
-        ("error:1.5:503", "\"1.5\" is not a rate from 0 to 1"),
-        ("error:0.1:99", "status \"99\" is out of range (200 to 599)"),
-        ("error:0.1:0503", "status \"0503\" is out of range"),
-        ("error:x:503", "\"x\" is not a rate"),
-        ("error:0.0000001:503", "\"0.0000001\" is not a rate"),
+        ("garbage:2M", "garbage takes a size from 1 to 1MiB"),
+        ("error:0.1", "error takes a status from 200 to 599"),
+        ("error:1.5:503", "error takes a status"),
+        ("error:0.1:99", "error takes a status"),
+        ("error:0.1:0503", "error takes a status"),
+        ("error:x:503", "error takes a status"),
+        ("error:0.0000001:503", "error takes a status"),
     ];
     for (spec, want) in cases {
         let e = parse_fault_spec(spec).unwrap_err();
@@ -241,7 +259,7 @@ fn one_fault_per_group_per_route() {
 
 #[test]
 fn cuts_and_drip_steps() {
-    let cases: &[(Cut, usize, usize)] = &[
+    let cases: &[(Cut, u64, u64)] = &[
         (Cut::Bytes(10), 100, 10),
         (Cut::Bytes(1000), 100, 100),
         (Cut::Bytes(0), 100, 0),

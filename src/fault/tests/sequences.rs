@@ -45,7 +45,7 @@ fn sequences_parse_step_by_step() {
         ]
     );
     for (spec, want) in [
-        ("seq", "seq needs steps, like seq:503,503,ok"),
+        ("seq", "seq takes steps, like seq:503,503,ok"),
         ("seq:503,,ok", "a sequence has an empty step"),
         ("seq:503,", "a sequence has an empty step"),
         ("seq:099", "step \"099\": a status is 200 to 599"),
@@ -55,7 +55,7 @@ fn sequences_parse_step_by_step() {
         ),
         (
             "seq:truncate:101%",
-            "step \"truncate:101%\": 101% is not a percentage",
+            "step \"truncate:101%\": truncate takes a size",
         ),
         ("seq:fine", "step \"fine\": \"fine\" is not a fault kind"),
         (
@@ -64,7 +64,7 @@ fn sequences_parse_step_by_step() {
         ),
         (
             "seq:hang:1s:fin",
-            "step \"hang:1s:fin\": \"fin\" is not what follows",
+            "step \"hang:1s:fin\": hang takes a duration",
         ),
     ] {
         let e = parse_fault_spec(spec).unwrap_err();

@@ -6,7 +6,7 @@
 /// With `x = 2^e * m`, `m` in `[sqrt(1/2), sqrt(2))` and `s = (m - 1) / (m + 1)`:
 /// `ln(m) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...)`, `|s| < 0.172`, seven terms
 /// for a relative error below 1e-12.
-pub(super) fn ln(x: f64) -> f64 {
+pub(crate) fn ln(x: f64) -> f64 {
     let bits = x.to_bits();
     let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
     let mut m = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
@@ -26,7 +26,7 @@ pub(super) fn ln(x: f64) -> f64 {
 /// `exp(x)`, clamped to `[-700, 700]` (beyond it a delay in ms is 0 or saturates anyway).
 /// With `x = k ln 2 + r`, `|r| <= ln(2)/2`: `exp(x) = 2^k exp(r)`, `exp(r)` from its Taylor
 /// series to `r^13/13!` (relative error below 1e-15).
-pub(super) fn exp(x: f64) -> f64 {
+pub(crate) fn exp(x: f64) -> f64 {
     let x = x.clamp(-700.0, 700.0);
     let t = x * std::f64::consts::LOG2_E;
     // Round to nearest without `f64::round` (a libm call on baseline x86_64).
@@ -41,7 +41,7 @@ pub(super) fn exp(x: f64) -> f64 {
 
 /// `cos(2 pi u)` for `u` in `[0, 1]`: `-cos(y)` with `y = 2 pi u - pi` in `[-pi, pi]`, from
 /// its Taylor series to `y^22/22!` (error below 1e-10).
-pub(super) fn cos_turns(u: f64) -> f64 {
+pub(crate) fn cos_turns(u: f64) -> f64 {
     let y = std::f64::consts::TAU * u - std::f64::consts::PI;
     let y2 = y * y;
     let mut sum = 1.0;
