@@ -75,7 +75,13 @@ fn main() {
             _ => filters.push(arg),
         }
     }
-    let matches = |name: &str, f: &String| if exact { name == f } else { name.contains(f.as_str()) };
+    let matches = |name: &str, f: &String| {
+        if exact {
+            name == f
+        } else {
+            name.contains(f.as_str())
+        }
+    };
     let all: Vec<_> = TESTS.iter().flat_map(|t| t.iter()).collect();
     let chosen: Vec<_> = all
         .iter()
