@@ -3,22 +3,11 @@
 //! counting allocator watching the whole process (the server's worker and this client). Its
 //! own process, with one test: a second test beside it would be counted too.
 
-use canned::frame::{Header, PREFACE, flag, kind};
+use canned::frame::{PREFACE, flag, kind};
 use std::io::{Read, Write};
 
 use crate::counting;
-
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
+use crate::frames::frame;
 
 /// Calls per write.
 const BATCH: usize = 10;

@@ -10,6 +10,9 @@
 //! its other flags are accepted and change nothing.
 
 mod counting;
+#[path = "../common/frames.rs"]
+#[allow(dead_code)]
+mod frames;
 
 use std::io::Write;
 use std::time::Instant;

@@ -9,6 +9,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod frames;
+pub use frames::*;
+
 /// Start a server on 127.0.0.1:0 with these extra flags, two workers unless given.
 pub fn start(flags: &[&str]) -> (Handle, SocketAddr) {
     let mut args = vec!["--listen", "127.0.0.1:0", "--quiet", "--no-date"];

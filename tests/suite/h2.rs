@@ -11,18 +11,6 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
-
 /// GET / (the static table's :method GET, :scheme http, :path /).
 const GET_ROOT: &[u8] = &[0x82, 0x86, 0x84];
 
@@ -36,19 +24,6 @@ fn hello() -> Vec<u8> {
 /// Every frame until the server closes: (header, payload).
 fn frames_until_close(s: &mut TcpStream) -> Vec<(Header, Vec<u8>)> {
     split(&read_to_eof(s))
-}
-
-fn split(mut b: &[u8]) -> Vec<(Header, Vec<u8>)> {
-    let mut out = Vec::new();
-    while let Some(h) = Header::parse(b) {
-        let end = 9 + h.len as usize;
-        if b.len() < end {
-            break;
-        }
-        out.push((h, b[9..end].to_vec()));
-        b = &b[end..];
-    }
-    out
 }
 
 /// Read frames until one satisfies `done`.

@@ -13,18 +13,6 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
-
 /// What the client read next.
 #[derive(Debug)]
 enum Got {

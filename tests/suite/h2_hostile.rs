@@ -8,32 +8,18 @@
 
 use crate::common;
 
-use canned::frame::{ErrorCode, HEADER_LEN, Header, MAX_WINDOW, PREFACE, flag, kind, setting};
+use canned::frame::{ErrorCode, Header, MAX_WINDOW, PREFACE, flag, kind, setting};
 use canned::hpack::Decoder;
 use common::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-type Frames = Vec<(Header, Vec<u8>)>;
-
 /// The bound on memory per HTTP/2 connection, KiB.
 const DOCUMENTED_KIB_PER_CONN: u64 = 320;
 
 /// The largest DATA frame canned sends, whatever the peer's SETTINGS_MAX_FRAME_SIZE.
 const DATA_FRAME_CAP: usize = 16_384;
-
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
 
 /// GET / (the static table's :method GET, :scheme http, :path /).
 const GET_ROOT: &[u8] = &[0x82, 0x86, 0x84];
@@ -69,19 +55,6 @@ fn greedy_hello() -> Vec<u8> {
     let raise = MAX_WINDOW - 65_535;
     b.extend(frame(kind::WINDOW_UPDATE, 0, 0, &raise.to_be_bytes()));
     b
-}
-
-fn split(mut b: &[u8]) -> Frames {
-    let mut out = Vec::new();
-    while let Some(h) = Header::parse(b) {
-        let end = HEADER_LEN + h.len as usize;
-        if b.len() < end {
-            break;
-        }
-        out.push((h, b[HEADER_LEN..end].to_vec()));
-        b = &b[end..];
-    }
-    out
 }
 
 fn goaway(fs: &[(Header, Vec<u8>)]) -> Option<(u32, u32)> {

@@ -13,39 +13,12 @@
 
 use crate::common;
 
-use canned::frame::{ErrorCode, Header, PREFACE, flag, kind, setting};
+use canned::frame::{ErrorCode, PREFACE, flag, kind, setting};
 use common::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::Duration;
-
-type Frames = Vec<(Header, Vec<u8>)>;
-
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
-
-fn split(mut b: &[u8]) -> Frames {
-    let mut out = Vec::new();
-    while let Some(h) = Header::parse(b) {
-        let end = 9 + h.len as usize;
-        if b.len() < end {
-            break;
-        }
-        out.push((h, b[9..end].to_vec()));
-        b = &b[end..];
-    }
-    out
-}
 
 fn hello() -> Vec<u8> {
     let mut b = PREFACE.to_vec();

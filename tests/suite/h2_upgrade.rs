@@ -12,31 +12,6 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
-
-fn split(mut b: &[u8]) -> Vec<(Header, Vec<u8>)> {
-    let mut out = Vec::new();
-    while let Some(h) = Header::parse(b) {
-        let end = 9 + h.len as usize;
-        if b.len() < end {
-            break;
-        }
-        out.push((h, b[9..end].to_vec()));
-        b = &b[end..];
-    }
-    out
-}
-
 /// Read into `got` until the frames after its first `skip` bytes satisfy `done`.
 fn read_until(
     s: &mut TcpStream,

@@ -805,18 +805,6 @@ fn field_limits() {
 // --- --max-requests, by raw bytes (curl 7.88 cannot reuse a prior-knowledge connection:
 // curl/curl#10634) ------------------------------------------------------------------------------
 
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
-}
-
 /// `GET /` on `stream`: the static table's `:method GET`, `:scheme http`, `:path /`.
 fn get(stream: u32) -> Vec<u8> {
     frame(
@@ -842,7 +830,7 @@ fn frames(s: &mut std::net::TcpStream) -> Vec<(Header, Vec<u8>)> {
         }
         b.extend_from_slice(&buf[..n]);
     }
-    frames_of(&b)
+    split(&b)
 }
 
 /// The streams answered 200 (`:status` by the static table's index 8) and whether a GOAWAY
@@ -926,7 +914,7 @@ fn connect_method() {
         let n = s.read(&mut buf).expect("an answer within 2 s");
         assert!(n > 0, "closed without an answer");
         got.extend_from_slice(&buf[..n]);
-        let fs = frames_of(&got);
+        let fs = split(&got);
         if let Some((_, p)) = fs
             .iter()
             .find(|(h, _)| h.kind == kind::HEADERS && h.stream == 1)
@@ -940,17 +928,4 @@ fn connect_method() {
         "HEADERS {status:?} is not 405"
     );
     assert!(started.elapsed() < time_bound(Duration::from_secs(2)));
-}
-
-fn frames_of(mut b: &[u8]) -> Vec<(Header, Vec<u8>)> {
-    let mut out = Vec::new();
-    while let Some(h) = Header::parse(b) {
-        let end = 9 + h.len as usize;
-        if b.len() < end {
-            break;
-        }
-        out.push((h, b[9..end].to_vec()));
-        b = &b[end..];
-    }
-    out
 }

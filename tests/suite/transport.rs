@@ -8,7 +8,7 @@
 use crate::common;
 
 use canned::config::{Command as Cli, Config};
-use canned::frame::{Header, PREFACE, flag, kind};
+use canned::frame::{PREFACE, flag, kind};
 use canned::server::{Handle, Server};
 use canned::transport::Transport;
 use common::*;
@@ -39,18 +39,6 @@ fn serve(transport: Transport, big: &std::path::Path) -> (Handle, SocketAddr) {
         .unwrap();
     let addr = h.tcp_addr().unwrap();
     (h, addr)
-}
-
-fn frame(k: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let h = Header {
-        len: payload.len() as u32,
-        kind: k,
-        flags,
-        stream,
-    };
-    let mut f = h.encode().to_vec();
-    f.extend_from_slice(payload);
-    f
 }
 
 /// A client's part of a conversation: bytes to send, each waiting first until what came back
