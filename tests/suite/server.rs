@@ -288,7 +288,8 @@ fn graceful_shutdown_finishes_the_request_in_flight() {
     read_responses(&mut idle, 1);
     let mut busy = connect(addr);
     busy.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    // Its first bytes read: a request in flight, not an idle connection.
+    wait_unread_by_server(&busy, 0);
     h.shutdown();
     // The idle keep-alive connection is closed at once.
     assert!(read_to_eof(&mut idle).is_empty());
@@ -545,7 +546,8 @@ fn a_response_held_by_delay_at_shutdown_says_connection_close() {
         let (h, addr) = start(&["--delay", "500ms", "--workers", workers]);
         let mut s = connect(addr);
         s.write_all(GET).unwrap();
-        std::thread::sleep(Duration::from_millis(100));
+        // Read, and so held by the delay.
+        wait_unread_by_server(&s, 0);
         h.shutdown();
         let r = parse_responses(&read_to_eof(&mut s), &[]);
         assert_eq!(r.len(), 1);
@@ -651,6 +653,15 @@ fn sigterm(p: &Proc) {
     unsafe {
         libc::kill(p.child.id() as i32, libc::SIGTERM);
     }
+}
+
+/// Whether a signal to the process waits for a thread to take it (`ShdPnd`, a hex mask).
+fn signal_pending(p: &Proc) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", p.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("ShdPnd:"))
+        .is_some_and(|mask| mask.trim().chars().any(|c| c != '0'))
 }
 
 /// Wait at most `limit` for the process to exit; returns how long it took, or `None`.
@@ -810,11 +821,23 @@ fn shutdown_answers_a_request_already_waiting_with_connection_close() {
         // The shutdown signal first, then a request on each idle connection: when the
         // workers resume, draining starts with those requests unread in the socket buffers.
         sigterm(&p);
-        std::thread::sleep(Duration::from_millis(100));
+        // Taken by the access log's thread (no longer pending for the process), whose handler
+        // wakes the workers when they resume.
+        let t = Instant::now();
+        while signal_pending(&p) {
+            assert!(
+                t.elapsed() < time_bound(Duration::from_secs(10)),
+                "SIGTERM pending"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
         for s in &mut idle {
             s.write_all(GET).unwrap();
         }
-        std::thread::sleep(Duration::from_millis(100));
+        // Each request waits in its socket's buffer, unread.
+        for s in &idle {
+            wait_unread_by_server(s, GET.len() as u64);
+        }
         drop(frozen);
         for (i, s) in idle.iter_mut().enumerate() {
             let r = parse_responses(&read_to_eof(s), &[]);
