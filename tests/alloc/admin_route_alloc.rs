@@ -1,7 +1,6 @@
 //! Routes given through the admin API at run time are preformatted like those given at start:
 //! over keep-alive and pipelined requests the process (server and client) makes no allocation
-//! at all. A file of its own: the allocation counter is the process's, and a test beside it
-//! would count its allocations too.
+//! at all.
 
 use crate::counting;
 

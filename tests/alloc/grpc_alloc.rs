@@ -1,7 +1,6 @@
 //! `--grpc-health`'s Check allocates nothing in steady state: over one HTTP/2 connection,
 //! batches of calls (HEADERS and a DATA frame each, on new streams) after a warm-up, with a
-//! counting allocator watching the whole process (the server's worker and this client). Its
-//! own process, with one test: a second test beside it would be counted too.
+//! counting allocator watching the whole process (the server's worker and this client).
 
 use canned::frame::{PREFACE, flag, kind};
 use std::io::{Read, Write};

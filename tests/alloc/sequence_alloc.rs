@@ -1,6 +1,5 @@
 //! Sequences allocate nothing per request, with the admin listener on: a counting global
-//! allocator watches the whole process (one test per file, so that nothing else runs beside
-//! it).
+//! allocator watches the whole process.
 
 use crate::counting;
 

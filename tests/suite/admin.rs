@@ -485,7 +485,7 @@ fn bad_admin_addresses_are_refused() {
 }
 
 /// An admin address that is taken is an error at start, exit 1, naming `--admin` and what holds
-/// it (canned's own listener on the port: tests/listen.rs).
+/// it (canned's own listener on the port: tests/suite/listen.rs).
 #[test]
 fn a_taken_admin_address_is_an_error_at_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -140,7 +140,7 @@ fn a_feature_imports_only_the_features_it_declares() {
     let problems = feature_problems(&files, &declared);
     assert!(
         problems.is_empty(),
-        "src/ imports features Cargo.toml does not declare (tests/architecture.rs, FEATURES):\n{}",
+        "src/ imports features Cargo.toml does not declare (tests/suite/architecture.rs, FEATURES):\n{}",
         problems.join("\n")
     );
 }
@@ -273,7 +273,7 @@ fn imports_point_down_the_layers_and_form_no_circle() {
     let problems = check(&files);
     assert!(
         problems.is_empty(),
-        "src/ breaks its layers (tests/architecture.rs):\n{}",
+        "src/ breaks its layers (tests/suite/architecture.rs):\n{}",
         problems.join("\n")
     );
 }

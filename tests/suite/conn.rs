@@ -489,7 +489,7 @@ fn pool_keeps_a_bounded_number_of_buffer_bytes() {
 }
 
 /// 304 carries no Content-Length (RFC 9110 §8.6) and no body; 204 neither. (A body given for
-/// either is refused at start: see tests/cli.rs.)
+/// either is refused at start: see tests/suite/cli.rs.)
 #[test]
 fn not_modified_and_no_content_have_no_length() {
     let (_h, addr) = start(&["--route", "/nm=304", "--route", "/nc=204"]);

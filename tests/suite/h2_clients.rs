@@ -3,7 +3,7 @@
 //! POST whose body needs WINDOW_UPDATE, 20 concurrent streams on one session), Python's `h2`
 //! driven by hand (SETTINGS, several streams, flow control with a 1,000-byte window) and
 //! `httpx` (`http1=False, http2=True`: prior knowledge; it does not send `Upgrade`).
-//! nghttp and h2load are in `tests/h2.rs`.
+//! nghttp and h2load are in `tests/suite/h2.rs`.
 #![cfg(feature = "http2")]
 
 use crate::common;

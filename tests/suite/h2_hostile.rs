@@ -151,7 +151,7 @@ fn settled_rss(p: &Proc) -> u64 {
 }
 
 /// RSS that emulation adds on its own as it translates code a test runs for the first time
-/// (as in `tests/h2_floods.rs`), KiB; none natively.
+/// (as in `tests/suite/h2_floods.rs`), KiB; none natively.
 fn emulation_slack_kib() -> u64 {
     if time_scale() > 1 { 8 * 1024 } else { 0 }
 }

@@ -1,4 +1,4 @@
-# Decode each HTTP/2 variant canned sent (tests/h2_mutate.rs) on its own, with a raw frame
+# Decode each HTTP/2 variant canned sent (tests/suite/h2_mutate.rs) on its own, with a raw frame
 # parser and Python's `hpack`, and check that it breaks the rule its id names.
 # argv[1]: a file of lines "ID HEX", the frames sent on the request's stream 1 (the server's
 # own SETTINGS and its ACK of the client's left out). Prints "ok", or each failure.

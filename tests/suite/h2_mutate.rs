@@ -1,6 +1,6 @@
 //! The HTTP/2 malformed-response catalogue (`--mutate`, `--mutate-id` on HTTP/2 streams): every
 //! `h2-` id is served, in order, with the bytes the catalogue built; each decodes, with a raw
-//! frame parser and Python's `hpack` (tests/h2_mutate.py), to the rule it breaks; `--mutate-id`
+//! frame parser and Python's `hpack` (tests/suite/h2_mutate.py), to the rule it breaks; `--mutate-id`
 //! sends the same bytes again, on any stream; a variant that breaks the connection closes it and
 //! the others let it go on; with 1 and 2 workers.
 #![cfg(all(feature = "http2", feature = "mutate", feature = "stats"))]
@@ -134,7 +134,7 @@ fn expected(cat: &H2Catalogue, i: usize, stream: u32) -> Got {
     }
 }
 
-/// Check with tests/h2_mutate.py that each variant breaks the rule its id names.
+/// Check with tests/suite/h2_mutate.py that each variant breaks the rule its id names.
 /// `tag` names the test: the tests of one process run at once.
 fn python_checks(tag: &str, got: &[(&str, Vec<u8>)]) {
     let name = format!("canned-h2-mutate-{}-{tag}.txt", std::process::id());
@@ -148,7 +148,7 @@ fn python_checks(tag: &str, got: &[(&str, Vec<u8>)]) {
     python_ok(
         include_str!("h2_mutate.py"),
         &[file.as_os_str()],
-        "tests/h2_mutate.py (needs Python's hpack)",
+        "tests/suite/h2_mutate.py (needs Python's hpack)",
     );
     let _ = std::fs::remove_file(&file);
 }

@@ -598,7 +598,7 @@ fn access_log_keeps_a_bounded_prefix_per_open_stream() {
     let with = per_conn(true);
     eprintln!("per connection: {without} KiB without the access log, {with} KiB with it");
     // 100 entries of at most 280 bytes: 28 KiB, and the noise of two processes; under
-    // emulation, its code cache (8 MiB in all, as tests/h2_floods.rs allows).
+    // emulation, its code cache (8 MiB in all, as tests/suite/h2_floods.rs allows).
     let slack = if time_scale() > 1 { 8 * 1024 / N } else { 0 };
     assert!(
         with < without + 64 + slack,

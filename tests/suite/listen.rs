@@ -358,7 +358,7 @@ fn an_address_covered_by_an_earlier_listen_names_it() {
 
 /// `--admin` on a taken address says what holds it, as `--listen` does: here canned's own
 /// listener on the same port (a wildcard covers the loopback address); another process
-/// listening there: tests/admin.rs.
+/// listening there: tests/suite/admin.rs.
 #[cfg(feature = "admin")]
 #[test]
 fn an_admin_address_in_use_says_what_holds_it() {

@@ -372,7 +372,7 @@ for i in (1, 3):
     p.stop();
 }
 
-/// The rules table of docs/strictness.md, as the code has it (`cargo test --test rejections -- --ignored
+/// The rules table of docs/strictness.md, as the code has it (`cargo test --test suite -- --ignored
 /// --nocapture print_the_readme_table`).
 #[test]
 #[ignore]

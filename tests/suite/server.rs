@@ -656,6 +656,7 @@ fn sigterm(p: &Proc) {
 }
 
 /// Whether a signal to the process waits for a thread to take it (`ShdPnd`, a hex mask).
+#[cfg(feature = "access-log")]
 fn signal_pending(p: &Proc) -> bool {
     let status = std::fs::read_to_string(format!("/proc/{}/status", p.child.id())).unwrap();
     status

@@ -158,7 +158,7 @@ fn smuggling_vectors_are_rejected_or_framed_exactly() {
     // docs/limits.md states these counts.
     let readme = include_str!("../../docs/limits.md");
     let claim = format!(
-        "{} byte-exact vectors (`tests/smuggling.rs`) | {rejected} rejected",
+        "{} byte-exact vectors (`tests/suite/smuggling.rs`) | {rejected} rejected",
         vectors.len()
     );
     assert!(
