@@ -985,7 +985,9 @@ fn shutdown_closes_a_stalled_connection_at_once() {
     });
     assert_eq!(read_n(&mut conns[2], plain(false).len()), plain(false));
     // The requests are read and faulted before the shutdown starts.
-    std::thread::sleep(Duration::from_millis(200));
+    for s in &conns {
+        wait_unread_by_server(s, 0);
+    }
     let t = Instant::now();
     h.shutdown();
     h.join();

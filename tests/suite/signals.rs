@@ -77,7 +77,8 @@ fn a_second_stop_signal_ends_the_drain_at_once() {
             ]);
             let mut s = connect(p.addr);
             s.write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
-            std::thread::sleep(Duration::from_millis(200));
+            // Read, and so held by the delay.
+            wait_unread_by_server(&s, 0);
             kill(&p.child, libc::SIGTERM);
             // Draining: the held response keeps it running.
             std::thread::sleep(Duration::from_millis(500));
