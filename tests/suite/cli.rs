@@ -175,7 +175,7 @@ fn unix_path_and_switch_variable_errors_exit_2() {
 /// first: 4 s and 1 GiB of memory).
 #[test]
 fn a_body_file_over_1_gib_is_refused_before_it_is_read() {
-    let path = std::env::temp_dir().join(format!("canned-big-{}", std::process::id()));
+    let path = std::env::temp_dir().join(format!("canned-cli-big-{}", std::process::id()));
     let f = std::fs::File::create(&path).unwrap();
     f.set_len((1 << 30) + 1).unwrap();
     let shown = path.to_str().unwrap();
