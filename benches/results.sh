@@ -1,6 +1,6 @@
 # Result files (sourced, not run): a script that measures figures the docs quote writes them
 # to docs/results/NAME.md (or under $RESULTS_DIR), headed by the command, the machine and the
-# date, one figure a row. The pages quote figures only from these files; tests/figures.rs fails
+# date, one figure a row. The pages quote figures only from these files; tests/suite/figures.rs fails
 # when a page quotes a figure its result file does not hold.
 #
 #   results_begin NAME 'COMMAND'       # starts docs/results/NAME.md (overwritten)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Idle TLS connections for benches/tls.sh and tests/tls.rs: PORT N READY_FILE.
+"""Idle TLS connections for benches/tls.sh and tests/suite/tls.rs: PORT N READY_FILE.
 
 Opens N connections to 127.0.0.1:PORT, each with a full TLS handshake (no verification: the
 server's memory is measured, not its certificate) and one HTTP/1.1 keep-alive request whose

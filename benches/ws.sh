@@ -127,7 +127,7 @@ JS
     fi
     kill "$pid" 2>/dev/null || true
 else
-    echo "ws.sh: skipped node's ws (node or its ws module is not installed; tests/websocket.rs installs it)" >&2
+    echo "ws.sh: skipped node's ws (node or its ws module is not installed; tests/suite/websocket.rs installs it)" >&2
 fi
 
 if [ "$have_tungstenite" = 1 ]; then

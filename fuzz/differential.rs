@@ -5,7 +5,7 @@
 //! version, header count and length.
 //!
 //! Only heads are compared: the chunk-extension grammar (RFC 9112 §7.1.1) that the chunked
-//! decoder enforces is checked by the `chunked` target and `tests/chunked.rs`.
+//! decoder enforces is checked by the `chunked` target and `tests/suite/chunked.rs`.
 
 use canned::parser::{Error, Limits, Status, Version, parse_request};
 

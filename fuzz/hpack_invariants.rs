@@ -1,5 +1,5 @@
 //! The HPACK decoder's fuzz input and invariants, shared by the `hpack` and
-//! `hpack_differential` targets and by the corpus replay in `tests/hpack.rs`.
+//! `hpack_differential` targets and by the corpus replay in `tests/suite/hpack.rs`.
 //!
 //! An input is a script: one byte of settings (the advertised table size, the header-list
 //! bound, the scratch buffer's length), then steps of one control byte, a little-endian u16

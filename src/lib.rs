@@ -1,7 +1,7 @@
 //! canned: a tiny, fast HTTP/1.1 and HTTP/2 (h2c) test endpoint and responder.
 //!
 //! Every accepted request is answered with a response preformatted at start-up. The modules
-//! are a stack of layers, each importing only from the layers below it (`tests/architecture.rs`
+//! are a stack of layers, each importing only from the layers below it (`tests/suite/architecture.rs`
 //! holds the table and checks every import against it). At the bottom, [`parser`] and
 //! [`chunked`] turn bytes into decisions (`core` only, no allocation); above them the canned
 //! bytes, the faults and the counters are built from plain values; a connection's state machine

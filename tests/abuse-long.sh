@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 20000 2>/dev/null || true
-CANNED_LONG=1 cargo test --release --test abuse -- --nocapture --test-threads 1 2>&1 |
+CANNED_LONG=1 cargo test --release --test suite abuse:: -- --nocapture --test-threads 1 2>&1 |
     grep -E "(slowloris|idle herd|burst|flood|resets|fd exhaustion|shutdown under load|soak):|test result|panicked"

@@ -1,6 +1,6 @@
 #![no_main]
 //! canned's parser against httparse. The check lives in `differential.rs`, shared with the
-//! corpus replay in `tests/corpus.rs`.
+//! corpus replay in `tests/suite/corpus.rs`.
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../differential.rs"]

@@ -9,6 +9,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod frames;
+pub use frames::*;
+
 /// Start a server on 127.0.0.1:0 with these extra flags, two workers unless given.
 pub fn start(flags: &[&str]) -> (Handle, SocketAddr) {
     let mut args = vec!["--listen", "127.0.0.1:0", "--quiet", "--no-date"];
@@ -311,6 +314,50 @@ impl Proc {
         let after = &stat[stat.rfind(')').unwrap() + 2..];
         let f: Vec<&str> = after.split(' ').collect();
         f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+    }
+}
+
+/// Bytes sent on `client` that the server has not read yet: the receive queue of the server's
+/// end of the connection, from /proc/net/tcp (tcp6). `None` while that end is not listed.
+pub fn unread_by_server(client: &TcpStream) -> Option<u64> {
+    // Each address as the kernel prints it: the address's 32-bit words in host order, then
+    // the port.
+    let hex = |a: SocketAddr| {
+        let words = match a.ip() {
+            std::net::IpAddr::V4(ip) => ip.octets().to_vec(),
+            std::net::IpAddr::V6(ip) => ip.octets().to_vec(),
+        };
+        let ip: String = words
+            .chunks(4)
+            .map(|w| format!("{:08X}", u32::from_ne_bytes(w.try_into().unwrap())))
+            .collect();
+        format!("{ip}:{:04X}", a.port())
+    };
+    let (server, me) = (client.peer_addr().ok()?, client.local_addr().ok()?);
+    let table = if server.is_ipv4() {
+        "/proc/net/tcp"
+    } else {
+        "/proc/net/tcp6"
+    };
+    let (server, me) = (hex(server), hex(me));
+    std::fs::read_to_string(table).ok()?.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.len() > 4 && f[1] == server && f[2] == me)
+            .then(|| u64::from_str_radix(f[4].split(':').nth(1)?, 16).ok())?
+    })
+}
+
+/// Wait until the server's end of `client` holds exactly `unread` bytes not read yet: 0 once the
+/// server has read everything sent so far, the bytes just sent once they have arrived.
+pub fn wait_unread_by_server(client: &TcpStream, unread: u64) {
+    let t = Instant::now();
+    while unread_by_server(client) != Some(unread) {
+        assert!(
+            t.elapsed() < time_bound(Duration::from_secs(10)),
+            "the server's end holds {:?} unread bytes, not {unread}",
+            unread_by_server(client)
+        );
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 

@@ -1,0 +1,392 @@
+//! `--access-log` and `--access-log json` with real clients: each line carries the client's
+//! address, the status, the bytes, the time and the protocol, on HTTP/1 and HTTP/2, with
+//! 1 and 2 workers.
+#![cfg(feature = "access-log")]
+
+use crate::common;
+
+use common::{Proc, have};
+use std::io::BufRead;
+use std::process::Command;
+
+/// curl's view of one exchange: its local port, the status, head and body bytes.
+fn curl(url: &str, extra: &[&str]) -> (u16, u16, u64, u64) {
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{local_port} %{http_code} %{size_header} %{size_download}",
+        ])
+        .args(extra)
+        .arg(url)
+        .output()
+        .unwrap();
+    let t = String::from_utf8(out.stdout).unwrap();
+    let v: Vec<u64> = t.split(' ').map(|x| x.parse().unwrap()).collect();
+    (v[0] as u16, v[1] as u16, v[2], v[3])
+}
+
+#[test]
+fn each_line_carries_client_status_bytes_time_and_protocol_text_and_json() {
+    if !have("curl") || !have("python3") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        for json in [false, true] {
+            let mut flags = vec!["--workers", workers, "--access-log"];
+            if json {
+                flags.push("json");
+            }
+            let mut p = Proc::start(&flags);
+            let url = format!("http://{}/a%01b", p.addr);
+            let h1 = curl(&url, &[]);
+            let h2 = curl(&url, &["--http2-prior-knowledge"]);
+            let mut out = std::io::BufReader::new(p.child.stdout.take().unwrap());
+            let mut lines = Vec::new();
+            for _ in 0..2 {
+                let mut l = String::new();
+                out.read_line(&mut l).unwrap();
+                lines.push(l);
+            }
+            lines.sort_by_key(|l| !l.contains("HTTP/1.1"));
+            for (line, (port, status, head, body), proto, bytes) in [
+                (&lines[0], h1, "HTTP/1.1", h1.2 + h1.3),
+                (&lines[1], h2, "HTTP/2", h2.3),
+            ] {
+                assert_eq!(status, 200);
+                let _ = (head, body);
+                let client = format!("127.0.0.1:{port}");
+                let (c, s, b, us, pr, target) = if json {
+                    let script = "import json,sys; o=json.loads(sys.argv[1]); \
+                                  print(o['client'], o['status'], o['bytes'], o['duration_us'], o['protocol'], o['target'], o['tls'])";
+                    let o = Command::new("python3")
+                        .args(["-c", script, line])
+                        .output()
+                        .unwrap();
+                    assert!(o.status.success(), "{line}");
+                    let t = String::from_utf8(o.stdout).unwrap();
+                    let f: Vec<String> = t.split_whitespace().map(String::from).collect();
+                    assert_eq!(f[6], "False", "{line}");
+                    (
+                        f[0].clone(),
+                        f[1].clone(),
+                        f[2].clone(),
+                        f[3].clone(),
+                        f[4].clone(),
+                        f[5].clone(),
+                    )
+                } else {
+                    let f: Vec<&str> = line.trim_end().split(' ').collect();
+                    // [Day, DD Mon YYYY HH:MM:SS GMT] CLIENT METHOD TARGET VERSION STATUS BYTES US
+                    let f = &f[6..];
+                    let pr = if f[3] == "HTTP/2.0" { "HTTP/2" } else { f[3] };
+                    (
+                        f[0].into(),
+                        f[4].into(),
+                        f[5].into(),
+                        f[6].into(),
+                        pr.into(),
+                        f[2].into(),
+                    )
+                };
+                assert_eq!(c, client, "{line}");
+                assert_eq!(s, "200", "{line}");
+                if proto == "HTTP/2" {
+                    // Its HEADERS' HPACK block and the body: curl shows no block's size
+                    // (http2_bytes_are_the_headers_and_data_payloads_a_client_reads).
+                    assert!(b.parse::<u64>().unwrap() > bytes, "{line}");
+                } else {
+                    assert_eq!(b, bytes.to_string(), "{line}");
+                }
+                assert_eq!(pr, proto, "{line}");
+                assert_eq!(target, "/a%01b", "{line}");
+                let us: u64 = us.parse().unwrap();
+                assert!(us > 0 && us < 10_000_000, "{line}");
+            }
+            drop(out);
+            p.stop();
+        }
+    }
+}
+
+#[test]
+fn a_bad_format_is_one_error_naming_the_flag() {
+    let out = Command::new(common::bin())
+        .args(["--access-log=xml"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--access-log") && err.contains("json"),
+        "{err}"
+    );
+}
+
+/// Stop the server and read every line of its access log.
+fn stop_and_read(mut p: Proc) -> Vec<String> {
+    let mut out = p.child.stdout.take().unwrap();
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut out, &mut text).unwrap();
+    text.lines().map(String::from).collect()
+}
+
+/// A JSON line's fields as `client method target protocol status bytes duration_us tls`,
+/// read by Python's json module (so that the line is valid JSON).
+fn json_fields(line: &str) -> Vec<String> {
+    let script = "import json,sys; o=json.loads(sys.argv[1]); \
+                  print(o['client'], o['method'], o['target'], o['protocol'], o['status'], \
+                  o['bytes'], o['duration_us'], o['tls'])";
+    let o = Command::new("python3")
+        .args(["-c", script, line])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{line}");
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// The same fields from a text line.
+fn text_fields(line: &str) -> Vec<String> {
+    let l = common::log_line(line);
+    let w: Vec<&str> = l.words.split(' ').collect();
+    let proto = if w[2] == "HTTP/2.0" { "HTTP/2" } else { w[2] };
+    [
+        &l.client,
+        w[0],
+        w[1],
+        proto,
+        w[3],
+        &l.bytes.to_string(),
+        &l.us.to_string(),
+        "False",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// HTTP/2's bytes mean what HTTP/1's do, less the framing: the payloads of the answer's
+/// HEADERS (its HPACK block) and DATA frames, counted by a client reading the raw frames
+/// (Python's hyperframe and hpack), for a GET, a HEAD and a refused request (413).
+#[test]
+fn http2_bytes_are_the_headers_and_data_payloads_a_client_reads() {
+    if !have("python3") {
+        return;
+    }
+    let script = r#"
+import socket, sys
+from hyperframe.frame import Frame, SettingsFrame, HeadersFrame, DataFrame
+import hpack
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + SettingsFrame(0).serialize())
+enc = hpack.Encoder()
+def req(sid, method, end, extra=()):
+    f = HeadersFrame(sid)
+    f.data = enc.encode([(":method", method), (":scheme", "http"), (":authority", "t"), (":path", "/a")] + list(extra))
+    f.flags.add("END_HEADERS")
+    if end:
+        f.flags.add("END_STREAM")
+    s.sendall(f.serialize())
+req(1, "GET", True)
+req(3, "HEAD", True)
+req(5, "POST", False)
+d = DataFrame(5, b"x" * 20)
+d.flags.add("END_STREAM")
+s.sendall(d.serialize())
+got, ended, buf = {}, set(), b""
+while len(ended) < 3:
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+    while len(buf) >= 9:
+        f, n = Frame.parse_frame_header(buf[:9])
+        if len(buf) < 9 + n:
+            break
+        body, buf = buf[9:9 + n], buf[9 + n:]
+        if f.type in (0x0, 0x1, 0x9) and f.stream_id:
+            got[f.stream_id] = got.get(f.stream_id, 0) + n
+        f.parse_body(memoryview(body))
+        if f.stream_id and ("END_STREAM" in f.flags or f.type == 0x3):
+            ended.add(f.stream_id)
+print(got.get(1, 0), got.get(3, 0), got.get(5, 0))
+"#;
+    for workers in ["1", "2"] {
+        for json in [false, true] {
+            let mut flags = vec![
+                "--workers",
+                workers,
+                "--max-body-bytes",
+                "10",
+                "--access-log",
+            ];
+            if json {
+                flags.push("json");
+            }
+            let p = Proc::start(&flags);
+            let o = Command::new("python3")
+                .args(["-c", script, &p.addr.port().to_string()])
+                .output()
+                .unwrap();
+            let seen = String::from_utf8(o.stdout).unwrap();
+            let seen: Vec<&str> = seen.split_whitespace().collect();
+            assert_eq!(seen.len(), 3, "{}", String::from_utf8_lossy(&o.stderr));
+            let mut lines = stop_and_read(p);
+            assert_eq!(lines.len(), 3, "{lines:?}");
+            lines.sort_by_key(|l| {
+                ["\"GET", " GET", "HEAD", "POST"]
+                    .iter()
+                    .position(|m| l.contains(m))
+            });
+            for (line, (method, status, bytes)) in lines.iter().zip([
+                ("GET", "200", seen[0]),
+                ("HEAD", "200", seen[1]),
+                ("POST", "413", seen[2]),
+            ]) {
+                let f = if json {
+                    json_fields(line)
+                } else {
+                    text_fields(line)
+                };
+                assert_eq!(f[1..6], [method, "/a", "HTTP/2", status, bytes], "{line}");
+            }
+        }
+    }
+}
+
+/// Python's requests and Go's net/http as the clients, over HTTP/1.1 keep-alive, with 1
+/// and 2 workers, text and JSON: one line a request, each with the client's address (not
+/// the server's), the bytes curl counts for the same answer, a time.
+#[test]
+fn python_requests_and_go_clients_are_logged_with_their_address_and_bytes() {
+    if !have("curl") || !have("python3") {
+        return;
+    }
+    let go_source = r#"package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	for i := 0; i < 2; i++ {
+		r, err := http.Get(os.Args[1])
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	fmt.Println("ok")
+}
+"#;
+    let go = have("go").then(|| common::GoProgram::new("access-log", go_source));
+    for workers in ["1", "2"] {
+        for json in [false, true] {
+            let mut flags = vec!["--workers", workers, "--access-log"];
+            if json {
+                flags.push("json");
+            }
+            let p = Proc::start(&flags);
+            let url = p.url("/py");
+            // curl's count of the same answer, over keep-alive as the clients ask it.
+            let (_, _, head, body) = curl(&url, &[]);
+            common::python_ok(
+                "import requests,sys\n\
+                 s = requests.Session()\n\
+                 for m in ('GET', 'HEAD'):\n    s.request(m, sys.argv[1]).raise_for_status()\n\
+                 print('ok')",
+                &[url.as_ref()],
+                "python requests",
+            );
+            let mut want = vec![("GET", "/py", head + body), ("HEAD", "/py", head)];
+            let go_url = p.url("/go");
+            if let Some(go) = &go {
+                let o = go.run(&[&go_url]);
+                assert_eq!(
+                    String::from_utf8_lossy(&o.stdout),
+                    "ok\n",
+                    "{}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                want.extend([("GET", "/go", head + body), ("GET", "/go", head + body)]);
+            }
+            let server = p.addr.to_string();
+            // curl's line first.
+            let lines = stop_and_read(p).split_off(1);
+            assert_eq!(lines.len(), want.len(), "{lines:?}");
+            for (line, (method, target, bytes)) in lines.iter().zip(&want) {
+                let f = if json {
+                    json_fields(line)
+                } else {
+                    text_fields(line)
+                };
+                assert!(f[0].starts_with("127.0.0.1:") && f[0] != server, "{line}");
+                assert_eq!(
+                    f[1..6],
+                    [*method, *target, "HTTP/1.1", "200", &bytes.to_string()],
+                    "{line}"
+                );
+                let us: u64 = f[6].parse().unwrap();
+                assert!(us < 10_000_000, "{line}");
+            }
+            // The two Go requests on one kept-alive connection: one client address.
+            if go.is_some() {
+                let n = lines.len();
+                let client =
+                    |l: &String| if json { json_fields(l) } else { text_fields(l) }[0].clone();
+                assert_eq!(client(&lines[n - 1]), client(&lines[n - 2]), "{lines:?}");
+            }
+        }
+    }
+}
+
+/// HTTP/2 streams held by `--delay` or shaped by a fault are logged as HTTP/1's requests are:
+/// their time runs to the end of the hold, and the line names the fault.
+#[cfg(feature = "faults")]
+#[test]
+fn http2_streams_held_or_faulted_are_logged() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--delay",
+            "50ms",
+            "--fault",
+            "/e=error:1:503",
+        ]);
+        let h2 = ["--http2-prior-knowledge"];
+        assert_eq!(curl(&p.url("/held"), &h2).1, 200);
+        assert_eq!(curl(&p.url("/e"), &h2).1, 503);
+        let lines = stop_and_read(p);
+        let lines: Vec<common::LogLine> = lines.iter().map(|l| common::log_line(l)).collect();
+        let words: Vec<&str> = lines.iter().map(|l| &l.words[..]).collect();
+        assert_eq!(
+            words,
+            ["GET /held HTTP/2.0 200", "GET /e HTTP/2.0 503 fault=error"],
+            "{workers} workers"
+        );
+        assert!(
+            lines.iter().all(|l| l.us >= 50_000 && l.bytes > 0),
+            "{lines:?}"
+        );
+    }
+}
