@@ -108,6 +108,8 @@ const UNDECLARED: &[(&str, &str)] = &[
     ("http2", "mutate"),
     ("http2", "control"),
     ("http2", "echo"),
+    // HTTP/2 records its streams in the journal and reads the journal to a stream.
+    ("http2", "journal"),
     // The counters' JSON and Prometheus forms name every fault kind and catalogue id.
     ("stats", "faults"),
     ("stats", "mutate"),

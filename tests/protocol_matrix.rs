@@ -511,10 +511,30 @@ fn mutate() {
 
 // --- --echo -------------------------------------------------------------------------------------
 
-const ECHO_REFUSED: &str = "501 Not Implemented: the echo (--echo, --control's /anything) is not available over HTTP/2 yet; use HTTP/1.1\n";
-const JOURNAL_REFUSED: &str = "501 Not Implemented: the journal (--journal-path) is not available over HTTP/2 yet; use HTTP/1.1\n";
 const CONTROL_REFUSED: &str =
     "501 Not Implemented: --control is not available over HTTP/2 yet; use HTTP/1.1\n";
+
+/// The echo's JSON of a GET of `/e`: its request line as each protocol received it (HTTP/2's
+/// `:method` and `:path`, then `HTTP/2`; the upgraded request is HTTP/1.1's).
+fn echoed_get(g: &Got, _: SocketAddr) {
+    assert_eq!(g.status, 200);
+    assert_eq!(g.field("content-type"), Some("application/json"));
+    let length = g.body.len().to_string();
+    assert_eq!(g.field("content-length"), Some(length.as_str()));
+    assert!(
+        g.text().starts_with(r#"{"method":"GET","target":"/e""#),
+        "{}",
+        g.text()
+    );
+    let version = if g.version == "2" && !g.text().contains(r#""name":"Upgrade""#) {
+        r#""version":"HTTP/2""#
+    } else {
+        r#""version":"HTTP/1.1""#
+    };
+    assert!(g.text().contains(version), "{}", g.text());
+    assert!(g.text().contains(r#""request_index":1"#), "{}", g.text());
+    assert!(g.text().contains(r#""client":"127.0.0.1:"#), "{}", g.text());
+}
 
 #[test]
 fn echo() {
@@ -524,70 +544,124 @@ fn echo() {
             "/e",
             "--echo",
             "/t=text",
+            "--echo",
+            "/b=body",
             "--route",
             "/a=200:hello",
         ],
         &[
-            Row::new("GET, JSON", "/e", |g, _| {
-                assert_eq!(g.status, 200);
-                assert!(g.text().starts_with(r#"{"method":"GET","target":"/e""#));
-            })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            Row::new("GET, JSON", "/e", echoed_get)
+                .h2(Want::Check(echoed_get))
+                .upgrade(Want::Check(echoed_get)),
+            // A request with a body is answered in HTTP/1.1: no upgrade (docs/http2.md, Upgrade).
             Row::new("POST, JSON", "/e", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().contains(r#""body":"hi""#), "{}", g.text());
+                assert!(g.text().contains(r#""method":"POST""#), "{}", g.text());
             })
             .curl(&["-d", "hi"])
-            .h2(Want::Refused(501, ECHO_REFUSED))
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""body":"hi""#), "{}", g.text());
+                assert!(g.text().contains(r#""name":"content-length","value":"2""#));
+            }))
             .upgrade(Want::Declined),
+            // HTTP/2's field names come lowercase, its pseudo-headers under their own names.
             Row::new("GET, text", "/t", |g, _| {
                 assert_eq!(g.status, 200);
-                assert!(g.text().contains("User-Agent: curl/"), "{}", g.text());
+                let text = g.text().to_ascii_lowercase();
+                assert!(text.contains("\nuser-agent: curl/"), "{}", g.text());
+                assert!(text.contains("\naccept: */*\n"), "{}", g.text());
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(":scheme: http\n:authority: 127.0.0.1:")
+                );
+                assert!(g.text().contains("\nuser-agent: curl/"), "{}", g.text());
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with("Host: 127.0.0.1:"), "{}", g.text());
+                assert!(g.text().contains("\nUpgrade: h2c\n"), "{}", g.text());
+            })),
+            Row::new("POST, the body alone", "/b", |g, _| whole(g, 200, "a body"))
+                .curl(&["--data-binary", "a body"])
+                .upgrade(Want::Declined),
             Row::new("HEAD", "/e", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.body.is_empty());
+                let length: usize = g.field("content-length").unwrap().parse().unwrap();
+                assert!(length > 100, "the length of the echo it would be: {length}");
             })
             .curl(&["-I"])
             .h2(Want::Check(|g, _| {
-                assert_eq!(g.status, 501);
+                assert_eq!(g.status, 200);
                 assert!(g.body.is_empty());
-                let length = ECHO_REFUSED.len().to_string();
-                assert_eq!(g.field("content-length"), Some(length.as_str()));
+                let length: usize = g.field("content-length").unwrap().parse().unwrap();
+                assert!(length > 100, "the length of the echo it would be: {length}");
             }))
-            .upgrade(Want::Declined),
-            // Beside an echo, a route is a route on every protocol; the upgrade is not taken.
-            Row::new("a route beside it", "/a", |g, _| whole(g, 200, "hello"))
-                .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.body.is_empty());
+            })),
+            // Beside an echo, a route is a route on every protocol.
+            Row::new("a route beside it", "/a", |g, _| whole(g, 200, "hello")),
         ],
     );
 }
 
 // --- the journal --------------------------------------------------------------------------------
 
+/// The journal's JSON: its entries, and a request to `/x` among them when `/x` was asked.
+fn journal_read(g: &Got, _: SocketAddr) {
+    assert_eq!(g.status, 200);
+    assert_eq!(g.field("content-type"), Some("application/json"));
+    assert!(
+        g.text().starts_with(r#"{"capacity":1000,"recorded":"#),
+        "{}",
+        g.text()
+    );
+    assert!(g.text().ends_with("]}\n"), "{}", g.text());
+}
+
 #[test]
 fn journal() {
     run(
         &["--workers", "1", "--journal-path", "/j"],
         &[
-            Row::new("GET", "/j", |g, _| {
-                assert_eq!(g.status, 200);
-                assert!(g.text().contains(r#""entries":["#), "{}", g.text());
+            Row::new("GET", "/j", journal_read)
+                .h2(Want::Check(journal_read))
+                .upgrade(Want::Check(journal_read)),
+            // Every protocol's requests are recorded: the one before is the last entry, with
+            // its request line as received (HTTP/2's `:method` and `:path`).
+            Row::new("a request, then the journal", "/x", |g, _| {
+                whole(g, 200, HELLO)
             })
-            .h2(Want::Refused(501, JOURNAL_REFUSED))
-            .upgrade(Want::Declined),
-            // HTTP/2's DELETE clears nothing, and says so.
+            .same(&["content-type", "content-length"]),
+            Row::new("the journal after /x", "/j", |g, _| {
+                journal_read(g, SocketAddr::from(([0, 0, 0, 0], 0)));
+                assert!(
+                    g.text().contains(r#""method":"GET","target":"/x""#),
+                    "{}",
+                    g.text()
+                );
+            }),
             Row::new("DELETE", "/j", |g, _| {
                 assert_eq!(g.status, 200);
-                assert!(g.text().contains(r#""recorded":0"#), "{}", g.text());
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
             })
             .curl(&["-X", "DELETE"])
-            .h2(Want::Refused(501, JOURNAL_REFUSED))
-            .upgrade(Want::Declined),
-            Row::new("another path", "/x", |g, _| whole(g, 200, HELLO)).upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
+            })),
+            Row::new("another path", "/x", |g, _| whole(g, 200, HELLO)),
         ],
     );
 }
@@ -624,6 +698,7 @@ fn control() {
             })
             .h2(Want::Refused(501, CONTROL_REFUSED))
             .upgrade(Want::Declined),
+            // go-httpbin's echo paths are echo routes: HTTP/2 echoes them as it does `--echo`.
             Row::new("httpbin /anything", "/anything", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(
@@ -631,31 +706,41 @@ fn control() {
                         .starts_with(r#"{"method":"GET","target":"/anything""#)
                 );
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(r#"{"method":"GET","target":"/anything""#)
+                );
+            }))
             .upgrade(Want::Declined),
             Row::new("httpbin /ip", "/ip", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
+            }))
             .upgrade(Want::Declined),
             Row::new("httpbin /headers", "/headers", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
             .upgrade(Want::Declined),
             Row::new("httpbin /user-agent", "/user-agent", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"user-agent":"curl/"#));
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
             .upgrade(Want::Declined),
             Row::new("httpbin /uuid", "/uuid", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
+            }))
             .upgrade(Want::Declined),
             Row::new("no control: the route", "/a?x=1", |g, _| {
                 whole(g, 200, "hello")

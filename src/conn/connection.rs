@@ -74,6 +74,8 @@ pub struct H2cRequest {
     pub log_words: Vec<u8>,
     /// The SETTINGS payload the `HTTP2-Settings` field carried.
     pub settings: Vec<u8>,
+    /// Its head as received, for the echo and the journal (empty without them).
+    pub head: Vec<u8>,
 }
 
 /// One connection as the loop sees it: bytes in, bytes out, a time to be woken at, and what

@@ -5,7 +5,8 @@
 //! and hands the request over ([`Http1Conn::take_handoff`]): the loop builds an HTTP/2 connection
 //! that answers it on stream 1. A request with a body is answered in HTTP/1.1 and its
 //! `Upgrade` ignored (the body would have to be read before the switch); so it is with
-//! `--no-http2`, and with `--raw`, `--echo` and `--control` (HTTP/1 only).
+//! `--no-http2`, and with `--raw` and `--control` (HTTP/1 only). With `--echo` or `--journal`
+//! the head goes with the request, for HTTP/2 to echo and record.
 
 use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
@@ -54,7 +55,7 @@ impl Http1Conn {
         let s = &env.settings.switches;
         if s.no_http2
             || s.raw
-            || s.by_request()
+            || s.control()
             || req.framing != Framing::None
             || req.version != Version::Http11
         {
@@ -65,6 +66,10 @@ impl Http1Conn {
         };
         if !decode_settings(value, &mut b.h2c_settings) {
             return false;
+        }
+        if s.by_request() || env.features.journal.is_some() {
+            b.journal_head.clear();
+            b.journal_head.extend_from_slice(head);
         }
         b.out.extend_from_slice(SWITCHING_PROTOCOLS);
         self.phase = Phase::Upgrading;
@@ -103,6 +108,7 @@ impl Http1Conn {
             }
         }
         request.settings = std::mem::take(&mut b.h2c_settings);
+        request.head = std::mem::take(&mut b.journal_head);
         let input = std::mem::take(&mut b.input);
         pool.put(b);
         Some(Handoff {

@@ -3,7 +3,8 @@
 use super::fields::RequestFields;
 use super::{
     Env, HEADER_TABLE_SIZE, Http2Conn, MAX_CONCURRENT_STREAMS, MAX_FRAME_SIZE,
-    MAX_HEADER_LIST_SIZE, NO_HEAD, OUT_HIGH, Phase, SETTINGS, State, closed, conform, flood, shape,
+    MAX_HEADER_LIST_SIZE, NO_HEAD, OUT_HIGH, Phase, SETTINGS, State, closed, conform, flood, kept,
+    shape,
 };
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
 use crate::frame::{DEFAULT_WINDOW, ErrorCode, HEADER_LEN};
@@ -53,6 +54,7 @@ impl Http2Conn {
                 held_log: Vec::new(),
                 flood: flood::Flood::new(now_us),
                 faults: shape::ConnFaults::default(),
+                echo: kept::Kept::default(),
             }),
         }
     }

@@ -32,6 +32,11 @@ pub(super) struct RequestFields {
     /// Its size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2: names and values
     /// of every field, 32 bytes more each): `--max-head-bytes`.
     pub(super) list_size: usize,
+    /// Keep each field as a line of [`RequestFields::lines`] (`--echo`, `--journal`: `echo`).
+    pub(super) capture: bool,
+    /// With `capture`: `name: value` CRLF per field, `:method` and `:path` aside (they make the
+    /// request line), in the order they came.
+    pub(super) lines: Vec<u8>,
 }
 
 impl RequestFields {
@@ -50,6 +55,21 @@ impl RequestFields {
         self.names_control = false;
         self.count = 0;
         self.list_size = 0;
+        self.lines.clear();
+    }
+
+    /// A field as a line for the echo and the journal: what the decoder gave, as it gave it.
+    /// At most SETTINGS_MAX_HEADER_LIST_SIZE in all, which the decoder enforces.
+    #[cold]
+    #[inline(never)]
+    fn keep_line(&mut self, name: &[u8], value: &[u8]) {
+        if name == b":method" || name == b":path" {
+            return;
+        }
+        self.lines.extend_from_slice(name);
+        self.lines.extend_from_slice(b": ");
+        self.lines.extend_from_slice(value);
+        self.lines.extend_from_slice(b"\r\n");
     }
 
     fn fail(&mut self, why: &'static str) {
@@ -59,6 +79,9 @@ impl RequestFields {
     /// One decoded field.
     pub(super) fn add(&mut self, f: Field<'_>) {
         let (name, value) = (f.name, f.value);
+        if self.capture {
+            self.keep_line(name, value);
+        }
         self.list_size += name.len() + value.len() + 32;
         if !valid_name(name) {
             self.fail("a field name with an uppercase letter or a byte outside tchar (§8.2.1)");

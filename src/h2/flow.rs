@@ -2,7 +2,7 @@
 //! receive windows and given back at once (a body is discarded), WINDOW_UPDATE and a new
 //! SETTINGS_INITIAL_WINDOW_SIZE applied to the send windows.
 
-use super::{Env, Failed, SEND_FRAME_MAX, State, conn_error, stream_error};
+use super::{Env, Failed, Own, SEND_FRAME_MAX, State, conn_error, stream_error};
 use crate::frame::{ErrorCode, MAX_WINDOW, flag, kind, setting};
 
 impl State {
@@ -13,7 +13,7 @@ impl State {
         stream: u32,
         end: bool,
         len: u32,
-        body: usize,
+        body: &[u8],
         env: &mut Env<'_, W>,
     ) -> Result<(), Failed> {
         if self.is_idle_stream(stream) {
@@ -45,7 +45,7 @@ impl State {
         if s.recv_window < 0 {
             return Err(stream_error(ErrorCode::FlowControlError, stream));
         }
-        if !s.length.data(body) || (end && !s.length.ended()) {
+        if !s.length.data(body.len()) || (end && !s.length.ended()) {
             // Not the declared content-length: malformed (§8.1.1).
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
@@ -54,10 +54,13 @@ impl State {
             self.body_too_large(i, env);
             return Ok(());
         }
+        if s.error == Own::Echo && !self.keep_body(i, body, env)? {
+            return Ok(());
+        }
         if end {
             self.answer(i, env);
         } else if len > 0 {
-            s.recv_window += len;
+            self.streams[i].recv_window += len;
             self.control(kind::WINDOW_UPDATE, 0, stream, &(len as u32).to_be_bytes());
         }
         Ok(())

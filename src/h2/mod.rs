@@ -8,7 +8,8 @@
 //! method and path, `--methods`, `--health`, the counter routes): the route's head, turned
 //! into an HPACK block of static indexes and literals without indexing, then its body in DATA
 //! frames within the peer's windows and [`SEND_FRAME_MAX`]. A request's body is
-//! discarded as it arrives and its window given back at once; the request is answered at its
+//! discarded as it arrives (kept, within bounds, when its route echoes: `echo`) and its
+//! window given back at once; the request is answered at its
 //! END_STREAM. PING is acknowledged, PRIORITY and unknown frames ignored, a RST_STREAM ends its
 //! stream, and a connection error sends GOAWAY with the RFC's code, then closes. At a drain,
 //! GOAWAY with the last stream id, then the streams in flight are finished.
@@ -28,8 +29,9 @@
 //! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log per stream, HTTP/1's
-//! limits per stream and per connection), `unserved` (what HTTP/2 answers 501: `--echo`, the
-//! journal, `--control`). The connection itself: `calls` (the calls of the loop, its timers),
+//! limits per stream and per connection), `echo` (`--echo` and `--journal`: a request kept,
+//! echoed, recorded; the journal read), `unserved` (what HTTP/2 answers 501: `--control`).
+//! The connection itself: `calls` (the calls of the loop, its timers),
 //! `read` (the preface, frames cut and dispatched), `flow` (DATA and the windows, the peer's
 //! SETTINGS), `request` (a header block decoded, its stream opened and answered), `write`
 //! (control frames, the HEADERS and DATA pump), `close` (GOAWAY, RST_STREAM, bodies that
@@ -39,12 +41,14 @@ mod calls;
 mod close;
 mod closed;
 mod conform;
+mod echo;
 mod faults;
 mod fields;
 mod flood;
 mod flow;
 mod grpc;
 mod heads;
+mod kept;
 mod limits;
 mod log;
 mod mutate;
@@ -168,6 +172,8 @@ enum Own {
     Refused(Rule),
     /// What HTTP/2 does not serve (501, `unserved`).
     Unserved,
+    /// The echo of its request, or the journal, from its slot (`echo`).
+    Echo,
 }
 
 /// A stream the client opened and canned has not finished answering.
@@ -262,6 +268,8 @@ struct State {
     held_log: Vec<u8>,
     flood: flood::Flood,
     faults: shape::ConnFaults,
+    /// `--echo` and `--journal`: the requests kept, and their answers (`echo`).
+    echo: kept::Kept,
 }
 
 /// What the tests measure.
@@ -284,6 +292,8 @@ impl Http2Conn {
             + s.fields.method.capacity()
             + s.fields.path.capacity()
             + s.streams.capacity() * std::mem::size_of::<Stream>()
+            + s.fields.lines.capacity()
+            + s.echo.capacity()
     }
 }
 

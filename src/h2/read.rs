@@ -127,7 +127,7 @@ impl State {
                 end_stream,
                 flow_len,
                 data,
-            } => self.data(stream, end_stream, flow_len, data.len(), env),
+            } => self.data(stream, end_stream, flow_len, data, env),
             Frame::Headers {
                 stream,
                 end_stream,

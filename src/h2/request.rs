@@ -3,9 +3,10 @@
 
 use super::{
     Env, Failed, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, Own, State, Stream, conform,
-    conn_error, grpc, stream_error, unserved,
+    conn_error, echo, grpc, stream_error, unserved,
 };
 use crate::frame::ErrorCode;
+use crate::parser::Rule;
 
 impl State {
     /// A whole header block on `stream`: a new request, or its trailers.
@@ -57,6 +58,9 @@ impl State {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
+            if self.streams[i].error == Own::Echo {
+                self.keep_trailers(stream);
+            }
             self.answer(i, env);
             return Ok(());
         }
@@ -82,10 +86,17 @@ impl State {
         if end_stream && !length.ended() {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
-        let switches = &env.settings.switches;
-        let refused = switches.by_request()
-            && unserved::refused(f, route, env.responses, switches.control(), &mut self.head);
-        let error = self.over_head_limits(env);
+        let refused = env.settings.switches.control()
+            && unserved::refused(f, route, env.responses, &mut self.head);
+        let keep = match self.fields.capture && !refused {
+            true => self.keep_request(stream, route, env)?,
+            false => echo::Keep::Plain,
+        };
+        let f = &self.fields;
+        let error = match keep {
+            echo::Keep::TooLarge => Some(Rule::BodyTooLarge),
+            _ => self.over_head_limits(env),
+        };
         // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
         // HTTP/1's does, and so does an error that does not depend on the body.
         let early = !end_stream && (error.is_some() || f.method == b"CONNECT");
@@ -111,6 +122,7 @@ impl State {
             error: match error {
                 Some(rule) => Own::Refused(rule),
                 None if refused => Own::Unserved,
+                None if matches!(keep, echo::Keep::Echo) => Own::Echo,
                 None => Own::Route,
             },
             early,
@@ -165,14 +177,22 @@ impl State {
         {
             return;
         }
+        if self.streams[i].error == Own::Echo && !self.answer_kept(i, env) {
+            return;
+        }
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
-            (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            (grpc::Call::None, Own::Route | Own::Echo) => {
+                (env.responses.status(s.route as usize), None)
+            }
             (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
             (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
+        if self.keeps() {
+            self.journal_kept(i, status, env);
+        }
         if env.features.access_log.is_some() {
             self.log_plain(i, status, rule, env);
         }

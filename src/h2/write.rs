@@ -22,6 +22,9 @@ impl State {
 
     /// After input or output: a drain's GOAWAY, then the answers' frames.
     pub(super) fn after<W>(&mut self, env: &mut Env<'_, W>) {
+        if self.keeps() {
+            self.sweep_kept();
+        }
         if env.draining && !self.goaway_sent && self.phase == Phase::Open {
             self.goaway(ErrorCode::NoError);
         }
@@ -57,11 +60,23 @@ impl State {
                 }
                 continue;
             }
+            if s.error == Own::Echo {
+                if self.pump_kept(&mut s, env) {
+                    self.flood.answered();
+                    self.streams.remove(i);
+                    self.kept_done(s.id);
+                } else {
+                    self.streams[i] = s;
+                    i += 1;
+                }
+                continue;
+            }
             let responses = env.responses;
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize),
-                Own::Unserved => unserved::body(s.route as usize, responses),
+                Own::Unserved => unserved::BODY,
                 Own::Refused(rule) => responses.error(rule)[2],
+                Own::Echo => &[],
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
@@ -122,7 +137,8 @@ impl State {
                     &mut self.head,
                 );
             }
-            Own::Unserved => unserved::head(s.route as usize, responses, &mut self.head),
+            Own::Unserved => unserved::head(responses, &mut self.head),
+            Own::Echo => self.kept_head(s.id, s.route as usize, responses),
             Own::Refused(rule) => {
                 let [start, head, _] = responses.error(rule);
                 self.head.extend_from_slice(start);
