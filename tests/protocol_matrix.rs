@@ -511,8 +511,7 @@ fn mutate() {
 
 // --- --echo -------------------------------------------------------------------------------------
 
-const CONTROL_REFUSED: &str =
-    "501 Not Implemented: --control is not available over HTTP/2 yet; use HTTP/1.1\n";
+const CONTROL_REFUSED: &str = "501 Not Implemented: --control's delivery faults are not available over HTTP/2 yet; use HTTP/1.1\n";
 
 /// The echo's JSON of a GET of `/e`: its request line as each protocol received it (HTTP/2's
 /// `:method` and `:path`, then `HTTP/2`; the upgraded request is HTTP/1.1's).
@@ -676,27 +675,45 @@ fn control() {
             Row::new("a query's status", "/?status=503", |g, _| {
                 whole(g, 503, HELLO)
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
             .upgrade(Want::Declined),
             Row::new("x-canned-control", "/a", |g, _| whole(g, 418, "hello"))
                 .curl(&["-H", "X-Canned-Control: status=418"])
-                .h2(Want::Refused(501, CONTROL_REFUSED))
                 .upgrade(Want::Declined),
             Row::new("a bad control", "/?delay=forever", |g, _| {
                 assert_eq!(g.status, 400)
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
             .upgrade(Want::Declined),
             Row::new("httpbin /status/CODE", "/status/418", |g, _| {
                 whole(g, 418, "")
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
             .upgrade(Want::Declined),
+            Row::new("a delay", "/a?delay=150ms", |g, _| {
+                whole(g, 200, "hello");
+                not_before(g, 150);
+            })
+            .upgrade(Want::Declined),
+            Row::new("an error fault", "/a?fault=error:502:bad", |g, _| {
+                whole(g, 502, "bad")
+            })
+            .upgrade(Want::Declined),
+            Row::new("a redirect", "/redirect-to?url=/x", |g, _| {
+                assert_eq!(g.status, 302);
+                assert_eq!(g.field("location"), Some("/x"));
+            })
+            .same(&["content-type", "content-length", "location"])
+            .upgrade(Want::Declined),
+            // A delivery fault is HTTP/1's alone: HTTP/2 refuses it (docs/http2.md).
+            Row::new("a delivery fault", "/a?fault=truncate:2", |g, _| {
+                assert_ne!(g.exit, 0, "the answer cut after 2 bytes");
+            })
+            .h2(Want::Refused(501, CONTROL_REFUSED))
+            .upgrade(Want::Check(|g, _| {
+                assert_ne!(g.exit, 0, "HTTP/1.1's answer cut after 2 bytes");
+            })),
             Row::new("httpbin /bytes/N", "/bytes/10", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.body.len(), 10);
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
             .upgrade(Want::Declined),
             // go-httpbin's echo paths are echo routes: HTTP/2 echoes them as it does `--echo`.
             Row::new("httpbin /anything", "/anything", |g, _| {

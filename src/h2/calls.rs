@@ -155,7 +155,7 @@ impl Http2Conn {
         // A held stream's deadline or a fault's close (`faults`); while one holds, no idle
         // timeout.
         let timed = match s.phase {
-            Phase::Open => s.faults.wake_at(),
+            Phase::Open => s.faults.wake_at().min(s.echo.due()),
             _ => u64::MAX,
         };
         let head = s.head_since_us.saturating_add(t.header_us);
@@ -164,7 +164,9 @@ impl Http2Conn {
                 Phase::Lingering => s.active_us + LINGER_US,
                 Phase::Preface => head,
                 _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
-                _ if s.faults.holds() => timed.min(flood::body_deadline(s.waiting(), t.idle_us)),
+                _ if s.faults.holds() || s.echo.due() != u64::MAX => {
+                    timed.min(flood::body_deadline(s.waiting(), t.idle_us))
+                }
                 _ => s
                     .active_us
                     .saturating_add(t.idle_us)
@@ -210,6 +212,7 @@ impl Http2Conn {
             Phase::Open
                 if s.pending_out() == 0
                     && !s.faults.holds()
+                    && s.echo.due() == u64::MAX
                     && now > s.active_us.saturating_add(t.idle_us) =>
             {
                 env.stats.timeouts[Timeout::Idle as usize] += 1;

@@ -13,8 +13,9 @@
 //! refused with RST_STREAM REFUSED_STREAM, which a client may retry (RFC 9113 §8.7).
 //! The journal's path is sent a piece at a time, as over HTTP/1, a piece held at once.
 
-use super::kept::{ECHO_CONN_BYTES, SLOT_KEEP};
+use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
 use super::{Env, Failed, OUT_HIGH, State, Stream, stream_error};
+use crate::control::{Control, Refusal};
 use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::journal::Record;
@@ -24,8 +25,8 @@ use crate::response::{KeepAliveForm, Responses};
 pub(super) enum Keep {
     /// As any stream (it may be journaled).
     Plain,
-    /// From its slot: the echo, or the journal.
-    Echo,
+    /// From its slot: the echo, the journal, or the answer its control chose.
+    Slot,
     /// Its declared body is over the echo's bound: 413.
     TooLarge,
 }
@@ -47,13 +48,17 @@ impl State {
         &mut self,
         stream: u32,
         route: usize,
+        asked: Option<Result<Control, Refusal>>,
         env: &Env<'_, W>,
     ) -> Result<Keep, Failed> {
         let r = env.responses;
         let echoes = r.echoes(route);
         let journaled =
             env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
-        if !echoes && !journaled {
+        if !echoes && asked.is_none() {
+            if journaled {
+                self.record_now(stream, env);
+            }
             return Ok(Keep::Plain);
         }
         let limit = body_limit(env.settings.conn_limits.max_body);
@@ -84,7 +89,34 @@ impl State {
         k.body_end = k.buf.len();
         k.echoes = echoes;
         k.journaled = journaled;
-        Ok(if echoes { Keep::Echo } else { Keep::Plain })
+        let slot = echoes || asked.is_some();
+        k.asked = asked;
+        Ok(if slot { Keep::Slot } else { Keep::Plain })
+    }
+
+    /// Record the request just decoded on `stream` in the journal now, as the echo shows it,
+    /// its answer noted when it is decided ([`State::journal_kept`]): a stream waiting for
+    /// its body keeps nothing of its head.
+    fn record_now<W>(&mut self, stream: u32, env: &Env<'_, W>) {
+        let Some(j) = env.features.journal.as_deref() else {
+            return;
+        };
+        let f = &self.fields;
+        let head = &mut self.head;
+        head.clear();
+        head.extend_from_slice(&f.method);
+        head.push(b' ');
+        head.extend_from_slice(&f.path);
+        head.extend_from_slice(b" HTTP/2\r\n");
+        head.extend_from_slice(&f.lines);
+        head.extend_from_slice(b"\r\n");
+        let seq = j.journal.record(&Record {
+            head,
+            peer: j.peer,
+            body_len: 0,
+            status: 0,
+        });
+        self.echo.recorded.push((stream, seq));
     }
 
     /// Keep the HTTP/1.1 head of a request upgraded to HTTP/2 (stream 1).
@@ -154,16 +186,21 @@ impl State {
         }
     }
 
-    /// Stream `i`, which echoes, is answered: render its echo (or begin reading the journal)
-    /// into its slot, in place of its request. Returns false when it was refused instead.
+    /// Stream `i`, answered from its slot, is answered: render its echo (or begin reading the
+    /// journal, or make the answer its control chose) into its slot, in place of its request.
+    /// Returns the status sent, or `None` when it was refused instead.
     #[cold]
     #[inline(never)]
-    pub(super) fn answer_kept<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> bool {
+    pub(super) fn answer_kept<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> Option<u16> {
         let s = self.streams[i];
-        let Some(at) = self.echo.find(s.id) else {
-            return true;
-        };
         let route = usize::from(s.route);
+        let Some(at) = self.echo.find(s.id) else {
+            return Some(env.responses.status(route));
+        };
+        let delay = env.settings.switches.delay_us;
+        if let Some(asked) = self.echo.slots[at].asked {
+            return Some(self.answer_control(i, at, asked, env));
+        }
         // Recorded before its request gives way to its answer.
         self.journal_kept(i, env.responses.status(route), env);
         let client = env.features.client.unwrap_or_default();
@@ -173,7 +210,7 @@ impl State {
             .with_addresses(client.peer, client.local);
         let out = &mut kept.spare;
         out.clear();
-        let mut reading = None;
+        let mut refill = Refill::None;
         let mut length = None;
         if let Some(j) =
             (env.features.journal.as_deref()).filter(|_| env.responses.is_journal(route))
@@ -182,7 +219,7 @@ impl State {
                 j.journal.clear();
             }
             if !s.head_only {
-                reading = Some(j.journal.begin_reading(out));
+                refill = Refill::Journal(j.journal.begin_reading(out));
             }
         } else {
             let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
@@ -201,15 +238,16 @@ impl State {
         }
         k.answered = true;
         k.length = length;
-        k.reading = reading;
+        k.refill = refill;
+        k.hold_until_us = if delay > 0 { env.now_us + delay } else { 0 };
         if kept.held() > ECHO_CONN_BYTES {
             // Rendered larger than the request it was made from (escapes, base64): a refusal
             // now would lose nothing the client cannot ask again.
             kept.free(at);
             self.fail(stream_error(ErrorCode::RefusedStream, s.id), env);
-            return false;
+            return None;
         }
-        true
+        Some(env.responses.status(route))
     }
 
     /// Record stream `i`'s request in the journal, answered with `status`, if it is journaled;
@@ -218,6 +256,14 @@ impl State {
     #[inline(never)]
     pub(super) fn journal_kept<W>(&mut self, i: usize, status: u16, env: &mut Env<'_, W>) {
         let s = self.streams[i];
+        if let Some(r) = self.echo.recorded.iter().position(|r| r.0 == s.id) {
+            let (_, seq) = self.echo.recorded.swap_remove(r);
+            if let Some(j) = env.features.journal.as_deref_mut() {
+                j.journal.set_answer(seq, status, s.received);
+                j.seq = seq;
+            }
+            return;
+        }
         let Some(at) = self.echo.find(s.id) else {
             return;
         };
@@ -232,7 +278,7 @@ impl State {
                 });
             }
         }
-        if !k.echoes {
+        if !k.echoes && k.asked.is_none() {
             self.echo.free(at);
         }
     }
@@ -247,7 +293,13 @@ impl State {
             return true;
         };
         if !s.headers_sent {
-            let empty = s.head_only || self.echo.slots[at].length == Some(0);
+            let k = &mut self.echo.slots[at];
+            if k.hold_until_us > env.now_us {
+                return false;
+            }
+            k.hold_until_us = 0;
+            let no_body = k.control.is_some_and(|c| c.no_body);
+            let empty = s.head_only || no_body || k.length == Some(0);
             self.response_headers(s, empty, env.responses);
             s.headers_sent = true;
             if empty {
@@ -258,15 +310,10 @@ impl State {
         let k = &mut self.echo.slots[at];
         while self.out.len() - self.out_pos < OUT_HIGH {
             if s.at == k.buf.len() {
-                let (Some(r), Some(j)) = (k.reading.as_mut(), env.features.journal.as_deref())
-                else {
+                if !refill(k, chunk, env) {
                     return true;
-                };
-                k.buf.clear();
-                s.at = 0;
-                if j.journal.read_more(r, &mut k.buf, chunk) {
-                    k.reading = None;
                 }
+                s.at = 0;
             }
             let n = (k.buf.len() - s.at)
                 .min(self.peer_max_frame as usize)
@@ -275,7 +322,7 @@ impl State {
             if n == 0 {
                 return false;
             }
-            let end = s.at + n == k.buf.len() && k.reading.is_none();
+            let end = s.at + n == k.buf.len() && matches!(k.refill, Refill::None);
             let h = Header {
                 len: n as u32,
                 kind: kind::DATA,
@@ -311,6 +358,8 @@ impl State {
     #[cold]
     #[inline(never)]
     pub(super) fn sweep_kept(&mut self) {
+        let streams = &self.streams;
+        (self.echo.recorded).retain(|r| streams.iter().any(|s| s.id == r.0));
         for at in 0..self.echo.slots.len() {
             let id = self.echo.slots[at].stream;
             if id != 0 && !self.streams.iter().any(|s| s.id == id) {
@@ -321,13 +370,18 @@ impl State {
 
     /// Whether any slot is in use.
     pub(super) fn keeps(&self) -> bool {
-        self.echo.busy > 0
+        self.echo.busy > 0 || !self.echo.recorded.is_empty()
     }
 
     /// The HTTP/1 head of stream `s`'s answer from its slot, in [`State::head`]: the route's,
-    /// with the echo's length, or without one for the journal (HTTP/2 needs none).
+    /// with the echo's length, or without one for the journal (HTTP/2 needs none); or the
+    /// head its control chose.
     pub(super) fn kept_head(&mut self, id: u32, route: usize, responses: &Responses) {
-        let length = self.echo.find(id).and_then(|at| self.echo.slots[at].length);
+        let at = self.echo.find(id);
+        let length = at.and_then(|at| self.echo.slots[at].length);
+        if let Some(c) = at.and_then(|at| self.echo.slots[at].control) {
+            return super::control::controlled_head(c, route, length, responses, &mut self.head);
+        }
         match length {
             Some(n) => {
                 let mut digits = [0u8; 20];
@@ -342,4 +396,44 @@ impl State {
             ),
         }
     }
+}
+
+/// Put the next piece of slot `k`'s answer in its buffer, once the last one is sent: the
+/// journal's next entries, the filler's next bytes, or the route body's. Returns false when
+/// there is none.
+fn refill<W>(k: &mut Slot, chunk: usize, env: &Env<'_, W>) -> bool {
+    k.buf.clear();
+    match &mut k.refill {
+        Refill::None => return false,
+        Refill::Journal(r) => match env.features.journal.as_deref() {
+            Some(j) => {
+                if j.journal.read_more(r, &mut k.buf, chunk) {
+                    k.refill = Refill::None;
+                }
+            }
+            None => return false,
+        },
+        Refill::Repeat { left, stars } => {
+            let block = match stars {
+                true => env.responses.stars(),
+                false => env.responses.filler(),
+            };
+            let n = (*left).min(block.len() as u64).min(chunk as u64) as usize;
+            k.buf.extend_from_slice(&block[..n]);
+            *left -= n as u64;
+            if *left == 0 || n == 0 {
+                k.refill = Refill::None;
+            }
+        }
+        Refill::Route { route, at } => {
+            let body = env.responses.body(usize::from(*route));
+            let n = (body.len() - *at).min(chunk);
+            k.buf.extend_from_slice(&body[*at..*at + n]);
+            *at += n;
+            if *at == body.len() {
+                k.refill = Refill::None;
+            }
+        }
+    }
+    !k.buf.is_empty()
 }

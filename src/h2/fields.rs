@@ -24,8 +24,6 @@ pub(super) struct RequestFields {
     pub(super) trailers: bool,
     /// Its content-length, and host against :authority.
     pub(super) semantics: super::conform::Semantics,
-    /// An `x-canned-control` field came (`--control`, which HTTP/2 does not serve: `unserved`).
-    pub(super) names_control: bool,
     /// Its regular fields (`--max-headers`: pseudo-headers stand for HTTP/1's request line,
     /// which is no field either).
     pub(super) count: usize,
@@ -52,7 +50,6 @@ impl RequestFields {
         self.malformed = None;
         self.trailers = trailers;
         self.semantics.reset();
-        self.names_control = false;
         self.count = 0;
         self.list_size = 0;
         self.lines.clear();
@@ -128,7 +125,6 @@ impl RequestFields {
             b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
             | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
             b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
-            b"x-canned-control" => self.names_control = true,
             _ => {}
         }
     }

@@ -54,7 +54,7 @@ impl State {
             self.body_too_large(i, env);
             return Ok(());
         }
-        if s.error == Own::Echo && !self.keep_body(i, body, env)? {
+        if s.error == Own::Kept && !self.keep_body(i, body, env)? {
             return Ok(());
         }
         if end {

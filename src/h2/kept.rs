@@ -1,7 +1,32 @@
-//! What an HTTP/2 connection keeps for `--echo` and `--journal` (`echo`): a slot per stream
-//! whose request is kept, its buffer reused by the next one, and the bound on them all.
+//! What an HTTP/2 connection keeps for `--echo`, `--journal` and `--control` (`echo`,
+//! `control`): a slot per stream whose request is kept or whose answer is made for it, its
+//! buffer reused by the next one, and the bound on them all.
 
+use crate::control::{Control, Location, Refusal};
 use crate::journal::Reading;
+
+/// Where the rest of a slot's answer comes from once its buffer is sent.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) enum Refill {
+    #[default]
+    None,
+    /// The journal, read a piece at a time.
+    Journal(Reading),
+    /// `left` bytes of the filler block (`stars`: go-httpbin's `*`s), repeated.
+    Repeat { left: u64, stars: bool },
+    /// The route's body from `at`.
+    Route { route: u16, at: usize },
+}
+
+/// The head of an answer a request chose (`--control`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Controlled {
+    pub(super) status: u16,
+    /// go-httpbin's redirects.
+    pub(super) location: Option<Location>,
+    /// 204 and 304: no `Content-Length`, no body.
+    pub(super) no_body: bool,
+}
 
 /// The most bytes one HTTP/2 connection keeps for its streams' echoes and journal entries:
 /// their requests, heads and bodies, and their answers once rendered.
@@ -18,6 +43,9 @@ pub(super) struct Kept {
     pub(super) busy: usize,
     /// A buffer an answer is rendered into, then swapped with its request's.
     pub(super) spare: Vec<u8>,
+    /// Streams answered plainly whose request the journal recorded when it came, and its
+    /// number there, for the status once it is decided: no head is kept for them.
+    pub(super) recorded: Vec<(u32, u64)>,
 }
 
 #[derive(Debug, Default)]
@@ -36,11 +64,30 @@ pub(super) struct Slot {
     pub(super) answered: bool,
     /// The answer's length when known (an echo; the journal's is not).
     pub(super) length: Option<usize>,
-    /// The journal being read to it.
-    pub(super) reading: Option<Reading>,
+    /// Where the rest of the answer comes from.
+    pub(super) refill: Refill,
+    /// The control the request named (`Err`: the one line saying what is wrong with it).
+    pub(super) asked: Option<Result<Control, Refusal>>,
+    /// The head of the answer it chose.
+    pub(super) control: Option<Controlled>,
+    /// Its HEADERS wait until the clock is past this (µs; 0: not held): `--delay`, and a
+    /// control's delay and latency.
+    pub(super) hold_until_us: u64,
 }
 
 impl Kept {
+    /// The earliest time a held answer is due (µs; `u64::MAX`: none held).
+    pub(super) fn due(&self) -> u64 {
+        if self.busy == 0 {
+            return u64::MAX;
+        }
+        (self.slots.iter())
+            .filter(|k| k.stream != 0 && k.hold_until_us != 0)
+            .map(|k| k.hold_until_us)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
     pub(super) fn find(&self, stream: u32) -> Option<usize> {
         self.slots.iter().position(|k| k.stream == stream)
     }
@@ -87,7 +134,10 @@ impl Kept {
         k.buf.clear();
         k.answered = false;
         k.length = None;
-        k.reading = None;
+        k.refill = Refill::None;
+        k.asked = None;
+        k.control = None;
+        k.hold_until_us = 0;
         at
     }
 
@@ -98,7 +148,10 @@ impl Kept {
         if k.buf.capacity() > SLOT_KEEP {
             k.buf = Vec::new();
         }
-        k.reading = None;
+        k.refill = Refill::None;
+        k.asked = None;
+        k.control = None;
+        k.hold_until_us = 0;
         self.busy -= 1;
     }
 }

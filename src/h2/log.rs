@@ -179,7 +179,7 @@ impl State {
                 Own::Route => responses.body(s.route as usize).len(),
                 Own::Unserved => unserved::BODY.len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
-                Own::Echo => self.kept_len(s.id),
+                Own::Kept => self.kept_len(s.id),
             };
             data = if s.head_only { 0 } else { body };
             self.response_headers(&s, data == 0, responses);

@@ -41,6 +41,7 @@ mod calls;
 mod close;
 mod closed;
 mod conform;
+mod control;
 mod echo;
 mod faults;
 mod fields;
@@ -172,8 +173,9 @@ enum Own {
     Refused(Rule),
     /// What HTTP/2 does not serve (501, `unserved`).
     Unserved,
-    /// The echo of its request, or the journal, from its slot (`echo`).
-    Echo,
+    /// The echo of its request, the journal, or the answer its control chose, from its slot
+    /// (`echo`, `control`).
+    Kept,
 }
 
 /// A stream the client opened and canned has not finished answering.

@@ -3,7 +3,7 @@
 
 use super::{
     Env, Failed, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, Own, State, Stream, conform,
-    conn_error, echo, grpc, stream_error, unserved,
+    conn_error, control, echo, grpc, stream_error, unserved,
 };
 use crate::frame::ErrorCode;
 use crate::parser::Rule;
@@ -58,7 +58,7 @@ impl State {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
-            if self.streams[i].error == Own::Echo {
+            if self.streams[i].error == Own::Kept {
                 self.keep_trailers(stream);
             }
             self.answer(i, env);
@@ -86,11 +86,15 @@ impl State {
         if end_stream && !length.ended() {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
-        let refused = env.settings.switches.control()
-            && unserved::refused(f, route, env.responses, &mut self.head);
-        let keep = match self.fields.capture && !refused {
-            true => self.keep_request(stream, route, env)?,
-            false => echo::Keep::Plain,
+        let asked = match env.settings.switches.control() {
+            true => self.control_of(route, env),
+            false => control::Asked::None,
+        };
+        let refused = matches!(asked, control::Asked::Unserved);
+        let keep = match (self.fields.capture, asked) {
+            (true, control::Asked::Answer(a)) => self.keep_request(stream, route, Some(a), env)?,
+            (true, control::Asked::None) => self.keep_request(stream, route, None, env)?,
+            _ => echo::Keep::Plain,
         };
         let f = &self.fields;
         let error = match keep {
@@ -122,7 +126,7 @@ impl State {
             error: match error {
                 Some(rule) => Own::Refused(rule),
                 None if refused => Own::Unserved,
-                None if matches!(keep, echo::Keep::Echo) => Own::Echo,
+                None if matches!(keep, echo::Keep::Slot) => Own::Kept,
                 None => Own::Route,
             },
             early,
@@ -177,14 +181,17 @@ impl State {
         {
             return;
         }
-        if self.streams[i].error == Own::Echo && !self.answer_kept(i, env) {
-            return;
+        let mut kept = 0;
+        if self.streams[i].error == Own::Kept {
+            match self.answer_kept(i, env) {
+                Some(status) => kept = status,
+                None => return,
+            }
         }
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
-            (grpc::Call::None, Own::Route | Own::Echo) => {
-                (env.responses.status(s.route as usize), None)
-            }
+            (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            (grpc::Call::None, Own::Kept) => (kept, None),
             (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
             (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
             _ => (200, None),

@@ -60,7 +60,7 @@ impl State {
                 }
                 continue;
             }
-            if s.error == Own::Echo {
+            if s.error == Own::Kept {
                 if self.pump_kept(&mut s, env) {
                     self.flood.answered();
                     self.streams.remove(i);
@@ -76,7 +76,7 @@ impl State {
                 Own::Route => responses.body(s.route as usize),
                 Own::Unserved => unserved::BODY,
                 Own::Refused(rule) => responses.error(rule)[2],
-                Own::Echo => &[],
+                Own::Kept => &[],
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
@@ -138,7 +138,7 @@ impl State {
                 );
             }
             Own::Unserved => unserved::head(responses, &mut self.head),
-            Own::Echo => self.kept_head(s.id, s.route as usize, responses),
+            Own::Kept => self.kept_head(s.id, s.route as usize, responses),
             Own::Refused(rule) => {
                 let [start, head, _] = responses.error(rule);
                 self.head.extend_from_slice(start);
