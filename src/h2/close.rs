@@ -27,6 +27,9 @@ impl State {
             Some(id) => {
                 self.flood.reset();
                 self.streams.retain(|s| s.id != id);
+                if self.keeps() {
+                    self.sweep_kept();
+                }
                 self.reset_by_us.add(id);
                 self.control(kind::RST_STREAM, 0, id, &(e.code as u32).to_be_bytes());
             }
@@ -56,6 +59,9 @@ impl State {
             env.stats.timeouts[Timeout::Idle as usize] += 1;
             let code = (ErrorCode::Cancel as u32).to_be_bytes();
             self.control(kind::RST_STREAM, 0, id, &code);
+            if self.keeps() {
+                self.sweep_kept();
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 //! refused with RST_STREAM REFUSED_STREAM, which a client may retry (RFC 9113 §8.7).
 //! The journal's path is sent a piece at a time, as over HTTP/1, a piece held at once.
 
+use super::control::Asked;
 use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
 use super::{Env, Failed, OUT_HIGH, State, Stream, stream_error};
 use crate::control::{Control, Refusal};
@@ -29,6 +30,8 @@ pub(super) enum Keep {
     Slot,
     /// Its declared body is over the echo's bound: 413.
     TooLarge,
+    /// Its control asks for what HTTP/2 does not serve: 501 (`unserved`).
+    Unserved,
 }
 
 /// The echo's body bound: `--max-body-bytes`, else [`DEFAULT_MAX_BODY`].
@@ -40,6 +43,27 @@ fn body_limit(max_body: u64) -> u64 {
 }
 
 impl State {
+    /// A new request on `stream`, routed to `route`, when `--echo`, `--journal` or
+    /// `--control` is on: how it is answered, its control read and its request kept.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_or_refuse<W>(
+        &mut self,
+        stream: u32,
+        route: usize,
+        env: &Env<'_, W>,
+    ) -> Result<Keep, Failed> {
+        let asked = match env.settings.switches.control() {
+            true => self.control_of(route, env),
+            false => Asked::None,
+        };
+        match asked {
+            Asked::Unserved => Ok(Keep::Unserved),
+            Asked::Answer(a) => self.keep_request(stream, route, Some(a), env),
+            Asked::None => self.keep_request(stream, route, None, env),
+        }
+    }
+
     /// The fields of the block just decoded are a new request on `stream`, routed to `route`:
     /// keep it if it echoes or is journaled.
     #[cold]
@@ -251,10 +275,14 @@ impl State {
     }
 
     /// Record stream `i`'s request in the journal, answered with `status`, if it is journaled;
-    /// its slot is freed unless it is answered from it.
+    /// its slot is freed unless it is answered from it. Called when `--echo`, `--journal` or
+    /// `--control` is on.
     #[cold]
     #[inline(never)]
     pub(super) fn journal_kept<W>(&mut self, i: usize, status: u16, env: &mut Env<'_, W>) {
+        if !self.keeps() {
+            return;
+        }
         let s = self.streams[i];
         if let Some(r) = self.echo.recorded.iter().position(|r| r.0 == s.id) {
             let (_, seq) = self.echo.recorded.swap_remove(r);

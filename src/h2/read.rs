@@ -161,6 +161,9 @@ impl State {
                     return Err(conn_error(ErrorCode::ProtocolError));
                 }
                 self.streams.retain(|s| s.id != stream);
+                if self.keeps() {
+                    self.sweep_kept();
+                }
                 Ok(())
             }
             Frame::Settings { ack: true, .. } => Ok(()),

@@ -3,7 +3,7 @@
 
 use super::{
     Env, Failed, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, Own, State, Stream, conform,
-    conn_error, control, echo, grpc, stream_error, unserved,
+    conn_error, echo, grpc, stream_error, unserved,
 };
 use crate::frame::ErrorCode;
 use crate::parser::Rule;
@@ -86,15 +86,10 @@ impl State {
         if end_stream && !length.ended() {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
-        let asked = match env.settings.switches.control() {
-            true => self.control_of(route, env),
-            false => control::Asked::None,
-        };
-        let refused = matches!(asked, control::Asked::Unserved);
-        let keep = match (self.fields.capture, asked) {
-            (true, control::Asked::Answer(a)) => self.keep_request(stream, route, Some(a), env)?,
-            (true, control::Asked::None) => self.keep_request(stream, route, None, env)?,
-            _ => echo::Keep::Plain,
+        // `--echo`, `--journal` and `--control`, out of line: one test without them.
+        let keep = match self.fields.capture {
+            true => self.keep_or_refuse(stream, route, env)?,
+            false => echo::Keep::Plain,
         };
         let f = &self.fields;
         let error = match keep {
@@ -123,11 +118,11 @@ impl State {
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc,
             received: 0,
-            error: match error {
-                Some(rule) => Own::Refused(rule),
-                None if refused => Own::Unserved,
-                None if matches!(keep, echo::Keep::Slot) => Own::Kept,
-                None => Own::Route,
+            error: match (error, keep) {
+                (Some(rule), _) => Own::Refused(rule),
+                (None, echo::Keep::Unserved) => Own::Unserved,
+                (None, echo::Keep::Slot) => Own::Kept,
+                _ => Own::Route,
             },
             early,
             last_us: env.now_us,
@@ -181,23 +176,19 @@ impl State {
         {
             return;
         }
-        let mut kept = 0;
-        if self.streams[i].error == Own::Kept {
-            match self.answer_kept(i, env) {
-                Some(status) => kept = status,
-                None => return,
-            }
-        }
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
             (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
-            (grpc::Call::None, Own::Kept) => (kept, None),
+            (grpc::Call::None, Own::Kept) => match self.answer_kept(i, env) {
+                Some(status) => (status, None),
+                None => return,
+            },
             (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
             (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
-        if self.keeps() {
+        if self.fields.capture {
             self.journal_kept(i, status, env);
         }
         if env.features.access_log.is_some() {

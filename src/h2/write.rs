@@ -22,9 +22,6 @@ impl State {
 
     /// After input or output: a drain's GOAWAY, then the answers' frames.
     pub(super) fn after<W>(&mut self, env: &mut Env<'_, W>) {
-        if self.keeps() {
-            self.sweep_kept();
-        }
         if env.draining && !self.goaway_sent && self.phase == Phase::Open {
             self.goaway(ErrorCode::NoError);
         }
