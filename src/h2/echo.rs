@@ -15,11 +15,12 @@
 
 use super::control::Asked;
 use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
-use super::{Env, Failed, OUT_HIGH, State, Stream, stream_error};
+use super::{Env, Failed, OUT_HIGH, Own, State, Stream, stream_error};
 use crate::control::{Control, Refusal};
 use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::journal::Record;
+use crate::parser::Rule;
 use crate::response::{KeepAliveForm, Responses};
 
 /// How a new stream is answered, as far as the echo and the journal say.
@@ -30,8 +31,6 @@ pub(super) enum Keep {
     Slot,
     /// Its declared body is over the echo's bound: 413.
     TooLarge,
-    /// Its control asks for what HTTP/2 does not serve: 501 (`unserved`).
-    Unserved,
 }
 
 /// The echo's body bound: `--max-body-bytes`, else [`DEFAULT_MAX_BODY`].
@@ -52,16 +51,21 @@ impl State {
         stream: u32,
         route: usize,
         env: &Env<'_, W>,
-    ) -> Result<Keep, Failed> {
+    ) -> Result<Own, Failed> {
         let asked = match env.settings.switches.control() {
             true => self.control_of(route, env),
             false => Asked::None,
         };
-        match asked {
-            Asked::Unserved => Ok(Keep::Unserved),
-            Asked::Answer(a) => self.keep_request(stream, route, Some(a), env),
-            Asked::None => self.keep_request(stream, route, None, env),
-        }
+        let keep = match asked {
+            Asked::Unserved => return Ok(Own::Unserved),
+            Asked::Answer(a) => self.keep_request(stream, route, Some(a), env)?,
+            Asked::None => self.keep_request(stream, route, None, env)?,
+        };
+        Ok(match keep {
+            Keep::Plain => Own::Route,
+            Keep::Slot => Own::Kept,
+            Keep::TooLarge => Own::Refused(Rule::BodyTooLarge),
+        })
     }
 
     /// The fields of the block just decoded are a new request on `stream`, routed to `route`:

@@ -77,10 +77,17 @@ pub(super) struct Slot {
 
 impl Kept {
     /// The earliest time a held answer is due (µs; `u64::MAX`: none held).
+    #[inline]
     pub(super) fn due(&self) -> u64 {
         if self.busy == 0 {
             return u64::MAX;
         }
+        self.held_due()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn held_due(&self) -> u64 {
         (self.slots.iter())
             .filter(|k| k.stream != 0 && k.hold_until_us != 0)
             .map(|k| k.hold_until_us)

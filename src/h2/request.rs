@@ -3,10 +3,9 @@
 
 use super::{
     Env, Failed, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, Own, State, Stream, conform,
-    conn_error, echo, grpc, stream_error, unserved,
+    conn_error, grpc, stream_error, unserved,
 };
 use crate::frame::ErrorCode;
-use crate::parser::Rule;
 
 impl State {
     /// A whole header block on `stream`: a new request, or its trailers.
@@ -87,13 +86,13 @@ impl State {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         // `--echo`, `--journal` and `--control`, out of line: one test without them.
-        let keep = match self.fields.capture {
+        let own = match self.fields.capture {
             true => self.keep_or_refuse(stream, route, env)?,
-            false => echo::Keep::Plain,
+            false => Own::Route,
         };
         let f = &self.fields;
-        let error = match keep {
-            echo::Keep::TooLarge => Some(Rule::BodyTooLarge),
+        let error = match own {
+            Own::Refused(rule) => Some(rule),
             _ => self.over_head_limits(env),
         };
         // CONNECT asks for a tunnel and sends no END_STREAM (§8.5): its 405 goes at once, as
@@ -118,11 +117,9 @@ impl State {
             recv_window: i64::from(INITIAL_WINDOW_SIZE),
             grpc,
             received: 0,
-            error: match (error, keep) {
-                (Some(rule), _) => Own::Refused(rule),
-                (None, echo::Keep::Unserved) => Own::Unserved,
-                (None, echo::Keep::Slot) => Own::Kept,
-                _ => Own::Route,
+            error: match error {
+                Some(rule) => Own::Refused(rule),
+                None => own,
             },
             early,
             last_us: env.now_us,
