@@ -37,6 +37,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The tests of this file count the whole process's allocations: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The body: three DATA frames of at most 16,384 bytes, more than the stream window below.
 const BODY_LEN: usize = 40_000;
 /// The client's SETTINGS_INITIAL_WINDOW_SIZE: each response needs WINDOW_UPDATE to finish.
@@ -179,6 +182,7 @@ impl Client {
 
 #[test]
 fn steady_state_http2_requests_allocate_nothing() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let body = "x".repeat(BODY_LEN);
     let args = [
         "--listen",
@@ -241,4 +245,68 @@ fn steady_state_http2_requests_allocate_nothing() {
     h.shutdown();
     let summary = h.join();
     assert!(summary.stats.requests >= (100 * STREAMS + requests) as u64);
+}
+
+/// The same with `--echo` on `/`: each GET of `/` and the HEAD are echoes, kept in their
+/// connection's slots and rendered into buffers that keep their capacity, so that a steady
+/// stream of HTTP/2 echoes allocates nothing either (the echo's JSON grows with the request's
+/// index: its length is not compared).
+#[test]
+fn steady_state_http2_echoes_allocate_nothing() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+        "--quiet",
+        "--echo",
+        "/",
+        "--route",
+        "/missing=404:no such thing",
+    ];
+    let canned::config::Command::Run(c) =
+        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
+    else {
+        panic!()
+    };
+    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
+    let s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
+    s.set_nodelay(true).unwrap();
+    let mut hello = PREFACE.to_vec();
+    push_frame(&mut hello, kind::SETTINGS, 0, 0, &[]);
+    let mut client = Client {
+        s,
+        next_stream: 1,
+        input: vec![0; 1 << 20],
+        have: 0,
+        out: Vec::with_capacity(64 * 1024),
+    };
+    client.s.write_all(&hello).unwrap();
+    let check = |got: Seen| {
+        assert_eq!(
+            (got.ended, got.statuses_200, got.statuses_404),
+            (STREAMS, STREAMS - 1, 1),
+            "{got:?}"
+        );
+        assert!(got.body_bytes > (STREAMS - 2) * 100, "{got:?}");
+    };
+    for _ in 0..100 {
+        check(client.round());
+    }
+    let requests = 4_000;
+    let before = ALLOCS.load(Ordering::SeqCst);
+    for _ in 0..requests / STREAMS {
+        check(client.round());
+    }
+    let after = ALLOCS.load(Ordering::SeqCst);
+    assert_eq!(
+        after - before,
+        0,
+        "{} allocations over {requests} echoes",
+        after - before
+    );
+    drop(client);
+    h.shutdown();
+    h.join();
 }
