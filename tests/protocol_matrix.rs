@@ -675,34 +675,33 @@ fn control() {
             Row::new("a query's status", "/?status=503", |g, _| {
                 whole(g, 503, HELLO)
             })
-            .upgrade(Want::Declined),
+            // The upgrade is taken, and HTTP/2 answers the control.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.version, "2", "HTTP/2 answers");
+                whole(g, 503, HELLO);
+            })),
             Row::new("x-canned-control", "/a", |g, _| whole(g, 418, "hello"))
-                .curl(&["-H", "X-Canned-Control: status=418"])
-                .upgrade(Want::Declined),
+                .curl(&["-H", "X-Canned-Control: status=418"]),
             Row::new("a bad control", "/?delay=forever", |g, _| {
                 assert_eq!(g.status, 400)
-            })
-            .upgrade(Want::Declined),
+            }),
             Row::new("httpbin /status/CODE", "/status/418", |g, _| {
                 whole(g, 418, "")
-            })
-            .upgrade(Want::Declined),
+            }),
             Row::new("a delay", "/a?delay=150ms", |g, _| {
                 whole(g, 200, "hello");
                 not_before(g, 150);
-            })
-            .upgrade(Want::Declined),
+            }),
             Row::new("an error fault", "/a?fault=error:502:bad", |g, _| {
                 whole(g, 502, "bad")
-            })
-            .upgrade(Want::Declined),
+            }),
             Row::new("a redirect", "/redirect-to?url=/x", |g, _| {
                 assert_eq!(g.status, 302);
                 assert_eq!(g.field("location"), Some("/x"));
             })
-            .same(&["content-type", "content-length", "location"])
-            .upgrade(Want::Declined),
-            // A delivery fault is HTTP/1's alone: HTTP/2 refuses it (docs/http2.md).
+            .same(&["content-type", "content-length", "location"]),
+            // A delivery fault is HTTP/1's alone: HTTP/2 refuses it, and an Upgrade is not taken
+            // for it (docs/http2.md).
             Row::new("a delivery fault", "/a?fault=truncate:2", |g, _| {
                 assert_ne!(g.exit, 0, "the answer cut after 2 bytes");
             })
@@ -713,8 +712,7 @@ fn control() {
             Row::new("httpbin /bytes/N", "/bytes/10", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.body.len(), 10);
-            })
-            .upgrade(Want::Declined),
+            }),
             // go-httpbin's echo paths are echo routes: HTTP/2 echoes them as it does `--echo`.
             Row::new("httpbin /anything", "/anything", |g, _| {
                 assert_eq!(g.status, 200);
@@ -730,7 +728,14 @@ fn control() {
                         .starts_with(r#"{"method":"GET","target":"/anything""#)
                 );
             }))
-            .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(r#"{"method":"GET","target":"/anything""#)
+                );
+                assert!(g.text().contains(r#""version":"HTTP/1.1""#));
+            })),
             Row::new("httpbin /ip", "/ip", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
@@ -739,17 +744,24 @@ fn control() {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
             }))
-            .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
+            })),
             Row::new("httpbin /headers", "/headers", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
             })
-            .upgrade(Want::Declined),
+            // The upgraded request's head is HTTP/1.1's, its Upgrade fields among them.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
+                assert!(g.text().contains(r#""Upgrade":["h2c"]"#), "{}", g.text());
+            })),
             Row::new("httpbin /user-agent", "/user-agent", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"user-agent":"curl/"#));
-            })
-            .upgrade(Want::Declined),
+            }),
             Row::new("httpbin /uuid", "/uuid", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
@@ -758,13 +770,14 @@ fn control() {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
             }))
-            .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
+            })),
             Row::new("no control: the route", "/a?x=1", |g, _| {
                 whole(g, 200, "hello")
-            })
-            .upgrade(Want::Declined),
-            Row::new("no control: the default", "/", |g, _| whole(g, 200, HELLO))
-                .upgrade(Want::Declined),
+            }),
+            Row::new("no control: the default", "/", |g, _| whole(g, 200, HELLO)),
         ],
     );
 }

@@ -4,8 +4,9 @@
 //! status, its delay and latency, a body of N filler bytes, an error status and body, a
 //! redirect's `Location`, or 400 with the one line that says what is wrong. A control that
 //! asks for a delivery fault (stall, truncate, reset, drip, bandwidth, garbage, hang,
-//! slow-close) is not served over HTTP/2 yet: `unserved` answers it 501. Out of line: without
-//! `--control` nothing here runs.
+//! slow-close) is not served over HTTP/2 yet: `unserved` answers it 501. A request upgraded
+//! from HTTP/1.1 comes with the control HTTP/1 read from its head (`upgrade`). Out of line:
+//! without `--control` nothing here runs.
 
 use super::kept::{Controlled, Refill};
 use super::{Env, State};
@@ -51,17 +52,8 @@ impl State {
             }
         }
         head.extend_from_slice(b"\r\n");
-        // The draw of a weighted status, as HTTP/1's (splitmix64's finaliser).
-        let mut draw = env.now_us ^ env.stats.requests.rotate_left(32);
-        draw = (draw ^ (draw >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        draw = (draw ^ (draw >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        draw ^= draw >> 31;
-        match from_head(head, route == 0, draw) {
-            Ok(None) => Asked::None,
-            Ok(Some(c)) if c.delivery.is_some() => Asked::Unserved,
-            Ok(Some(c)) => Asked::Answer(Ok(c)),
-            Err(why) => Asked::Answer(Err(why)),
-        }
+        let draw = crate::control::draw(env.now_us, env.stats.requests);
+        asked(from_head(head, route == 0, draw))
     }
 
     /// Stream `i`'s request is complete: make the answer its control chose in slot `at`, as
@@ -154,6 +146,16 @@ impl State {
             0
         };
         status
+    }
+}
+
+/// What a control read by the grammar asks of HTTP/2.
+pub(super) fn asked(read: Result<Option<Control>, Refusal>) -> Asked {
+    match read {
+        Ok(None) => Asked::None,
+        Ok(Some(c)) if c.delivery.is_some() => Asked::Unserved,
+        Ok(Some(c)) => Asked::Answer(Ok(c)),
+        Err(why) => Asked::Answer(Err(why)),
     }
 }
 

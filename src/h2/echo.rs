@@ -147,15 +147,22 @@ impl State {
         self.echo.recorded.push((stream, seq));
     }
 
-    /// Keep the HTTP/1.1 head of a request upgraded to HTTP/2 (stream 1).
+    /// Keep the HTTP/1.1 head of a request upgraded to HTTP/2 (stream 1), and the control HTTP/1
+    /// read from it; returns whether it is answered from its slot.
     #[cold]
     #[inline(never)]
-    pub(super) fn keep_upgraded<W>(&mut self, head: &[u8], route: usize, env: &Env<'_, W>) -> bool {
+    pub(super) fn keep_upgraded<W>(
+        &mut self,
+        head: &[u8],
+        route: usize,
+        asked: Option<Result<Control, Refusal>>,
+        env: &Env<'_, W>,
+    ) -> bool {
         let r = env.responses;
         let echoes = r.echoes(route);
         let journaled =
             env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
-        if !echoes && !journaled {
+        if !echoes && !journaled && asked.is_none() {
             return false;
         }
         let at = self.echo.take_slot(1);
@@ -165,7 +172,8 @@ impl State {
         k.body_end = k.buf.len();
         k.echoes = echoes;
         k.journaled = journaled;
-        echoes
+        k.asked = asked;
+        echoes || asked.is_some()
     }
 
     /// DATA of stream `i`, which echoes: keep it, within the stream's and the connection's

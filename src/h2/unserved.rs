@@ -4,8 +4,8 @@
 //! HTTP/1 applies to its connection's bytes. Routed any other way, such a request would get
 //! an answer that is not the one it asked for.
 //!
-//! An upgraded request (`Upgrade: h2c`) never reaches this: with `--control` on, HTTP/1
-//! answers it and ignores its `Upgrade` (`h1::upgrade`).
+//! An upgraded request (`Upgrade: h2c`) never reaches this: HTTP/1 does not take the upgrade
+//! of a request whose control asks for a delivery fault, and answers it (`h1::upgrade`).
 
 use crate::echo::decimal;
 use crate::parser::{Error, Rule};
