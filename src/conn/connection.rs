@@ -74,6 +74,11 @@ pub struct H2cRequest {
     pub log_words: Vec<u8>,
     /// The SETTINGS payload the `HTTP2-Settings` field carried.
     pub settings: Vec<u8>,
+    /// Its head as received, for the echo and the journal (empty without them).
+    pub head: Vec<u8>,
+    /// `--control`: the control it named, as HTTP/1 read it (never a delivery fault: HTTP/1
+    /// answers those itself). Boxed: the handoff stays small, and an upgrade is rare.
+    pub control: Option<Box<Result<crate::control::Control, crate::control::Refusal>>>,
 }
 
 /// One connection as the loop sees it: bytes in, bytes out, a time to be woken at, and what

@@ -32,6 +32,15 @@ pub const MAX_DELAY_MS: u64 = crate::values::MAX_DURATION_MS;
 /// The largest body a request may ask for (bytes), as for the flags: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
 
+/// The draw of a request's control ([`from_head`]): the clock and the request count, mixed
+/// (splitmix64's finaliser), as the share of a fault and a weighted status are drawn.
+pub fn draw(now_us: u64, requests: u64) -> u64 {
+    let mut draw = now_us ^ requests.rotate_left(32);
+    draw = (draw ^ (draw >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    draw = (draw ^ (draw >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    draw ^ (draw >> 31)
+}
+
 /// The control of the request whose head is `head` (its bytes, as the parser accepted them):
 /// `Ok(None)` when it names none (no known query parameter, no control field and, with
 /// `paths`, no httpbin path), else what it asks for, or the one-line text of what is wrong.

@@ -142,7 +142,9 @@ impl<'a> Iterator for Fields<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let line = self.0.next()?;
-        let colon = line.iter().position(|&c| c == b':').unwrap_or(line.len());
+        // From the name's second byte: an HTTP/2 pseudo-header (`:authority`) begins with a
+        // colon, and an HTTP/1 field name is never empty.
+        let colon = (line.iter().skip(1).position(|&c| c == b':')).map_or(line.len(), |i| i + 1);
         let value = line.get(colon + 1..).unwrap_or_default();
         let ows = |c: &u8| *c != b' ' && *c != b'\t';
         let start = value.iter().position(ows).unwrap_or(value.len());

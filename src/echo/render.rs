@@ -198,13 +198,16 @@ fn httpbin_headers(e: &Echoed<'_>, out: &mut dyn Sink) {
     out.put(b"{\"headers\":{");
     let mut sep: &[u8] = b"\"";
     for (i, (name, _)) in e.headers().enumerate() {
-        if field_named(e, name, 0, i).is_some() {
+        // HTTP/2's `:authority` is HTTP/1's `Host` (RFC 9113 §8.3.1), as go-httpbin shows it;
+        // the other pseudo-headers are not header fields.
+        let shown: &[u8] = if name == b":authority" { b"host" } else { name };
+        if field_named(e, name, 0, i).is_some() || shown.starts_with(b":") {
             continue; // written with an earlier field of that name
         }
         out.put(sep);
         sep = b",\"";
         let mut upper = true;
-        for &c in name {
+        for &c in shown {
             let c = if upper {
                 c.to_ascii_uppercase()
             } else {

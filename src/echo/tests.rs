@@ -288,3 +288,24 @@ fn uuids_have_the_version_4_layout() {
     let counted: [u8; 16] = std::array::from_fn(|i| i as u8 * 17);
     assert_eq!(&uuid_v4(counted), b"00112233-4455-4677-8899-aabbccddeeff");
 }
+
+/// An HTTP/2 request kept as a head: its pseudo-headers are fields under their own names, and
+/// go-httpbin's `/headers` shows `:authority` as `Host` and no other pseudo-header.
+#[test]
+fn an_http2_head_shows_its_pseudo_headers() {
+    let head = b"GET /p HTTP/2\r\n:scheme: http\r\n:authority: x\r\nuser-agent: a\r\n\r\n";
+    let e = Echoed::new(head, head.len(), head.len(), 1);
+    let fields: Vec<_> = e.headers().collect();
+    assert_eq!(
+        fields,
+        [
+            (&b":scheme"[..], &b"http"[..]),
+            (b":authority", b"x"),
+            (b"user-agent", b"a")
+        ]
+    );
+    assert_eq!(
+        rendered(EchoFormat::Headers, &e),
+        "{\"headers\":{\"Host\":[\"x\"],\"User-Agent\":[\"a\"]}}\n"
+    );
+}

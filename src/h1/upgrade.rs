@@ -5,7 +5,9 @@
 //! and hands the request over ([`Http1Conn::take_handoff`]): the loop builds an HTTP/2 connection
 //! that answers it on stream 1. A request with a body is answered in HTTP/1.1 and its
 //! `Upgrade` ignored (the body would have to be read before the switch); so it is with
-//! `--no-http2`, and with `--raw`, `--echo` and `--control` (HTTP/1 only).
+//! `--no-http2`, `--raw`, and a `--control` that asks for a delivery fault (HTTP/1's alone).
+//! With `--echo` or `--journal` the head goes with the request, for HTTP/2 to echo and
+//! record, and with `--control` the control it named, read here once.
 
 use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
@@ -52,12 +54,7 @@ impl Http1Conn {
             }
         }
         let s = &env.settings.switches;
-        if s.no_http2
-            || s.raw
-            || s.by_request()
-            || req.framing != Framing::None
-            || req.version != Version::Http11
-        {
+        if s.no_http2 || s.raw || req.framing != Framing::None || req.version != Version::Http11 {
             return false;
         }
         let Some(value) = h2c_settings(head) else {
@@ -66,9 +63,42 @@ impl Http1Conn {
         if !decode_settings(value, &mut b.h2c_settings) {
             return false;
         }
+        if s.control() && !self.control_goes_over(b, head, env) {
+            return false;
+        }
+        if s.by_request() || env.features.journal.is_some() {
+            b.journal_head.clear();
+            b.journal_head.extend_from_slice(head);
+        }
         b.out.extend_from_slice(SWITCHING_PROTOCOLS);
         self.phase = Phase::Upgrading;
         true
+    }
+
+    /// `--control` is on: read the control the request whose head is `head` names, and keep
+    /// it in `b` for HTTP/2 (`Ok(None)` kept as none); returns false when it asks for a delivery
+    /// fault, which HTTP/1 applies itself (the upgrade is then not taken).
+    #[cold]
+    #[inline(never)]
+    fn control_goes_over(&mut self, b: &mut WorkArea, head: &[u8], env: &Env<'_>) -> bool {
+        b.control = None;
+        let Some(p) = b.pending else {
+            return true;
+        };
+        let route = usize::from(p.route);
+        // As in `start_control`: echo routes and the health route are never controlled.
+        if env.responses.echoes(route) || env.responses.is_health(route) {
+            return true;
+        }
+        let draw = crate::control::draw(env.now_us, env.stats.requests);
+        match crate::control::from_head(head, route == 0, draw) {
+            Ok(Some(c)) if c.delivery.is_some() => false,
+            Ok(None) => true,
+            read => {
+                b.control = read.transpose();
+                true
+            }
+        }
     }
 
     /// After [`Next::Upgrade`](crate::conn::Next::Upgrade) ([`Connection::take_handoff`]): the
@@ -103,6 +133,8 @@ impl Http1Conn {
             }
         }
         request.settings = std::mem::take(&mut b.h2c_settings);
+        request.head = std::mem::take(&mut b.journal_head);
+        request.control = b.control.take().map(Box::new);
         let input = std::mem::take(&mut b.input);
         pool.put(b);
         Some(Handoff {

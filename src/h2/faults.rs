@@ -69,8 +69,19 @@ impl State {
             }
             Delivery::SlowClose(ms) => How::SlowClose(ms),
         };
-        if !matches!(how, How::Stall | How::Garbage { .. }) {
-            env.stats.by_status[env.responses.status(route as usize) as usize] += 1;
+        let silent = matches!(how, How::Stall | How::Garbage { .. });
+        let status = if silent {
+            0
+        } else {
+            env.responses.status(route as usize)
+        };
+        if !silent {
+            env.stats.by_status[status as usize] += 1;
+        }
+        if self.keeps() {
+            // The journal's entry, recorded when the request came: its status (none sent for
+            // a stall, a hang or garbage, as HTTP/1 records them).
+            self.journal_kept(i, status, env);
         }
         let s = &mut self.streams[i];
         s.answering = true;

@@ -24,14 +24,17 @@ pub(super) struct RequestFields {
     pub(super) trailers: bool,
     /// Its content-length, and host against :authority.
     pub(super) semantics: super::conform::Semantics,
-    /// An `x-canned-control` field came (`--control`, which HTTP/2 does not serve: `unserved`).
-    pub(super) names_control: bool,
     /// Its regular fields (`--max-headers`: pseudo-headers stand for HTTP/1's request line,
     /// which is no field either).
     pub(super) count: usize,
     /// Its size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2: names and values
     /// of every field, 32 bytes more each): `--max-head-bytes`.
     pub(super) list_size: usize,
+    /// Keep each field as a line of [`RequestFields::lines`] (`--echo`, `--journal`: `echo`).
+    pub(super) capture: bool,
+    /// With `capture`: `name: value` CRLF per field, `:method` and `:path` aside (they make the
+    /// request line), in the order they came.
+    pub(super) lines: Vec<u8>,
 }
 
 impl RequestFields {
@@ -47,9 +50,23 @@ impl RequestFields {
         self.malformed = None;
         self.trailers = trailers;
         self.semantics.reset();
-        self.names_control = false;
         self.count = 0;
         self.list_size = 0;
+        self.lines.clear();
+    }
+
+    /// A field as a line for the echo and the journal: what the decoder gave, as it gave it.
+    /// At most SETTINGS_MAX_HEADER_LIST_SIZE in all, which the decoder enforces.
+    #[cold]
+    #[inline(never)]
+    fn keep_line(&mut self, name: &[u8], value: &[u8]) {
+        if name == b":method" || name == b":path" {
+            return;
+        }
+        self.lines.extend_from_slice(name);
+        self.lines.extend_from_slice(b": ");
+        self.lines.extend_from_slice(value);
+        self.lines.extend_from_slice(b"\r\n");
     }
 
     fn fail(&mut self, why: &'static str) {
@@ -59,6 +76,9 @@ impl RequestFields {
     /// One decoded field.
     pub(super) fn add(&mut self, f: Field<'_>) {
         let (name, value) = (f.name, f.value);
+        if self.capture {
+            self.keep_line(name, value);
+        }
         self.list_size += name.len() + value.len() + 32;
         if !valid_name(name) {
             self.fail("a field name with an uppercase letter or a byte outside tchar (§8.2.1)");
@@ -105,7 +125,6 @@ impl RequestFields {
             b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
             | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
             b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
-            b"x-canned-control" => self.names_control = true,
             _ => {}
         }
     }

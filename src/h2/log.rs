@@ -177,8 +177,9 @@ impl State {
         if s.grpc == grpc::Call::None {
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize).len(),
-                Own::Unserved => unserved::body(s.route as usize, responses).len(),
+                Own::Unserved => unserved::BODY.len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
+                Own::Kept => self.kept_len(s.id),
             };
             data = if s.head_only { 0 } else { body };
             self.response_headers(&s, data == 0, responses);

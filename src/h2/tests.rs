@@ -3,7 +3,9 @@
 
 use super::*;
 
-use crate::response::{Common, Spec};
+use crate::conn::{Next, Pool};
+use crate::frame::{Header, PREFACE, flag};
+use crate::response::{Common, Responses, Spec};
 use crate::stats::Stats;
 use std::sync::Arc;
 

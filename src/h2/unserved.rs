@@ -1,16 +1,12 @@
 //! What HTTP/2 streams do not serve yet, answered `501 Not Implemented` with one line that
-//! says why, never the route's answer: `--echo` (and `--control`'s httpbin echo paths),
-//! `--journal-path`, and a request that names a `--control` (a known query parameter, an
-//! `x-canned-control` field, or one of go-httpbin's paths). Each needs HTTP/1's machinery: the
-//! request's head and body kept as they came, read back by the echo, the journal's recorder
-//! and the control's grammar. Routed any other way, such a request would get the route's
-//! plain answer: an echo route's empty body, a journal that is neither read nor cleared, a
-//! `status=503` answered 200.
+//! says why, never the route's answer: a `--control` that asks for a delivery fault (stall,
+//! truncate, reset, drip, bandwidth, garbage, hang, slow-close; `control` reads it), which
+//! HTTP/1 applies to its connection's bytes. Routed any other way, such a request would get
+//! an answer that is not the one it asked for.
 //!
-//! An upgraded request (`Upgrade: h2c`) never reaches this: with `--echo` or `--control` on,
-//! HTTP/1 answers it and ignores its `Upgrade` (`h1::upgrade`).
+//! An upgraded request (`Upgrade: h2c`) never reaches this: HTTP/1 does not take the upgrade
+//! of a request whose control asks for a delivery fault, and answers it (`h1::upgrade`).
 
-use super::fields::RequestFields;
 use crate::echo::decimal;
 use crate::parser::{Error, Rule};
 use crate::response::Responses;
@@ -18,55 +14,15 @@ use crate::response::Responses;
 /// The status of a request HTTP/2 does not serve.
 pub(super) const STATUS: u16 = 501;
 
-/// Whether the request in `fields`, routed to `route`, asks for what HTTP/2 does not serve
-/// (see the module documentation), `control` saying whether `--control` is on. Looked at only
-/// when a route echoes or `--control` is on; `scratch` is left holding the request line the
-/// control's grammar reads.
-#[cold]
-#[inline(never)]
-pub(super) fn refused(
-    fields: &RequestFields,
-    route: usize,
-    responses: &Responses,
-    control: bool,
-    scratch: &mut Vec<u8>,
-) -> bool {
-    if responses.echoes(route) {
-        return true;
-    }
-    // As on HTTP/1 (`h1::control`): the health route is never controlled.
-    if !control || responses.is_health(route) {
-        return false;
-    }
-    if fields.names_control {
-        return true;
-    }
-    // The control's grammar reads an HTTP/1 head: only its request line's target matters
-    // here, since the field was looked for above; the draw decides nothing that is kept.
-    scratch.clear();
-    scratch.extend_from_slice(b"GET ");
-    scratch.extend_from_slice(&fields.path);
-    scratch.extend_from_slice(b" HTTP/1.1\r\n\r\n");
-    !matches!(crate::control::from_head(scratch, route == 0, 0), Ok(None))
-}
+/// The body of the refusal: what is not served, and what to do.
+pub(super) const BODY: &[u8] =
+    b"501 Not Implemented: --control's delivery faults are not available over HTTP/2 yet; use HTTP/1.1\n";
 
-/// The body of the refusal of a request to `route`: what is not served, and what to do.
-pub(super) fn body(route: usize, responses: &Responses) -> &'static [u8] {
-    if responses.is_journal(route) {
-        b"501 Not Implemented: the journal (--journal-path) is not available over HTTP/2 yet; use HTTP/1.1\n"
-    } else if responses.echoes(route) {
-        b"501 Not Implemented: the echo (--echo, --control's /anything) is not available over HTTP/2 yet; use HTTP/1.1\n"
-    } else {
-        b"501 Not Implemented: --control is not available over HTTP/2 yet; use HTTP/1.1\n"
-    }
-}
-
-/// Append the HTTP/1 head of the refusal of a request to `route` to `out`, for HPACK: the
-/// head of canned's own 501 (its `Server`, `Date` and content type), its `Content-Length`
-/// that of [`body`].
-pub(super) fn head(route: usize, responses: &Responses, out: &mut Vec<u8>) {
+/// Append the HTTP/1 head of the refusal to `out`, for HPACK: the head of canned's own 501
+/// (its `Server`, `Date` and content type), its `Content-Length` that of [`BODY`].
+pub(super) fn head(responses: &Responses, out: &mut Vec<u8>) {
     const LENGTH: &[u8] = b"content-length:";
-    let len = body(route, responses).len();
+    let len = BODY.len();
     let [start, rest, _] = responses.error(Rule::Request(Error::UnknownTransferCoding));
     for line in start
         .split_inclusive(|&c| c == b'\n')

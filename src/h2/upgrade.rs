@@ -85,6 +85,9 @@ impl Http2Conn {
         });
         s.upgraded_log(&h.log_words, env);
         s.advertise(env);
+        if s.fields.capture && s.keep_upgraded(&h.head, h.route, h.control.map(|c| *c), env) {
+            s.streams[0].error = super::Own::Kept;
+        }
         s.count_stream(env);
         s.answer(0, env);
         if !input.is_empty() {

@@ -166,6 +166,15 @@ impl Journal {
         self.with_entry(seq, |e| e.mutate = i as u16 + 1);
     }
 
+    /// Note the answer to entry `seq`, recorded before it was decided (an HTTP/2 stream whose
+    /// body was still to come): its status and its body's length.
+    pub fn set_answer(&self, seq: u64, status: u16, body_len: u64) {
+        self.with_entry(seq, |e| {
+            e.status = status;
+            e.body_len = body_len;
+        });
+    }
+
     /// Note that entry `seq` was refused for breaking `rule`.
     pub fn set_rule(&self, seq: u64, rule: Rule) {
         self.with_entry(seq, |e| e.rule = rule.index() as u8 + 1);

@@ -17,9 +17,9 @@ const BODY_LEN: usize = 40_000;
 const STREAM_WINDOW: u32 = 16_384;
 /// Streams opened at once per round: a GET of `/`, a GET of a 404 route, a HEAD of `/`, and
 /// five more GETs of `/` (eight times the body is more than the connection window, 65,535).
-const STREAMS: usize = 8;
+pub(crate) const STREAMS: usize = 8;
 
-fn push_frame(out: &mut Vec<u8>, k: u8, flags: u8, stream: u32, payload: &[u8]) {
+pub(crate) fn push_frame(out: &mut Vec<u8>, k: u8, flags: u8, stream: u32, payload: &[u8]) {
     let h = Header {
         len: payload.len() as u32,
         kind: k,
@@ -38,13 +38,13 @@ const GET_MISSING: &[u8] = &[
 ];
 const HEAD_ROOT: &[u8] = &[0x02, 4, b'H', b'E', b'A', b'D', 0x86, 0x84];
 
-struct Client {
-    s: TcpStream,
-    next_stream: u32,
+pub(crate) struct Client {
+    pub(crate) s: TcpStream,
+    pub(crate) next_stream: u32,
     /// Bytes read and not yet parsed (a partial frame carried over).
-    input: Vec<u8>,
-    have: usize,
-    out: Vec<u8>,
+    pub(crate) input: Vec<u8>,
+    pub(crate) have: usize,
+    pub(crate) out: Vec<u8>,
 }
 
 /// What one round saw.
@@ -63,18 +63,18 @@ fn same(got: Seen, want: &Seen) {
 }
 
 #[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
-struct Seen {
-    ended: usize,
-    data_frames: usize,
-    body_bytes: usize,
-    statuses_200: usize,
-    statuses_404: usize,
+pub(crate) struct Seen {
+    pub(crate) ended: usize,
+    pub(crate) data_frames: usize,
+    pub(crate) body_bytes: usize,
+    pub(crate) statuses_200: usize,
+    pub(crate) statuses_404: usize,
 }
 
 impl Client {
     /// Send `STREAMS` requests in one write, then read until every stream ended, giving the
     /// windows back after each read.
-    fn round(&mut self) -> Seen {
+    pub(crate) fn round(&mut self) -> Seen {
         self.out.clear();
         for i in 0..STREAMS {
             let block = match i {

@@ -112,6 +112,8 @@ const UNDECLARED: &[(&str, &str)] = &[
     ("http2", "mutate"),
     ("http2", "control"),
     ("http2", "echo"),
+    // HTTP/2 records its streams in the journal and reads the journal to a stream.
+    ("http2", "journal"),
     // The counters' JSON and Prometheus forms name every fault kind and catalogue id.
     ("stats", "faults"),
     ("stats", "mutate"),
@@ -280,6 +282,43 @@ fn imports_point_down_the_layers_and_form_no_circle() {
         "src/ breaks its layers (tests/suite/architecture.rs):\n{}",
         problems.join("\n")
     );
+}
+
+/// The most code lines a file of `src/` holds: a file that grows past it has two concerns.
+const MAX_CODE_LINES: usize = 650;
+
+/// Files allowed past [`MAX_CODE_LINES`]: (path, why).
+const LONG_FILES: &[(&str, &str)] = &[
+    // One grammar, read top to bottom beside its byte tables: split, it reads worse.
+    ("src/parser.rs", "the request-head grammar"),
+];
+
+/// Lines of code: neither blank nor only a comment (`//`, `///`, `//!`).
+fn code_lines(text: &str) -> usize {
+    text.lines()
+        .map(str::trim_start)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+#[test]
+fn no_file_but_the_parser_is_over_650_code_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    read_tree(&src, &src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| !LONG_FILES.iter().any(|(p, _)| p == path))
+        .map(|(path, text)| (path, code_lines(text)))
+        .filter(|&(_, n)| n > MAX_CODE_LINES)
+        .map(|(path, n)| format!("{path}: {n} code lines"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "over {MAX_CODE_LINES} code lines: split by concern (tests/suite/architecture.rs, LONG_FILES):\n{}",
+        long.join("\n")
+    );
+    assert_eq!(code_lines("// a\n\n  /// b\nfn f() {}\n    //! c\n}\n"), 2);
 }
 
 /// docs/architecture.md's Layout section shows the same layers as [`LAYERS`], in the same order.

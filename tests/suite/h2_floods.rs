@@ -729,6 +729,9 @@ fn held_at_the_bounds(label: &str, extra: &[&str]) {
     args.extend_from_slice(extra);
     let p = Proc::start(&args);
     still_answers(p.addr);
+    if extra.contains(&"--journal-path") {
+        fill_the_journal(p.addr);
+    }
     let before = p.rss_kib();
     // Each waiting stream asks for a 4,000-byte path: what a stream keeps of its request (its
     // log line's path, with `--access-log`) is part of the bound.
@@ -777,6 +780,26 @@ fn held_at_the_bounds(label: &str, extra: &[&str]) {
     drop(conns);
     still_answers(p.addr);
     let _ = std::fs::remove_file(&path);
+}
+
+/// Fill the journal's ring (1,000 entries) with requests as long as the waiting streams' of
+/// `held_at_the_bounds`, over HTTP/1: the ring is the journal's, taken once and touched as
+/// entries are written, whatever the connections; it is not a connection's memory.
+fn fill_the_journal(addr: SocketAddr) {
+    let head = format!("HEAD /{} HTTP/1.1\r\nHost: x\r\n\r\n", "p".repeat(3_999));
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(time_bound(Duration::from_secs(10))))
+        .unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    for _ in 0..10 {
+        s.write_all(head.repeat(100).as_bytes()).unwrap();
+        let mut got = Vec::new();
+        while got.windows(9).filter(|w| w == b"HTTP/1.1 ").count() < 100 {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "closed while filling the journal");
+            got.extend_from_slice(&buf[..n]);
+        }
+    }
 }
 
 /// The budgets leave real clients alone: h2load uploading a 20 KB body with each of 3,000

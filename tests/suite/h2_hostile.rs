@@ -621,3 +621,65 @@ print('ok')
         "trailers after a 413",
     );
 }
+
+/// POST /e (:method POST, :scheme http, :path "/e" as a literal without indexing).
+const POST_ECHO: &[u8] = &[0x83, 0x86, 0x04, 0x02, b'/', b'e'];
+
+/// Connections that open 64 streams each to an echo path and send 160 KiB of body on each
+/// (10 MiB a connection), never ending them and never reading: canned keeps at most 4 MiB of
+/// echoes per connection (docs/http2.md, Echo and the journal) and refuses the stream that
+/// would go past it with RST_STREAM REFUSED_STREAM, so RSS per connection stays within that,
+/// the allocator's slack (a quarter more) and the bound of docs/http2.md, and the server
+/// still answers.
+#[test]
+fn streams_that_send_large_bodies_to_an_echo_and_never_read() {
+    const STREAMS: u32 = 64;
+    const BODY: usize = 160 * 1024;
+    const N: u64 = 4;
+    let p = Proc::start(&["--workers", "1", "--no-date", "--echo", "/e"]);
+    still_answers(p.addr);
+    let before = settled_rss(&p);
+    let mut conns = Vec::new();
+    for _ in 0..N {
+        let mut w = Wire::new(small_connect(p.addr));
+        let mut b = hello_with(&[]);
+        for i in 0..STREAMS {
+            b.extend(frame(
+                kind::HEADERS,
+                flag::END_HEADERS,
+                1 + 2 * i,
+                POST_ECHO,
+            ));
+        }
+        w.s.write_all(&b).unwrap();
+        let piece = vec![b'x'; 16 * 1024];
+        for _ in 0..BODY / piece.len() {
+            for i in 0..STREAMS {
+                w.s.write_all(&frame(kind::DATA, 0, 1 + 2 * i, &piece))
+                    .unwrap();
+            }
+        }
+        conns.push(w);
+    }
+    let grown = settled_rss(&p).saturating_sub(before);
+    let refused = ErrorCode::RefusedStream as u32;
+    for w in &mut conns {
+        w.until(|fs| {
+            fs.iter()
+                .any(|(h, p)| h.kind == kind::RST_STREAM && p[..] == refused.to_be_bytes())
+        });
+    }
+    let held = grown.saturating_sub(emulation_slack_kib());
+    eprintln!(
+        "echoes never ended: RSS grew {grown} KiB over {N} connections, {} KiB each",
+        grown / N
+    );
+    let bound = 5 * 1024 + DOCUMENTED_KIB_PER_CONN;
+    assert!(
+        held / N < bound,
+        "{} KiB per connection, over 4 MiB of echoes, a quarter more, and docs/http2.md's {DOCUMENTED_KIB_PER_CONN}",
+        held / N
+    );
+    drop(conns);
+    still_answers(p.addr);
+}

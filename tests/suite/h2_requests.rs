@@ -605,3 +605,94 @@ fn access_log_keeps_a_bounded_prefix_per_open_stream() {
         "{with} KiB with the log, {without} without"
     );
 }
+
+/// The DATA payloads of `stream`, in order.
+fn body_of(fs: &Frames, stream: u32) -> Vec<u8> {
+    fs.iter()
+        .filter(|(h, _)| h.kind == kind::DATA && h.stream == stream)
+        .flat_map(|(_, p)| p.clone())
+        .collect()
+}
+
+/// `--echo` over HTTP/2 with raw frames: two streams' bodies interleaved in pieces, one with
+/// trailers, each echoed whole and alone (fields in the order sent, `:authority` among them,
+/// the trailers after the body); a body over `--max-body-bytes` answered 413 as HTTP/1's
+/// echo does; HEAD gets the echo's length alone; then the journal holds the requests as
+/// HTTP/2 received them. 1 and 2 workers.
+#[test]
+fn echo_streams_interleaved_with_trailers_and_a_413() {
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--echo",
+            "/e",
+            "--echo",
+            "/t=text",
+            "--max-body-bytes",
+            "100",
+            "--journal-path",
+            "/j",
+        ]);
+        let mut s = connect_quick(p.addr);
+        let mut b = hello();
+        b.extend(headers(
+            1,
+            false,
+            &request(b"POST", b"/e?q=1", &[(b"x-one", b"1")]),
+        ));
+        b.extend(headers(
+            3,
+            false,
+            &request(b"PUT", b"/t", &[(b"x-two", b"2")]),
+        ));
+        for piece in [&b"ab"[..], b"cd"] {
+            b.extend(frame(kind::DATA, 0, 1, piece));
+            b.extend(frame(kind::DATA, 0, 3, &piece.to_ascii_uppercase()));
+        }
+        b.extend(frame(kind::DATA, flag::END_STREAM, 1, b"e"));
+        b.extend(headers(3, true, &block(&[(b"x-trailer", b"t")])));
+        b.extend(headers(5, false, &request(b"POST", b"/e", &[])));
+        b.extend(frame(kind::DATA, flag::END_STREAM, 5, &[b'x'; 101]));
+        b.extend(headers(7, true, &request(b"HEAD", b"/e", &[])));
+        s.write_all(&b).unwrap();
+        let fs = frames_until(&mut s, |fs| [1, 3, 5, 7].iter().all(|&id| ended(fs, id)));
+        let mut got = statuses(&fs);
+        got.sort();
+        let want: Vec<(u32, String)> = [(1, "200"), (3, "200"), (5, "413"), (7, "200")]
+            .iter()
+            .map(|&(id, s)| (id, s.to_string()))
+            .collect();
+        assert_eq!(got, want, "{workers} workers");
+        let json = String::from_utf8(body_of(&fs, 1)).unwrap();
+        assert!(
+            json.starts_with(
+                r#"{"method":"POST","target":"/e?q=1","path":"/e","query":"q=1","version":"HTTP/2","headers":[{"name":":scheme","value":"http"},{"name":":authority","value":"x"},{"name":"x-one","value":"1"}],"body":"abcde","trailers":[],"request_index":"#
+            ),
+            "{json}"
+        );
+        let text = String::from_utf8(body_of(&fs, 3)).unwrap();
+        assert_eq!(text, ":scheme: http\n:authority: x\nx-two: 2\n");
+        assert!(body_of(&fs, 7).is_empty());
+
+        // The text format shows no body nor trailers: the JSON of stream 3 does.
+        let mut s = connect_quick(p.addr);
+        let mut b = hello();
+        b.extend(headers(1, false, &request(b"PUT", b"/e", &[])));
+        b.extend(frame(kind::DATA, 0, 1, b"AB"));
+        b.extend(headers(1, true, &block(&[(b"x-trailer", b"t")])));
+        b.extend(headers(3, true, &request(b"GET", b"/j", &[])));
+        s.write_all(&b).unwrap();
+        let fs = frames_until(&mut s, |fs| ended(fs, 1) && ended(fs, 3));
+        let json = String::from_utf8(body_of(&fs, 1)).unwrap();
+        assert!(
+            json.contains(r#""body":"AB","trailers":[{"name":"x-trailer","value":"t"}]"#),
+            "{json}"
+        );
+        let journal = String::from_utf8(body_of(&fs, 3)).unwrap();
+        assert!(
+            journal.contains(r#""method":"PUT","target":"/t","headers":[[":scheme","http"],[":authority","x"],["x-two","2"]],"body_length":4,"status":200"#),
+            "{workers} workers: {journal}"
+        );
+    }
+}

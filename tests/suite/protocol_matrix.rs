@@ -511,10 +511,29 @@ fn mutate() {
 
 // --- --echo -------------------------------------------------------------------------------------
 
-const ECHO_REFUSED: &str = "501 Not Implemented: the echo (--echo, --control's /anything) is not available over HTTP/2 yet; use HTTP/1.1\n";
-const JOURNAL_REFUSED: &str = "501 Not Implemented: the journal (--journal-path) is not available over HTTP/2 yet; use HTTP/1.1\n";
-const CONTROL_REFUSED: &str =
-    "501 Not Implemented: --control is not available over HTTP/2 yet; use HTTP/1.1\n";
+const CONTROL_REFUSED: &str = "501 Not Implemented: --control's delivery faults are not available over HTTP/2 yet; use HTTP/1.1\n";
+
+/// The echo's JSON of a GET of `/e`: its request line as each protocol received it (HTTP/2's
+/// `:method` and `:path`, then `HTTP/2`; the upgraded request is HTTP/1.1's).
+fn echoed_get(g: &Got, _: SocketAddr) {
+    assert_eq!(g.status, 200);
+    assert_eq!(g.field("content-type"), Some("application/json"));
+    let length = g.body.len().to_string();
+    assert_eq!(g.field("content-length"), Some(length.as_str()));
+    assert!(
+        g.text().starts_with(r#"{"method":"GET","target":"/e""#),
+        "{}",
+        g.text()
+    );
+    let version = if g.version == "2" && !g.text().contains(r#""name":"Upgrade""#) {
+        r#""version":"HTTP/2""#
+    } else {
+        r#""version":"HTTP/1.1""#
+    };
+    assert!(g.text().contains(version), "{}", g.text());
+    assert!(g.text().contains(r#""request_index":1"#), "{}", g.text());
+    assert!(g.text().contains(r#""client":"127.0.0.1:"#), "{}", g.text());
+}
 
 #[test]
 fn echo() {
@@ -524,70 +543,124 @@ fn echo() {
             "/e",
             "--echo",
             "/t=text",
+            "--echo",
+            "/b=body",
             "--route",
             "/a=200:hello",
         ],
         &[
-            Row::new("GET, JSON", "/e", |g, _| {
-                assert_eq!(g.status, 200);
-                assert!(g.text().starts_with(r#"{"method":"GET","target":"/e""#));
-            })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            Row::new("GET, JSON", "/e", echoed_get)
+                .h2(Want::Check(echoed_get))
+                .upgrade(Want::Check(echoed_get)),
+            // A request with a body is answered in HTTP/1.1: no upgrade (docs/http2.md, Upgrade).
             Row::new("POST, JSON", "/e", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().contains(r#""body":"hi""#), "{}", g.text());
+                assert!(g.text().contains(r#""method":"POST""#), "{}", g.text());
             })
             .curl(&["-d", "hi"])
-            .h2(Want::Refused(501, ECHO_REFUSED))
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""body":"hi""#), "{}", g.text());
+                assert!(g.text().contains(r#""name":"content-length","value":"2""#));
+            }))
             .upgrade(Want::Declined),
+            // HTTP/2's field names come lowercase, its pseudo-headers under their own names.
             Row::new("GET, text", "/t", |g, _| {
                 assert_eq!(g.status, 200);
-                assert!(g.text().contains("User-Agent: curl/"), "{}", g.text());
+                let text = g.text().to_ascii_lowercase();
+                assert!(text.contains("\nuser-agent: curl/"), "{}", g.text());
+                assert!(text.contains("\naccept: */*\n"), "{}", g.text());
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(":scheme: http\n:authority: 127.0.0.1:")
+                );
+                assert!(g.text().contains("\nuser-agent: curl/"), "{}", g.text());
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with("Host: 127.0.0.1:"), "{}", g.text());
+                assert!(g.text().contains("\nUpgrade: h2c\n"), "{}", g.text());
+            })),
+            Row::new("POST, the body alone", "/b", |g, _| whole(g, 200, "a body"))
+                .curl(&["--data-binary", "a body"])
+                .upgrade(Want::Declined),
             Row::new("HEAD", "/e", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.body.is_empty());
+                let length: usize = g.field("content-length").unwrap().parse().unwrap();
+                assert!(length > 100, "the length of the echo it would be: {length}");
             })
             .curl(&["-I"])
             .h2(Want::Check(|g, _| {
-                assert_eq!(g.status, 501);
+                assert_eq!(g.status, 200);
                 assert!(g.body.is_empty());
-                let length = ECHO_REFUSED.len().to_string();
-                assert_eq!(g.field("content-length"), Some(length.as_str()));
+                let length: usize = g.field("content-length").unwrap().parse().unwrap();
+                assert!(length > 100, "the length of the echo it would be: {length}");
             }))
-            .upgrade(Want::Declined),
-            // Beside an echo, a route is a route on every protocol; the upgrade is not taken.
-            Row::new("a route beside it", "/a", |g, _| whole(g, 200, "hello"))
-                .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.body.is_empty());
+            })),
+            // Beside an echo, a route is a route on every protocol.
+            Row::new("a route beside it", "/a", |g, _| whole(g, 200, "hello")),
         ],
     );
 }
 
 // --- the journal --------------------------------------------------------------------------------
 
+/// The journal's JSON: its entries, and a request to `/x` among them when `/x` was asked.
+fn journal_read(g: &Got, _: SocketAddr) {
+    assert_eq!(g.status, 200);
+    assert_eq!(g.field("content-type"), Some("application/json"));
+    assert!(
+        g.text().starts_with(r#"{"capacity":1000,"recorded":"#),
+        "{}",
+        g.text()
+    );
+    assert!(g.text().ends_with("]}\n"), "{}", g.text());
+}
+
 #[test]
 fn journal() {
     run(
         &["--workers", "1", "--journal-path", "/j"],
         &[
-            Row::new("GET", "/j", |g, _| {
-                assert_eq!(g.status, 200);
-                assert!(g.text().contains(r#""entries":["#), "{}", g.text());
+            Row::new("GET", "/j", journal_read)
+                .h2(Want::Check(journal_read))
+                .upgrade(Want::Check(journal_read)),
+            // Every protocol's requests are recorded: the one before is the last entry, with
+            // its request line as received (HTTP/2's `:method` and `:path`).
+            Row::new("a request, then the journal", "/x", |g, _| {
+                whole(g, 200, HELLO)
             })
-            .h2(Want::Refused(501, JOURNAL_REFUSED))
-            .upgrade(Want::Declined),
-            // HTTP/2's DELETE clears nothing, and says so.
+            .same(&["content-type", "content-length"]),
+            Row::new("the journal after /x", "/j", |g, _| {
+                journal_read(g, SocketAddr::from(([0, 0, 0, 0], 0)));
+                assert!(
+                    g.text().contains(r#""method":"GET","target":"/x""#),
+                    "{}",
+                    g.text()
+                );
+            }),
             Row::new("DELETE", "/j", |g, _| {
                 assert_eq!(g.status, 200);
-                assert!(g.text().contains(r#""recorded":0"#), "{}", g.text());
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
             })
             .curl(&["-X", "DELETE"])
-            .h2(Want::Refused(501, JOURNAL_REFUSED))
-            .upgrade(Want::Declined),
-            Row::new("another path", "/x", |g, _| whole(g, 200, HELLO)).upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().contains(r#""entries":[]}"#), "{}", g.text());
+            })),
+            Row::new("another path", "/x", |g, _| whole(g, 200, HELLO)),
         ],
     );
 }
@@ -602,28 +675,45 @@ fn control() {
             Row::new("a query's status", "/?status=503", |g, _| {
                 whole(g, 503, HELLO)
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
-            .upgrade(Want::Declined),
+            // The upgrade is taken, and HTTP/2 answers the control.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.version, "2", "HTTP/2 answers");
+                whole(g, 503, HELLO);
+            })),
             Row::new("x-canned-control", "/a", |g, _| whole(g, 418, "hello"))
-                .curl(&["-H", "X-Canned-Control: status=418"])
-                .h2(Want::Refused(501, CONTROL_REFUSED))
-                .upgrade(Want::Declined),
+                .curl(&["-H", "X-Canned-Control: status=418"]),
             Row::new("a bad control", "/?delay=forever", |g, _| {
                 assert_eq!(g.status, 400)
-            })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
-            .upgrade(Want::Declined),
+            }),
             Row::new("httpbin /status/CODE", "/status/418", |g, _| {
                 whole(g, 418, "")
+            }),
+            Row::new("a delay", "/a?delay=150ms", |g, _| {
+                whole(g, 200, "hello");
+                not_before(g, 150);
+            }),
+            Row::new("an error fault", "/a?fault=error:502:bad", |g, _| {
+                whole(g, 502, "bad")
+            }),
+            Row::new("a redirect", "/redirect-to?url=/x", |g, _| {
+                assert_eq!(g.status, 302);
+                assert_eq!(g.field("location"), Some("/x"));
+            })
+            .same(&["content-type", "content-length", "location"]),
+            // A delivery fault is HTTP/1's alone: HTTP/2 refuses it, and an Upgrade is not taken
+            // for it (docs/http2.md).
+            Row::new("a delivery fault", "/a?fault=truncate:2", |g, _| {
+                assert_ne!(g.exit, 0, "the answer cut after 2 bytes");
             })
             .h2(Want::Refused(501, CONTROL_REFUSED))
-            .upgrade(Want::Declined),
+            .upgrade(Want::Check(|g, _| {
+                assert_ne!(g.exit, 0, "HTTP/1.1's answer cut after 2 bytes");
+            })),
             Row::new("httpbin /bytes/N", "/bytes/10", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.body.len(), 10);
-            })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
-            .upgrade(Want::Declined),
+            }),
+            // go-httpbin's echo paths are echo routes: HTTP/2 echoes them as it does `--echo`.
             Row::new("httpbin /anything", "/anything", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(
@@ -631,38 +721,63 @@ fn control() {
                         .starts_with(r#"{"method":"GET","target":"/anything""#)
                 );
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(r#"{"method":"GET","target":"/anything""#)
+                );
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(
+                    g.text()
+                        .starts_with(r#"{"method":"GET","target":"/anything""#)
+                );
+                assert!(g.text().contains(r#""version":"HTTP/1.1""#));
+            })),
             Row::new("httpbin /ip", "/ip", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"origin":"127.0.0.1","client":"#));
+            })),
             Row::new("httpbin /headers", "/headers", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            // The upgraded request's head is HTTP/1.1's, its Upgrade fields among them.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert!(g.text().starts_with(r#"{"headers":{"Host":["#));
+                assert!(g.text().contains(r#""Upgrade":["h2c"]"#), "{}", g.text());
+            })),
             Row::new("httpbin /user-agent", "/user-agent", |g, _| {
                 assert_eq!(g.status, 200);
                 assert!(g.text().starts_with(r#"{"user-agent":"curl/"#));
-            })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            }),
             Row::new("httpbin /uuid", "/uuid", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
             })
-            .h2(Want::Refused(501, ECHO_REFUSED))
-            .upgrade(Want::Declined),
+            .h2(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
+            }))
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.status, 200);
+                assert_eq!(g.text().len(), r#"{"uuid":""}"#.len() + 37);
+            })),
             Row::new("no control: the route", "/a?x=1", |g, _| {
                 whole(g, 200, "hello")
-            })
-            .upgrade(Want::Declined),
-            Row::new("no control: the default", "/", |g, _| whole(g, 200, HELLO))
-                .upgrade(Want::Declined),
+            }),
+            Row::new("no control: the default", "/", |g, _| whole(g, 200, HELLO)),
         ],
     );
 }

@@ -1,0 +1,479 @@
+//! `--echo` and `--journal` over HTTP/2: a stream's request kept as an HTTP/1 head would be,
+//! so that the echo's formats and the journal read it the same way. Its request line is
+//! `:method`, `:path` and `HTTP/2`; its fields follow in the order HPACK decoded them, the
+//! other pseudo-headers (`:scheme`, `:authority`) among them under their own names; then its
+//! body from its DATA frames, then its trailers. A request upgraded from HTTP/1.1 keeps the
+//! HTTP/1.1 head it came with.
+//!
+//! Kept only for a stream that echoes or is journaled, in a slot of the connection whose
+//! buffer is reused by the next one: a steady stream of echoes allocates nothing once the
+//! slots have grown. Bounded: a stream's echoed body by `--max-body-bytes` or
+//! [`DEFAULT_MAX_BODY`] (413 past it, as HTTP/1's echo), and everything a connection keeps,
+//! requests and rendered answers, by [`ECHO_CONN_BYTES`]: the stream that would go past it is
+//! refused with RST_STREAM REFUSED_STREAM, which a client may retry (RFC 9113 §8.7).
+//! The journal's path is sent a piece at a time, as over HTTP/1, a piece held at once.
+
+use super::control::Asked;
+use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
+use super::{Env, Failed, OUT_HIGH, Own, State, Stream, stream_error};
+use crate::control::{Control, Refusal};
+use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
+use crate::frame::{ErrorCode, Header, flag, kind};
+use crate::journal::Record;
+use crate::parser::Rule;
+use crate::response::{KeepAliveForm, Responses};
+
+/// How a new stream is answered, as far as the echo and the journal say.
+pub(super) enum Keep {
+    /// As any stream (it may be journaled).
+    Plain,
+    /// From its slot: the echo, the journal, or the answer its control chose.
+    Slot,
+    /// Its declared body is over the echo's bound: 413.
+    TooLarge,
+}
+
+/// The echo's body bound: `--max-body-bytes`, else [`DEFAULT_MAX_BODY`].
+fn body_limit(max_body: u64) -> u64 {
+    match max_body {
+        u64::MAX => DEFAULT_MAX_BODY,
+        n => n,
+    }
+}
+
+impl State {
+    /// A new request on `stream`, routed to `route`, when `--echo`, `--journal` or
+    /// `--control` is on: how it is answered, its control read and its request kept.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_or_refuse<W>(
+        &mut self,
+        stream: u32,
+        route: usize,
+        env: &Env<'_, W>,
+    ) -> Result<Own, Failed> {
+        let asked = match env.settings.switches.control() {
+            true => self.control_of(route, env),
+            false => Asked::None,
+        };
+        let keep = match asked {
+            Asked::Unserved => return Ok(Own::Unserved),
+            Asked::Answer(a) => self.keep_request(stream, route, Some(a), env)?,
+            Asked::None => self.keep_request(stream, route, None, env)?,
+        };
+        Ok(match keep {
+            Keep::Plain => Own::Route,
+            Keep::Slot => Own::Kept,
+            Keep::TooLarge => Own::Refused(Rule::BodyTooLarge),
+        })
+    }
+
+    /// The fields of the block just decoded are a new request on `stream`, routed to `route`:
+    /// keep it if it echoes or is journaled.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_request<W>(
+        &mut self,
+        stream: u32,
+        route: usize,
+        asked: Option<Result<Control, Refusal>>,
+        env: &Env<'_, W>,
+    ) -> Result<Keep, Failed> {
+        let r = env.responses;
+        let echoes = r.echoes(route);
+        let journaled =
+            env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
+        if !echoes && asked.is_none() {
+            if journaled {
+                self.record_now(stream, env);
+            }
+            return Ok(Keep::Plain);
+        }
+        let limit = body_limit(env.settings.conn_limits.max_body);
+        if echoes
+            && self
+                .fields
+                .semantics
+                .content_length
+                .is_some_and(|n| n > limit)
+        {
+            return Ok(Keep::TooLarge);
+        }
+        let f = &self.fields;
+        let head_len = f.method.len() + f.path.len() + b"  HTTP/2\r\n\r\n".len() + f.lines.len();
+        let free = self.echo.find(0);
+        if !self.echo.room(free, head_len) {
+            return Err(stream_error(ErrorCode::RefusedStream, stream));
+        }
+        let at = self.echo.take_slot(stream);
+        let k = &mut self.echo.slots[at];
+        k.buf.extend_from_slice(&f.method);
+        k.buf.push(b' ');
+        k.buf.extend_from_slice(&f.path);
+        k.buf.extend_from_slice(b" HTTP/2\r\n");
+        k.buf.extend_from_slice(&f.lines);
+        k.buf.extend_from_slice(b"\r\n");
+        k.head_len = k.buf.len();
+        k.body_end = k.buf.len();
+        k.echoes = echoes;
+        k.journaled = journaled;
+        let slot = echoes || asked.is_some();
+        k.asked = asked;
+        Ok(if slot { Keep::Slot } else { Keep::Plain })
+    }
+
+    /// Record the request just decoded on `stream` in the journal now, as the echo shows it,
+    /// its answer noted when it is decided ([`State::journal_kept`]): a stream waiting for
+    /// its body keeps nothing of its head.
+    fn record_now<W>(&mut self, stream: u32, env: &Env<'_, W>) {
+        let Some(j) = env.features.journal.as_deref() else {
+            return;
+        };
+        let f = &self.fields;
+        let head = &mut self.head;
+        head.clear();
+        head.extend_from_slice(&f.method);
+        head.push(b' ');
+        head.extend_from_slice(&f.path);
+        head.extend_from_slice(b" HTTP/2\r\n");
+        head.extend_from_slice(&f.lines);
+        head.extend_from_slice(b"\r\n");
+        let seq = j.journal.record(&Record {
+            head,
+            peer: j.peer,
+            body_len: 0,
+            status: 0,
+        });
+        self.echo.recorded.push((stream, seq));
+    }
+
+    /// Keep the HTTP/1.1 head of a request upgraded to HTTP/2 (stream 1), and the control HTTP/1
+    /// read from it; returns whether it is answered from its slot.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_upgraded<W>(
+        &mut self,
+        head: &[u8],
+        route: usize,
+        asked: Option<Result<Control, Refusal>>,
+        env: &Env<'_, W>,
+    ) -> bool {
+        let r = env.responses;
+        let echoes = r.echoes(route);
+        let journaled =
+            env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
+        if !echoes && !journaled && asked.is_none() {
+            return false;
+        }
+        let at = self.echo.take_slot(1);
+        let k = &mut self.echo.slots[at];
+        k.buf.extend_from_slice(head);
+        k.head_len = k.buf.len();
+        k.body_end = k.buf.len();
+        k.echoes = echoes;
+        k.journaled = journaled;
+        k.asked = asked;
+        echoes || asked.is_some()
+    }
+
+    /// DATA of stream `i`, which echoes: keep it, within the stream's and the connection's
+    /// bounds. Returns false when the stream was refused (413) instead.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_body<W>(
+        &mut self,
+        i: usize,
+        data: &[u8],
+        env: &mut Env<'_, W>,
+    ) -> Result<bool, Failed> {
+        let stream = self.streams[i].id;
+        let Some(at) = self.echo.find(stream) else {
+            return Ok(true);
+        };
+        if !self.echo.slots[at].echoes || env.responses.is_journal(self.streams[i].route.into()) {
+            return Ok(true);
+        }
+        let limit = body_limit(env.settings.conn_limits.max_body);
+        let k = &self.echo.slots[at];
+        if (k.body_end - k.head_len + data.len()) as u64 > limit {
+            self.echo.free(at);
+            self.body_too_large(i, env);
+            return Ok(false);
+        }
+        if !self.echo.room(Some(at), data.len()) {
+            self.echo.free(at);
+            return Err(stream_error(ErrorCode::RefusedStream, stream));
+        }
+        let k = &mut self.echo.slots[at];
+        k.buf.extend_from_slice(data);
+        k.body_end = k.buf.len();
+        Ok(true)
+    }
+
+    /// The trailers of stream `stream` were just decoded: keep them after its body.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_trailers(&mut self, stream: u32) {
+        if let Some(at) = self.echo.find(stream) {
+            let k = &mut self.echo.slots[at];
+            if k.echoes {
+                k.buf.extend_from_slice(&self.fields.lines);
+            }
+        }
+    }
+
+    /// Stream `i`, answered from its slot, is answered: render its echo (or begin reading the
+    /// journal, or make the answer its control chose) into its slot, in place of its request.
+    /// Returns the status sent, or `None` when it was refused instead.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn answer_kept<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> Option<u16> {
+        let s = self.streams[i];
+        let route = usize::from(s.route);
+        let Some(at) = self.echo.find(s.id) else {
+            return Some(env.responses.status(route));
+        };
+        let delay = env.settings.switches.delay_us;
+        if let Some(asked) = self.echo.slots[at].asked {
+            return Some(self.answer_control(i, at, asked, env));
+        }
+        // Recorded before its request gives way to its answer.
+        self.journal_kept(i, env.responses.status(route), env);
+        let client = env.features.client.unwrap_or_default();
+        let kept = &mut self.echo;
+        let k = &kept.slots[at];
+        let echoed = Echoed::new(&k.buf, k.head_len, k.body_end, self.served)
+            .with_addresses(client.peer, client.local);
+        let out = &mut kept.spare;
+        out.clear();
+        let mut refill = Refill::None;
+        let mut length = None;
+        if let Some(j) =
+            (env.features.journal.as_deref()).filter(|_| env.responses.is_journal(route))
+        {
+            if echoed.request_line().0 == b"DELETE" {
+                j.journal.clear();
+            }
+            if !s.head_only {
+                refill = Refill::Journal(j.journal.begin_reading(out));
+            }
+        } else {
+            let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
+            if s.head_only {
+                length = Some(rendered_len(format, &echoed));
+            } else {
+                render(format, &echoed, out);
+                length = Some(out.len());
+            }
+        }
+        let k = &mut kept.slots[at];
+        std::mem::swap(&mut k.buf, &mut kept.spare);
+        kept.spare.clear();
+        if kept.spare.capacity() > SLOT_KEEP {
+            kept.spare = Vec::new();
+        }
+        k.answered = true;
+        k.length = length;
+        k.refill = refill;
+        k.hold_until_us = if delay > 0 { env.now_us + delay } else { 0 };
+        if kept.held() > ECHO_CONN_BYTES {
+            // Rendered larger than the request it was made from (escapes, base64): a refusal
+            // now would lose nothing the client cannot ask again.
+            kept.free(at);
+            self.fail(stream_error(ErrorCode::RefusedStream, s.id), env);
+            return None;
+        }
+        Some(env.responses.status(route))
+    }
+
+    /// Record stream `i`'s request in the journal, answered with `status`, if it is journaled;
+    /// its slot is freed unless it is answered from it. Called when `--echo`, `--journal` or
+    /// `--control` is on.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn journal_kept<W>(&mut self, i: usize, status: u16, env: &mut Env<'_, W>) {
+        if !self.keeps() {
+            return;
+        }
+        let s = self.streams[i];
+        if let Some(r) = self.echo.recorded.iter().position(|r| r.0 == s.id) {
+            let (_, seq) = self.echo.recorded.swap_remove(r);
+            if let Some(j) = env.features.journal.as_deref_mut() {
+                j.journal.set_answer(seq, status, s.received);
+                j.seq = seq;
+            }
+            return;
+        }
+        let Some(at) = self.echo.find(s.id) else {
+            return;
+        };
+        let k = &mut self.echo.slots[at];
+        if std::mem::take(&mut k.journaled) && !k.answered {
+            if let Some(j) = env.features.journal.as_deref_mut() {
+                j.seq = j.journal.record(&Record {
+                    head: &k.buf[..k.head_len],
+                    peer: j.peer,
+                    body_len: s.received,
+                    status,
+                });
+            }
+        }
+        if !k.echoes && k.asked.is_none() {
+            self.echo.free(at);
+        }
+    }
+
+    /// Fill the output with stream `s`'s answer from its slot: its HEADERS, then DATA within
+    /// the windows, a journal's next piece read once the last one is sent. Returns whether it
+    /// is all sent.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pump_kept<W>(&mut self, s: &mut Stream, env: &Env<'_, W>) -> bool {
+        let Some(at) = self.echo.find(s.id) else {
+            return true;
+        };
+        if !s.headers_sent {
+            let k = &mut self.echo.slots[at];
+            if k.hold_until_us > env.now_us {
+                return false;
+            }
+            k.hold_until_us = 0;
+            let no_body = k.control.is_some_and(|c| c.no_body);
+            let empty = s.head_only || no_body || k.length == Some(0);
+            self.response_headers(s, empty, env.responses);
+            s.headers_sent = true;
+            if empty {
+                return true;
+            }
+        }
+        let chunk = env.settings.conn_limits.body_chunk.max(1);
+        let k = &mut self.echo.slots[at];
+        while self.out.len() - self.out_pos < OUT_HIGH {
+            if s.at == k.buf.len() {
+                if !refill(k, chunk, env) {
+                    return true;
+                }
+                s.at = 0;
+            }
+            let n = (k.buf.len() - s.at)
+                .min(self.peer_max_frame as usize)
+                .min(s.window.max(0) as usize)
+                .min(self.window.max(0) as usize);
+            if n == 0 {
+                return false;
+            }
+            let end = s.at + n == k.buf.len() && matches!(k.refill, Refill::None);
+            let h = Header {
+                len: n as u32,
+                kind: kind::DATA,
+                flags: if end { flag::END_STREAM } else { 0 },
+                stream: s.id,
+            };
+            self.out.extend_from_slice(&h.encode());
+            self.out.extend_from_slice(&k.buf[s.at..s.at + n]);
+            s.at += n;
+            s.window -= n as i64;
+            self.window -= n as i64;
+            if end {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The length of stream `id`'s answer from its slot, as far as known (the access log).
+    pub(super) fn kept_len(&self, id: u32) -> usize {
+        let at = self.echo.find(id);
+        at.and_then(|at| self.echo.slots[at].length).unwrap_or(0)
+    }
+
+    /// Stream `id`, answered from its slot, is done: free the slot.
+    pub(super) fn kept_done(&mut self, id: u32) {
+        if let Some(at) = self.echo.find(id) {
+            self.echo.free(at);
+        }
+    }
+
+    /// Free the slots of streams gone (reset by either side, or refused).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn sweep_kept(&mut self) {
+        let streams = &self.streams;
+        (self.echo.recorded).retain(|r| streams.iter().any(|s| s.id == r.0));
+        for at in 0..self.echo.slots.len() {
+            let id = self.echo.slots[at].stream;
+            if id != 0 && !self.streams.iter().any(|s| s.id == id) {
+                self.echo.free(at);
+            }
+        }
+    }
+
+    /// Whether any slot is in use.
+    pub(super) fn keeps(&self) -> bool {
+        self.echo.busy > 0 || !self.echo.recorded.is_empty()
+    }
+
+    /// The HTTP/1 head of stream `s`'s answer from its slot, in [`State::head`]: the route's,
+    /// with the echo's length, or without one for the journal (HTTP/2 needs none); or the
+    /// head its control chose.
+    pub(super) fn kept_head(&mut self, id: u32, route: usize, responses: &Responses) {
+        let at = self.echo.find(id);
+        let length = at.and_then(|at| self.echo.slots[at].length);
+        if let Some(c) = at.and_then(|at| self.echo.slots[at].control) {
+            return super::control::controlled_head(c, route, length, responses, &mut self.head);
+        }
+        match length {
+            Some(n) => {
+                let mut digits = [0u8; 20];
+                let n = decimal(n as u64, &mut digits);
+                responses.append_sized_head(route, KeepAliveForm::KeepAlive11, n, &mut self.head);
+            }
+            None => responses.append_unsized_head(
+                route,
+                KeepAliveForm::KeepAlive11,
+                false,
+                &mut self.head,
+            ),
+        }
+    }
+}
+
+/// Put the next piece of slot `k`'s answer in its buffer, once the last one is sent: the
+/// journal's next entries, the filler's next bytes, or the route body's. Returns false when
+/// there is none.
+fn refill<W>(k: &mut Slot, chunk: usize, env: &Env<'_, W>) -> bool {
+    k.buf.clear();
+    match &mut k.refill {
+        Refill::None => return false,
+        Refill::Journal(r) => match env.features.journal.as_deref() {
+            Some(j) => {
+                if j.journal.read_more(r, &mut k.buf, chunk) {
+                    k.refill = Refill::None;
+                }
+            }
+            None => return false,
+        },
+        Refill::Repeat { left, stars } => {
+            let block = match stars {
+                true => env.responses.stars(),
+                false => env.responses.filler(),
+            };
+            let n = (*left).min(block.len() as u64).min(chunk as u64) as usize;
+            k.buf.extend_from_slice(&block[..n]);
+            *left -= n as u64;
+            if *left == 0 || n == 0 {
+                k.refill = Refill::None;
+            }
+        }
+        Refill::Route { route, at } => {
+            let body = env.responses.body(usize::from(*route));
+            let n = (body.len() - *at).min(chunk);
+            k.buf.extend_from_slice(&body[*at..*at + n]);
+            *at += n;
+            if *at == body.len() {
+                k.refill = Refill::None;
+            }
+        }
+    }
+    !k.buf.is_empty()
+}
