@@ -915,6 +915,13 @@ fn a_retired_response_under_way_keeps_its_bytes() {
 /// ever refused when only bodies up to 1 KiB counted), and a path's DELETE makes room again.
 #[test]
 fn large_error_bodies_count_against_the_bound() {
+    if time_scale() > 1 {
+        // Under emulation (.ci/cross) each 60 KB PUT is reformatted at a tenth of the speed
+        // and a read outlasted its 10 s: 1,100 of them count bytes that no architecture
+        // changes, so this runs natively only.
+        eprintln!("skipped: CANNED_TEST_TIME_SCALE > 1 (emulation)");
+        return;
+    }
     // 1,200 paths: 600 routes, and 600 more a fault names (each option takes 1,000).
     let routes: Vec<String> = (0..600).map(|i| format!("/r{i}=200:ok")).collect();
     let faults: Vec<String> = (600..1200).map(|i| format!("/r{i}=latency:1ms")).collect();
