@@ -145,7 +145,7 @@ impl State {
         self.fields.reset(trailers);
         let fields = &mut self.fields;
         self.decoder
-            .decode(block, &mut self.scratch, |f| fields.add(f))
+            .decode_sourced(block, &mut self.scratch, |f, source| fields.add(f, source))
             .map_err(|_| conn_error(ErrorCode::CompressionError))?;
         Ok(self.fields.check())
     }
