@@ -126,7 +126,10 @@ impl State {
             fault: None,
             length,
         });
-        self.hold_log(stream, route, env);
+        // Without an access log, no call: this is every request's path.
+        if env.features.access_log.is_some() {
+            self.hold_log(stream, route, env);
+        }
         self.count_stream(env);
         if end_stream || early {
             let i = self.streams.len() - 1;
