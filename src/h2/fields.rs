@@ -4,7 +4,48 @@
 //! change no encoder state: the same bytes for every response of a route, whatever the
 //! connection has sent before.
 
-use crate::hpack::Field;
+use crate::hpack::{Field, Source};
+
+/// A value the field rules forbid (§8.2.1).
+const BAD_VALUE: &str = "a field value with NUL, CR, LF or surrounding whitespace (§8.2.1)";
+
+/// Which pseudo-header a field is (§8.3), if any.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pseudo {
+    Method,
+    Scheme,
+    Path,
+    Authority,
+    /// `:status` or one no RFC defines: malformed in a request.
+    Other,
+    /// A regular field.
+    None,
+}
+
+impl Pseudo {
+    /// The field at `index` of the static table (RFC 7541 Appendix A), or named `name` when
+    /// `index` is 0.
+    fn of(index: u8, name: &[u8]) -> Pseudo {
+        match index {
+            1 => Pseudo::Authority,
+            2 | 3 => Pseudo::Method,
+            4 | 5 => Pseudo::Path,
+            6 | 7 => Pseudo::Scheme,
+            8..=14 => Pseudo::Other,
+            15.. => Pseudo::None,
+            0 => match name {
+                [b':', pseudo @ ..] => match pseudo {
+                    b"method" => Pseudo::Method,
+                    b"scheme" => Pseudo::Scheme,
+                    b"path" => Pseudo::Path,
+                    b"authority" => Pseudo::Authority,
+                    _ => Pseudo::Other,
+                },
+                _ => Pseudo::None,
+            },
+        }
+    }
+}
 
 /// What a request's header block said, gathered field by field (the decoder's callback cannot
 /// stop), and the first rule it broke.
@@ -73,23 +114,44 @@ impl RequestFields {
         self.malformed.get_or_insert(why);
     }
 
-    /// One decoded field.
-    pub(super) fn add(&mut self, f: Field<'_>) {
+    /// One decoded field, and where HPACK took it from: a name (and value) of the static
+    /// table is well-formed (RFC 7541 Appendix A, checked once by a unit test), so it is not
+    /// checked again, and its index says which pseudo-header or field it is.
+    pub(super) fn add(&mut self, f: Field<'_>, source: Source) {
         let (name, value) = (f.name, f.value);
         if self.capture {
             self.keep_line(name, value);
         }
         self.list_size += name.len() + value.len() + 32;
-        if !valid_name(name) {
-            self.fail("a field name with an uppercase letter or a byte outside tchar (§8.2.1)");
+        let index = match source {
+            Source::Static(i) => i,
+            Source::StaticName(i) => {
+                if !valid_value(value) {
+                    self.fail(BAD_VALUE);
+                }
+                i
+            }
+            Source::Other => {
+                if !valid_name(name) {
+                    self.fail(
+                        "a field name with an uppercase letter or a byte outside tchar (§8.2.1)",
+                    );
+                }
+                if !valid_value(value) {
+                    self.fail(BAD_VALUE);
+                }
+                0
+            }
+        };
+        // `:authority` (1), `content-length` (28) and `host` (38) of the static table, or a
+        // name it does not index: what they mean together (`conform`).
+        if matches!(index, 0 | 1 | 28 | 38) {
+            if let Some(why) = self.semantics.field(name, value) {
+                self.fail(why);
+            }
         }
-        if !valid_value(value) {
-            self.fail("a field value with NUL, CR, LF or surrounding whitespace (§8.2.1)");
-        }
-        if let Some(why) = self.semantics.field(name, value) {
-            self.fail(why);
-        }
-        if let Some(pseudo) = name.strip_prefix(b":") {
+        let pseudo = Pseudo::of(index, name);
+        if pseudo != Pseudo::None {
             if self.regular {
                 self.fail("a pseudo-header after a regular field (§8.3)");
             }
@@ -97,18 +159,18 @@ impl RequestFields {
                 self.fail("a pseudo-header in trailers (§8.1)");
             }
             let seen = match pseudo {
-                b"method" => {
+                Pseudo::Method => {
                     self.method.clear();
                     self.method.extend_from_slice(value);
                     &mut self.has_method
                 }
-                b"scheme" => &mut self.has_scheme,
-                b"path" => {
+                Pseudo::Scheme => &mut self.has_scheme,
+                Pseudo::Path => {
                     self.path.clear();
                     self.path.extend_from_slice(value);
                     &mut self.has_path
                 }
-                b"authority" => &mut self.has_authority,
+                Pseudo::Authority => &mut self.has_authority,
                 _ => {
                     self.fail("an unknown or response pseudo-header (§8.3)");
                     return;
@@ -121,11 +183,14 @@ impl RequestFields {
         }
         self.regular = true;
         self.count += 1;
-        match name {
-            b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
-            | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
-            b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
-            _ => {}
+        // Of the static table's names, only `transfer-encoding` (57) is connection-specific.
+        if matches!(index, 0 | 57) {
+            match name {
+                b"connection" | b"keep-alive" | b"proxy-connection" | b"transfer-encoding"
+                | b"upgrade" => self.fail("a connection-specific field (§8.2.2)"),
+                b"te" if value != b"trailers" => self.fail("te other than trailers (§8.2.2)"),
+                _ => {}
+            }
         }
     }
 
@@ -446,11 +511,14 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
         let mut r = RequestFields::default();
         r.reset(trailers);
         for (name, value) in fields {
-            r.add(Field {
-                name,
-                value,
-                representation: crate::hpack::Representation::Indexed,
-            });
+            r.add(
+                Field {
+                    name,
+                    value,
+                    representation: crate::hpack::Representation::Indexed,
+                },
+                Source::Other,
+            );
         }
         r.check()
     }
@@ -527,6 +595,54 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
         assert_eq!(check(&[(b":method", b"PROPFIND"), s, p], false), Ok(()));
     }
 
+    /// The static table's entries, by index: what `add` takes on trust for them.
+    #[test]
+    fn the_static_table_is_well_formed_and_classified_by_index_as_by_name() {
+        let mut d = Decoder::new(4096);
+        let mut seen = 0;
+        for i in 1..=61u8 {
+            d.decode_sourced(&[0x80 | i], &mut [0; 64], |f, source| {
+                assert_eq!(source, Source::Static(i));
+                let (name, value) = (f.name, f.value);
+                assert!(valid_name(name) && valid_value(value), "{i}");
+                assert!(Pseudo::of(i, name) == Pseudo::of(0, name), "{i}");
+                let semantic = [&b":authority"[..], b"content-length", b"host"].contains(&name);
+                assert_eq!(matches!(i, 1 | 28 | 38), semantic, "{i}");
+                let connection = [
+                    &b"connection"[..],
+                    b"keep-alive",
+                    b"proxy-connection",
+                    b"transfer-encoding",
+                    b"upgrade",
+                    b"te",
+                ]
+                .contains(&name);
+                assert_eq!(i == 57, connection, "{i}");
+                seen += 1;
+            })
+            .unwrap();
+        }
+        assert_eq!(seen, 61);
+        // A field from the static table is checked as the same field from a literal.
+        for i in 1..=61u8 {
+            let mut by_index = RequestFields::default();
+            let mut by_name = RequestFields::default();
+            by_index.reset(false);
+            by_name.reset(false);
+            d.decode_sourced(&[0x80 | i], &mut [0; 64], |f, source| {
+                by_index.add(f, source);
+                by_name.add(f, Source::Other);
+            })
+            .unwrap();
+            assert_eq!(by_index.check(), by_name.check(), "{i}");
+            assert_eq!(
+                (by_index.count, by_index.list_size, by_index.has_authority),
+                (by_name.count, by_name.list_size, by_name.has_authority),
+                "{i}"
+            );
+        }
+    }
+
     #[test]
     fn fields_are_counted_and_sized_as_section_6_5_2_does() {
         let mut r = RequestFields::default();
@@ -536,11 +652,14 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
             (b":path", b"/"),
             (b"x-a", b"12"),
         ] {
-            r.add(Field {
-                name,
-                value,
-                representation: crate::hpack::Representation::Indexed,
-            });
+            r.add(
+                Field {
+                    name,
+                    value,
+                    representation: crate::hpack::Representation::Indexed,
+                },
+                Source::Other,
+            );
         }
         assert_eq!(r.count, 1, "pseudo-headers are not counted");
         assert_eq!(r.list_size, (7 + 3 + 32) + (5 + 1 + 32) + (3 + 2 + 32));

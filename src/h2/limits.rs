@@ -50,6 +50,7 @@ impl State {
     }
 
     /// A stream was taken: the last one `--max-requests` allows is followed by GOAWAY.
+    #[inline]
     pub(super) fn count_stream<W>(&mut self, env: &Env<'_, W>) {
         self.opened = self.opened.saturating_add(1);
         let max = env.settings.max_requests;

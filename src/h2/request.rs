@@ -126,7 +126,10 @@ impl State {
             fault: None,
             length,
         });
-        self.hold_log(stream, route, env);
+        // Without an access log, no call: this is every request's path.
+        if env.features.access_log.is_some() {
+            self.hold_log(stream, route, env);
+        }
         self.count_stream(env);
         if end_stream || early {
             let i = self.streams.len() - 1;
@@ -145,7 +148,7 @@ impl State {
         self.fields.reset(trailers);
         let fields = &mut self.fields;
         self.decoder
-            .decode(block, &mut self.scratch, |f| fields.add(f))
+            .decode_sourced(block, &mut self.scratch, |f, source| fields.add(f, source))
             .map_err(|_| conn_error(ErrorCode::CompressionError))?;
         Ok(self.fields.check())
     }

@@ -392,3 +392,32 @@ fn an_oversized_frame_is_a_frame_size_error() {
         Some(ErrorCode::FrameSizeError as u32)
     );
 }
+
+#[test]
+fn answered_streams_leave_in_order_and_the_open_ones_stay() {
+    let mut p = Peer::open(b"ok");
+    let mut batch = Vec::new();
+    for stream in [1, 3, 5, 7, 9] {
+        // 1 and 5 stay open (their bodies to come); 3, 7 and 9 end with their HEADERS.
+        let flags = match stream {
+            1 | 5 => flag::END_HEADERS,
+            _ => flag::END_HEADERS | flag::END_STREAM,
+        };
+        batch.extend(frame(kind::HEADERS, flags, stream, GET));
+    }
+    p.feed(&batch);
+    let answered = |f: &[(Header, Vec<u8>)]| -> Vec<u32> {
+        f.iter()
+            .filter(|(h, _)| h.kind == kind::HEADERS)
+            .map(|(h, _)| h.stream)
+            .collect()
+    };
+    assert_eq!(answered(&p.frames()), [3, 7, 9]);
+    assert_eq!(p.conn.streams(), 2, "1 and 5 are still open");
+    let mut ends = frame(kind::DATA, flag::END_STREAM, 5, b"");
+    ends.extend(frame(kind::DATA, flag::END_STREAM, 1, b""));
+    p.feed(&ends);
+    let f = p.frames();
+    assert_eq!(answered(&f), [1, 5], "in the order the streams came");
+    assert_eq!(p.conn.streams(), 0);
+}

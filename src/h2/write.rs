@@ -37,11 +37,18 @@ impl State {
     /// Fill the output with the answered streams' frames: HEADERS, then DATA within the
     /// windows and the peer's frame size, up to [`OUT_HIGH`].
     pub(super) fn pump<W>(&mut self, env: &mut Env<'_, W>) {
-        let mut i = 0;
+        // The streams answered are taken out as a retain would: those kept move down over
+        // them (`kept`, behind `i`), and the gap is closed once at the end, not at each
+        // stream answered.
+        let (mut i, mut kept) = (0, 0);
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
+            i += 1;
             if !s.answering || s.fault.is_some() {
-                i += 1;
+                if kept + 1 != i {
+                    self.streams[kept] = s;
+                }
+                kept += 1;
                 continue;
             }
             if s.grpc != grpc::Call::None {
@@ -50,21 +57,19 @@ impl State {
                 s.headers_sent = true;
                 if let Some(n) = sent {
                     self.window -= n as i64;
-                    self.streams.remove(i);
                 } else {
-                    self.streams[i] = s;
-                    i += 1;
+                    self.streams[kept] = s;
+                    kept += 1;
                 }
                 continue;
             }
             if s.error == Own::Kept {
                 if self.pump_kept(&mut s, env) {
                     self.flood.answered();
-                    self.streams.remove(i);
                     self.kept_done(s.id);
                 } else {
-                    self.streams[i] = s;
-                    i += 1;
+                    self.streams[kept] = s;
+                    kept += 1;
                 }
                 continue;
             }
@@ -103,15 +108,15 @@ impl State {
             }
             if s.at == body.len() {
                 self.flood.answered();
-                self.streams.remove(i);
                 if s.early {
                     self.end_refused(s.id);
                 }
             } else {
-                self.streams[i] = s;
-                i += 1;
+                self.streams[kept] = s;
+                kept += 1;
             }
         }
+        self.streams.drain(kept..i);
     }
 
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer

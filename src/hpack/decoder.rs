@@ -87,6 +87,30 @@ pub enum Representation {
     NeverIndexed,
 }
 
+/// Where a field's name, and its value, came from: the static table (RFC 7541 Appendix A), by
+/// index, or elsewhere ([`Decoder::decode_sourced`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Name and value are those of the static table's entry at this index (1 to 61, §6.1).
+    Static(u8),
+    /// The name is that of the static table's entry at this index (1 to 61), the value a
+    /// literal (§6.2).
+    StaticName(u8),
+    /// The dynamic table's entry, or a literal name: known only from the block.
+    Other,
+}
+
+impl Source {
+    /// `static_index(index)` for an index of the static table, `Other` past it (and for 0,
+    /// a literal name).
+    fn of(index: usize, static_index: fn(u8) -> Source) -> Source {
+        match index {
+            1..=61 => static_index(index as u8),
+            _ => Source::Other,
+        }
+    }
+}
+
 impl Default for Decoder {
     /// A decoder for HTTP/2's initial settings: a 4,096-byte table.
     fn default() -> Decoder {
@@ -181,6 +205,34 @@ impl Decoder {
         scratch: &mut [u8],
         mut on_field: impl FnMut(Field<'_>),
     ) -> Result<(), Error> {
+        self.decode_sourced(block, scratch, |field, _| on_field(field))
+    }
+
+    /// [`Decoder::decode`], telling also which fields came from the static table, by index
+    /// ([`Source`]): their names (and values) are RFC 7541 Appendix A's, known before any
+    /// block, so a connection may skip checking them again or dispatch on the index.
+    ///
+    /// ```
+    /// use canned::hpack::{Decoder, Source};
+    ///
+    /// let mut decoder = Decoder::new(4096);
+    /// let mut sources = Vec::new();
+    /// // :method GET (2), :path with a literal value, :authority added to the table, then
+    /// // from it (62).
+    /// let block = b"\x82\x04\x02/a\x41\x01h\xbe";
+    /// decoder.decode_sourced(block, &mut [0; 64], |_, source| sources.push(source))?;
+    /// assert_eq!(
+    ///     sources,
+    ///     [Source::Static(2), Source::StaticName(4), Source::StaticName(1), Source::Other]
+    /// );
+    /// # Ok::<(), canned::hpack::Error>(())
+    /// ```
+    pub fn decode_sourced(
+        &mut self,
+        block: &[u8],
+        scratch: &mut [u8],
+        mut on_field: impl FnMut(Field<'_>, Source),
+    ) -> Result<(), Error> {
         let mut pos = self.size_updates(block)?;
         let mut list = ListSize {
             size: 0,
@@ -192,11 +244,14 @@ impl Decoder {
                     let index = primitive::integer(block, &mut pos, 7)?;
                     let (name, value) = self.entry(index)?;
                     list.add(name, value)?;
-                    on_field(Field {
-                        name,
-                        value,
-                        representation: Representation::Indexed,
-                    });
+                    on_field(
+                        Field {
+                            name,
+                            value,
+                            representation: Representation::Indexed,
+                        },
+                        Source::of(index, Source::Static),
+                    );
                 }
                 2 | 3 => return Err(Error::SizeUpdateNotAtStart),
                 4..=7 => self.incremental(block, &mut pos, scratch, &mut list, &mut on_field)?,
@@ -212,11 +267,14 @@ impl Decoder {
                     };
                     let (value, _) = literal(block, &mut pos, rest)?;
                     list.add(name, value)?;
-                    on_field(Field {
-                        name,
-                        value,
-                        representation,
-                    });
+                    on_field(
+                        Field {
+                            name,
+                            value,
+                            representation,
+                        },
+                        Source::of(index, Source::StaticName),
+                    );
                 }
             }
         }
@@ -231,7 +289,7 @@ impl Decoder {
         pos: &mut usize,
         scratch: &mut [u8],
         list: &mut ListSize,
-        on_field: &mut impl FnMut(Field<'_>),
+        on_field: &mut impl FnMut(Field<'_>, Source),
     ) -> Result<(), Error> {
         let index = primitive::integer(block, pos, 6)?;
         // A name from the dynamic table stays a range: the insertion may move it.
@@ -261,11 +319,14 @@ impl Decoder {
                 Name::Table(r) => (self.table.bytes(r), value),
             },
         };
-        on_field(Field {
-            name,
-            value,
-            representation: Representation::Incremental,
-        });
+        on_field(
+            Field {
+                name,
+                value,
+                representation: Representation::Incremental,
+            },
+            Source::of(index, Source::StaticName),
+        );
         Ok(())
     }
 

@@ -51,7 +51,7 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `decoder.rs` | [`Decoder`], [`Field`], [`Representation`]: the block's representations (§6) |
+//! | `decoder.rs` | [`Decoder`], [`Field`], [`Representation`], [`Source`]: the block's representations (§6) |
 //! | `primitive.rs` | integers and string literals (§5) |
 //! | `huffman.rs` | the Huffman code (Appendix B) |
 //! | `table.rs` | the static table (Appendix A) |
@@ -65,6 +65,6 @@ mod huffman;
 mod primitive;
 mod table;
 
-pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, Field, Representation};
+pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, Field, Representation, Source};
 pub use dynamic::CAPACITY;
 pub use error::Error;

@@ -5,7 +5,7 @@
 #[path = "../../fuzz/hpack_invariants.rs"]
 mod invariants;
 
-use canned::hpack::{CAPACITY, Decoder, Error, Representation};
+use canned::hpack::{CAPACITY, Decoder, Error, Representation, Source};
 use invariants::{Owned, decode, table};
 use std::path::Path;
 
@@ -694,6 +694,12 @@ fn random_blocks_against_a_model_table() {
         for _ in 0..100 {
             let mut block = Vec::new();
             let mut expected = Vec::new();
+            let mut sources = Vec::new();
+            // `Source`: what the static table gave, by index (1 to 61); past it, `Other`.
+            let of = |index: usize, static_index: fn(u8) -> Source| match index {
+                1..=61 => static_index(index as u8),
+                _ => Source::Other,
+            };
             if rng.below(8) == 0 {
                 max = rng.below(limit + 1);
                 block.extend(integer(max, 5, 0x20));
@@ -706,6 +712,7 @@ fn random_blocks_against_a_model_table() {
                     let index = 1 + rng.below(61 + dynamic);
                     block.extend(integer(index, 7, 0x80));
                     expected.push((entry(&model, index), Representation::Indexed));
+                    sources.push(of(index, Source::Static));
                     continue;
                 }
                 let (prefix, flags, representation) = match kind {
@@ -716,8 +723,10 @@ fn random_blocks_against_a_model_table() {
                 let name = if rng.below(2) == 0 {
                     let index = 1 + rng.below(61 + dynamic);
                     block.extend(integer(index, prefix, flags));
+                    sources.push(of(index, Source::StaticName));
                     entry(&model, index).0
                 } else {
+                    sources.push(Source::Other);
                     let name = rng.bytes(40);
                     block.extend(integer(0, prefix, flags));
                     block.extend(literal(&name, rng.below(2) == 0));
@@ -735,6 +744,12 @@ fn random_blocks_against_a_model_table() {
                 }
                 expected.push(((name, value), representation));
             }
+            // The same block through `decode_sourced`, on a copy of the decoder.
+            let mut got = Vec::new();
+            let mut twin = decoder.clone();
+            twin.decode_sourced(&block, &mut scratch, |_, source| got.push(source))
+                .unwrap();
+            assert_eq!(got, sources, "connection {connection}");
             let (result, fields) = decode(&mut decoder, &block, &mut scratch);
             assert_eq!(result, Ok(()), "connection {connection}");
             let fields: Vec<_> = fields.into_iter().map(|(n, v, r)| ((n, v), r)).collect();
