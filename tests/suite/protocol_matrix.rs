@@ -667,7 +667,13 @@ fn control_delivery() {
             Row::new("drip", "/?fault=drip:5/100ms", |g, _| {
                 whole(g, 200, HELLO);
                 not_before(g, 200);
-            }),
+            })
+            // The upgrade is taken: HTTP/2 drips stream 1.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.version, "2", "HTTP/2 answers");
+                whole(g, 200, HELLO);
+                not_before(g, 200);
+            })),
             Row::new("bandwidth", "/?fault=bandwidth:100/s", |g, _| {
                 whole(g, 200, HELLO);
                 not_before(g, 100);
