@@ -470,8 +470,9 @@ impl State {
 }
 
 /// Put the next piece of slot `k`'s answer in its buffer, once the last one is sent: the
-/// journal's next entries, the filler's next bytes, or the route body's; at most `piece`
-/// bytes (a body chunk, or less for a paced answer). Returns false when there is none.
+/// journal's next entries (a body chunk's), the filler's next bytes, or the route body's; at
+/// most `piece` of those (a body chunk, or less for a paced answer). Returns false when there
+/// is none.
 fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool {
     k.buf.clear();
     let sent = k.sent;
@@ -479,7 +480,7 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
         Refill::None => return false,
         Refill::Journal(r) => match env.features.journal.as_deref() {
             Some(j) => {
-                if j.journal.read_more(r, &mut k.buf, piece) {
+                if j.journal.read_more(r, &mut k.buf, chunk) {
                     k.refill = Refill::None;
                 }
             }

@@ -1,8 +1,9 @@
 //! HTTP/2 against hostile and careless peers, with raw frames (and Python's `hpack` where a real
 //! encoder's state matters) against a `canned` process: a conversation split byte by byte, a
 //! client that raises every SETTINGS to its maximum and never reads, a peer that resets the
-//! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, and header
-//! blocks on streams that are reset. Each case that holds connections open measures the
+//! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, header
+//! blocks on streams that are reset, and streams whose `--control` asks for a stall or a
+//! slow drip. Each case that holds connections open measures the
 //! server's RSS per connection against the bound of docs/http2.md (HTTP/2: about 320 KiB).
 #![cfg(feature = "http2")]
 
