@@ -76,8 +76,8 @@ pub struct H2cRequest {
     pub settings: Vec<u8>,
     /// Its head as received, for the echo and the journal (empty without them).
     pub head: Vec<u8>,
-    /// `--control`: the control it named, as HTTP/1 read it (never a delivery fault: HTTP/1
-    /// answers those itself). Boxed: the handoff stays small, and an upgrade is rare.
+    /// `--control`: the control it named, as HTTP/1 read it. Boxed: the handoff stays small,
+    /// and an upgrade is rare.
     pub control: Option<Box<Result<crate::control::Control, crate::control::Refusal>>>,
 }
 

@@ -5,7 +5,7 @@
 //! and hands the request over ([`Http1Conn::take_handoff`]): the loop builds an HTTP/2 connection
 //! that answers it on stream 1. A request with a body is answered in HTTP/1.1 and its
 //! `Upgrade` ignored (the body would have to be read before the switch); so it is with
-//! `--no-http2`, `--raw`, and a `--control` that asks for a delivery fault (HTTP/1's alone).
+//! `--no-http2` and `--raw`.
 //! With `--echo` or `--journal` the head goes with the request, for HTTP/2 to echo and
 //! record, and with `--control` the control it named, read here once.
 
@@ -63,8 +63,8 @@ impl Http1Conn {
         if !decode_settings(value, &mut b.h2c_settings) {
             return false;
         }
-        if s.control() && !self.control_goes_over(b, head, env) {
-            return false;
+        if s.control() {
+            self.control_goes_over(b, head, env);
         }
         if s.by_request() || env.features.journal.is_some() {
             b.journal_head.clear();
@@ -76,29 +76,22 @@ impl Http1Conn {
     }
 
     /// `--control` is on: read the control the request whose head is `head` names, and keep
-    /// it in `b` for HTTP/2 (`Ok(None)` kept as none); returns false when it asks for a delivery
-    /// fault, which HTTP/1 applies itself (the upgrade is then not taken).
+    /// it in `b` for HTTP/2 (`Ok(None)` kept as none), which answers it on stream 1, a
+    /// delivery fault per stream as HTTP/2 applies one.
     #[cold]
     #[inline(never)]
-    fn control_goes_over(&mut self, b: &mut WorkArea, head: &[u8], env: &Env<'_>) -> bool {
+    fn control_goes_over(&mut self, b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
         b.control = None;
         let Some(p) = b.pending else {
-            return true;
+            return;
         };
         let route = usize::from(p.route);
         // As in `start_control`: echo routes and the health route are never controlled.
         if env.responses.echoes(route) || env.responses.is_health(route) {
-            return true;
+            return;
         }
         let draw = crate::control::draw(env.now_us, env.stats.requests);
-        match crate::control::from_head(head, route == 0, draw) {
-            Ok(Some(c)) if c.delivery.is_some() => false,
-            Ok(None) => true,
-            read => {
-                b.control = read.transpose();
-                true
-            }
-        }
+        b.control = crate::control::from_head(head, route == 0, draw).transpose();
     }
 
     /// After [`Next::Upgrade`](crate::conn::Next::Upgrade) ([`Connection::take_handoff`]): the

@@ -2,9 +2,9 @@
 //! `x-canned-control` field, one of go-httpbin's paths where no route answers), read by the
 //! control's grammar from the request's path and fields, and answered as over HTTP/1: its
 //! status, its delay and latency, a body of N filler bytes, an error status and body, a
-//! redirect's `Location`, or 400 with the one line that says what is wrong. A control that
-//! asks for a delivery fault (stall, truncate, reset, drip, bandwidth, garbage, hang,
-//! slow-close) is not served over HTTP/2 yet: `unserved` answers it 501. A request upgraded
+//! redirect's `Location`, or 400 with the one line that says what is wrong. A delivery fault
+//! (stall, truncate, reset, drip, bandwidth, garbage, hang, slow-close) shapes that answer
+//! per stream as a `--fault` of its kind shapes a route's (`faults`). A request upgraded
 //! from HTTP/1.1 comes with the control HTTP/1 read from its head (`upgrade`). Out of line:
 //! without `--control` nothing here runs.
 
@@ -12,7 +12,7 @@ use super::kept::{Controlled, Refill};
 use super::{Env, State};
 use crate::control::{Control, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
-use crate::fault::FaultKind;
+use crate::fault::{Delivery, FaultKind, Plan};
 use crate::response::{KeepAliveForm, Responses, StatusHead, reason};
 
 /// What a request's control asks of HTTP/2: a value passed once, on the stack (a `Box`
@@ -23,8 +23,6 @@ pub(super) enum Asked {
     None,
     /// An answer HTTP/2 makes (`Err`: 400 with the line).
     Answer(Result<Control, Refusal>),
-    /// A delivery fault: 501 (`unserved`).
-    Unserved,
 }
 
 impl State {
@@ -57,14 +55,15 @@ impl State {
     }
 
     /// Stream `i`'s request is complete: make the answer its control chose in slot `at`, as
-    /// HTTP/1 does (`h1::control`). Returns the status.
+    /// HTTP/1 does (`h1::control`). Returns the status, or `None` when a delivery fault
+    /// shapes it (`faults` counts and logs it then).
     pub(super) fn answer_control<W>(
         &mut self,
         i: usize,
         at: usize,
         asked: Result<Control, Refusal>,
         env: &mut Env<'_, W>,
-    ) -> u16 {
+    ) -> Option<u16> {
         let s = self.streams[i];
         let route = usize::from(s.route);
         let (c, message) = match asked {
@@ -99,8 +98,13 @@ impl State {
             }
             (None, None) => None,
         };
-        // Recorded before its request gives way to its answer.
-        self.journal_kept(i, status, env);
+        // Recorded before its request gives way to its answer: no status is sent for a
+        // stall, a hang or garbage.
+        let silent = matches!(
+            c.delivery,
+            Some(Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. })
+        );
+        self.journal_kept(i, if silent { 0 } else { status }, env);
         let r = env.responses;
         let block = if c.stars { r.stars() } else { r.filler() };
         let filler = c.bytes.is_some() && !block.is_empty();
@@ -140,12 +144,22 @@ impl State {
                 .filter(|_| message.is_none() && c.error.is_none()),
             no_body,
         });
+        if let Some(delivery) = c.delivery {
+            let plan = Plan {
+                delay_us: if c.latency { c.latency_ms * 1_000 } else { 0 },
+                error: c.error.is_some(),
+                mix: 0,
+                delivery,
+            };
+            self.deliver_kept(i, plan, status, delay_us, env);
+            return None;
+        }
         k.hold_until_us = if delay_us > 0 {
             env.now_us + delay_us
         } else {
             0
         };
-        status
+        Some(status)
     }
 }
 
@@ -153,7 +167,6 @@ impl State {
 pub(super) fn asked(read: Result<Option<Control>, Refusal>) -> Asked {
     match read {
         Ok(None) => Asked::None,
-        Ok(Some(c)) if c.delivery.is_some() => Asked::Unserved,
         Ok(Some(c)) => Asked::Answer(Ok(c)),
         Err(why) => Asked::Answer(Err(why)),
     }

@@ -57,7 +57,6 @@ impl State {
             false => Asked::None,
         };
         let keep = match asked {
-            Asked::Unserved => return Ok(Own::Unserved),
             Asked::Answer(a) => self.keep_request(stream, route, Some(a), env)?,
             Asked::None => self.keep_request(stream, route, None, env)?,
         };
@@ -224,7 +223,8 @@ impl State {
 
     /// Stream `i`, answered from its slot, is answered: render its echo (or begin reading the
     /// journal, or make the answer its control chose) into its slot, in place of its request.
-    /// Returns the status sent, or `None` when it was refused instead.
+    /// Returns the status sent, or `None` when it was refused instead or a delivery fault
+    /// shapes it (counted and logged then).
     #[cold]
     #[inline(never)]
     pub(super) fn answer_kept<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> Option<u16> {
@@ -235,7 +235,7 @@ impl State {
         };
         let delay = env.settings.switches.delay_us;
         if let Some(asked) = self.echo.slots[at].asked {
-            return Some(self.answer_control(i, at, asked, env));
+            return self.answer_control(i, at, asked, env);
         }
         // Recorded before its request gives way to its answer.
         self.journal_kept(i, env.responses.status(route), env);
@@ -346,23 +346,53 @@ impl State {
                 return true;
             }
         }
+        self.kept_frames(s, usize::MAX, true, env)
+    }
+
+    /// DATA frames of stream `s`'s answer from its slot, up to `limit` bytes of it in all,
+    /// within the windows, the last of the answer ending the stream when `ends`. Returns
+    /// whether the answer, or its first `limit` bytes, are all sent.
+    pub(super) fn kept_frames<W>(
+        &mut self,
+        s: &mut Stream,
+        limit: usize,
+        ends: bool,
+        env: &Env<'_, W>,
+    ) -> bool {
+        let Some(at) = self.echo.find(s.id) else {
+            return true;
+        };
         let chunk = env.settings.conn_limits.body_chunk.max(1);
         let k = &mut self.echo.slots[at];
         while self.out.len() - self.out_pos < OUT_HIGH {
+            if k.sent >= limit {
+                return true;
+            }
             if s.at == k.buf.len() {
-                if !refill(k, chunk, env) {
+                // The next piece only once some of it can go: a stream held by its windows,
+                // or paced, holds no more than it may send.
+                let room = s.window.min(self.window);
+                if room <= 0 && !matches!(k.refill, Refill::None) {
+                    return false;
+                }
+                let piece = match limit {
+                    usize::MAX => chunk,
+                    _ => chunk.min(limit - k.sent).min(room.max(1) as usize),
+                };
+                if !refill(k, piece, chunk, env) {
                     return true;
                 }
                 s.at = 0;
             }
             let n = (k.buf.len() - s.at)
+                .min(limit - k.sent)
                 .min(self.peer_max_frame as usize)
                 .min(s.window.max(0) as usize)
                 .min(self.window.max(0) as usize);
             if n == 0 {
                 return false;
             }
-            let end = s.at + n == k.buf.len() && matches!(k.refill, Refill::None);
+            let end = ends && s.at + n == k.buf.len() && matches!(k.refill, Refill::None);
             let h = Header {
                 len: n as u32,
                 kind: kind::DATA,
@@ -372,6 +402,7 @@ impl State {
             self.out.extend_from_slice(&h.encode());
             self.out.extend_from_slice(&k.buf[s.at..s.at + n]);
             s.at += n;
+            k.sent += n;
             s.window -= n as i64;
             self.window -= n as i64;
             if end {
@@ -439,10 +470,12 @@ impl State {
 }
 
 /// Put the next piece of slot `k`'s answer in its buffer, once the last one is sent: the
-/// journal's next entries, the filler's next bytes, or the route body's. Returns false when
-/// there is none.
-fn refill<W>(k: &mut Slot, chunk: usize, env: &Env<'_, W>) -> bool {
+/// journal's next entries (a body chunk's), the filler's next bytes, or the route body's; at
+/// most `piece` of those (a body chunk, or less for a paced answer). Returns false when there
+/// is none.
+fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool {
     k.buf.clear();
+    let sent = k.sent;
     match &mut k.refill {
         Refill::None => return false,
         Refill::Journal(r) => match env.features.journal.as_deref() {
@@ -458,8 +491,12 @@ fn refill<W>(k: &mut Slot, chunk: usize, env: &Env<'_, W>) -> bool {
                 true => env.responses.stars(),
                 false => env.responses.filler(),
             };
-            let n = (*left).min(block.len() as u64).min(chunk as u64) as usize;
-            k.buf.extend_from_slice(&block[..n]);
+            // The block's first `period` bytes, repeated, as HTTP/1 sends them a body chunk
+            // at a time: a smaller piece goes on from where the last one ended.
+            let period = block.len().min(chunk);
+            let from = sent.checked_rem(period).unwrap_or(0);
+            let n = (*left).min((period - from) as u64).min(piece as u64) as usize;
+            k.buf.extend_from_slice(&block[from..from + n]);
             *left -= n as u64;
             if *left == 0 || n == 0 {
                 k.refill = Refill::None;
@@ -467,7 +504,7 @@ fn refill<W>(k: &mut Slot, chunk: usize, env: &Env<'_, W>) -> bool {
         }
         Refill::Route { route, at } => {
             let body = env.responses.body(usize::from(*route));
-            let n = (body.len() - *at).min(chunk);
+            let n = (body.len() - *at).min(piece);
             k.buf.extend_from_slice(&body[*at..*at + n]);
             *at += n;
             if *at == body.len() {

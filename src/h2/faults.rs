@@ -18,7 +18,7 @@
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
 use super::shape::{How, Shaped};
-use super::{Env, Phase, State, Stream, grpc};
+use super::{Env, Own, Phase, State, Stream, grpc};
 use crate::conn::Next;
 use crate::fault::{Decision, Delivery, FaultKind, Plan, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
@@ -49,26 +49,7 @@ impl State {
             return self.hold_grpc(i, hold, plan.delay_us > 0, env);
         }
         count(&plan, env);
-        let how = match plan.delivery {
-            Delivery::Whole => How::Whole,
-            Delivery::Drip(drip) => How::Drip { drip, released: 0 },
-            Delivery::Stall => How::Stall,
-            Delivery::Truncate(cut) => How::Cut { cut, reset: false },
-            Delivery::Reset(cut) => How::Cut { cut, reset: true },
-            Delivery::Garbage(n) => How::Garbage { n, route: asked },
-            Delivery::Hang { ms, reset } => {
-                // Nothing on the stream; the connection closes D after the request, a
-                // `--delay` and a latency added.
-                let at = env.now_us + hold + ms.saturating_mul(US_PER_MS);
-                let f = &mut self.faults;
-                if f.close_at_us == 0 || at < f.close_at_us {
-                    f.close_at_us = at;
-                    f.close_reset = reset;
-                }
-                How::Stall
-            }
-            Delivery::SlowClose(ms) => How::SlowClose(ms),
-        };
+        let how = self.how(plan.delivery, hold, asked, env.now_us);
         let silent = matches!(how, How::Stall | How::Garbage { .. });
         let status = if silent {
             0
@@ -93,9 +74,62 @@ impl State {
         self.served = self.served.saturating_add(1);
         self.faults.shaped += 1;
         if env.features.access_log.is_some() {
-            self.log_shaped(i, &plan, hold, env);
+            self.log_shaped(i, &plan, status, hold, env);
         }
         true
+    }
+
+    /// How a stream asking for `delivery` (of route `asked`) is sent, held `hold` µs from
+    /// `now`: a hang's close is due D after the request, a `--delay` and a latency added.
+    fn how(&mut self, delivery: Delivery, hold: u64, asked: u16, now: u64) -> How {
+        match delivery {
+            Delivery::Whole => How::Whole,
+            Delivery::Drip(drip) => How::Drip { drip, released: 0 },
+            Delivery::Stall => How::Stall,
+            Delivery::Truncate(cut) => How::Cut { cut, reset: false },
+            Delivery::Reset(cut) => How::Cut { cut, reset: true },
+            Delivery::Garbage(n) => How::Garbage { n, route: asked },
+            Delivery::Hang { ms, reset } => {
+                let at = now + hold + ms.saturating_mul(US_PER_MS);
+                let f = &mut self.faults;
+                if f.close_at_us == 0 || at < f.close_at_us {
+                    f.close_at_us = at;
+                    f.close_reset = reset;
+                }
+                How::Stall
+            }
+            Delivery::SlowClose(ms) => How::SlowClose(ms),
+        }
+    }
+
+    /// Stream `i`, answered from its slot with `status` as its control chose (`control`),
+    /// asks for `delivery`, after `hold` µs: it is sent as a `--fault` of that kind sends a
+    /// route's answer (its body the slot's), and counted and logged as one.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn deliver_kept<W>(
+        &mut self,
+        i: usize,
+        plan: Plan,
+        status: u16,
+        hold: u64,
+        env: &mut Env<'_, W>,
+    ) {
+        if let Some(k) = plan.delivery.kind() {
+            env.stats.faults[k.index()] += 1;
+        }
+        let how = self.how(plan.delivery, hold, self.streams[i].route, env.now_us);
+        if !matches!(how, How::Stall | How::Garbage { .. }) {
+            env.stats.by_status[status as usize] += 1;
+        }
+        self.streams[i].fault = Some(Shaped {
+            at_us: if hold > 0 { env.now_us + hold } else { 0 },
+            how,
+        });
+        self.faults.shaped += 1;
+        if env.features.access_log.is_some() {
+            self.log_shaped(i, &plan, status, hold, env);
+        }
     }
 
     /// The access-log line of stream `i`, answered as `plan` shapes it after `hold` µs: the
@@ -103,15 +137,19 @@ impl State {
     /// (garbage's own; a cut answer counted whole), ` fault=KIND` for each fault.
     #[cold]
     #[inline(never)]
-    fn log_shaped<W>(&mut self, i: usize, plan: &Plan, hold: u64, env: &mut Env<'_, W>) {
+    fn log_shaped<W>(
+        &mut self,
+        i: usize,
+        plan: &Plan,
+        status: u16,
+        hold: u64,
+        env: &mut Env<'_, W>,
+    ) {
         let s = self.streams[i];
         let (status, bytes) = match plan.delivery {
             Delivery::Stall | Delivery::Hang { .. } => (0, 0),
             Delivery::Garbage(n) => (0, u64::from(n)),
-            _ => (
-                env.responses.status(s.route as usize),
-                self.answer_bytes(i, env.responses),
-            ),
+            _ => (status, self.answer_bytes(i, env.responses)),
         };
         let latency = (plan.delay_us > 0).then_some(FaultKind::Latency);
         let swapped = if plan.error {
@@ -171,6 +209,9 @@ impl State {
                 }
                 Step::Done => {
                     self.streams.remove(i);
+                    if s.error == Own::Kept {
+                        self.kept_done(s.id);
+                    }
                     shaped -= 1;
                 }
             }
@@ -240,21 +281,18 @@ impl State {
                 return Step::Blocked;
             }
             if let How::Garbage { n, route } = f.how {
-                self.garbage(n, route, env);
+                self.garbage(n, route, s.error == Own::Kept, env);
                 return Step::Done;
             }
-            let responses = env.responses;
-            let body = body_of(s, responses);
             let ends = matches!(f.how, How::Whole | How::Drip { .. } | How::SlowClose(_));
-            self.response_headers(s, ends && body.is_empty(), responses);
+            let empty = self.body_of(s, env.responses).1 == 0;
+            self.response_headers(s, ends && empty, env.responses);
             s.headers_sent = true;
             f.at_us = now;
         }
-        let responses = env.responses;
-        let body = body_of(s, responses);
+        let (body, total) = self.body_of(s, env.responses);
         let (limit, ends) = match &mut f.how {
             How::Drip { drip, released } => {
-                let total = body.len();
                 // Release every piece due: the first at once (but a bandwidth's), each other
                 // once the clock is past its time, until the body is whole.
                 loop {
@@ -274,19 +312,24 @@ impl State {
                 };
                 (limit, true)
             }
-            How::Cut { cut, .. } => (cut.keep(body.len() as u64) as usize, false),
-            _ => (body.len(), true),
+            How::Cut { cut, .. } => (cut.keep(total as u64) as usize, false),
+            _ => (total, true),
         };
         s.fault = Some(f);
-        self.data_frames(s, body, limit, ends);
-        if s.at < limit {
+        // A controlled answer's body is its slot's (`echo`), the route's otherwise.
+        let sent = if s.error == Own::Kept {
+            self.kept_frames(s, limit, ends, env)
+        } else {
+            self.data_frames(s, body, limit, ends);
+            s.at >= limit
+        };
+        if !sent {
             return Step::Blocked;
         }
         match f.how {
-            How::Drip { drip, released } if limit < body.len() => Step::Wait(
-                f.at_us
-                    .saturating_add(drip.piece_at_us(released, body.len())),
-            ),
+            How::Drip { drip, released } if limit < total => {
+                Step::Wait(f.at_us.saturating_add(drip.piece_at_us(released, total)))
+            }
             How::Cut { reset: false, .. } => {
                 let code = (ErrorCode::InternalError as u32).to_be_bytes();
                 self.control(kind::RST_STREAM, 0, s.id, &code);
@@ -336,13 +379,26 @@ impl State {
     /// Garbage instead of an answer: its first byte's top bit set, so that its first nine
     /// bytes, read as a frame header, announce a frame of over 8 MiB (more than any
     /// SETTINGS_MAX_FRAME_SIZE a client we know of allows); then the connection closes.
-    fn garbage<W>(&mut self, n: u32, route: u16, env: &Env<'_, W>) {
-        if let Some(f) = env.features.faults.as_deref() {
-            let g = WorkerFaults::garbage(f, route as usize, n);
-            if let Some((first, rest)) = g.split_first() {
-                self.out.push(first | 0x80);
-                self.out.extend_from_slice(rest);
+    /// A control's (`kept`) are cut from the shared garbage block, repeated, as HTTP/1's.
+    fn garbage<W>(&mut self, n: u32, route: u16, kept: bool, env: &Env<'_, W>) {
+        let at = self.out.len();
+        match env.features.faults.as_deref() {
+            Some(f) if !kept => {
+                self.out
+                    .extend_from_slice(WorkerFaults::garbage(f, route as usize, n))
             }
+            _ => {
+                let block = env.responses.garbage();
+                let mut left = n as usize;
+                while left > 0 && !block.is_empty() {
+                    let k = left.min(block.len());
+                    self.out.extend_from_slice(&block[..k]);
+                    left -= k;
+                }
+            }
+        }
+        if let Some(first) = self.out.get_mut(at) {
+            *first |= 0x80;
         }
         self.close_now();
     }
@@ -391,11 +447,22 @@ enum Step {
     Done,
 }
 
-fn body_of<'r>(s: &Stream, responses: &'r crate::response::Responses) -> &'r [u8] {
-    if s.head_only {
-        &[]
-    } else {
-        responses.body(s.route as usize)
+impl State {
+    /// Stream `s`'s body as a shaped answer sends it, and its length: the route's; or, for an
+    /// answer from its slot, none here (`kept_frames` sends it) and the slot's length.
+    fn body_of<'r>(
+        &self,
+        s: &Stream,
+        responses: &'r crate::response::Responses,
+    ) -> (&'r [u8], usize) {
+        match s.error {
+            _ if s.head_only => (&[], 0),
+            Own::Kept => (&[], self.kept_len(s.id)),
+            _ => {
+                let body = responses.body(s.route as usize);
+                (body, body.len())
+            }
+        }
     }
 }
 

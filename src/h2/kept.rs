@@ -66,6 +66,8 @@ pub(super) struct Slot {
     pub(super) length: Option<usize>,
     /// Where the rest of the answer comes from.
     pub(super) refill: Refill,
+    /// Bytes of the answer's body sent.
+    pub(super) sent: usize,
     /// The control the request named (`Err`: the one line saying what is wrong with it).
     pub(super) asked: Option<Result<Control, Refusal>>,
     /// The head of the answer it chose.
@@ -142,6 +144,7 @@ impl Kept {
         k.answered = false;
         k.length = None;
         k.refill = Refill::None;
+        k.sent = 0;
         k.asked = None;
         k.control = None;
         k.hold_until_us = 0;

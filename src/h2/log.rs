@@ -8,7 +8,7 @@
 //! request is well-formed), so that 100 streams with 16 KB paths hold 27 KiB, not 1.6 MiB.
 //! Control bytes, a space, `\` and non-ASCII are written `\xNN` (`push_log_word`).
 
-use super::{Env, Own, State, grpc, unserved};
+use super::{Env, Own, State, grpc};
 use crate::conn::log_line::{self, LINE_OVERHEAD, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
@@ -177,7 +177,6 @@ impl State {
         if s.grpc == grpc::Call::None {
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize).len(),
-                Own::Unserved => unserved::BODY.len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
                 Own::Kept => self.kept_len(s.id),
             };

@@ -30,7 +30,7 @@
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log per stream, HTTP/1's
 //! limits per stream and per connection), `echo` (`--echo` and `--journal`: a request kept,
-//! echoed, recorded; the journal read), `unserved` (what HTTP/2 answers 501: `--control`).
+//! echoed, recorded; the journal read), `control` (`--control`: the answer a request chose).
 //! The connection itself: `calls` (the calls of the loop, its timers),
 //! `read` (the preface, frames cut and dispatched), `flow` (DATA and the windows, the peer's
 //! SETTINGS), `request` (a header block decoded, its stream opened and answered), `write`
@@ -58,7 +58,6 @@ mod request;
 mod shape;
 #[cfg(test)]
 mod tests;
-mod unserved;
 mod upgrade;
 mod write;
 
@@ -171,8 +170,6 @@ enum Own {
     Route,
     /// canned's error for a limit the request went past (413, 431): its body names it.
     Refused(Rule),
-    /// What HTTP/2 does not serve (501, `unserved`).
-    Unserved,
     /// The echo of its request, the journal, or the answer its control chose, from its slot
     /// (`echo`, `control`).
     Kept,
@@ -197,8 +194,8 @@ struct Stream {
     grpc: grpc::Call,
     /// Body bytes received (`--max-body-bytes`).
     received: u64,
-    /// What it is answered instead of its route's response, if anything (`limits`,
-    /// `unserved`).
+    /// What it is answered instead of its route's response, if anything (`limits`, `echo`,
+    /// `control`).
     error: Own,
     /// Answered before its request's END_STREAM (a 413, a 431, CONNECT's 405): once the
     /// answer is sent, RST_STREAM NO_ERROR asks the client to send no more (§8.1), and its

@@ -3,7 +3,7 @@
 
 use super::{
     Env, Failed, INITIAL_WINDOW_SIZE, MAX_CONCURRENT_STREAMS, Own, State, Stream, conform,
-    conn_error, grpc, stream_error, unserved,
+    conn_error, grpc, stream_error,
 };
 use crate::frame::ErrorCode;
 
@@ -184,7 +184,6 @@ impl State {
                 None => return,
             },
             (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
-            (grpc::Call::None, Own::Unserved) => (unserved::STATUS, None),
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;

@@ -2,7 +2,7 @@
 //! into the output within the windows and the peer's frame size, up to [`OUT_HIGH`].
 
 use super::fields::encode_head;
-use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc, heads, unserved};
+use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc, heads};
 use crate::frame::{ErrorCode, HEADER_LEN, Header, flag, kind};
 use crate::response::{KeepAliveForm, Responses};
 
@@ -76,7 +76,6 @@ impl State {
             let responses = env.responses;
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize),
-                Own::Unserved => unserved::BODY,
                 Own::Refused(rule) => responses.error(rule)[2],
                 Own::Kept => &[],
             };
@@ -139,7 +138,6 @@ impl State {
                     &mut self.head,
                 );
             }
-            Own::Unserved => unserved::head(responses, &mut self.head),
             Own::Kept => self.kept_head(s.id, s.route as usize, responses),
             Own::Refused(rule) => {
                 let [start, head, _] = responses.error(rule);

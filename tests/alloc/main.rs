@@ -43,6 +43,8 @@ tests! {
     grpc_alloc: grpc_health_checks_allocate_nothing;
     #[cfg(feature = "http2")]
     h2_alloc: steady_state_http2_requests_allocate_nothing;
+    #[cfg(all(feature = "control", feature = "http2"))]
+    h2_control_alloc: controlled_deliveries_allocate_nothing;
     #[cfg(all(feature = "http2", feature = "echo"))]
     h2_echo_alloc: steady_state_http2_echoes_allocate_nothing;
     #[cfg(all(feature = "faults", feature = "http2"))]

@@ -1,8 +1,9 @@
 //! HTTP/2 against hostile and careless peers, with raw frames (and Python's `hpack` where a real
 //! encoder's state matters) against a `canned` process: a conversation split byte by byte, a
 //! client that raises every SETTINGS to its maximum and never reads, a peer that resets the
-//! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, and header
-//! blocks on streams that are reset. Each case that holds connections open measures the
+//! streams it sent DATA on, DATA still in flight after canned's own RST_STREAM, header
+//! blocks on streams that are reset, and streams whose `--control` asks for a stall or a
+//! slow drip. Each case that holds connections open measures the
 //! server's RSS per connection against the bound of docs/http2.md (HTTP/2: about 320 KiB).
 #![cfg(feature = "http2")]
 
@@ -679,6 +680,83 @@ fn streams_that_send_large_bodies_to_an_echo_and_never_read() {
         held / N < bound,
         "{} KiB per connection, over 4 MiB of echoes, a quarter more, and docs/http2.md's {DOCUMENTED_KIB_PER_CONN}",
         held / N
+    );
+    drop(conns);
+    still_answers(p.addr);
+}
+
+/// GET `path` (:method GET, :scheme http, :path as a literal without indexing).
+fn get_block(path: &str) -> Vec<u8> {
+    let mut b = vec![0x82, 0x86, 0x04, path.len() as u8];
+    b.extend_from_slice(path.as_bytes());
+    b
+}
+
+/// Connections that open 99 streams each whose control asks for a stall or a slow drip of
+/// 10 MB, and never read: each stream holds its slot and no more than its drip let go (a
+/// stalled one nothing), so RSS per connection stays within the bound of docs/http2.md; and
+/// a plain request on a new stream of one of them is answered.
+#[test]
+#[cfg(feature = "control")]
+fn streams_that_ask_for_a_stall_or_a_slow_drip_and_never_read() {
+    const STREAMS: u32 = 99;
+    const N: u64 = 8;
+    let p = Proc::start(&["--workers", "1", "--no-date", "--control"]);
+    still_answers(p.addr);
+    let before = settled_rss(&p);
+    let mut conns = Vec::new();
+    for _ in 0..N {
+        let mut w = Wire::new(small_connect(p.addr));
+        let mut b = hello_with(&[]);
+        for i in 0..STREAMS {
+            let path = match i % 2 {
+                0 => "/?fault=stall",
+                _ => "/?bytes=10000000&fault=drip:1/1s",
+            };
+            b.extend(frame(
+                kind::HEADERS,
+                flag::END_HEADERS | flag::END_STREAM,
+                1 + 2 * i,
+                &get_block(path),
+            ));
+        }
+        w.s.write_all(&b).unwrap();
+        conns.push(w);
+    }
+    let grown = settled_rss(&p).saturating_sub(before);
+    assert_per_connection("streams stalled or dripping, not reading", grown, N);
+    // A plain request on a new stream: its answer comes whole, beside the held streams.
+    let w = &mut conns[0];
+    let id = 1 + 2 * STREAMS;
+    w.s.write_all(&frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        id,
+        GET_ROOT,
+    ))
+    .unwrap();
+    let fs = w.until(|fs| {
+        fs.iter()
+            .any(|(h, _)| h.stream == id && h.flags & flag::END_STREAM != 0)
+    });
+    let (_, block) = fs
+        .iter()
+        .find(|(h, _)| h.kind == kind::HEADERS && h.stream == id)
+        .unwrap();
+    assert_eq!(status(block), "200");
+    let body: Vec<u8> = fs
+        .iter()
+        .filter(|(h, _)| h.kind == kind::DATA && h.stream == id)
+        .flat_map(|(_, p)| p.clone())
+        .collect();
+    assert!(!body.is_empty());
+    // No stalled stream was answered; the drips sent a byte each at most so far.
+    let stalled = |s: u32| (s - 1) / 2 % 2 == 0;
+    assert!(
+        fs.iter()
+            .all(|(h, _)| h.stream == 0 || !stalled(h.stream) || h.stream == id),
+        "a stalled stream was answered: {:?}",
+        last_kinds(&fs)
     );
     drop(conns);
     still_answers(p.addr);

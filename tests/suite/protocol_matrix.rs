@@ -3,10 +3,10 @@
 //! `--http2-prior-knowledge` and `--http2`). Each row is a request to a server started with
 //! one option set; each of its three cells is either HTTP/1.1's meaning (the same status, body
 //! and named fields, and the row's own check, a delay or a cut say), HTTP/1.1 answering in
-//! HTTP/1.1 because the upgrade is not taken (docs/http2.md, Upgrade), a protocol's own meaning the
-//! docs give (a truncated stream is RST_STREAM, not a FIN), or the documented refusal (501
-//! with its line). A row has all three cells, so a missing one does not compile; every cell
-//! is run, and a run lists every cell that failed.
+//! HTTP/1.1 because the upgrade is not taken (docs/http2.md, Upgrade), or a protocol's own
+//! meaning the docs give (a truncated stream is RST_STREAM, not a FIN). A row has all three
+//! cells, so a missing one does not compile; every cell is run, and a run lists every cell
+//! that failed.
 //!
 //! One server per option set, reused by every row and protocol of its table.
 #![cfg(all(
@@ -131,8 +131,6 @@ enum Want {
     Same,
     /// The upgrade is not taken and HTTP/1.1 answers: HTTP/1.1's check, in HTTP/1.1.
     Declined,
-    /// The documented refusal: this status, and this body in `text/plain`.
-    Refused(u16, &'static str),
 }
 
 /// A row: a request and its three cells, in [`PROTOCOLS`] order.
@@ -233,18 +231,6 @@ fn check(
         Want::Declined => {
             assert_eq!(got.version, "1.1", "HTTP/1.1 answers");
             h1_check(got, addr);
-        }
-        Want::Refused(status, body) => {
-            assert_eq!(got.exit, 0, "a whole answer");
-            assert_eq!(got.status, status, "status");
-            assert_eq!(got.text(), body, "body");
-            let length = body.len().to_string();
-            assert_eq!(got.field("content-length"), Some(length.as_str()));
-            assert!(
-                got.field("content-type")
-                    .is_some_and(|t| t.starts_with("text/plain")),
-                "text/plain"
-            );
         }
     }
 }
@@ -511,8 +497,6 @@ fn mutate() {
 
 // --- --echo -------------------------------------------------------------------------------------
 
-const CONTROL_REFUSED: &str = "501 Not Implemented: --control's delivery faults are not available over HTTP/2 yet; use HTTP/1.1\n";
-
 /// The echo's JSON of a GET of `/e`: its request line as each protocol received it (HTTP/2's
 /// `:method` and `:path`, then `HTTP/2`; the upgraded request is HTTP/1.1's).
 fn echoed_get(g: &Got, _: SocketAddr) {
@@ -667,6 +651,115 @@ fn journal() {
 
 // --- --control ----------------------------------------------------------------------------------
 
+/// Each delivery fault a request's control asks for: the meaning `--fault`'s of its kind has
+/// on each protocol (`faults`), HTTP/2's per stream, after an upgrade too (docs/http2.md).
+#[test]
+fn control_delivery() {
+    run(
+        &[
+            "--workers",
+            "1",
+            "--control",
+            "--route",
+            "/r=200:0123456789abcdefghij",
+        ],
+        &[
+            Row::new("drip", "/?fault=drip:5/100ms", |g, _| {
+                whole(g, 200, HELLO);
+                not_before(g, 200);
+            })
+            // The upgrade is taken: HTTP/2 drips stream 1.
+            .upgrade(Want::Check(|g, _| {
+                assert_eq!(g.version, "2", "HTTP/2 answers");
+                whole(g, 200, HELLO);
+                not_before(g, 200);
+            })),
+            Row::new("bandwidth", "/?fault=bandwidth:100/s", |g, _| {
+                whole(g, 200, HELLO);
+                not_before(g, 100);
+            }),
+            // The body of the answer the control chose, paced: its status, its N bytes.
+            Row::new(
+                "drip, with a status and N bytes",
+                "/r?status=503&bytes=30&fault=drip:10/100ms",
+                |g, _| {
+                    assert_eq!(g.exit, 0, "curl's exit code");
+                    assert_eq!(g.status, 503);
+                    assert_eq!(g.body.len(), 30);
+                    not_before(g, 200);
+                },
+            ),
+            Row::new(
+                "go-httpbin /drip",
+                "/drip?numbytes=10&duration=0.2&delay=0",
+                |g, _| {
+                    whole(g, 200, "**********");
+                    not_before(g, 200);
+                },
+            ),
+            Row::new("stall", "/?fault=stall", |g, _| {
+                assert_eq!(g.exit, 28, "curl timed out");
+                assert_eq!(g.status, 0);
+            })
+            .curl(&["--max-time", "0.5"]),
+            Row::new("hang", "/?fault=hang:150ms", |g, _| {
+                cut(g);
+                assert_eq!(g.status, 0);
+                not_before(g, 150);
+            }),
+            Row::new("hang, then reset", "/?fault=hang:150ms:reset", |g, _| {
+                cut(g);
+                assert_eq!(g.status, 0);
+                not_before(g, 150);
+            }),
+            Row::new("slow-close", "/?fault=slow-close:100ms", |g, _| {
+                whole(g, 200, HELLO)
+            }),
+            // HTTP/1 cuts the response's bytes (head included: no status); HTTP/2 sends the
+            // HEADERS and the body's first bytes, then RST_STREAM INTERNAL_ERROR (curl: 92).
+            Row::new("truncate", "/r?fault=truncate:5", |g, _| {
+                cut(g);
+                assert_eq!(g.status, 0);
+            })
+            .h2(Want::Check(truncated_stream))
+            .upgrade(Want::Check(truncated_stream)),
+            Row::new(
+                "truncate, a share of the body",
+                "/r?fault=truncate:50%25",
+                // HTTP/1's half of the response is within its head: curl sees no answer.
+                |g, _| {
+                    assert_eq!(g.status, 0);
+                    assert!(g.body.is_empty());
+                },
+            )
+            .h2(Want::Check(truncated_stream))
+            .upgrade(Want::Check(truncated_stream)),
+            Row::new("reset", "/r?fault=reset:5", |g, _| reset(g, &[0]))
+                .h2(Want::Check(|g, _| reset(g, &[0, 200])))
+                .upgrade(Want::Check(|g, _| reset(g, &[0, 200]))),
+            Row::new("garbage", "/?fault=garbage:64", |g, _| {
+                cut(g);
+                assert_eq!(g.status, 0);
+            }),
+            // Through `x-canned-control`, with a delay first.
+            Row::new("x-canned-control", "/r", |g, _| {
+                cut(g);
+                assert_eq!(g.status, 0);
+                not_before(g, 100);
+            })
+            .curl(&["-H", "X-Canned-Control: delay=100ms;fault=truncate:5"])
+            .h2(Want::Check(|g, _| {
+                truncated_stream(g, SocketAddr::from(([0, 0, 0, 0], 0)));
+                not_before(g, 100);
+            }))
+            .upgrade(Want::Check(|g, _| {
+                truncated_stream(g, SocketAddr::from(([0, 0, 0, 0], 0)));
+                not_before(g, 100);
+            })),
+        ],
+    );
+}
+
 #[test]
 fn control() {
     run(
@@ -700,15 +793,12 @@ fn control() {
                 assert_eq!(g.field("location"), Some("/x"));
             })
             .same(&["content-type", "content-length", "location"]),
-            // A delivery fault is HTTP/1's alone: HTTP/2 refuses it, and an Upgrade is not taken
-            // for it (docs/http2.md).
+            // A delivery fault: HTTP/2 shapes its stream as `--fault` does (`control_delivery`).
             Row::new("a delivery fault", "/a?fault=truncate:2", |g, _| {
                 assert_ne!(g.exit, 0, "the answer cut after 2 bytes");
             })
-            .h2(Want::Refused(501, CONTROL_REFUSED))
-            .upgrade(Want::Check(|g, _| {
-                assert_ne!(g.exit, 0, "HTTP/1.1's answer cut after 2 bytes");
-            })),
+            .h2(Want::Check(truncated_stream))
+            .upgrade(Want::Check(truncated_stream)),
             Row::new("httpbin /bytes/N", "/bytes/10", |g, _| {
                 assert_eq!(g.status, 200);
                 assert_eq!(g.body.len(), 10);
