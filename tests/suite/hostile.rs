@@ -221,6 +221,11 @@ fn fill(w: &OwnedFd) {
 /// stderr, `eprintln!` panicked and the release build aborted (SIGABRT); with a full one, each
 /// of them waited for a reader that never reads: no request answered, no exit on SIGTERM.
 fn diagnostics_that_cannot_be_written_change_nothing(stderr: Stderr) {
+    // One of these at a time: each runs a crowd of 40 clients against a child held to 64 fds.
+    // Three at once (four test threads) closed the client the test keeps, unanswered, in
+    // about half the runs; one at a time, never in the runs since. Not yet explained.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for workers in ["1", "2"] {
         let addr = free_port();
         let (r, w) = pipe();
