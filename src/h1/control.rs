@@ -33,11 +33,8 @@ impl Http1Conn {
             return false;
         }
         // The httpbin paths only where no route of its own answers; the draw of a weighted
-        // status from the clock and the request count, mixed (splitmix64's finaliser).
-        let mut draw = env.now_us ^ env.stats.requests.rotate_left(32);
-        draw = (draw ^ (draw >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        draw = (draw ^ (draw >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        draw ^= draw >> 31;
+        // status from the clock and the request count, as HTTP/2 draws it.
+        let draw = crate::control::draw(env.now_us, env.stats.requests);
         let control = match from_head(head, route == 0, draw) {
             Ok(None) => return false,
             Ok(Some(c)) => Ok(c),
