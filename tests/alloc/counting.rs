@@ -5,6 +5,7 @@
 // A build without some features runs only some of the tests, which use part of this.
 #![allow(dead_code)]
 
+use crate::retry::ReadSome;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -77,7 +78,7 @@ pub fn assert_steady_state_allocates_nothing(
     s.write_all(REQ).unwrap();
     let mut resp_len = 0;
     while !buf[..resp_len].ends_with(b"Hello World\n") {
-        let n = s.read(&mut buf[resp_len..]).unwrap();
+        let n = s.read_some(&mut buf[resp_len..]).unwrap();
         assert!(n > 0, "closed");
         resp_len += n;
     }

@@ -5,8 +5,9 @@
 //! several DATA frames resumed by WINDOW_UPDATE. The client parses frames in place, in
 //! buffers taken before counting.
 
+use crate::retry::ReadSome;
 use canned::frame::{HEADER_LEN, Header, PREFACE, flag, kind, setting};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
 use crate::counting;
@@ -95,7 +96,7 @@ impl Client {
         self.s.write_all(&self.out).unwrap();
         let mut seen = Seen::default();
         while seen.ended < STREAMS {
-            let n = self.s.read(&mut self.input[self.have..]).unwrap();
+            let n = self.s.read_some(&mut self.input[self.have..]).unwrap();
             assert!(n > 0, "closed");
             self.have += n;
             self.out.clear();

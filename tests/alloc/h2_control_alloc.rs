@@ -3,8 +3,9 @@
 //! batches of streams whose controls ask for a drip of filler bytes, a cut, an error paced by
 //! a bandwidth and go-httpbin's `/drip`.
 
+use crate::retry::ReadSome;
 use canned::frame::{Header, PREFACE, flag, kind};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
 use crate::counting;
@@ -39,7 +40,7 @@ fn round(s: &mut TcpStream, next: &mut u32, wire: &mut Vec<u8>, buf: &mut [u8], 
     *next += 2 * BATCH;
     let (mut ended, mut data) = (0, 0u32);
     while ended < BATCH {
-        let n = s.read(&mut buf[*held..]).unwrap();
+        let n = s.read_some(&mut buf[*held..]).unwrap();
         assert!(n > 0, "closed");
         *held += n;
         let mut at = 0;

@@ -2,8 +2,9 @@
 //! the whole process while a warmed-up HTTP/2 connection sends batches of streams that each
 //! get a latency, a drip over their body and, for half of them, an error status.
 
+use crate::retry::ReadSome;
 use canned::frame::{Header, PREFACE, flag, kind};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
 use crate::counting;
@@ -30,7 +31,7 @@ fn round(s: &mut TcpStream, next: &mut u32, buf: &mut [u8], held: &mut usize) {
     *next += 2 * BATCH;
     let mut ended = 0;
     while ended < BATCH {
-        let n = s.read(&mut buf[*held..]).unwrap();
+        let n = s.read_some(&mut buf[*held..]).unwrap();
         assert!(n > 0, "closed");
         *held += n;
         let mut at = 0;

@@ -13,6 +13,9 @@ mod counting;
 #[path = "../common/frames.rs"]
 #[allow(dead_code)]
 mod frames;
+#[path = "../common/retry.rs"]
+#[allow(dead_code)]
+mod retry;
 
 use std::io::Write;
 use std::time::Instant;

@@ -3,9 +3,10 @@
 //! and three fragments with a ping between) and pings: the process (server and client) makes
 //! no allocation at all once warmed up.
 
+use crate::retry::ReadSome;
 use crate::counting;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 
 fn frame(fin: bool, opcode: u8, payload: &[u8]) -> Vec<u8> {
@@ -49,7 +50,7 @@ pub fn websocket_messages_allocate_nothing() {
     let mut buf = vec![0u8; 1 << 16];
     let mut got = 0;
     while !buf[..got].ends_with(b"\r\n\r\n") {
-        let n = s.read(&mut buf[got..]).unwrap();
+        let n = s.read_some(&mut buf[got..]).unwrap();
         assert!(n > 0, "closed");
         got += n;
     }
@@ -70,7 +71,7 @@ pub fn websocket_messages_allocate_nothing() {
         s.write_all(&wire).unwrap();
         let mut got = 0;
         while got < back {
-            let n = s.read(&mut buf[got..]).unwrap();
+            let n = s.read_some(&mut buf[got..]).unwrap();
             assert!(n > 0, "closed");
             got += n;
         }

@@ -10,7 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod frames;
+mod retry;
 pub use frames::*;
+pub use retry::{ReadSome, WriteSome};
 
 /// Start a server on 127.0.0.1:0 with these extra flags, two workers unless given.
 pub fn start(flags: &[&str]) -> (Handle, SocketAddr) {
@@ -39,7 +41,7 @@ pub fn read_to_eof(s: &mut TcpStream) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = [0u8; 65536];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => return out,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return out,
@@ -129,7 +131,7 @@ pub fn read_responses(s: &mut TcpStream, n: usize) -> Vec<Resp> {
             Instant::now() < deadline,
             "timed out waiting for {n} responses"
         );
-        let k = match s.read(&mut buf) {
+        let k = match s.read_some(&mut buf) {
             Ok(k) => k,
             // A signal caught while blocked with a receive timeout is EINTR, not a restart
             // (another test of the same binary signals its own server).

@@ -74,7 +74,7 @@ fn slowloris_is_closed_at_the_header_timeout_while_others_are_served() {
             if closed.is_some() {
                 continue;
             }
-            match s.read(&mut buf) {
+            match s.read_some(&mut buf) {
                 Ok(0) => *closed = Some(first.unwrap().elapsed()),
                 Ok(_) => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {}
@@ -218,7 +218,7 @@ fn burst_returns_to_idle(p: &Proc, label: &str) {
         let mut buf = [0u8; 4096];
         let mut n = 0;
         while !buf[..n].ends_with(b"Hello World\n") {
-            let k = s.read(&mut buf[n..]).unwrap();
+            let k = s.read_some(&mut buf[n..]).unwrap();
             assert!(k > 0, "closed");
             n += k;
         }
@@ -248,7 +248,7 @@ fn burst_returns_to_idle(p: &Proc, label: &str) {
             "the burst did not settle"
         );
         for c in &mut burst {
-            match c.s.write(&wire[c.sent..]) {
+            match c.s.write_some(&wire[c.sent..]) {
                 Ok(n) if n > 0 => {
                     c.sent += n;
                     last_change = Instant::now();
@@ -275,14 +275,14 @@ fn burst_returns_to_idle(p: &Proc, label: &str) {
         let mut progress = false;
         for c in &mut burst {
             if c.sent < wire.len() {
-                match c.s.write(&wire[c.sent..]) {
+                match c.s.write_some(&wire[c.sent..]) {
                     Ok(n) => c.sent += n,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {}
                     Err(e) => panic!("write: {e}"),
                 }
             }
             loop {
-                match c.s.read(&mut buf) {
+                match c.s.read_some(&mut buf) {
                     Ok(0) => panic!("closed after {} of {want} bytes", c.got),
                     Ok(n) => {
                         c.got += n;
@@ -395,7 +395,7 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
                 } else {
                     wire.len()
                 };
-                match s.write(&wire[*at..end]) {
+                match s.write_some(&wire[*at..end]) {
                     Ok(n) => {
                         *at = (*at + n) % wire.len();
                         last_write = Instant::now();
@@ -406,7 +406,7 @@ fn slow_readers_that_pipeline_hold_at_most_the_documented_bytes_each() {
                 if reading.is_none() {
                     continue;
                 }
-                match s.read(&mut buf) {
+                match s.read_some(&mut buf) {
                     Ok(0) => panic!("closed"),
                     Ok(n) => *got += n,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {}
@@ -510,7 +510,7 @@ fn flood_without_reading_stays_bounded_and_loses_nothing() {
     let mut pending: Vec<u8> = Vec::new();
     let mut got = 0;
     while got < n {
-        let k = flood.read(&mut buf).unwrap();
+        let k = flood.read_some(&mut buf).unwrap();
         assert!(k > 0, "closed after {got} responses");
         pending.extend_from_slice(&buf[..k]);
         let mut at = 0;
@@ -532,7 +532,10 @@ fn flood_without_reading_stays_bounded_and_loses_nothing() {
     flood
         .set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();
-    assert!(flood.read(&mut buf).is_err(), "more than {n} responses");
+    assert!(
+        flood.read_some(&mut buf).is_err(),
+        "more than {n} responses"
+    );
     eprintln!(
         "flood: {n} pipelined requests unread for {wait}s; RSS {base} KiB before, peak {peak} KiB"
     );
@@ -614,7 +617,7 @@ fn fd_exhaustion_does_not_spin_logs_once_and_recovers() {
     let mut served = vec![false; conns.len()];
     let mut buf = [0u8; 4096];
     for (i, s) in conns.iter_mut().enumerate() {
-        served[i] = s.read(&mut buf).is_ok_and(|n| n > 0);
+        served[i] = s.read_some(&mut buf).is_ok_and(|n| n > 0);
     }
     let first = served.iter().filter(|&&x| x).count();
     assert!(
@@ -639,7 +642,7 @@ fn fd_exhaustion_does_not_spin_logs_once_and_recovers() {
             rest.len()
         );
         rest.retain_mut(|s| {
-            let ok = s.read(&mut buf).is_ok_and(|n| n > 0);
+            let ok = s.read_some(&mut buf).is_ok_and(|n| n > 0);
             done += usize::from(ok);
             !ok
         });
@@ -672,7 +675,7 @@ fn graceful_shutdown_under_load_truncates_nothing() {
                     let mut all = Vec::new();
                     let mut buf = [0u8; 65536];
                     loop {
-                        match r.read(&mut buf) {
+                        match r.read_some(&mut buf) {
                             Ok(0) | Err(_) => return all,
                             Ok(n) => all.extend_from_slice(&buf[..n]),
                         }

@@ -578,7 +578,7 @@ fn slow_reading_pipelining_client_is_held_back_by_flow_control() {
     let mut next_sample = start;
     while start.elapsed() < Duration::from_secs(3) {
         // At most 1 MB/s of responses (500 a second): far slower than the client sends.
-        got += s.read(&mut buf).unwrap();
+        got += s.read_some(&mut buf).unwrap();
         std::thread::sleep(Duration::from_millis(1));
         if Instant::now() >= next_sample {
             next_sample += Duration::from_millis(250);
@@ -873,7 +873,7 @@ fn lingering_client_sending_without_end_is_cut_off() {
     let junk = vec![b'x'; 64 * 1024];
     let mut sent = 0;
     while sent < limit {
-        match s.write(&junk) {
+        match s.write_some(&junk) {
             Ok(n) => sent += n,
             Err(_) => break,
         }

@@ -392,10 +392,10 @@ fn read_timed(
     s: &mut std::net::TcpStream,
     since: Instant,
 ) -> (Vec<u8>, Vec<(Duration, usize)>, bool) {
-    use std::io::{ErrorKind, Read};
+    use std::io::ErrorKind;
     let (mut out, mut reads, mut buf) = (Vec::new(), Vec::new(), [0u8; 65536]);
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => return (out, reads, true),
             Ok(n) => {
                 reads.push((since.elapsed(), n));
@@ -750,7 +750,7 @@ fn the_journal_records_a_controls_faults() {
 /// How a raw client sees the end of `target`'s answer: the bytes, when the end came (from
 /// before the request), and FIN or RST.
 fn raw_end(addr: std::net::SocketAddr, target: &str) -> (Vec<u8>, Duration, &'static str) {
-    use std::io::{ErrorKind, Read};
+    use std::io::ErrorKind;
     let mut s = connect(addr);
     s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
         .unwrap();
@@ -759,7 +759,7 @@ fn raw_end(addr: std::net::SocketAddr, target: &str) -> (Vec<u8>, Duration, &'st
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => return (got, t.elapsed(), "FIN"),
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == ErrorKind::ConnectionReset => return (got, t.elapsed(), "RST"),

@@ -388,7 +388,7 @@ print(" ".join(out))
 /// How a raw client that half-closes after its request (`shutdown(SHUT_WR)`) sees the end:
 /// the bytes before it, when it came (from before the request), and FIN or RST.
 fn half_close_end(addr: std::net::SocketAddr, path: &str) -> (Vec<u8>, Duration, &'static str) {
-    use std::io::{ErrorKind, Read, Write};
+    use std::io::{ErrorKind, Write};
     let mut s = connect(addr);
     s.set_read_timeout(Some(time_bound(Duration::from_secs(20))))
         .unwrap();
@@ -398,7 +398,7 @@ fn half_close_end(addr: std::net::SocketAddr, path: &str) -> (Vec<u8>, Duration,
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => return (got, t.elapsed(), "FIN"),
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == ErrorKind::ConnectionReset => {

@@ -55,7 +55,7 @@ fn read_all(s: &mut TcpStream, since: Instant) -> (Vec<u8>, Vec<(Duration, usize
     let mut reads = Vec::new();
     let mut buf = [0u8; 65536];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => return (out, reads, End::Fin),
             Ok(n) => {
                 reads.push((since.elapsed(), n));
@@ -1260,7 +1260,7 @@ fn a_client_gone_during_a_hold_or_a_drip_pause_costs_no_cpu() {
     // All of the first piece read, so that the close sends FIN, not RST.
     s.set_read_timeout(Some(Duration::from_millis(300)))
         .unwrap();
-    while s.read(&mut [0; 4096]).is_ok_and(|n| n > 0) {}
+    while s.read_some(&mut [0; 4096]).is_ok_and(|n| n > 0) {}
     drop(s);
     std::thread::sleep(Duration::from_millis(2300));
     measure("close between drip pieces", 1.5);

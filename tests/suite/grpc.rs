@@ -7,7 +7,7 @@ use crate::common;
 
 use canned::frame::{Header, PREFACE, flag, kind};
 use common::*;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -24,7 +24,7 @@ fn frames_until_all(
         if done(&fs) {
             return fs;
         }
-        let n = s.read(&mut buf).expect("frames before the timeout");
+        let n = s.read_some(&mut buf).expect("frames before the timeout");
         assert!(n > 0, "closed before the frame came: {fs:?}");
         got.extend_from_slice(&buf[..n]);
     }
@@ -267,7 +267,7 @@ fn raw_frames_byte_for_byte() {
         s.set_read_timeout(Some(Duration::from_millis(200)))
             .unwrap();
         let mut buf = [0u8; 4096];
-        let held = match s.read(&mut buf) {
+        let held = match s.read_some(&mut buf) {
             Ok(n) => split(&buf[..n]),
             Err(_) => Vec::new(),
         };

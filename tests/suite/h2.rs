@@ -6,7 +6,7 @@ use crate::common;
 
 use canned::frame::{ErrorCode, Header, PREFACE, flag, kind};
 use common::*;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -46,7 +46,7 @@ fn frames_until_all(
         if done(&fs) {
             return fs;
         }
-        let n = s.read(&mut buf).expect("frames before the timeout");
+        let n = s.read_some(&mut buf).expect("frames before the timeout");
         assert!(n > 0, "closed before the frame came: {fs:?}");
         got.extend_from_slice(&buf[..n]);
     }

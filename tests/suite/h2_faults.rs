@@ -73,7 +73,7 @@ impl H2 {
                     return Got::Frame(h, p, self.t0.elapsed());
                 }
             }
-            match self.s.read(&mut b) {
+            match self.s.read_some(&mut b) {
                 Ok(0) => return Got::Eof(self.t0.elapsed()),
                 Ok(n) => self.buf.extend_from_slice(&b[..n]),
                 Err(e) if e.kind() == ErrorKind::ConnectionReset => {

@@ -94,7 +94,7 @@ fn flood(addr: SocketAddr, head: &[u8], chunk: &[u8], max: usize) -> Flooded {
     }
     while sent < max {
         let n = batch.len().min(max - sent);
-        match s.write(&batch[..n]) {
+        match s.write_some(&batch[..n]) {
             Ok(n) if n > 0 => sent += n,
             _ => break,
         }
@@ -102,7 +102,7 @@ fn flood(addr: SocketAddr, head: &[u8], chunk: &[u8], max: usize) -> Flooded {
     let mut got = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => break,
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
@@ -139,7 +139,7 @@ fn still_answers(addr: SocketAddr) {
             assert_eq!(p[0], 0x88, ":status 200 (static index 8): {fs:?}");
             return;
         }
-        let n = s.read(&mut buf).expect("an answer after the flood");
+        let n = s.read_some(&mut buf).expect("an answer after the flood");
         assert!(n > 0, "closed before the answer");
         got.extend_from_slice(&buf[..n]);
     }
@@ -644,7 +644,7 @@ fn a_body_that_never_comes_on_a_busy_connection() {
         let rst = loop {
             assert!(t.elapsed() < time_bound(Duration::from_secs(8)));
             s.write_all(&frame(kind::PING, 0, 0, &[1; 8])).unwrap();
-            match s.read(&mut buf) {
+            match s.read_some(&mut buf) {
                 Ok(0) => panic!("closed: {:?}", split(&got)),
                 Ok(n) => got.extend_from_slice(&buf[..n]),
                 Err(_) => {}
@@ -675,7 +675,7 @@ fn a_body_that_never_comes_on_a_busy_connection() {
                 assert_eq!(p[0], 0x88);
                 break;
             }
-            let n = s.read(&mut buf).unwrap();
+            let n = s.read_some(&mut buf).unwrap();
             assert!(n > 0);
             got.extend_from_slice(&buf[..n]);
         }
@@ -795,7 +795,7 @@ fn fill_the_journal(addr: SocketAddr) {
         s.write_all(head.repeat(100).as_bytes()).unwrap();
         let mut got = Vec::new();
         while got.windows(9).filter(|w| w == b"HTTP/1.1 ").count() < 100 {
-            let n = s.read(&mut buf).unwrap();
+            let n = s.read_some(&mut buf).unwrap();
             assert!(n > 0, "closed while filling the journal");
             got.extend_from_slice(&buf[..n]);
         }

@@ -104,7 +104,7 @@ impl Wire {
             if done(&fs) {
                 return fs;
             }
-            match self.s.read(&mut buf) {
+            match self.s.read_some(&mut buf) {
                 Ok(0) => panic!("closed: last frames {:?}", last_kinds(&fs)),
                 Ok(n) => self.got.extend_from_slice(&buf[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

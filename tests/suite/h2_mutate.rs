@@ -11,7 +11,7 @@ use canned::frame::{Header, PREFACE, flag, kind};
 use canned::mutate::{COUNT, H2_COUNT, H2Catalogue};
 use common::*;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 
 /// GET / with :authority localhost, all without indexing.
@@ -105,7 +105,7 @@ impl Client {
                     };
                 }
             }
-            match self.s.read(&mut buf) {
+            match self.s.read_some(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => input.extend_from_slice(&buf[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,

@@ -89,7 +89,7 @@ fn read_until(
             }
         }
         let n = s
-            .read(&mut buf)
+            .read_some(&mut buf)
             .unwrap_or_else(|e| panic!("{e} before the frames came: {:?}", split(&got[skip..])));
         assert!(n > 0, "closed early: {:?}", split(&got[skip..]));
         got.extend_from_slice(&buf[..n]);

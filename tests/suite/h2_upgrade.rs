@@ -27,7 +27,7 @@ fn read_until(
                 return fs;
             }
         }
-        let n = s.read(&mut buf).expect("frames before the timeout");
+        let n = s.read_some(&mut buf).expect("frames before the timeout");
         assert!(n > 0, "closed early: {:?}", String::from_utf8_lossy(got));
         got.extend_from_slice(&buf[..n]);
     }
@@ -104,7 +104,7 @@ fn upgrade_answers_101_then_stream_1_within_the_settings_given() {
         s.set_read_timeout(Some(Duration::from_millis(300)))
             .unwrap();
         let mut buf = [0u8; 1024];
-        assert!(s.read(&mut buf).is_err(), "DATA beyond the window");
+        assert!(s.read_some(&mut buf).is_err(), "DATA beyond the window");
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         s.write_all(&frame(kind::WINDOW_UPDATE, 0, 1, &100u32.to_be_bytes()))
             .unwrap();

@@ -61,7 +61,7 @@ fn answered(addr: SocketAddr, n: usize, round: usize, limit: Duration) -> usize 
         }
         let mut got = 0;
         while got < k && t.elapsed() < limit {
-            match s.read(&mut buf) {
+            match s.read_some(&mut buf) {
                 Ok(0) => return done + got,
                 Ok(m) => data.extend_from_slice(&buf[..m]),
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,

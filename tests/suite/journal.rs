@@ -658,7 +658,7 @@ fn a_slow_reader_gets_the_whole_journal_from_the_api() {
     let mut got = Vec::new();
     let mut buf = [0; 64 * 1024];
     loop {
-        match s.read(&mut buf) {
+        match s.read_some(&mut buf) {
             Ok(0) => break,
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) => panic!("after {} bytes: {e}", got.len()),

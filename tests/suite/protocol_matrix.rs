@@ -1029,7 +1029,7 @@ fn frames(s: &mut std::net::TcpStream) -> Vec<(Header, Vec<u8>)> {
     s.set_read_timeout(Some(time_bound(Duration::from_secs(2))))
         .unwrap();
     let mut buf = [0u8; 65536];
-    while let Ok(n) = s.read(&mut buf) {
+    while let Ok(n) = s.read_some(&mut buf) {
         if n == 0 {
             break;
         }
@@ -1116,7 +1116,7 @@ fn connect_method() {
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     let status = loop {
-        let n = s.read(&mut buf).expect("an answer within 2 s");
+        let n = s.read_some(&mut buf).expect("an answer within 2 s");
         assert!(n > 0, "closed without an answer");
         got.extend_from_slice(&buf[..n]);
         let fs = split(&got);

@@ -261,7 +261,7 @@ fn max_conns_stops_accepting_only_while_no_connection_is_idle() {
         c.set_read_timeout(Some(Duration::from_millis(300)))
             .unwrap();
         let mut buf = [0u8; 1];
-        match c.read(&mut buf) {
+        match c.read_some(&mut buf) {
             Err(_) => {}
             Ok(0) => panic!("{workers} workers: the connection beyond --max-conns was closed"),
             Ok(_) => panic!("{workers} workers: served beyond --max-conns"),

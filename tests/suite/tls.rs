@@ -6,6 +6,7 @@
 #![cfg(feature = "tls")]
 
 use crate::common;
+use crate::common::ReadSome;
 
 use common::{Reap, bin, have, python_ok, spawn_listening, time_bound};
 use std::io::{Read, Write};
@@ -291,7 +292,7 @@ fn a_trickled_client_hello_is_closed_at_the_header_timeout() {
         std::thread::sleep(Duration::from_millis(100));
         s.set_nonblocking(true).unwrap();
         let mut buf = [0; 64];
-        let r = s.read(&mut buf);
+        let r = s.read_some(&mut buf);
         s.set_nonblocking(false).unwrap();
         if matches!(r, Ok(0) | Err(_))
             && !matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
@@ -807,7 +808,7 @@ print(f"ok")
     // A ClientHello's start and then nothing: the same timeout, from the accept.
     s.write_all(&[22, 3, 1, 0, 200, 1]).unwrap();
     let mut buf = [0; 64];
-    assert_eq!(s.read(&mut buf).unwrap(), 0);
+    assert_eq!(s.read_some(&mut buf).unwrap(), 0);
     let took = began.elapsed();
     assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < time_bound(Duration::from_secs(5)), "{took:?}");

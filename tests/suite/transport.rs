@@ -12,7 +12,7 @@ use canned::frame::{PREFACE, flag, kind};
 use canned::server::{Handle, Server};
 use canned::transport::Transport;
 use common::*;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{Shutdown, SocketAddr};
 use std::num::NonZeroU8;
 
@@ -52,7 +52,7 @@ fn converse(addr: SocketAddr, steps: &[Step]) -> Vec<u8> {
     let mut buf = [0u8; 65536];
     for (marker, after, bytes) in steps {
         while count(&got, marker) < *after {
-            let n = s.read(&mut buf).expect("an answer before the timeout");
+            let n = s.read_some(&mut buf).expect("an answer before the timeout");
             assert!(n > 0, "closed early: {:?}", String::from_utf8_lossy(&got));
             got.extend_from_slice(&buf[..n]);
         }

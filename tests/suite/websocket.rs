@@ -6,6 +6,7 @@
 #![cfg(feature = "websocket")]
 
 use crate::common;
+use crate::common::{ReadSome, WriteSome};
 
 use common::{Proc, connect, have, read_to_eof, start, time_bound};
 use std::io::{Read, Write};
@@ -37,7 +38,7 @@ fn read_head(s: &mut TcpStream) -> String {
     let mut head = Vec::new();
     let mut b = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
-        let n = s.read(&mut b).unwrap();
+        let n = s.read_some(&mut b).unwrap();
         assert!(n == 1, "closed after {:?}", String::from_utf8_lossy(&head));
         head.push(b[0]);
     }
@@ -416,7 +417,7 @@ fn a_peer_that_never_reads_holds_bounded_memory() {
     let mut stuck_since = Instant::now();
     // Write until canned has taken nothing for a second (no reading: the socket stays full).
     while stuck_since.elapsed() < Duration::from_secs(1) {
-        match s.write(&message[sent % message.len()..]) {
+        match s.write_some(&message[sent % message.len()..]) {
             Ok(n) => {
                 sent += n;
                 stuck_since = Instant::now();
@@ -1035,7 +1036,7 @@ fn drip_sends_each_echo_in_pieces() {
     let mut at = Vec::new();
     while got.len() < 12 {
         let mut b = [0u8; 16];
-        let n = s.read(&mut b).unwrap();
+        let n = s.read_some(&mut b).unwrap();
         assert!(n > 0);
         got.extend_from_slice(&b[..n]);
         at.push((got.len(), t.elapsed()));
@@ -1097,11 +1098,11 @@ fn drop_after_n_messages_with_fin_or_rst() {
     let mut s = open(addr, "/fin");
     echo(&mut s, TEXT, b"one");
     let mut b = [0u8; 16];
-    assert_eq!(s.read(&mut b).unwrap(), 0, "FIN right after the echo");
+    assert_eq!(s.read_some(&mut b).unwrap(), 0, "FIN right after the echo");
     let mut s = open(addr, "/rst");
     echo(&mut s, TEXT, b"one");
     let got = loop {
-        match s.read(&mut b) {
+        match s.read_some(&mut b) {
             Ok(0) => break Ok(0),
             Ok(n) => panic!("{n} bytes after the echo: {:?}", &b[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
