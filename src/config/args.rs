@@ -13,11 +13,12 @@ use super::grammar::add_fault;
 #[cfg(feature = "admin")]
 use super::grammar::parse_admin;
 use super::grammar::{
-    add_route, check_path, every_interface, field_value, method_route_clash, no_body_status,
-    parse_header, parse_listen, parse_methods, parse_route, ranged_field_clash,
+    add_route, check_path, field_value, method_route_clash, no_body_status, parse_header,
+    parse_listen, parse_methods, parse_route, ranged_field_clash,
 };
 #[cfg(feature = "manual")]
 use super::help::Shell;
+use super::model::every_interface;
 use super::model::{Config, Listen};
 #[cfg(feature = "access-log")]
 use super::options::Toggle;

@@ -4,6 +4,8 @@
 
 use super::file::{modified, read_file};
 use super::media_types::type_by_extension;
+#[cfg(feature = "echo")]
+use super::model::echo_route;
 use super::model::{Config, Listen, Route};
 #[cfg(feature = "echo")]
 use crate::echo::EchoFormat;
@@ -11,16 +13,9 @@ use crate::fault::RouteFaults;
 #[cfg(feature = "faults")]
 use crate::fault::parse_fault;
 use crate::parser::{TCHAR, VALUE};
-use crate::response::{DEFAULT_CONTENT_TYPE, Spec};
+use crate::response::Spec;
 use crate::values::{count, split_at_byte};
-use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
-
-/// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
-#[cfg_attr(canned_small, optimize(size))]
-pub(super) fn every_interface(port: u16) -> Listen {
-    Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
-}
 
 /// The longest unix socket path: `sun_path` (108 bytes on Linux) less its terminating NUL.
 const MAX_UNIX_PATH: usize = 107;
@@ -50,10 +45,10 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
 /// `--admin`: a numeric TCP address, or a bare port on the loopback address (`9090`:
 /// `127.0.0.1:9090`), so that the unauthenticated API is not on every interface unless asked.
 #[cfg_attr(canned_small, optimize(size))]
-pub(super) fn parse_admin(v: &str) -> Result<SocketAddr, String> {
+pub(super) fn parse_admin(v: &str) -> Result<std::net::SocketAddr, String> {
     if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
         let port = count(v, 0, u64::from(u16::MAX))?;
-        return Ok(SocketAddr::from((
+        return Ok(std::net::SocketAddr::from((
             std::net::Ipv4Addr::LOCALHOST,
             port as u16,
         )));
@@ -408,43 +403,17 @@ pub(super) fn add_echo_as<'v>(
     path: &'v str,
     format: EchoFormat,
 ) -> Result<Option<&'v str>, String> {
-    let i = match path {
-        "*" if c.routes[0].echo.is_some() => return Err("path * is given twice".into()),
-        "*" => 0,
+    match path {
+        "*" if c.routes[0].echo.is_some() => Err("path * is given twice".into()),
+        "*" => {
+            echo_route(c, None, format);
+            Ok(None)
+        }
         _ => {
             check_path(path)?;
-            let mut r = c.routes[0].clone();
-            r.path = path.into();
-            r.faults = RouteFaults::default();
-            c.routes.push(r);
-            c.routes.len() - 1
+            echo_route(c, Some(path), format);
+            Ok(Some(path))
         }
-    };
-    // The default response's fields, with the echo's status and content type, and no body.
-    let r = &mut c.routes[i];
-    r.spec.status = 200;
-    r.spec.body = Arc::from(&[][..]);
-    r.spec.content_type = format.content_type().into();
-    r.echo = Some(format);
-    Ok((i > 0).then_some(path))
-}
-
-/// The `--health` route: GET and HEAD only, 200 `ok`.
-#[cfg_attr(canned_small, optimize(size))]
-pub(super) fn health_route(path: String) -> Route {
-    Route {
-        path,
-        spec: Spec {
-            status: 200,
-            body: Arc::from(&b"ok"[..]),
-            content_type: DEFAULT_CONTENT_TYPE.into(),
-            headers: Vec::new(),
-        },
-        get_only: true,
-        method: None,
-        faults: RouteFaults::default(),
-        echo: None,
-        modified: None,
     }
 }
 

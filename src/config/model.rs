@@ -7,7 +7,7 @@ use crate::echo::EchoFormat;
 use crate::fault::{DEFAULT_SEED, Mutate, RouteFaults};
 use crate::parser::Limits;
 use crate::response::{Common, DEFAULT_CONTENT_TYPE, MAX_FORMATTED_BYTES, Spec, formatted_bytes};
-use std::net::SocketAddr;
+use std::net::{Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -297,4 +297,236 @@ pub fn formatted_too_large(total: usize) -> String {
          route's three heads carry every header), over the limit of {MAX_FORMATTED_BYTES} \
          (64 MiB); give fewer routes or shorter headers"
     )
+}
+
+/// Port `port` of every interface: the IPv6 wildcard, which the server binds dual-stack.
+#[cfg_attr(canned_small, optimize(size))]
+pub(super) fn every_interface(port: u16) -> Listen {
+    Listen::Tcp(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
+}
+
+/// The `--health` route: GET and HEAD only, 200 `ok`.
+#[cfg_attr(canned_small, optimize(size))]
+pub(super) fn health_route(path: String) -> Route {
+    Route {
+        path,
+        spec: Spec {
+            status: 200,
+            body: Arc::from(&b"ok"[..]),
+            content_type: DEFAULT_CONTENT_TYPE.into(),
+            headers: Vec::new(),
+        },
+        get_only: true,
+        method: None,
+        faults: RouteFaults::default(),
+        echo: None,
+        modified: None,
+    }
+}
+
+/// Make route `path` (a checked path; `None`: the default route) answer with the request,
+/// written in `format`: the default response's fields, with the echo's status and content
+/// type, and no body.
+#[cfg(feature = "echo")]
+#[cfg_attr(canned_small, optimize(size))]
+pub(super) fn echo_route(c: &mut Config, path: Option<&str>, format: EchoFormat) {
+    let i = match path {
+        None => 0,
+        Some(path) => {
+            let mut r = c.routes[0].clone();
+            r.path = path.into();
+            r.faults = RouteFaults::default();
+            c.routes.push(r);
+            c.routes.len() - 1
+        }
+    };
+    let r = &mut c.routes[i];
+    r.spec.status = 200;
+    r.spec.body = Arc::from(&[][..]);
+    r.spec.content_type = format.content_type().into();
+    r.echo = Some(format);
+}
+
+// The setting each option changes, beside the fields it changes: the option table
+// (`options/table.rs`) names one of these per option, and a new option is its row there and
+// its field and setting here.
+
+/// Settings turned on by a switch.
+#[derive(Clone, Copy)]
+pub(super) enum Toggle {
+    ReusePort,
+    NoDate,
+    RawClose,
+    #[cfg(feature = "access-log")]
+    AccessLog,
+    Quiet,
+    #[cfg(feature = "mutate")]
+    Mutate,
+    #[cfg(feature = "control")]
+    Control,
+    #[cfg(feature = "http2")]
+    NoHttp2,
+    #[cfg(feature = "http2")]
+    GrpcHealth,
+    #[cfg(feature = "ranges")]
+    NoValidators,
+}
+
+impl Toggle {
+    pub(super) fn set(self, c: &mut Config) {
+        match self {
+            Toggle::ReusePort => c.reuse_port = true,
+            Toggle::NoDate => c.common.date = false,
+            Toggle::RawClose => c.raw_close = true,
+            #[cfg(feature = "access-log")]
+            Toggle::AccessLog => c.access_log = true,
+            Toggle::Quiet => c.quiet = true,
+            #[cfg(feature = "mutate")]
+            Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
+            #[cfg(feature = "control")]
+            Toggle::Control => c.control = true,
+            #[cfg(feature = "http2")]
+            Toggle::NoHttp2 => c.no_http2 = true,
+            #[cfg(feature = "http2")]
+            Toggle::GrpcHealth => c.grpc_health = true,
+            #[cfg(feature = "ranges")]
+            Toggle::NoValidators => c.validators = false,
+        }
+    }
+}
+
+/// Numeric settings (counts, sizes, durations in milliseconds). Each kind's range keeps the
+/// casts below lossless.
+#[derive(Clone, Copy)]
+pub(super) enum Number {
+    Port,
+    Workers,
+    Backlog,
+    MaxConns,
+    Status,
+    MaxRequests,
+    MaxHeadBytes,
+    MaxHeaders,
+    MaxBodyBytes,
+    HeaderTimeout,
+    IdleTimeout,
+    WriteTimeout,
+    ShutdownTimeout,
+    Delay,
+    #[cfg(feature = "faults")]
+    Seed,
+    #[cfg(feature = "journal")]
+    Journal,
+    #[cfg(feature = "websocket")]
+    WebSocketMaxMessage,
+}
+
+impl Number {
+    pub(super) fn set(self, c: &mut Config, n: u64) {
+        match self {
+            Number::Port => c.listen.push(every_interface(n as u16)),
+            Number::Workers => c.workers = n as usize,
+            Number::Backlog => c.backlog = n as i32,
+            Number::MaxConns => c.max_conns = n as usize,
+            Number::Status => c.routes[0].spec.status = n as u16,
+            Number::MaxRequests => c.max_requests = n as u32,
+            Number::MaxHeadBytes => c.limits.max_head = n as usize,
+            Number::MaxHeaders => c.limits.max_headers = n as usize,
+            Number::MaxBodyBytes => c.max_body_bytes = n,
+            Number::HeaderTimeout => c.timeouts.header = n,
+            Number::IdleTimeout => c.timeouts.idle = n,
+            Number::WriteTimeout => c.timeouts.write = n,
+            Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
+            Number::Delay => c.delay = n,
+            #[cfg(feature = "faults")]
+            Number::Seed => c.seed = n,
+            #[cfg(feature = "journal")]
+            Number::Journal => c.journal = n,
+            #[cfg(feature = "websocket")]
+            Number::WebSocketMaxMessage => c.websocket_max_message = n,
+        }
+    }
+}
+
+/// Settings that take text (already checked by their kind).
+#[derive(Clone, Copy)]
+pub(super) enum Text {
+    Body,
+    ContentType,
+    Server,
+    Health,
+    #[cfg(feature = "stats")]
+    Stats,
+    #[cfg(feature = "stats")]
+    Metrics,
+    #[cfg(feature = "journal")]
+    JournalPath,
+    #[cfg(feature = "tls")]
+    TlsCert,
+    #[cfg(feature = "tls")]
+    TlsKey,
+    #[cfg(feature = "tls")]
+    TlsName,
+    #[cfg(feature = "tls")]
+    TlsCaOut,
+    #[cfg(feature = "tls")]
+    TlsClientCa,
+    #[cfg(feature = "tls")]
+    TlsCase,
+    #[cfg(feature = "websocket")]
+    WebSocket,
+}
+
+impl Text {
+    pub(super) fn set(self, c: &mut Config, v: &str) {
+        match self {
+            Text::Body => c.routes[0].spec.body = Arc::from(v.as_bytes()),
+            Text::ContentType => c.routes[0].spec.content_type = v.into(),
+            Text::Server => c.common.server = v.into(),
+            Text::Health => c.routes.push(health_route(v.into())),
+            #[cfg(feature = "stats")]
+            Text::Stats => c.stats = Some(v.into()),
+            #[cfg(feature = "stats")]
+            Text::Metrics => c.metrics = Some(v.into()),
+            #[cfg(feature = "journal")]
+            Text::JournalPath => {
+                // An echo route, in JSON, that answers the journal instead of the request.
+                echo_route(c, Some(v), EchoFormat::Json);
+                c.journal_path = Some(v.into());
+                if c.journal == 0 {
+                    c.journal = crate::journal::DEFAULT_ENTRIES;
+                }
+            }
+            #[cfg(feature = "tls")]
+            Text::TlsCert => c.tls.cert = Some(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsKey => c.tls.key = Some(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsName => c.tls.names.push(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsClientCa => c.tls.client_ca = Some(v.into()),
+            #[cfg(feature = "tls")]
+            Text::TlsCase => c.tls.case = Some(v.into()),
+            #[cfg(feature = "websocket")]
+            Text::WebSocket => c.websocket.push(v.into()),
+        }
+    }
+}
+
+/// Settings that take a file's contents.
+#[derive(Clone, Copy)]
+pub(super) enum FileContents {
+    Body,
+    RawResponse,
+}
+
+impl FileContents {
+    pub(super) fn set(self, c: &mut Config, b: Arc<[u8]>) {
+        match self {
+            FileContents::Body => c.routes[0].spec.body = b,
+            FileContents::RawResponse => c.raw = Some(b),
+        }
+    }
 }

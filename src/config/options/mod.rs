@@ -1,13 +1,8 @@
-//! The option table: every option's flag, environment variable, kind of value, help and
-//! relations, and the setting each kind of value changes.
+//! The option table's types: an option's flag, environment variable, kind of value, help,
+//! relations and docs; the settings each kind of value changes are `model`'s.
 
-use super::grammar::{every_interface, health_route};
-use super::model::Config;
-#[cfg(feature = "mutate")]
-use crate::fault::Mutate;
+pub(super) use super::model::{FileContents, Number, Text, Toggle};
 use crate::values::split_at_byte;
-use std::sync::Arc;
-use std::time::Duration;
 
 /// More threads than this are a typo, not a configuration (and each costs descriptors).
 const MAX_WORKERS: u64 = 1024;
@@ -67,186 +62,6 @@ pub(super) enum ValueKind {
     EntityTag,
 }
 
-/// Settings turned on by a switch.
-#[derive(Clone, Copy)]
-pub(super) enum Toggle {
-    ReusePort,
-    NoDate,
-    RawClose,
-    #[cfg(feature = "access-log")]
-    AccessLog,
-    Quiet,
-    #[cfg(feature = "mutate")]
-    Mutate,
-    #[cfg(feature = "control")]
-    Control,
-    #[cfg(feature = "http2")]
-    NoHttp2,
-    #[cfg(feature = "http2")]
-    GrpcHealth,
-    #[cfg(feature = "ranges")]
-    NoValidators,
-}
-
-impl Toggle {
-    pub(super) fn set(self, c: &mut Config) {
-        match self {
-            Toggle::ReusePort => c.reuse_port = true,
-            Toggle::NoDate => c.common.date = false,
-            Toggle::RawClose => c.raw_close = true,
-            #[cfg(feature = "access-log")]
-            Toggle::AccessLog => c.access_log = true,
-            Toggle::Quiet => c.quiet = true,
-            #[cfg(feature = "mutate")]
-            Toggle::Mutate => c.mutate = Some(Mutate::Cycle),
-            #[cfg(feature = "control")]
-            Toggle::Control => c.control = true,
-            #[cfg(feature = "http2")]
-            Toggle::NoHttp2 => c.no_http2 = true,
-            #[cfg(feature = "http2")]
-            Toggle::GrpcHealth => c.grpc_health = true,
-            #[cfg(feature = "ranges")]
-            Toggle::NoValidators => c.validators = false,
-        }
-    }
-}
-
-/// Numeric settings (counts, sizes, durations in milliseconds). Each kind's range keeps the
-/// casts below lossless.
-#[derive(Clone, Copy)]
-pub(super) enum Number {
-    Port,
-    Workers,
-    Backlog,
-    MaxConns,
-    Status,
-    MaxRequests,
-    MaxHeadBytes,
-    MaxHeaders,
-    MaxBodyBytes,
-    HeaderTimeout,
-    IdleTimeout,
-    WriteTimeout,
-    ShutdownTimeout,
-    Delay,
-    #[cfg(feature = "faults")]
-    Seed,
-    #[cfg(feature = "journal")]
-    Journal,
-    #[cfg(feature = "websocket")]
-    WebSocketMaxMessage,
-}
-
-impl Number {
-    pub(super) fn set(self, c: &mut Config, n: u64) {
-        match self {
-            Number::Port => c.listen.push(every_interface(n as u16)),
-            Number::Workers => c.workers = n as usize,
-            Number::Backlog => c.backlog = n as i32,
-            Number::MaxConns => c.max_conns = n as usize,
-            Number::Status => c.routes[0].spec.status = n as u16,
-            Number::MaxRequests => c.max_requests = n as u32,
-            Number::MaxHeadBytes => c.limits.max_head = n as usize,
-            Number::MaxHeaders => c.limits.max_headers = n as usize,
-            Number::MaxBodyBytes => c.max_body_bytes = n,
-            Number::HeaderTimeout => c.timeouts.header = n,
-            Number::IdleTimeout => c.timeouts.idle = n,
-            Number::WriteTimeout => c.timeouts.write = n,
-            Number::ShutdownTimeout => c.shutdown_timeout = Duration::from_millis(n),
-            Number::Delay => c.delay = n,
-            #[cfg(feature = "faults")]
-            Number::Seed => c.seed = n,
-            #[cfg(feature = "journal")]
-            Number::Journal => c.journal = n,
-            #[cfg(feature = "websocket")]
-            Number::WebSocketMaxMessage => c.websocket_max_message = n,
-        }
-    }
-}
-
-/// Settings that take text (already checked by their kind).
-#[derive(Clone, Copy)]
-pub(super) enum Text {
-    Body,
-    ContentType,
-    Server,
-    Health,
-    #[cfg(feature = "stats")]
-    Stats,
-    #[cfg(feature = "stats")]
-    Metrics,
-    #[cfg(feature = "journal")]
-    JournalPath,
-    #[cfg(feature = "tls")]
-    TlsCert,
-    #[cfg(feature = "tls")]
-    TlsKey,
-    #[cfg(feature = "tls")]
-    TlsName,
-    #[cfg(feature = "tls")]
-    TlsCaOut,
-    #[cfg(feature = "tls")]
-    TlsClientCa,
-    #[cfg(feature = "tls")]
-    TlsCase,
-    #[cfg(feature = "websocket")]
-    WebSocket,
-}
-
-impl Text {
-    pub(super) fn set(self, c: &mut Config, v: &str) {
-        match self {
-            Text::Body => c.routes[0].spec.body = Arc::from(v.as_bytes()),
-            Text::ContentType => c.routes[0].spec.content_type = v.into(),
-            Text::Server => c.common.server = v.into(),
-            Text::Health => c.routes.push(health_route(v.into())),
-            #[cfg(feature = "stats")]
-            Text::Stats => c.stats = Some(v.into()),
-            #[cfg(feature = "stats")]
-            Text::Metrics => c.metrics = Some(v.into()),
-            #[cfg(feature = "journal")]
-            Text::JournalPath => {
-                // An echo route, in JSON, that answers the journal instead of the request.
-                let _ = super::grammar::add_echo(c, v);
-                c.journal_path = Some(v.into());
-                if c.journal == 0 {
-                    c.journal = crate::journal::DEFAULT_ENTRIES;
-                }
-            }
-            #[cfg(feature = "tls")]
-            Text::TlsCert => c.tls.cert = Some(v.into()),
-            #[cfg(feature = "tls")]
-            Text::TlsKey => c.tls.key = Some(v.into()),
-            #[cfg(feature = "tls")]
-            Text::TlsName => c.tls.names.push(v.into()),
-            #[cfg(feature = "tls")]
-            Text::TlsCaOut => c.tls.ca_out = Some(v.into()),
-            #[cfg(feature = "tls")]
-            Text::TlsClientCa => c.tls.client_ca = Some(v.into()),
-            #[cfg(feature = "tls")]
-            Text::TlsCase => c.tls.case = Some(v.into()),
-            #[cfg(feature = "websocket")]
-            Text::WebSocket => c.websocket.push(v.into()),
-        }
-    }
-}
-
-/// Settings that take a file's contents.
-#[derive(Clone, Copy)]
-pub(super) enum FileContents {
-    Body,
-    RawResponse,
-}
-
-impl FileContents {
-    pub(super) fn set(self, c: &mut Config, b: Arc<[u8]>) {
-        match self {
-            FileContents::Body => c.routes[0].spec.body = b,
-            FileContents::RawResponse => c.raw = Some(b),
-        }
-    }
-}
-
 /// Whether an option takes one value or many.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Repeat {
@@ -270,6 +85,11 @@ pub(super) struct Opt {
     pub(super) repeat: Repeat,
     /// Options this one cannot be combined with (symmetric), or needs.
     relations: &'static [Relation],
+    /// Its row in docs/options.md beyond what `--help` says: its default and what it does in
+    /// full (`contrib::docs`). Only the tests that write and check that page read it: the
+    /// binary carries none of it.
+    #[cfg(all(test, feature = "manual"))]
+    pub(super) docs: (&'static str, &'static str),
 }
 
 #[derive(Clone, Copy)]
@@ -278,16 +98,21 @@ pub(super) enum Relation {
     Needs(&'static str),
 }
 
-/// `opt!("--flag VALUE", "VARIABLE", kind, "help")`, optionally followed by `section: "Title"`:
-/// a table entry. The variable is read when neither the flag nor a conflicting one is given;
+/// `opt!("--flag VALUE", "VARIABLE", kind, "help", docs: ("default", "meaning"))`, with
+/// `section: "Title"` before `docs` when the option opens a `--help` section: a table entry. The variable is read when neither the flag nor a conflicting one is given;
 /// in the help, each `\n` starts an indented line.
 macro_rules! opt {
-    ($flag:literal, $var:literal, $kind:expr, $help:literal $(, section: $title:literal)?) => {
+    (
+        $flag:literal, $var:literal, $kind:expr, $help:literal $(, section: $title:literal)?,
+        docs: ($default:literal, $meaning:literal)
+    ) => {
         Opt {
             text: concat!($flag, "\n", $var, "\n", $help $(, "\0", $title)?),
             kind: $kind,
             repeat: Repeat::Once,
             relations: &[],
+            #[cfg(all(test, feature = "manual"))]
+            docs: ($default, $meaning),
         }
     };
 }
