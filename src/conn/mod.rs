@@ -27,9 +27,9 @@ pub mod log_line;
 mod pool;
 mod settings;
 
-#[cfg(feature = "websocket")]
-pub use connection::WebSocketRequest;
-pub use connection::{Connection, H2cRequest, Handoff, Next, Upgrade};
+// All of it: the calls of the loop, and each protocol's hand-off request (one more for a new
+// upgrade target, and no line here).
+pub use connection::*;
 pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,

@@ -269,9 +269,9 @@ pub struct WorkArea {
     pub(super) drip_head: Vec<u8>,
     /// `Upgrade: h2c`: the decoded `HTTP2-Settings` payload, until the handoff.
     pub(super) h2c_settings: Vec<u8>,
-    /// `Upgrade: websocket`: the checked handshake, until the handoff.
-    #[cfg(feature = "websocket")]
-    pub(super) websocket: Option<crate::conn::WebSocketRequest>,
+    /// An upgrade target's checked request (`Upgrade: websocket`'s handshake), until the
+    /// handoff: any target but h2c, whose request is built at the handoff from the rest.
+    pub(super) upgrade: Option<crate::conn::Upgrade>,
 }
 
 /// Where a request being echoed is kept, until its response is written: from byte `at` of
@@ -415,8 +415,7 @@ impl Pooled for WorkArea {
             control: None,
             drip_head: Vec::new(),
             h2c_settings: Vec::new(),
-            #[cfg(feature = "websocket")]
-            websocket: None,
+            upgrade: None,
         }
     }
 

@@ -71,11 +71,3 @@ fn a_connection_stays_24_bytes() {
     assert!(std::mem::size_of::<Http1Conn>() <= 24);
     assert_eq!(std::mem::size_of::<Phase>(), 1);
 }
-#[test]
-fn tmp_workarea_size() {
-    eprintln!(
-        "WORKAREA {} CONTROL {}",
-        std::mem::size_of::<super::state::WorkArea>(),
-        std::mem::size_of::<crate::control::Control>()
-    );
-}

@@ -106,15 +106,11 @@ impl Http1Conn {
         let mut request = H2cRequest::default();
         self.phase = Phase::Closing { linger: false };
         let mut b = self.work.take()?;
-        #[cfg(feature = "websocket")]
-        if let Some(ws) = b.websocket.take() {
+        if let Some(target) = b.upgrade.take() {
             b.pending = None;
             let input = std::mem::take(&mut b.input);
             pool.put(b);
-            return Some(Handoff {
-                target: Upgrade::WebSocket(ws),
-                input,
-            });
+            return Some(Handoff { target, input });
         }
         if let Some(p) = b.pending.take() {
             request.route = p.route as usize;

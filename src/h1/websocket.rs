@@ -7,7 +7,7 @@
 
 use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
-use crate::conn::WebSocketRequest;
+use crate::conn::{Upgrade, WebSocketRequest};
 
 /// Why a handshake is refused: the text of the `400`'s body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ impl Http1Conn {
         };
         match key {
             Ok(key) => {
-                b.websocket = Some(WebSocketRequest { key, ..path });
+                b.upgrade = Some(Upgrade::WebSocket(WebSocketRequest { key, ..path }));
                 self.phase = Phase::Upgrading;
             }
             Err(why) => {

@@ -385,7 +385,8 @@ impl<T: Io> Event<'_, T> {
                 after @ (After::Done | After::Close) => after,
                 after => self.switch(conn, after, scratch, env),
             },
-            #[cfg(any(feature = "http2", feature = "websocket"))]
+            // Every protocol a connection is handed over to (none in the core).
+            #[allow(unreachable_patterns)]
             _ => self.handle_upgraded(conn, cause, scratch, env),
         }
     }
@@ -563,9 +564,10 @@ impl<T: Io> Event<'_, T> {
     /// then compiles as a test of one variant (measured: a third protocol's arm inlined beside
     /// HTTP/1's cost it 4% more instructions per request, an event lent to this call 1%; without
     /// `cold`, the plain path kept 1% of it).
-    #[cfg(any(feature = "http2", feature = "websocket"))]
     #[cold]
     #[inline(never)]
+    // The core hands no connection over: its one arm is HTTP/1's, which reads none of these.
+    #[allow(unused_mut, unused_variables)]
     fn handle_upgraded(
         mut self,
         conn: &mut ProtocolConn,
@@ -573,13 +575,11 @@ impl<T: Io> Event<'_, T> {
         scratch: &mut [u8],
         env: &mut Env<'_, Work>,
     ) -> After {
-        let after = match conn {
-            ProtocolConn::H1(_) => After::Done,
-            #[cfg(feature = "http2")]
-            ProtocolConn::H2(c) => self.handle(c, cause, scratch, Preface::Ignore, env),
-            #[cfg(feature = "websocket")]
-            ProtocolConn::Ws(c) => self.handle(c, cause, scratch, Preface::Ignore, env),
-        };
+        let after = slot::upgraded!(
+            conn,
+            c => self.handle(c, cause, scratch, Preface::Ignore, env),
+            else After::Done
+        );
         match after {
             After::Done | After::Close => after,
             _ => self.switch(conn, after, scratch, env),

@@ -41,6 +41,21 @@ macro_rules! both {
     };
 }
 
+/// Dispatch a call to the protocol of a connection handed over from HTTP/1 or to HTTP/2 by
+/// its preface (every protocol but HTTP/1; `else`: HTTP/1's).
+macro_rules! upgraded {
+    ($self:expr, $c:ident => $e:expr, else $h1:expr) => {
+        match $self {
+            ProtocolConn::H1(_) => $h1,
+            #[cfg(feature = "http2")]
+            ProtocolConn::H2($c) => $e,
+            #[cfg(feature = "websocket")]
+            ProtocolConn::Ws($c) => $e,
+        }
+    };
+}
+pub(super) use upgraded;
+
 impl ProtocolConn {
     /// The first bytes of a fresh connection are the HTTP/2 preface, `rest` what followed it
     /// in the read that completed it: it is HTTP/2 from now on, its preface timed from the
