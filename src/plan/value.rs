@@ -97,6 +97,13 @@ impl Plan {
         silent(self.delivery)
     }
 
+    /// Whether something with a status is sent: all but a stall, a hang, garbage and a
+    /// malformed variant (whose [`Plan::status`] is 0).
+    #[inline(always)]
+    pub fn sends_status(&self) -> bool {
+        !self.silent() && !matches!(self.source, Source::Variant(_))
+    }
+
     /// The hold alone, answered with `status` (a gRPC call: a client reads no HTTP status,
     /// body or cut frame as anything but a failed call), counted with its latency only.
     pub fn hold_only(self, status: u16) -> Plan {
