@@ -12,7 +12,6 @@ use crate::echo::decimal;
 use crate::fault::{Delivery, Drip};
 use crate::plan::{self, Configured};
 use crate::response::{StatusHead, reason};
-use crate::values::US_PER_MS;
 
 impl Http1Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -77,21 +76,10 @@ impl Http1Conn {
         };
         log_plan(b, &plan, p.logged, env);
         plan::count(&plan, env.stats);
-        let delay_us = plan.hold_us;
-        match plan.delivery {
-            Delivery::Stall => {
-                self.stall();
-                return;
-            }
-            Delivery::Hang { ms, reset } => {
-                // Nothing is sent: the close is due D after the request, the delays added,
-                // as `--fault`'s hang; output before it is written first.
-                b.close_at(env.now_us + delay_us + ms.saturating_mul(US_PER_MS));
-                self.hang(reset);
-                return;
-            }
-            _ => {}
+        if self.deliver_nothing(b, &plan, env) {
+            return;
         }
+        let delay_us = plan.hold_us;
         if delay_us > 0 {
             // Output queued before it is held with it: answers stay in order.
             b.hold_until_us = b.hold_until_us.max(env.now_us + delay_us);

@@ -53,28 +53,17 @@ impl Http1Conn {
         let asked = if plan.ranged { b.asked } else { Asked::Whole };
         let p = Pending { route, ..p };
         let close = plan.close;
-        match plan.delivery {
-            Delivery::Stall => {
-                self.stall();
-                return;
+        if self.deliver_nothing(b, &plan, env) {
+            return;
+        }
+        if let Delivery::Garbage(n) = plan.delivery {
+            b.hold(plan.hold_us, env);
+            if let Some(f) = env.features.faults.as_deref() {
+                b.out
+                    .extend_from_slice(f.garbage(usize::from(plan.asked), n));
             }
-            Delivery::Garbage(n) => {
-                b.hold(plan.hold_us, env);
-                if let Some(f) = env.features.faults.as_deref() {
-                    b.out
-                        .extend_from_slice(f.garbage(usize::from(plan.asked), n));
-                }
-                self.close_after_broken_response();
-                return;
-            }
-            Delivery::Hang { ms, reset } => {
-                // Nothing is sent: the close is due D after the request, the hold added;
-                // output before it is written first.
-                b.close_at(env.now_us + plan.hold_us + ms.saturating_mul(US_PER_MS));
-                self.hang(reset);
-                return;
-            }
-            _ => {}
+            self.close_after_broken_response();
+            return;
         }
         b.hold(plan.hold_us, env);
         if let Delivery::SlowClose(ms) = plan.delivery {
@@ -127,6 +116,23 @@ impl Http1Conn {
             }
         }
         self.close_after_response(&p, close, env);
+    }
+}
+
+impl Http1Conn {
+    /// When `plan`'s delivery sends nothing (a stall; a hang, whose close is due D after the
+    /// request, the hold added), do so and return true; output before it is written first.
+    /// A path's faults and a request's control alike.
+    pub(super) fn deliver_nothing(&mut self, b: &mut WorkArea, plan: &Plan, env: &Env<'_>) -> bool {
+        match plan.delivery {
+            Delivery::Stall => self.stall(),
+            Delivery::Hang { ms, reset } => {
+                b.close_at(env.now_us + plan.hold_us + ms.saturating_mul(US_PER_MS));
+                self.hang(reset);
+            }
+            _ => return false,
+        }
+        true
     }
 }
 
