@@ -4,8 +4,9 @@
 //! are a stack of layers, each importing only from the layers below it (`tests/suite/architecture.rs`
 //! holds the table and checks every import against it). At the bottom, [`parser`] and
 //! [`chunked`] turn bytes into decisions (`core` only, no allocation); above them the canned
-//! bytes, the faults and the counters are built from plain values; a connection's state machine
-//! turns decisions into slices of those bytes, without sockets; the command line comes next,
+//! bytes, the faults and the counters are built from plain values; the answer plan decides
+//! what each request's answer is; a connection's state machine executes plans, turning them
+//! into slices of those bytes, without sockets; the command line comes next,
 //! and at the top the server, the only reader of a `Config`, builds each worker's parts from it
 //! once and moves bytes between sockets and connections.
 //!
@@ -64,12 +65,13 @@
 //! | 3 | `fault` | faults a route can be given: `PATH=`, status mixes, sequences, sampling | `server` |
 //! | 4 | `stats` | the counters, and their JSON and Prometheus text forms | `server` |
 //! | 5 | `conn` | what every protocol's connection shares with the loop: settings, buffers, the log sink | `server` |
-//! | 6 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
-//! | 6 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `http2` |
-//! | 6 | `transport` | how a connection's bytes cross its socket (TCP and unix: plain), chosen at accept | `server` |
-//! | 7 | `config` | the command line and the environment | `server` |
-//! | 8 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
-//! | 9 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
+//! | 6 | `plan` | what a request's answer is, for every protocol: its source, status, hold, delivery, end, and the fault kinds recorded | `server` |
+//! | 7 | `h1` | one HTTP/1 connection's life as a state machine, without sockets | `server` |
+//! | 7 | `h2` | one HTTP/2 connection's life as a state machine, without sockets | `http2` |
+//! | 7 | `transport` | how a connection's bytes cross its socket (TCP and unix: plain), chosen at accept | `server` |
+//! | 8 | `config` | the command line and the environment | `server` |
+//! | 9 | `server` | the poll loop: listeners, workers, timers, signals, shutdown; a worker's parts from `Config` | `server` |
+//! | 10 | `check` | invariant checks shared by the tests and the fuzz targets | `check` |
 //!
 //! # Features
 //!
@@ -118,6 +120,8 @@ pub mod journal;
 #[cfg(feature = "server")]
 pub mod mutate;
 pub mod parser;
+#[cfg(feature = "server")]
+pub mod plan;
 pub mod range;
 #[cfg(feature = "server")]
 pub mod response;

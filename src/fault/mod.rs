@@ -12,7 +12,7 @@
 //! that a run with one worker is reproduced exactly.
 //!
 //! This module parses, samples and keeps each worker's state ([`WorkerFaults`], built from
-//! plain inputs); the connection applies a [`Plan`] at respond time, and the loop's deadline
+//! plain inputs); the answer plan (`crate::plan`) takes a [`Draw`] at respond time, and the loop's deadline
 //! heap supplies the timing (no thread, no sleep). Specs are in milliseconds, as given; what
 //! a response is held for and when a piece is due are in microseconds, the unit of the
 //! worker's clock.
@@ -49,7 +49,7 @@ pub use mutator::{Mutate, Mutator};
 pub use parse::{parse_fault, parse_fault_spec, split_share};
 pub use sequence::{Act, Sequence};
 pub use spec::{
-    ALWAYS, ErrorRate, Fault, MAX_STEPS, MIX_MAX, Plan, RouteFaults, SequenceSpec, StatusMix, Step,
+    ALWAYS, Draw, ErrorRate, Fault, MAX_STEPS, MIX_MAX, RouteFaults, SequenceSpec, StatusMix, Step,
 };
 pub use table::{FaultResponses, FaultSet};
 pub use worker::{Decision, WorkerFaults};

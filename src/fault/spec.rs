@@ -1,5 +1,5 @@
 //! The faults a route can be given, as parsed: a latency, a way of delivering the response, an
-//! error rate; and what one response gets of them ([`Plan`]), drawn at respond time.
+//! error rate; and what one response gets of them ([`Draw`]), drawn at respond time.
 
 use crate::fault_value::{Delivery, Latency, Rng};
 use crate::values::US_PER_MS;
@@ -112,7 +112,7 @@ pub enum Fault {
 
 /// What one response gets, decided at respond time from its route's faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Plan {
+pub struct Draw {
     /// Hold the response this long first (µs, the unit of the worker's clock; 0: no
     /// latency).
     pub delay_us: u64,
@@ -137,7 +137,7 @@ impl RouteFaults {
     /// Draw this response's plan. Draws are made in a fixed order so that a seed reproduces
     /// a run: the error rate or the status mix (one draw), the latency's share (only when it
     /// has one), the latency, the delivery's share (only when it has one).
-    pub fn plan(&self, rng: &mut Rng) -> Plan {
+    pub fn plan(&self, rng: &mut Rng) -> Draw {
         let error = self
             .error
             .as_ref()
@@ -154,7 +154,7 @@ impl RouteFaults {
             d if applies(self.delivery_share, rng) => d,
             _ => Delivery::Whole,
         };
-        Plan {
+        Draw {
             delay_us,
             error,
             mix,

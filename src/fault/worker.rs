@@ -3,7 +3,7 @@
 
 use super::clock::WallClock;
 use super::mutator::Mutator;
-use super::spec::{Plan, RouteFaults, Step};
+use super::spec::{Draw, RouteFaults, Step};
 use super::table::FaultSet;
 use crate::fault_value::{Delivery, Drip, Rng};
 use std::sync::Arc;
@@ -33,8 +33,8 @@ pub enum Decision {
     /// Apply this plan, answering with route `route` (the route's own, its error response, a
     /// status of its mix or a step's response).
     Fault {
-        /// Its plan.
-        plan: Plan,
+        /// What its route's faults drew.
+        draw: Draw,
         /// The route whose bytes to send.
         route: u16,
     },
@@ -152,7 +152,7 @@ impl WorkerFaults {
             }
         };
         Some(Decision::Fault {
-            plan,
+            draw: plan,
             route: answer,
         })
     }

@@ -6,6 +6,7 @@ use super::Http1Conn;
 use super::log::{log_response, log_rule};
 use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
 use crate::parser::Rule;
+use crate::plan::{self, Facts};
 
 impl Http1Conn {
     /// Answer the request whose head (and body) is complete.
@@ -33,6 +34,21 @@ impl Http1Conn {
         }
     }
 
+    /// What the plan of the answer to `p` (the `served`th, asking for `asked`) reads of it.
+    #[inline(always)]
+    pub(super) fn facts(&self, p: &Pending, asked: Asked, env: &Env<'_>) -> Facts {
+        Facts {
+            route: p.route,
+            ranged_status: if asked.is_whole() {
+                0
+            } else {
+                asked.status(env.responses, p.route)
+            },
+            close: self.closes_after(p, env),
+            variants: true,
+        }
+    }
+
     /// Answer `p` with its route's response, or with what its `Range` and conditional fields
     /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
@@ -55,21 +71,17 @@ impl Http1Conn {
     #[inline(always)]
     fn respond_as<const WHOLE: bool>(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
-        let close = self.closes_after(&p, env);
         let asked = if WHOLE { Asked::Whole } else { b.asked };
-        let status = if WHOLE {
-            env.responses.status(p.route as usize)
-        } else {
-            asked.status(env.responses, p.route)
-        };
-        env.stats.by_status[status as usize] += 1;
-        if p.logged {
-            log_response(b, status, env);
-        }
         let delay_us = env.settings.switches.delay_us;
-        if delay_us > 0 {
+        let plan = plan::plain(self.facts(&p, asked, env), delay_us, env.responses);
+        let close = plan.close;
+        plan::count(&plan, env.stats);
+        if p.logged {
+            log_response(b, plan.status, env);
+        }
+        if plan.hold_us > 0 {
             if b.pending_out() == 0 {
-                b.hold_until_us = env.now_us + delay_us;
+                b.hold_until_us = env.now_us + plan.hold_us;
             }
             if b.hold_until_us != 0 {
                 b.last_held = Some((b.out.len(), p, asked));

@@ -4,14 +4,14 @@
 //! with its control. Out of line: without `--control` nothing here runs.
 
 use super::Http1Conn;
-use super::log::{annotate_log, journal_fault, log_response};
+use super::log::log_plan;
 use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
 use crate::conditional::Answer;
 use crate::control::{Control, MAX_LOCATION, PARTS, Refusal, from_head};
 use crate::echo::decimal;
-use crate::fault::{Delivery, Drip, FaultKind};
+use crate::fault::{Delivery, Drip};
+use crate::plan::{self, Configured};
 use crate::response::{StatusHead, reason};
-use crate::values::US_PER_MS;
 
 impl Http1Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
@@ -61,63 +61,36 @@ impl Http1Conn {
         };
         let route = p.route as usize;
         self.served = self.served.saturating_add(1);
-        let close = self.closes_after(&p, env);
+        let mut facts = self.facts(&p, super::state::Asked::Whole, env);
+        facts.variants = false;
+        let features = Configured {
+            faults: None,
+            delay_us: env.settings.switches.delay_us,
+            control: Some(&control),
+        };
+        let plan = plan::decide(facts, features, env.responses);
+        let close = plan.close;
         let (c, message) = match control {
             Ok(c) => (c, None),
             Err(why) => (Control::default(), Some(why)),
         };
-        let status = match (message, &c.error) {
-            (Some(_), _) => 400,
-            (None, Some(e)) => e.status,
-            (None, None) => c.status.unwrap_or(env.responses.status(route)),
-        };
-        // A stall and garbage send nothing with a status.
-        let silent = matches!(
-            c.delivery,
-            Some(Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. })
-        );
-        let logged = p.logged && log_response(b, if silent { 0 } else { status }, env);
-        let note = |kind: FaultKind, env: &mut Env<'_>| {
-            env.stats.faults[kind.index()] += 1;
-            if logged {
-                annotate_log(env, "fault=", kind.name());
-            }
-            if p.logged {
-                journal_fault(env, kind);
-            }
-        };
-        if c.latency {
-            note(FaultKind::Latency, env);
-        }
-        if c.error.is_some() {
-            note(FaultKind::Error, env);
-        }
-        if let Some(kind) = c.delivery.and_then(Delivery::kind) {
-            note(kind, env);
-        }
-        if c.delivery == Some(Delivery::Stall) {
-            self.stall();
+        log_plan(b, &plan, p.logged, env);
+        plan::count(&plan, env.stats);
+        if self.deliver_nothing(b, &plan, env) {
             return;
         }
-        let delay_us = env.settings.switches.delay_us + (c.delay_ms + c.latency_ms) * 1_000;
-        if let Some(Delivery::Hang { ms, reset }) = c.delivery {
-            // Nothing is sent: the close is due D after the request, the delays added, as
-            // `--fault`'s hang; output before it is written first.
-            b.close_at(env.now_us + delay_us + ms.saturating_mul(US_PER_MS));
-            self.hang(reset);
-            return;
-        }
+        let delay_us = plan.hold_us;
         if delay_us > 0 {
             // Output queued before it is held with it: answers stay in order.
             b.hold_until_us = b.hold_until_us.max(env.now_us + delay_us);
             b.last_held = None;
         }
-        if let Some(Delivery::Garbage(n)) = c.delivery {
+        if let Delivery::Garbage(n) = plan.delivery {
             b.refill_repeat(u64::from(n), Block::Garbage, env);
             self.close_after_broken_response();
             return;
         }
-        env.stats.by_status[status as usize] += 1;
+        let status = plan.status;
         let no_body = matches!(status, 204 | 304);
         // A short body, in pieces: the 400's line, or an error's body (its own, or `STATUS
         // REASON`).
@@ -164,16 +137,16 @@ impl Http1Conn {
         };
         let send_body = !p.head_request && body_len > 0;
         let form = p.variant(close);
-        let slow_close = match c.delivery {
-            Some(Delivery::SlowClose(ms)) => Some(ms),
+        let slow_close = match plan.delivery {
+            Delivery::SlowClose(ms) => Some(ms),
             _ => None,
         };
         // A drip's pacing; `None` for a slow close: the whole answer through a drip's cursor,
         // which sees its end, then the FIN waits D after its last byte is written
         // (`Http1Conn::park`).
-        let paced = match c.delivery {
-            Some(Delivery::Drip(d)) => Some(Some(d)),
-            Some(Delivery::SlowClose(_)) => Some(None),
+        let paced = match plan.delivery {
+            Delivery::Drip(d) => Some(Some(d)),
+            Delivery::SlowClose(_) => Some(None),
             _ => None,
         };
         if let Some(paced) = paced {
@@ -254,7 +227,7 @@ impl Http1Conn {
                 }
             }
         }
-        if let Some(Delivery::Truncate(cut) | Delivery::Reset(cut)) = c.delivery {
+        if let Delivery::Truncate(cut) | Delivery::Reset(cut) = plan.delivery {
             let sent_now = (b.out.len() - start) as u64;
             let rest = match b.refill {
                 Refill::Repeat { left, .. } => left,
@@ -276,7 +249,7 @@ impl Http1Conn {
                     _ => {}
                 }
             }
-            if matches!(c.delivery, Some(Delivery::Reset(_))) {
+            if matches!(plan.delivery, Delivery::Reset(_)) {
                 self.reset_after_output();
             } else {
                 self.close_after_broken_response();

@@ -4,136 +4,68 @@
 //! access log.
 
 use super::Http1Conn;
-use super::log::{annotate_log, journal_fault, journal_mutate, log_response};
+use super::log::log_plan;
 use super::state::{Asked, Env, HeldClose, Pending, Refill, WorkArea};
-use crate::fault::{Decision, Delivery, Drip, FaultKind};
+use crate::fault::{Delivery, Drip};
+use crate::plan::{self, Configured, Plan, Source};
 use crate::values::US_PER_MS;
 
 impl Http1Conn {
-    /// Answer the pending request when faults are configured: with its route's fault (or a
-    /// `--mutate` variant) if it has one, else plainly. Out of line, so that the plain path
-    /// pays one test.
+    /// Answer the pending request when faults are configured for its route: as the plan of
+    /// its route's faults (`crate::plan`) says (or plainly, when they leave it so). Out of
+    /// line, so that the plain path pays one test.
     #[cold]
     #[inline(never)]
     pub(super) fn respond_with_fault(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         let Some(p) = b.pending.take() else {
             return;
         };
-        let Some(d) = env
-            .features
-            .faults
-            .as_deref_mut()
-            .and_then(|f| f.decide(p.route as usize))
-        else {
-            // `decide` answers for every route `applies` names, but for the default route under
-            // `--mutate-id` of an HTTP/2 id: it is plain on HTTP/1.
-            self.respond_plain(b, p, env);
-            return;
-        };
         self.served = self.served.saturating_add(1);
-        let close = self.closes_after(&p, env);
-        let (plan, route) = match d {
-            Decision::Mutate(i) => {
-                let m = &mut env.stats.mutated;
-                if m.len() <= i {
-                    m.resize(crate::mutate::COUNT, 0);
-                }
-                m[i] += 1;
-                // No status of its own: a variant may have none, or several.
-                let logged = p.logged && log_response(b, 0, env);
-                b.hold(0, env);
+        let facts = self.facts(&p, b.asked, env);
+        let features = Configured {
+            faults: env.features.faults.as_deref_mut(),
+            delay_us: env.settings.switches.delay_us,
+            control: None,
+        };
+        let plan = plan::decide(facts, features, env.responses);
+        self.execute(b, p, plan, env);
+    }
+
+    /// Send `plan`'s answer to `p`: its route's response (ranged when the plan says so), a
+    /// malformed variant or garbage, held, delivered and ended as it says; logged, journaled
+    /// and counted as it says.
+    fn execute(&mut self, b: &mut WorkArea, p: Pending, plan: Plan, env: &mut Env<'_>) {
+        log_plan(b, &plan, p.logged, env);
+        plan::count(&plan, env.stats);
+        let route = match plan.source {
+            Source::Route(route) => route,
+            Source::Variant(i) => {
+                b.hold(plan.hold_us, env);
                 if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.variant(i));
-                }
-                if logged {
-                    annotate_log(env, "mutate=", crate::mutate::id(i));
-                }
-                if p.logged {
-                    journal_mutate(env, i);
+                    b.out.extend_from_slice(f.variant(usize::from(i)));
                 }
                 self.close_after_broken_response();
                 return;
             }
-            Decision::Fault { plan, route } => (plan, route),
+            // A control's answer is made by `h1::control`.
+            Source::Control => return,
         };
-        let asked_route = p.route as usize;
-        // A fault's error response is not ranged, nor conditional: only the route's own is,
-        // and a copy of it that a fault sends (a drip's), which has the same validators.
-        let (p, asked) = if route == p.route {
-            (p, b.asked)
-        } else if !b.asked.is_whole() && env.responses.representation(route as usize).is_some() {
-            (Pending { route, ..p }, b.asked)
-        } else {
-            (Pending { route, ..p }, Asked::Whole)
-        };
-        let logged = p.logged && {
-            let status = match plan.delivery {
-                // Nothing with a status is sent.
-                Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. } => 0,
-                _ => asked.status(env.responses, p.route),
-            };
-            log_response(b, status, env)
-        };
-        if plan.delay_us > 0 {
-            env.stats.faults[FaultKind::Latency.index()] += 1;
-            if logged {
-                annotate_log(env, "fault=", FaultKind::Latency.name());
-            }
-            if p.logged {
-                journal_fault(env, FaultKind::Latency);
-            }
+        let asked = if plan.ranged { b.asked } else { Asked::Whole };
+        let p = Pending { route, ..p };
+        let close = plan.close;
+        if self.deliver_nothing(b, &plan, env) {
+            return;
         }
-        let swapped = if plan.error {
-            Some(FaultKind::Error)
-        } else if plan.mix > 0 {
-            Some(FaultKind::Status)
-        } else {
-            None
-        };
-        if let Some(k) = swapped {
-            env.stats.faults[k.index()] += 1;
-            if logged {
-                annotate_log(env, "fault=", k.name());
+        if let Delivery::Garbage(n) = plan.delivery {
+            b.hold(plan.hold_us, env);
+            if let Some(f) = env.features.faults.as_deref() {
+                b.out
+                    .extend_from_slice(f.garbage(usize::from(plan.asked), n));
             }
-            if p.logged {
-                journal_fault(env, k);
-            }
+            self.close_after_broken_response();
+            return;
         }
-        if let Some(k) = plan.delivery.kind() {
-            env.stats.faults[k.index()] += 1;
-            if logged {
-                annotate_log(env, "fault=", k.name());
-            }
-            if p.logged {
-                journal_fault(env, k);
-            }
-        }
-        match plan.delivery {
-            Delivery::Stall => {
-                self.stall();
-                return;
-            }
-            Delivery::Garbage(n) => {
-                b.hold(plan.delay_us, env);
-                if let Some(f) = env.features.faults.as_deref() {
-                    b.out.extend_from_slice(f.garbage(asked_route, n));
-                }
-                self.close_after_broken_response();
-                return;
-            }
-            Delivery::Hang { ms, reset } => {
-                // Nothing is sent: the close is due D after the request, a `--delay` and a
-                // latency added; output before it is written first.
-                let wait_us =
-                    env.settings.switches.delay_us + plan.delay_us + ms.saturating_mul(US_PER_MS);
-                b.close_at(env.now_us + wait_us);
-                self.hang(reset);
-                return;
-            }
-            _ => {}
-        }
-        env.stats.by_status[asked.status(env.responses, p.route) as usize] += 1;
-        b.hold(plan.delay_us, env);
+        b.hold(plan.hold_us, env);
         if let Delivery::SlowClose(ms) = plan.delivery {
             // The whole response through a drip's cursor, which sees its end; then the FIN
             // waits D after its last byte is written (`Http1Conn::park`).
@@ -179,11 +111,28 @@ impl Http1Conn {
                 // response, as a `--delay` hold's (`Http1Conn::release_hold`).
                 b.last_held = Some((start, p, asked));
             }
-            if plan.delay_us > 0 && matches!(b.refill, Refill::None) {
+            if plan.hold_us > env.settings.switches.delay_us && matches!(b.refill, Refill::None) {
                 b.refill = Refill::Paced;
             }
         }
         self.close_after_response(&p, close, env);
+    }
+}
+
+impl Http1Conn {
+    /// When `plan`'s delivery sends nothing (a stall; a hang, whose close is due D after the
+    /// request, the hold added), do so and return true; output before it is written first.
+    /// A path's faults and a request's control alike.
+    pub(super) fn deliver_nothing(&mut self, b: &mut WorkArea, plan: &Plan, env: &Env<'_>) -> bool {
+        match plan.delivery {
+            Delivery::Stall => self.stall(),
+            Delivery::Hang { ms, reset } => {
+                b.close_at(env.now_us + plan.hold_us + ms.saturating_mul(US_PER_MS));
+                self.hang(reset);
+            }
+            _ => return false,
+        }
+        true
     }
 }
 
@@ -204,15 +153,15 @@ impl WorkArea {
         });
     }
 
-    /// Hold the response about to be appended for `--delay` (joining the hold of the batch it
-    /// belongs to, as a plain response does), then `latency_us` more: a latency fault adds to
-    /// the delay. A latency holds output queued before the response with it: responses stay
+    /// Hold the response about to be appended `hold_us`: for `--delay` alone, joining the
+    /// hold of the batch it belongs to, as a plain response does; longer (a latency fault
+    /// adds to the delay), holding output queued before the response with it: responses stay
     /// in order.
     #[cold]
-    fn hold(&mut self, latency_us: u64, env: &Env<'_>) {
+    fn hold(&mut self, hold_us: u64, env: &Env<'_>) {
         let delay = env.settings.switches.delay_us;
-        if latency_us > 0 {
-            self.hold_until_us = env.now_us + delay + latency_us;
+        if hold_us > delay {
+            self.hold_until_us = env.now_us + hold_us;
         } else if delay > 0 && self.pending_out() == 0 {
             self.hold_until_us = env.now_us + delay;
         }

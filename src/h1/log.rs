@@ -9,6 +9,7 @@ use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::journal::Record;
 use crate::parser::{Request, Rule, Version};
+use crate::plan::{Plan, Source};
 use crate::response::Responses;
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
@@ -208,15 +209,41 @@ fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
 /// most 64 work areas a worker keep as much, beyond the pool's own bound.
 const JOURNAL_HEAD_KEEP: usize = 8 * 1024;
 
+/// When the request is logged (`logged`): open the access-log line of `plan`'s answer and
+/// record its journal entry, each with the plan's status, then note its fault kinds (or its
+/// malformed variant) on both. Returns whether the line was written.
+#[cold]
+#[inline(never)]
+pub(super) fn log_plan(b: &mut WorkArea, plan: &Plan, logged: bool, env: &mut Env<'_>) -> bool {
+    if !logged {
+        return false;
+    }
+    let written = log_response(b, plan.status, env);
+    for &k in plan.kinds.as_slice() {
+        if written {
+            annotate_log(env, "fault=", k.name());
+        }
+        journal_fault(env, k);
+    }
+    if let Source::Variant(i) = plan.source {
+        let i = usize::from(i);
+        if written {
+            annotate_log(env, "mutate=", crate::mutate::id(i));
+        }
+        journal_mutate(env, i);
+    }
+    written
+}
+
 /// `--journal`: note the fault `kind` on the entry just recorded.
-pub(super) fn journal_fault(env: &Env<'_>, kind: FaultKind) {
+fn journal_fault(env: &Env<'_>, kind: FaultKind) {
     if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
         j.journal.add_fault(j.seq, kind);
     }
 }
 
 /// `--journal`: note the malformed variant `i` on the entry just recorded.
-pub(super) fn journal_mutate(env: &Env<'_>, i: usize) {
+fn journal_mutate(env: &Env<'_>, i: usize) {
     if let Some(j) = env.features.journal.as_deref().filter(|j| j.seq > 0) {
         j.journal.set_mutate(j.seq, i);
     }

@@ -12,7 +12,8 @@ use super::kept::{Controlled, Refill};
 use super::{Env, State};
 use crate::control::{Control, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
-use crate::fault::{Delivery, FaultKind, Plan};
+use crate::fault::Delivery;
+use crate::plan::{self, Configured, Facts};
 use crate::response::{KeepAliveForm, Responses, StatusHead, reason};
 
 /// What a request's control asks of HTTP/2: a value passed once, on the stack (a `Box`
@@ -55,33 +56,36 @@ impl State {
     }
 
     /// Stream `i`'s request is complete: make the answer its control chose in slot `at`, as
-    /// HTTP/1 does (`h1::control`). Returns the status, or `None` when a delivery fault
-    /// shapes it (`faults` counts and logs it then).
+    /// HTTP/1 does (`h1::control`), from its plan (`crate::plan`): counted, journaled and
+    /// logged here, held or delivered as the plan says.
     pub(super) fn answer_control<W>(
         &mut self,
         i: usize,
         at: usize,
         asked: Result<Control, Refusal>,
         env: &mut Env<'_, W>,
-    ) -> Option<u16> {
+    ) {
         let s = self.streams[i];
         let route = usize::from(s.route);
+        let facts = Facts {
+            route: s.route,
+            ranged_status: 0,
+            close: false,
+            variants: false,
+        };
+        let features = Configured {
+            faults: None,
+            delay_us: env.settings.switches.delay_us,
+            control: Some(&asked),
+        };
+        let plan = plan::decide(facts, features, env.responses);
         let (c, message) = match asked {
             Ok(c) => (c, None),
             Err(why) => (Control::default(), Some(why)),
         };
-        let status = match (message, &c.error) {
-            (Some(_), _) => 400,
-            (None, Some(e)) => e.status,
-            (None, None) => c.status.unwrap_or(env.responses.status(route)),
-        };
-        if c.latency {
-            env.stats.faults[FaultKind::Latency.index()] += 1;
-        }
-        if c.error.is_some() {
-            env.stats.faults[FaultKind::Error.index()] += 1;
-        }
-        let delay_us = env.settings.switches.delay_us + (c.delay_ms + c.latency_ms) * 1_000;
+        // 0 for a stall, a hang or garbage, whose head is never sent.
+        let status = plan.status;
+        plan::count(&plan, env.stats);
         let no_body = matches!(status, 204 | 304);
         let code = [100, 10, 1].map(|d| b'0' + (status / d % 10) as u8);
         let short: Option<[&[u8]; crate::control::PARTS]> = match (&message, &c.error) {
@@ -98,13 +102,8 @@ impl State {
             }
             (None, None) => None,
         };
-        // Recorded before its request gives way to its answer: no status is sent for a
-        // stall, a hang or garbage.
-        let silent = matches!(
-            c.delivery,
-            Some(Delivery::Stall | Delivery::Garbage(_) | Delivery::Hang { .. })
-        );
-        self.journal_kept(i, if silent { 0 } else { status }, env);
+        // Recorded before its request gives way to its answer.
+        self.journal_kept(i, plan.status, plan.kinds, env);
         let r = env.responses;
         let block = if c.stars { r.stars() } else { r.filler() };
         let filler = c.bytes.is_some() && !block.is_empty();
@@ -144,22 +143,18 @@ impl State {
                 .filter(|_| message.is_none() && c.error.is_none()),
             no_body,
         });
-        if let Some(delivery) = c.delivery {
-            let plan = Plan {
-                delay_us: if c.latency { c.latency_ms * 1_000 } else { 0 },
-                error: c.error.is_some(),
-                mix: 0,
-                delivery,
+        if plan.delivery == Delivery::Whole {
+            k.hold_until_us = if plan.hold_us > 0 {
+                env.now_us + plan.hold_us
+            } else {
+                0
             };
-            self.deliver_kept(i, plan, status, delay_us, env);
-            return None;
-        }
-        k.hold_until_us = if delay_us > 0 {
-            env.now_us + delay_us
         } else {
-            0
-        };
-        Some(status)
+            self.deliver_kept(i, &plan, env);
+        }
+        if env.features.access_log.is_some() {
+            self.log_shaped(i, &plan, env);
+        }
     }
 }
 

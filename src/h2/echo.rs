@@ -21,6 +21,7 @@ use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendere
 use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::journal::Record;
 use crate::parser::Rule;
+use crate::plan::Kinds;
 use crate::response::{KeepAliveForm, Responses};
 
 /// How a new stream is answered, as far as the echo and the journal say.
@@ -223,8 +224,8 @@ impl State {
 
     /// Stream `i`, answered from its slot, is answered: render its echo (or begin reading the
     /// journal, or make the answer its control chose) into its slot, in place of its request.
-    /// Returns the status sent, or `None` when it was refused instead or a delivery fault
-    /// shapes it (counted and logged then).
+    /// Returns the status sent, or `None` when it was refused instead or its control's plan
+    /// answers it (counted, journaled and logged then).
     #[cold]
     #[inline(never)]
     pub(super) fn answer_kept<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> Option<u16> {
@@ -235,10 +236,11 @@ impl State {
         };
         let delay = env.settings.switches.delay_us;
         if let Some(asked) = self.echo.slots[at].asked {
-            return self.answer_control(i, at, asked, env);
+            self.answer_control(i, at, asked, env);
+            return None;
         }
         // Recorded before its request gives way to its answer.
-        self.journal_kept(i, env.responses.status(route), env);
+        self.journal_kept(i, env.responses.status(route), Kinds::NONE, env);
         let client = env.features.client.unwrap_or_default();
         let kept = &mut self.echo;
         let k = &kept.slots[at];
@@ -286,12 +288,18 @@ impl State {
         Some(env.responses.status(route))
     }
 
-    /// Record stream `i`'s request in the journal, answered with `status`, if it is journaled;
-    /// its slot is freed unless it is answered from it. Called when `--echo`, `--journal` or
-    /// `--control` is on.
+    /// Record stream `i`'s request in the journal, answered with `status` and changed by the
+    /// fault kinds `kinds` (a plan's), if it is journaled; its slot is freed unless it is
+    /// answered from it. Called when `--echo`, `--journal` or `--control` is on.
     #[cold]
     #[inline(never)]
-    pub(super) fn journal_kept<W>(&mut self, i: usize, status: u16, env: &mut Env<'_, W>) {
+    pub(super) fn journal_kept<W>(
+        &mut self,
+        i: usize,
+        status: u16,
+        kinds: Kinds,
+        env: &mut Env<'_, W>,
+    ) {
         if !self.keeps() {
             return;
         }
@@ -301,6 +309,9 @@ impl State {
             if let Some(j) = env.features.journal.as_deref_mut() {
                 j.journal.set_answer(seq, status, s.received);
                 j.seq = seq;
+                for &kind in kinds.as_slice() {
+                    j.journal.add_fault(seq, kind);
+                }
             }
             return;
         }
@@ -316,6 +327,9 @@ impl State {
                     body_len: s.received,
                     status,
                 });
+                for &kind in kinds.as_slice() {
+                    j.journal.add_fault(j.seq, kind);
+                }
             }
         }
         if !k.echoes && k.asked.is_none() {

@@ -20,61 +20,60 @@
 use super::shape::{How, Shaped};
 use super::{Env, Own, Phase, State, Stream, grpc};
 use crate::conn::Next;
-use crate::fault::{Decision, Delivery, FaultKind, Plan, WorkerFaults};
+use crate::fault::{Delivery, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
+use crate::plan::{self, Configured, Facts, Plan, Source};
 use crate::values::US_PER_MS;
 
 impl State {
     /// Stream `i`'s request is complete and faults or `--delay` are configured: its answer
-    /// shaped by its route's faults. Returns false when it gets none (answered plainly).
+    /// as the plan of its route's faults says (`crate::plan`). Returns false when neither
+    /// applies (answered plainly then).
     #[cold]
     #[inline(never)]
     pub(super) fn answer_shaped<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> bool {
         let asked = self.streams[i].route;
-        let delay = env.settings.switches.delay_us;
-        let decided = match env.features.faults.as_deref_mut() {
+        let facts = Facts {
+            route: asked,
+            ranged_status: 0,
+            close: false,
             // Under `--mutate`, the default route's streams get HTTP/2's own catalogue
             // (`mutate`), never a draw of HTTP/1's.
-            Some(f) if asked == 0 && f.mutates() => None,
-            Some(f) if f.applies(asked as usize) => f.decide(asked as usize),
-            _ => None,
+            variants: false,
         };
-        let (plan, route) = match decided {
-            Some(Decision::Fault { plan, route }) => (plan, route),
-            _ if delay == 0 => return false,
-            _ => (Plan::default(), asked),
+        let features = Configured {
+            faults: env.features.faults.as_deref_mut(),
+            delay_us: env.settings.switches.delay_us,
+            control: None,
         };
-        let hold = delay + plan.delay_us;
+        if !plan::applies(&facts, &features) {
+            return false;
+        }
+        let plan = plan::decide(facts, features, env.responses);
+        let Source::Route(route) = plan.source else {
+            return false;
+        };
         if self.streams[i].grpc != grpc::Call::None {
-            return self.hold_grpc(i, hold, plan.delay_us > 0, env);
+            return self.hold_grpc(i, plan.hold_only(200), env);
         }
-        count(&plan, env);
-        let how = self.how(plan.delivery, hold, asked, env.now_us);
-        let silent = matches!(how, How::Stall | How::Garbage { .. });
-        let status = if silent {
-            0
-        } else {
-            env.responses.status(route as usize)
-        };
-        if !silent {
-            env.stats.by_status[status as usize] += 1;
-        }
+        plan::count(&plan, env.stats);
+        let how = self.how(plan.delivery, plan.hold_us, plan.asked, env.now_us);
         if self.keeps() {
-            // The journal's entry, recorded when the request came: its status (none sent for
-            // a stall, a hang or garbage, as HTTP/1 records them).
-            self.journal_kept(i, status, env);
+            // The journal's entry, recorded when the request came: the plan's status (none
+            // for a stall, a hang or garbage) and fault kinds, as HTTP/1 records them.
+            self.journal_kept(i, plan.status, plan.kinds, env);
         }
         let s = &mut self.streams[i];
         s.answering = true;
         s.route = route;
         s.fault = Some(Shaped {
-            at_us: if hold > 0 { env.now_us + hold } else { 0 },
+            at_us: held_until(plan.hold_us, env.now_us),
             how,
         });
         self.served = self.served.saturating_add(1);
         self.faults.shaped += 1;
         if env.features.access_log.is_some() {
-            self.log_shaped(i, &plan, status, hold, env);
+            self.log_shaped(i, &plan, env);
         }
         true
     }
@@ -102,77 +101,38 @@ impl State {
         }
     }
 
-    /// Stream `i`, answered from its slot with `status` as its control chose (`control`),
-    /// asks for `delivery`, after `hold` µs: it is sent as a `--fault` of that kind sends a
-    /// route's answer (its body the slot's), and counted and logged as one.
+    /// Stream `i`, answered from its slot as its control chose (`control`), is delivered as
+    /// `plan` says (not whole): sent as a `--fault` of that kind sends a route's answer (its
+    /// body the slot's). Counted and journaled by `control`.
     #[cold]
     #[inline(never)]
-    pub(super) fn deliver_kept<W>(
-        &mut self,
-        i: usize,
-        plan: Plan,
-        status: u16,
-        hold: u64,
-        env: &mut Env<'_, W>,
-    ) {
-        if let Some(k) = plan.delivery.kind() {
-            env.stats.faults[k.index()] += 1;
-        }
-        let how = self.how(plan.delivery, hold, self.streams[i].route, env.now_us);
-        if !matches!(how, How::Stall | How::Garbage { .. }) {
-            env.stats.by_status[status as usize] += 1;
-        }
+    pub(super) fn deliver_kept<W>(&mut self, i: usize, plan: &Plan, env: &mut Env<'_, W>) {
+        let how = self.how(plan.delivery, plan.hold_us, plan.asked, env.now_us);
         self.streams[i].fault = Some(Shaped {
-            at_us: if hold > 0 { env.now_us + hold } else { 0 },
+            at_us: held_until(plan.hold_us, env.now_us),
             how,
         });
         self.faults.shaped += 1;
-        if env.features.access_log.is_some() {
-            self.log_shaped(i, &plan, status, hold, env);
-        }
     }
 
-    /// The access-log line of stream `i`, answered as `plan` shapes it after `hold` µs: the
-    /// status sent (none for a stall, a hang or garbage: `000`), the bytes of the answer
-    /// (garbage's own; a cut answer counted whole), ` fault=KIND` for each fault.
+    /// The access-log line of stream `i`, answered as `plan` says: its status (`000` when
+    /// none is sent), the bytes of the answer (garbage's own; a cut answer counted whole),
+    /// ` fault=KIND` for each of its fault kinds, its time to the end of its hold.
     #[cold]
     #[inline(never)]
-    fn log_shaped<W>(
-        &mut self,
-        i: usize,
-        plan: &Plan,
-        status: u16,
-        hold: u64,
-        env: &mut Env<'_, W>,
-    ) {
+    pub(super) fn log_shaped<W>(&mut self, i: usize, plan: &Plan, env: &mut Env<'_, W>) {
         let s = self.streams[i];
-        let (status, bytes) = match plan.delivery {
-            Delivery::Stall | Delivery::Hang { .. } => (0, 0),
-            Delivery::Garbage(n) => (0, u64::from(n)),
-            _ => (status, self.answer_bytes(i, env.responses)),
+        let bytes = match plan.delivery {
+            Delivery::Stall | Delivery::Hang { .. } => 0,
+            Delivery::Garbage(n) => u64::from(n),
+            _ => self.answer_bytes(i, env.responses),
         };
-        let latency = (plan.delay_us > 0).then_some(FaultKind::Latency);
-        let swapped = if plan.error {
-            Some(FaultKind::Error)
-        } else {
-            (plan.mix > 0).then_some(FaultKind::Status)
-        };
-        let mut kinds = [FaultKind::Latency; 3];
-        let mut n = 0;
-        for k in [latency, swapped, plan.delivery.kind()]
-            .into_iter()
-            .flatten()
-        {
-            kinds[n] = k;
-            n += 1;
-        }
-        let until = if hold > 0 { env.now_us + hold } else { 0 };
         let a = super::log::Answered {
-            status,
+            status: plan.status,
             rule: None,
             bytes,
-            faults: &kinds[..n],
-            until_us: until,
+            faults: plan.kinds.as_slice(),
+            until_us: held_until(plan.hold_us, env.now_us),
         };
         self.log_answer(s.id, &a, env);
     }
@@ -221,27 +181,17 @@ impl State {
         self.faults.next_due_us = due;
     }
 
-    /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held `hold_us`,
-    /// then sent in gRPC as ever. The rest of its route's plan does not apply: a gRPC client
-    /// reads no HTTP status, body or truncated frame as anything but a failed call.
-    fn hold_grpc<W>(
-        &mut self,
-        i: usize,
-        hold_us: u64,
-        latency: bool,
-        env: &mut Env<'_, W>,
-    ) -> bool {
-        if hold_us == 0 {
+    /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held as `plan`
+    /// says (its hold alone, [`Plan::hold_only`]), then sent in gRPC as ever.
+    fn hold_grpc<W>(&mut self, i: usize, plan: Plan, env: &mut Env<'_, W>) -> bool {
+        if plan.hold_us == 0 {
             return false;
         }
-        if latency {
-            env.stats.faults[FaultKind::Latency.index()] += 1;
-        }
-        env.stats.by_status[200] += 1;
+        plan::count(&plan, env.stats);
         let s = &mut self.streams[i];
         s.answering = true;
         s.fault = Some(Shaped {
-            at_us: env.now_us + hold_us,
+            at_us: env.now_us + plan.hold_us,
             how: How::Whole,
         });
         self.served = self.served.saturating_add(1);
@@ -466,18 +416,7 @@ impl State {
     }
 }
 
-/// Count a stream's faults in `--stats`, as HTTP/1 counts a response's.
-fn count<W>(plan: &Plan, env: &mut Env<'_, W>) {
-    let faults = &mut env.stats.faults;
-    if plan.delay_us > 0 {
-        faults[FaultKind::Latency.index()] += 1;
-    }
-    if plan.error {
-        faults[FaultKind::Error.index()] += 1;
-    } else if plan.mix > 0 {
-        faults[FaultKind::Status.index()] += 1;
-    }
-    if let Some(k) = plan.delivery.kind() {
-        faults[k.index()] += 1;
-    }
+/// When a stream held `hold_us` from `now_us` is due (0: not held).
+fn held_until(hold_us: u64, now_us: u64) -> u64 {
+    if hold_us > 0 { now_us + hold_us } else { 0 }
 }

@@ -6,6 +6,7 @@ use super::{
     conn_error, grpc, stream_error,
 };
 use crate::frame::ErrorCode;
+use crate::plan::{self, Facts, Kinds};
 
 impl State {
     /// A whole header block on `stream`: a new request, or its trailers.
@@ -178,17 +179,36 @@ impl State {
         }
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
-            (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            (grpc::Call::None, Own::Route) => {
+                // The plain answer's plan: its route's response, whole, not held.
+                let facts = Facts {
+                    route: s.route,
+                    ranged_status: 0,
+                    close: false,
+                    variants: false,
+                };
+                let plan = plan::plain(facts, 0, env.responses);
+                plan::count(&plan, env.stats);
+                (plan.status, None)
+            }
             (grpc::Call::None, Own::Kept) => match self.answer_kept(i, env) {
-                Some(status) => (status, None),
+                Some(status) => {
+                    env.stats.by_status[status as usize] += 1;
+                    (status, None)
+                }
                 None => return,
             },
-            (grpc::Call::None, Own::Refused(rule)) => (rule.status(), Some(rule)),
-            _ => (200, None),
+            (grpc::Call::None, Own::Refused(rule)) => {
+                env.stats.by_status[rule.status() as usize] += 1;
+                (rule.status(), Some(rule))
+            }
+            _ => {
+                env.stats.by_status[200] += 1;
+                (200, None)
+            }
         };
-        env.stats.by_status[status as usize] += 1;
         if self.fields.capture {
-            self.journal_kept(i, status, env);
+            self.journal_kept(i, status, Kinds::NONE, env);
         }
         if env.features.access_log.is_some() {
             self.log_plain(i, status, rule, env);

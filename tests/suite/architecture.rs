@@ -48,21 +48,25 @@ const LAYERS: &[(&str, u8)] = &[
     ("journal", 4),
     // What every protocol's connection shares with the loop: `Env`, `Settings`, buffers, logs.
     ("conn", 5),
-    // The HTTP/1 connection state machine.
-    ("h1", 6),
+    // What a request's answer is, for every protocol: the route whose response is sent (or a
+    // malformed variant, or garbage), the status sent and recorded, the hold, the delivery,
+    // how the connection ends, and the fault kinds counted, logged and journaled.
+    ("plan", 6),
+    // The HTTP/1 connection state machine: it executes plans.
+    ("h1", 7),
     // The HTTP/2 connection state machine, beside `h1`: the two never import each other.
-    ("h2", 6),
+    ("h2", 7),
     // The WebSocket connection state machine, beside `h1` and `h2`: none imports another.
-    ("ws", 6),
+    ("ws", 7),
     // How a connection's bytes cross its socket (plain TCP and unix; TLS to come), beside the
     // protocols: the loop reads and writes through it, and neither protocol knows it.
-    ("transport", 6),
+    ("transport", 7),
     // The command line: model, builder, option table, environment, help.
-    ("config", 7),
+    ("config", 8),
     // Signals, timers, shared state, listeners, setup from `Config`, log, the worker loop.
-    ("server", 8),
+    ("server", 9),
     // Test and fuzz support, behind the `check` feature.
-    ("check", 9),
+    ("check", 10),
 ];
 
 /// Imports between two modules of one layer that the layer allows: (from, to).
@@ -83,6 +87,8 @@ const FEATURES: &[(&str, &str)] = &[
     ("fault_value", "faults"),
     ("h1::faults", "faults"),
     ("h1::drip", "faults"),
+    ("plan::fault", "faults"),
+    ("plan::control", "control"),
     ("control", "control"),
     ("h1::control", "control"),
     ("echo", "echo"),
@@ -964,7 +970,7 @@ fn an_import_up_the_layers_is_reported_with_its_line() {
     ]));
     assert_eq!(
         problems,
-        ["src/parser.rs:3: parser (layer 0) -> config (layer 7)"]
+        ["src/parser.rs:3: parser (layer 0) -> config (layer 8)"]
     );
 }
 
@@ -983,8 +989,8 @@ fn an_inline_path_a_test_module_and_a_sibling_of_one_layer_are_arrows_too() {
     assert_eq!(
         problems,
         [
-            "src/h1.rs:1: h1 (layer 6) -> h2 (layer 6)",
-            "src/response.rs:4: response (layer 2) -> server (layer 8)",
+            "src/h1.rs:1: h1 (layer 7) -> h2 (layer 7)",
+            "src/response.rs:4: response (layer 2) -> server (layer 9)",
         ]
     );
 }

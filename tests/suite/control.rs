@@ -1064,3 +1064,39 @@ fn a_fault_value_means_the_same_to_fault_control_and_admin() {
         h.shutdown();
     }
 }
+
+/// A control's latency and error are named in the access log over HTTP/2 as over HTTP/1.1,
+/// without a delivery fault as with one: one plan names them for both.
+#[cfg(feature = "http2")]
+#[test]
+fn a_controls_faults_are_logged_over_http2_as_over_http1() {
+    if !have("curl") {
+        return;
+    }
+    let mut p = Proc::start(&["--workers", "1", "--control", "--access-log", "--no-date"]);
+    let stdout = p.child.stdout.take().unwrap();
+    let targets = [
+        "/?fault=latency:1ms&status=201",
+        "/?fault=error:503",
+        "/?fault=error:503&fault=drip:1K/1ms",
+    ];
+    for flag in ["--http1.1", "--http2-prior-knowledge"] {
+        for target in targets {
+            let got = curl(&p.url(target), &[flag]);
+            assert!(got.starts_with("201 ") || got.starts_with("503 "), "{got}");
+        }
+    }
+    let (code, _) = p.stop();
+    assert_eq!(code, 0);
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut { stdout }, &mut log).unwrap();
+    let mut want = Vec::new();
+    for version in ["HTTP/1.1", "HTTP/2.0"] {
+        want.extend([
+            format!("GET {} {version} 201 fault=latency", targets[0]),
+            format!("GET {} {version} 503 fault=error", targets[1]),
+            format!("GET {} {version} 503 fault=error fault=drip", targets[2]),
+        ]);
+    }
+    assert_eq!(log_words(&log), want, "{log}");
+}

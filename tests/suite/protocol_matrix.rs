@@ -649,6 +649,102 @@ fn journal() {
     );
 }
 
+/// The fault kinds of the journal's last entry (its `"faults":[...]`), read over HTTP/1.1,
+/// with the entry's target.
+fn last_journaled(addr: SocketAddr) -> (String, String) {
+    let j = fetch(addr, Proto::Http11, &[], "/j").text();
+    let last = j.rsplit(r#"{"seq":"#).next().unwrap_or_default();
+    let field = |name: &str, end: char| {
+        let at = last.find(name).map_or(last.len(), |i| i + name.len());
+        let rest = &last[at..];
+        rest[..rest.find(end).map_or(rest.len(), |i| i + 1)].to_string()
+    };
+    (field(r#""target":"#, ','), field(r#""faults":"#, ']'))
+}
+
+/// The journal's last entry is a request to `target` changed by `faults` (as its JSON lists them).
+fn journaled(addr: SocketAddr, target: &str, faults: &str) {
+    let (t, f) = last_journaled(addr);
+    assert_eq!(t, format!("{target:?},"), "the last entry's target");
+    assert_eq!(f, faults, "the last entry's faults");
+}
+
+/// Every protocol's request is recorded with the fault kinds that changed its answer, the
+/// same as HTTP/1.1's: a path's faults (`--fault`) and a request's control (`--control`).
+#[test]
+fn journal_faults() {
+    let all = |w: fn(&Got, SocketAddr)| [Want::Check(w); 3];
+    let rows = [
+        Row {
+            cells: all(|g, a| {
+                whole(g, 200, HELLO);
+                journaled(a, "/lat", r#"["latency"]"#);
+            }),
+            ..Row::new("latency", "/lat", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                assert_eq!(g.status, 503);
+                journaled(a, "/err", r#"["error"]"#);
+            }),
+            ..Row::new("error", "/err", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                whole(g, 200, HELLO);
+                journaled(a, "/drip", r#"["latency","drip"]"#);
+            }),
+            ..Row::new("latency and drip", "/drip", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                assert_eq!(g.status, 200);
+                journaled(a, "/?fault=latency:1ms", r#"["latency"]"#);
+            }),
+            ..Row::new("a control's latency", "/?fault=latency:1ms", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                assert_eq!(g.status, 503);
+                journaled(a, "/?fault=error:503", r#"["error"]"#);
+            }),
+            ..Row::new("a control's error", "/?fault=error:503", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                whole(g, 200, HELLO);
+                journaled(a, "/?fault=drip:5/10ms", r#"["drip"]"#);
+            }),
+            ..Row::new("a control's drip", "/?fault=drip:5/10ms", |_, _| {})
+        },
+        Row {
+            cells: all(|g, a| {
+                whole(g, 200, HELLO);
+                journaled(a, "/plain", "[]");
+            }),
+            ..Row::new("no fault", "/plain", |_, _| {})
+        },
+    ];
+    run(
+        &[
+            "--workers",
+            "1",
+            "--journal-path",
+            "/j",
+            "--control",
+            "--fault",
+            "/lat=latency:1ms",
+            "--fault",
+            "/err=error:1:503",
+            "--fault",
+            "/drip=latency:1ms",
+            "--fault",
+            "/drip=drip:5/10ms",
+        ],
+        &rows,
+    );
+}
+
 // --- --control ----------------------------------------------------------------------------------
 
 /// Each delivery fault a request's control asks for: the meaning `--fault`'s of its kind has
