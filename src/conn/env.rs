@@ -3,10 +3,14 @@
 
 use super::pool::Pool;
 use super::settings::Settings;
+use crate::conditional::{Representation, Representations};
+use crate::control::Blocks;
+use crate::echo::{EchoFormat, EchoRoutes};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::stats::Stats;
+use std::any::Any;
 
 /// Everything a connection needs from its worker, passed on each call: what is fixed for the
 /// run by reference ([`Env::settings`]), and what changes between calls. `W` is the work area
@@ -45,6 +49,15 @@ pub struct Features<'a> {
     pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Part<'a, Recorder, { cfg!(feature = "journal") }>,
+    /// `--echo`: the routes that echo the request, with their formats.
+    pub echo: Table<'a, EchoRoutes, { cfg!(feature = "echo") }>,
+    /// `--control`: the blocks its bodies are cut from, `None` without it.
+    pub control: Table<'a, Blocks, { cfg!(feature = "control") }>,
+    /// The routes that serve ranges and conditional requests, with their validators.
+    pub ranges: Table<'a, Representations, { cfg!(feature = "ranges") }>,
+    /// HTTP/2's own table of the routes (its preformatted HEADERS frames, `h2::Heads`),
+    /// which this layer, below HTTP/2's, carries without naming it.
+    pub h2: Table<'a, dyn Any, { cfg!(feature = "http2") }>,
     /// The connection being handled, when a feature reads it (the access log, the journal,
     /// the echo and `--control`); `None` on the plain path.
     pub client: Option<super::Client>,
@@ -94,6 +107,98 @@ impl<'a, T, const BUILT: bool> Part<'a, T, BUILT> {
     }
 }
 
+/// A feature's table in [`Features`], made at start-up and read by every connection of the
+/// worker: `Option<&T>` when the feature is built (`BUILT`), and always `None` when it is
+/// not, known at compile time, as [`Part`].
+pub struct Table<'a, T: ?Sized, const BUILT: bool>(Option<&'a T>);
+
+impl<'a, T: ?Sized, const BUILT: bool> Table<'a, T, BUILT> {
+    /// `table`, or none when the feature is not built.
+    #[inline(always)]
+    pub fn new(table: Option<&'a T>) -> Self {
+        Table(if BUILT { table } else { None })
+    }
+
+    /// The table, if present.
+    #[inline(always)]
+    pub fn get(&self) -> Option<&'a T> {
+        if BUILT { self.0 } else { None }
+    }
+
+    /// Whether the feature is built and its table present.
+    #[inline(always)]
+    pub fn is_some(&self) -> bool {
+        BUILT && self.0.is_some()
+    }
+}
+
+impl<T: ?Sized, const BUILT: bool> Clone for Table<'_, T, BUILT> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized, const BUILT: bool> Copy for Table<'_, T, BUILT> {}
+
+impl<T: ?Sized, const BUILT: bool> Default for Table<'_, T, BUILT> {
+    fn default() -> Self {
+        Table(None)
+    }
+}
+
+impl<'a> Features<'a> {
+    /// Whether route `route` echoes the request (`--echo`).
+    #[inline]
+    pub fn echoes(&self, route: usize) -> bool {
+        self.echo.get().is_some_and(|e| e.echoes(route))
+    }
+
+    /// The format route `route` echoes in, if it echoes.
+    #[inline]
+    pub fn echo_format(&self, route: usize) -> Option<EchoFormat> {
+        self.echo.get()?.format(route)
+    }
+
+    /// Whether route `route` answers the journal (`--journal-path`).
+    #[inline]
+    pub fn is_journal(&self, route: usize) -> bool {
+        self.journal
+            .as_deref()
+            .is_some_and(|r| r.journal.answers(route))
+    }
+
+    /// The block of `--control`'s `bytes=N` bodies (empty without it).
+    #[inline]
+    pub fn filler(&self) -> &'a [u8] {
+        self.control.get().map_or(&[], |b| &b.filler)
+    }
+
+    /// The block of `--control`'s `fault=garbage:N` answers (empty without it).
+    #[inline]
+    pub fn garbage(&self) -> &'a [u8] {
+        self.control.get().map_or(&[], |b| &b.garbage)
+    }
+
+    /// The block of `--control`'s `/drip` bodies (empty without it).
+    #[inline]
+    pub fn stars(&self) -> &'a [u8] {
+        self.control.get().map_or(&[], |b| &b.stars)
+    }
+}
+
+impl<'a, W> Env<'a, W> {
+    /// The validators of route `route`, when it serves ranges and conditional requests: those
+    /// of the route given whose response it sends (itself, or the route a fault's copy
+    /// copies, [`Responses::given`]).
+    #[inline]
+    pub fn representation(&self, route: usize) -> Option<&'a Representation> {
+        self.features
+            .ranges
+            .get()?
+            .get(self.responses.given(route)?)
+    }
+}
+
 impl<T, const BUILT: bool> Default for Part<'_, T, BUILT> {
     fn default() -> Self {
         Part(None)
@@ -115,6 +220,10 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
+            .field("echo", &self.echo.get())
+            .field("control", &self.control.is_some())
+            .field("ranges", &self.ranges.get())
+            .field("h2", &self.h2.is_some())
             .field("client", &self.client)
             .finish()
     }

@@ -61,7 +61,7 @@ impl Http1Conn {
         // and a copy of it that a fault sends (a drip's), which has the same validators.
         let (p, asked) = if route == p.route {
             (p, b.asked)
-        } else if !b.asked.is_whole() && env.responses.representation(route as usize).is_some() {
+        } else if !b.asked.is_whole() && env.representation(route as usize).is_some() {
             (Pending { route, ..p }, b.asked)
         } else {
             (Pending { route, ..p }, Asked::Whole)

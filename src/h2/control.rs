@@ -33,7 +33,7 @@ impl State {
     #[inline(never)]
     pub(super) fn control_of<W>(&mut self, route: usize, env: &Env<'_, W>) -> Asked {
         // As on HTTP/1 (`h1::control`): echo routes and the health route are never controlled.
-        if env.responses.echoes(route) || env.responses.is_health(route) {
+        if env.features.echoes(route) || env.responses.is_health(route) {
             return Asked::None;
         }
         let f = &self.fields;
@@ -106,7 +106,8 @@ impl State {
         );
         self.journal_kept(i, if silent { 0 } else { status }, env);
         let r = env.responses;
-        let block = if c.stars { r.stars() } else { r.filler() };
+        let f = &env.features;
+        let block = if c.stars { f.stars() } else { f.filler() };
         let filler = c.bytes.is_some() && !block.is_empty();
         let body_len: u64 = match (short, c.bytes) {
             // 205 Reset Content: no content (RFC 9110 §15.3.6).

@@ -2,9 +2,10 @@
 //! into the output within the windows and the peer's frame size, up to [`OUT_HIGH`].
 
 use super::fields::encode_head;
-use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc, heads};
+use super::heads::{self, Heads};
+use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc};
 use crate::frame::{ErrorCode, HEADER_LEN, Header, flag, kind};
-use crate::response::{KeepAliveForm, Responses};
+use crate::response::KeepAliveForm;
 
 impl State {
     /// Queue a frame with this payload.
@@ -81,7 +82,7 @@ impl State {
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
-                self.response_headers(&s, body.is_empty(), responses);
+                self.response_headers(&s, body.is_empty(), env);
                 s.headers_sent = true;
             }
             while s.at < body.len() && self.pending_out() < OUT_HIGH {
@@ -120,9 +121,10 @@ impl State {
 
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
-    pub(super) fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if let Some(head) = responses
-            .h2_head(s.route as usize)
+    pub(super) fn response_headers<W>(&mut self, s: &Stream, no_body: bool, env: &Env<'_, W>) {
+        let responses = env.responses;
+        if let Some(head) = Heads::of(env)
+            .and_then(|h| h.get(s.route as usize))
             .filter(|_| s.error == Own::Route)
         {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());

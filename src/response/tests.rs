@@ -285,7 +285,7 @@ fn the_paths_table_changes_at_run_time() {
             date: false,
         },
     );
-    worker.adopt_routes(&r, |_| false);
+    worker.adopt_routes(&r, |_| false, |_| {});
     assert_eq!(worker.route(b"GET", b"/a"), a2);
     assert_eq!(worker.body(a2), b"a2");
 }

@@ -2,8 +2,11 @@
 //! ([`Canned`]), and one worker's parts and settings for the run ([`WorkerSetup`]). The worker
 //! holds these and never the `Config`.
 
+use crate::conditional::Representations;
 use crate::config::Config;
 use crate::conn::{ConnLimits, Settings, Switches};
+use crate::control::Blocks;
+use crate::echo::EchoRoutes;
 use crate::fault::{FaultResponses, FaultSet, WorkerFaults};
 use crate::journal::Journal;
 use crate::mutate::Catalogue;
@@ -20,6 +23,8 @@ use std::time::Duration;
 pub(crate) struct Canned {
     responses: Responses,
     counter_routes: CounterRoutes,
+    /// What the features keep by route, and `--control`'s blocks: one for all workers.
+    tables: Tables,
     /// Every route's faults, with the responses they send in `responses`: one for all
     /// workers, so that a sequence's position is the process's.
     pub(crate) fault_set: Arc<FaultSet>,
@@ -41,7 +46,7 @@ impl Canned {
     /// Format `config`'s responses, with the ones its faults send.
     #[cfg_attr(canned_small, optimize(size))]
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
-        let (mut responses, counter_routes) = super::responses(config);
+        let (mut responses, counter_routes, ranges) = super::formatted(config);
         let mut fault_responses = FaultResponses::default();
         let fault_set = super::fault_set(config, &mut responses, &mut fault_responses);
         if responses.routes() > usize::from(u16::MAX) {
@@ -59,19 +64,25 @@ impl Canned {
                 crate::config::formatted_too_large(bytes),
             ));
         }
-        // Every route's HTTP/2 HEADERS, formatted once for every worker.
-        #[cfg(feature = "http2")]
-        crate::h2::preformat(&mut responses);
+        let tables = Tables {
+            echo: super::echo_routes(config),
+            control: super::control_blocks(config),
+            ranges,
+            // Every route's HTTP/2 HEADERS, formatted once for every worker.
+            #[cfg(feature = "http2")]
+            h2: crate::h2::preformat(&responses),
+        };
         // Taken whole now, so that recording allocates nothing.
         let journal = (cfg!(feature = "journal") && config.journal > 0).then(|| {
-            Arc::new(Journal::new(
-                config.journal as usize,
-                config.limits.max_head,
-            ))
+            Arc::new(
+                Journal::new(config.journal as usize, config.limits.max_head)
+                    .answered_by(super::journal_route(config)),
+            )
         });
         Ok(Canned {
             responses,
             counter_routes,
+            tables,
             fault_set,
             fault_responses,
             journal,
@@ -122,6 +133,7 @@ impl Canned {
             ),
             responses,
             counter_routes: self.counter_routes,
+            tables: self.tables.clone(),
             faults,
             max_conns: config.max_conns,
             patch_date: config.common.date,
@@ -155,6 +167,8 @@ pub(crate) struct WorkerSetup {
     pub(crate) responses: Responses,
     /// `--stats`, `--metrics`: where the counters' bodies go in `responses`.
     pub(crate) counter_routes: CounterRoutes,
+    /// What the features keep by route (a clone shares it).
+    pub(crate) tables: Tables,
     /// `--fault` and `--mutate`, when configured.
     pub(crate) faults: Option<WorkerFaults>,
     /// `--max-conns`, over all workers.
@@ -178,6 +192,22 @@ pub(crate) struct WorkerSetup {
     pub(crate) tls: Option<Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     pub(crate) tls_listeners: Vec<bool>,
+}
+
+/// What the features keep by route, read by a worker's connections through their `Env`,
+/// and `--control`'s blocks: made once, each shared by every worker.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tables {
+    /// `--echo`: the routes that echo, with their formats.
+    pub(crate) echo: EchoRoutes,
+    /// `--control`'s blocks, when it is on.
+    pub(crate) control: Option<Blocks>,
+    /// The validators of the routes that serve ranges, by route given.
+    pub(crate) ranges: Representations,
+    /// HTTP/2's HEADERS frames of the routes (a worker's own once a change through
+    /// `--admin` replaced some of its routes).
+    #[cfg(feature = "http2")]
+    pub(crate) h2: crate::h2::Heads,
 }
 
 /// `--websocket`'s paths and `--websocket-max-message`, kept for the process's life: a

@@ -6,12 +6,12 @@
 use super::clock::DateClock;
 use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
-use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings};
+use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings, Table};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::server::log::AccessLog;
-use crate::server::setup::WorkerSetup;
+use crate::server::setup::{Tables, WorkerSetup};
 use crate::server::shared::Shared;
 use crate::server::timers::Deadlines;
 use crate::stats::{Stats, Summary};
@@ -34,6 +34,9 @@ pub(super) struct EnvParts {
     /// ([`WorkerSetup::settings`]).
     pub(super) settings: Settings,
     pub(super) responses: Responses,
+    /// What the features keep by route: the echo routes, `--control`'s blocks, the
+    /// validators, HTTP/2's HEADERS frames.
+    pub(super) tables: Tables,
     pub(super) pool: Pool<Work>,
     pub(super) stats: Stats,
     /// `--access-log`: the lines of this loop turn, at most
@@ -65,6 +68,13 @@ impl EnvParts {
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: Part::new(self.faults.as_mut()),
                 journal: Part::new(self.journal.as_mut()),
+                echo: Table::new(Some(&self.tables.echo)),
+                control: Table::new(self.tables.control.as_ref()),
+                ranges: Table::new(Some(&self.tables.ranges)),
+                #[cfg(feature = "http2")]
+                h2: Table::new(Some(&self.tables.h2 as &dyn std::any::Any)),
+                #[cfg(not(feature = "http2"))]
+                h2: Table::default(),
                 client: None,
             },
         }
@@ -198,6 +208,7 @@ impl Worker {
             parts: EnvParts {
                 settings: setup.settings,
                 responses: setup.responses,
+                tables: setup.tables,
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: setup
@@ -287,9 +298,14 @@ impl Worker {
                 }
             });
         }
-        let kept = self.parts.responses.adopt_routes(&tables.responses, |r| {
-            held.get(r / 64).is_some_and(|w| w & (1 << (r % 64)) != 0)
-        });
+        let mut replaced = Vec::new();
+        let kept = self.parts.responses.adopt_routes(
+            &tables.responses,
+            |r| held.get(r / 64).is_some_and(|w| w & (1 << (r % 64)) != 0),
+            |r| replaced.push(r),
+        );
+        #[cfg(feature = "http2")]
+        self.parts.tables.h2.forget(&replaced);
         published.report(self.id, epoch, kept);
         if let Some(f) = self.parts.faults.as_mut() {
             f.replace(tables.set.clone());
