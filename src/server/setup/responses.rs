@@ -61,7 +61,11 @@ pub fn formatted(config: &Config) -> (Responses, CounterRoutes, Representations)
         let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
         responses.accept_only(&methods);
     }
-    (responses, counter_routes, Representations::new(ranged))
+    let ranged = match cfg!(feature = "ranges") {
+        true => Representations::new(ranged),
+        false => Representations::default(),
+    };
+    (responses, counter_routes, ranged)
 }
 
 /// `--echo`: the routes that echo, by route index (none without the `echo` feature).

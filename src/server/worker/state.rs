@@ -6,7 +6,7 @@
 use super::clock::DateClock;
 use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
-use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings, Table};
+use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
@@ -56,6 +56,14 @@ impl EnvParts {
         now_us: u64,
         draining: bool,
     ) -> Env<'a, Work> {
+        let mut features = Features {
+            access_log: Part::new(self.log.as_mut()),
+            log_sink: log_sink.map(|l| l as &dyn LogSink),
+            faults: Part::new(self.faults.as_mut()),
+            journal: Part::new(self.journal.as_mut()),
+            ..Features::default()
+        };
+        self.tables.lend(&mut features);
         Env {
             settings: &self.settings,
             responses: &self.responses,
@@ -63,20 +71,7 @@ impl EnvParts {
             stats: &mut self.stats,
             now_us,
             draining,
-            features: Features {
-                access_log: Part::new(self.log.as_mut()),
-                log_sink: log_sink.map(|l| l as &dyn LogSink),
-                faults: Part::new(self.faults.as_mut()),
-                journal: Part::new(self.journal.as_mut()),
-                echo: Table::new(Some(&self.tables.echo)),
-                control: Table::new(self.tables.control.as_ref()),
-                ranges: Table::new(Some(&self.tables.ranges)),
-                #[cfg(feature = "http2")]
-                h2: Table::new(Some(&self.tables.h2 as &dyn std::any::Any)),
-                #[cfg(not(feature = "http2"))]
-                h2: Table::default(),
-                client: None,
-            },
+            features,
         }
     }
 }
