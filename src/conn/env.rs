@@ -3,7 +3,7 @@
 
 use super::pool::Pool;
 use super::settings::Settings;
-use crate::conditional::{Representation, Representations};
+use crate::conditional::Representation;
 use crate::control::Blocks;
 use crate::echo::{EchoFormat, EchoRoutes};
 use crate::fault::WorkerFaults;
@@ -49,15 +49,10 @@ pub struct Features<'a> {
     pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Part<'a, Recorder, { cfg!(feature = "journal") }>,
-    /// `--echo`: the routes that echo the request, with their formats.
-    pub echo: Table<'a, EchoRoutes, { cfg!(feature = "echo") }>,
-    /// `--control`: the blocks its bodies are cut from, `None` without it.
-    pub control: Table<'a, Blocks, { cfg!(feature = "control") }>,
-    /// The routes that serve ranges and conditional requests, with their validators.
-    pub ranges: Table<'a, Representations, { cfg!(feature = "ranges") }>,
-    /// HTTP/2's own table of the routes (its preformatted HEADERS frames, `h2::Heads`),
-    /// which this layer, below HTTP/2's, carries without naming it.
-    pub h2: Table<'a, dyn Any, { cfg!(feature = "http2") }>,
+    /// What the features keep by route, made at start-up ([`Tables`]); `None`: nothing (a
+    /// connection driven without a worker). One reference, so that lending them costs the
+    /// plain path one store a call.
+    pub tables: Option<&'a Tables>,
     /// The connection being handled, when a feature reads it (the access log, the journal,
     /// the echo and `--control`); `None` on the plain path.
     pub client: Option<super::Client>,
@@ -107,60 +102,69 @@ impl<'a, T, const BUILT: bool> Part<'a, T, BUILT> {
     }
 }
 
-/// A feature's table in [`Features`], made at start-up and read by every connection of the
-/// worker: `Option<&T>` when the feature is built (`BUILT`), and always `None` when it is
-/// not, known at compile time, as [`Part`].
-pub struct Table<'a, T: ?Sized, const BUILT: bool>(Option<&'a T>);
-
-impl<'a, T: ?Sized, const BUILT: bool> Table<'a, T, BUILT> {
-    /// `table`, or none when the feature is not built.
-    #[inline(always)]
-    pub fn new(table: Option<&'a T>) -> Self {
-        Table(if BUILT { table } else { None })
-    }
-
-    /// The table, if present.
-    #[inline(always)]
-    pub fn get(&self) -> Option<&'a T> {
-        if BUILT { self.0 } else { None }
-    }
-
-    /// Whether the feature is built and its table present.
-    #[inline(always)]
-    pub fn is_some(&self) -> bool {
-        BUILT && self.0.is_some()
-    }
+/// What the features keep by route, made once at start-up and read by every connection of a
+/// worker (each a clone, which shares the bytes): each only in a build with its feature.
+#[derive(Clone, Default)]
+pub struct Tables {
+    /// `--echo`: the routes that echo the request, with their formats.
+    #[cfg(feature = "echo")]
+    pub echo: EchoRoutes,
+    /// `--control`: the blocks its bodies are cut from, `None` without it.
+    #[cfg(feature = "control")]
+    pub control: Option<Blocks>,
+    /// The routes that serve ranges and conditional requests, with their validators, by route
+    /// given.
+    #[cfg(feature = "ranges")]
+    pub ranges: crate::conditional::Representations,
+    /// HTTP/2's own table of the routes (its preformatted HEADERS frames, `h2::Heads`),
+    /// which this layer, below HTTP/2's, carries without naming it.
+    #[cfg(feature = "http2")]
+    pub h2: Option<std::sync::Arc<dyn Any + Send + Sync>>,
 }
 
-impl<T: ?Sized, const BUILT: bool> Clone for Table<'_, T, BUILT> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T: ?Sized, const BUILT: bool> Copy for Table<'_, T, BUILT> {}
-
-impl<T: ?Sized, const BUILT: bool> Default for Table<'_, T, BUILT> {
-    fn default() -> Self {
-        Table(None)
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Tables");
+        #[cfg(feature = "echo")]
+        d.field("echo", &self.echo);
+        #[cfg(feature = "control")]
+        d.field("control", &self.control.is_some());
+        #[cfg(feature = "ranges")]
+        d.field("ranges", &self.ranges);
+        #[cfg(feature = "http2")]
+        d.field("h2", &self.h2.is_some());
+        d.finish()
     }
 }
 
 impl<'a> Features<'a> {
+    /// The routes that echo (`--echo`), in a build with echoes.
+    fn echo(&self) -> Option<&'a EchoRoutes> {
+        #[cfg(feature = "echo")]
+        return self.tables.map(|t| &t.echo);
+        #[cfg(not(feature = "echo"))]
+        None
+    }
+
+    /// `--control`'s blocks, when it is on.
+    fn blocks(&self) -> Option<&'a Blocks> {
+        #[cfg(feature = "control")]
+        return self.tables?.control.as_ref();
+        #[cfg(not(feature = "control"))]
+        None
+    }
+
     /// Whether route `route` echoes the request (`--echo`).
-    #[inline]
     pub fn echoes(&self, route: usize) -> bool {
-        self.echo.get().is_some_and(|e| e.echoes(route))
+        self.echo().is_some_and(|e| e.echoes(route))
     }
 
     /// The format route `route` echoes in, if it echoes.
-    #[inline]
     pub fn echo_format(&self, route: usize) -> Option<EchoFormat> {
-        self.echo.get()?.format(route)
+        self.echo()?.format(route)
     }
 
     /// Whether route `route` answers the journal (`--journal-path`).
-    #[inline]
     pub fn is_journal(&self, route: usize) -> bool {
         self.journal
             .as_deref()
@@ -168,21 +172,27 @@ impl<'a> Features<'a> {
     }
 
     /// The block of `--control`'s `bytes=N` bodies (empty without it).
-    #[inline]
     pub fn filler(&self) -> &'a [u8] {
-        self.control.get().map_or(&[], |b| &b.filler)
+        self.blocks().map_or(&[], |b| &b.filler)
     }
 
     /// The block of `--control`'s `fault=garbage:N` answers (empty without it).
-    #[inline]
     pub fn garbage(&self) -> &'a [u8] {
-        self.control.get().map_or(&[], |b| &b.garbage)
+        self.blocks().map_or(&[], |b| &b.garbage)
     }
 
     /// The block of `--control`'s `/drip` bodies (empty without it).
-    #[inline]
     pub fn stars(&self) -> &'a [u8] {
-        self.control.get().map_or(&[], |b| &b.stars)
+        self.blocks().map_or(&[], |b| &b.stars)
+    }
+
+    /// HTTP/2's table of the routes, in a build with HTTP/2 (`h2::Heads`, which it names).
+    #[inline(always)]
+    pub fn h2(&self) -> Option<&'a (dyn Any + Send + Sync)> {
+        #[cfg(feature = "http2")]
+        return self.tables?.h2.as_deref();
+        #[cfg(not(feature = "http2"))]
+        None
     }
 }
 
@@ -190,12 +200,18 @@ impl<'a, W> Env<'a, W> {
     /// The validators of route `route`, when it serves ranges and conditional requests: those
     /// of the route given whose response it sends (itself, or the route a fault's copy
     /// copies, [`Responses::given`]).
-    #[inline]
     pub fn representation(&self, route: usize) -> Option<&'a Representation> {
-        self.features
+        #[cfg(feature = "ranges")]
+        return self
+            .features
+            .tables?
             .ranges
-            .get()?
-            .get(self.responses.given(route)?)
+            .get(self.responses.given(route)?);
+        #[cfg(not(feature = "ranges"))]
+        {
+            let _ = route;
+            None
+        }
     }
 }
 
@@ -220,10 +236,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
-            .field("echo", &self.echo.get())
-            .field("control", &self.control.is_some())
-            .field("ranges", &self.ranges.get())
-            .field("h2", &self.h2.is_some())
+            .field("tables", &self.tables)
             .field("client", &self.client)
             .finish()
     }

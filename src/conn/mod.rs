@@ -30,7 +30,7 @@ mod settings;
 #[cfg(feature = "websocket")]
 pub use connection::WebSocketRequest;
 pub use connection::{Connection, H2cRequest, Handoff, Next, Upgrade};
-pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, Table, push_log_word};
+pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, Tables, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };

@@ -61,7 +61,7 @@ impl Heads {
     /// The table of the connection `env` is lent to, when the worker has one.
     #[inline(always)]
     pub(super) fn of<'a, W>(env: &Env<'a, W>) -> Option<&'a Heads> {
-        env.features.h2.get()?.downcast_ref()
+        env.features.h2()?.downcast_ref()
     }
 }
 

@@ -3,7 +3,7 @@
 //! holds these and never the `Config`.
 
 use crate::config::Config;
-use crate::conn::{ConnLimits, Features, Settings, Switches};
+use crate::conn::{ConnLimits, Settings, Switches, Tables};
 use crate::fault::{FaultResponses, FaultSet, WorkerFaults};
 use crate::journal::Journal;
 use crate::mutate::Catalogue;
@@ -70,7 +70,7 @@ impl Canned {
             ranges,
             // Every route's HTTP/2 HEADERS, formatted once for every worker.
             #[cfg(feature = "http2")]
-            h2: crate::h2::preformat(&responses),
+            h2: Some(Arc::new(crate::h2::preformat(&responses))),
         };
         #[cfg(not(feature = "ranges"))]
         let _ = ranges;
@@ -194,50 +194,6 @@ pub(crate) struct WorkerSetup {
     pub(crate) tls: Option<Arc<crate::transport::tls::Configs>>,
     #[cfg(feature = "tls")]
     pub(crate) tls_listeners: Vec<bool>,
-}
-
-/// What the features keep by route, read by a worker's connections through their `Env`,
-/// and `--control`'s blocks: made once, each shared by every worker; each only in a build
-/// with its feature.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Tables {
-    /// `--echo`: the routes that echo, with their formats.
-    #[cfg(feature = "echo")]
-    pub(crate) echo: crate::echo::EchoRoutes,
-    /// `--control`'s blocks, when it is on.
-    #[cfg(feature = "control")]
-    pub(crate) control: Option<crate::control::Blocks>,
-    /// The validators of the routes that serve ranges, by route given.
-    #[cfg(feature = "ranges")]
-    pub(crate) ranges: crate::conditional::Representations,
-    /// HTTP/2's HEADERS frames of the routes (a worker's own once a change through
-    /// `--admin` replaced some of its routes).
-    #[cfg(feature = "http2")]
-    pub(crate) h2: crate::h2::Heads,
-}
-
-impl Tables {
-    /// Lend the tables to `features`, a connection's call's.
-    #[inline(always)]
-    pub(crate) fn lend<'a>(&'a self, features: &mut Features<'a>) {
-        #[cfg(feature = "echo")]
-        {
-            features.echo = crate::conn::Table::new(Some(&self.echo));
-        }
-        #[cfg(feature = "control")]
-        {
-            features.control = crate::conn::Table::new(self.control.as_ref());
-        }
-        #[cfg(feature = "ranges")]
-        {
-            features.ranges = crate::conn::Table::new(Some(&self.ranges));
-        }
-        #[cfg(feature = "http2")]
-        {
-            features.h2 = crate::conn::Table::new(Some(&self.h2 as &dyn std::any::Any));
-        }
-        let _ = features;
-    }
 }
 
 /// `--websocket`'s paths and `--websocket-max-message`, kept for the process's life: a

@@ -6,12 +6,12 @@
 use super::clock::DateClock;
 use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
-use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings};
+use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings, Tables};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::server::log::AccessLog;
-use crate::server::setup::{Tables, WorkerSetup};
+use crate::server::setup::WorkerSetup;
 use crate::server::shared::Shared;
 use crate::server::timers::Deadlines;
 use crate::stats::{Stats, Summary};
@@ -56,14 +56,6 @@ impl EnvParts {
         now_us: u64,
         draining: bool,
     ) -> Env<'a, Work> {
-        let mut features = Features {
-            access_log: Part::new(self.log.as_mut()),
-            log_sink: log_sink.map(|l| l as &dyn LogSink),
-            faults: Part::new(self.faults.as_mut()),
-            journal: Part::new(self.journal.as_mut()),
-            ..Features::default()
-        };
-        self.tables.lend(&mut features);
         Env {
             settings: &self.settings,
             responses: &self.responses,
@@ -71,7 +63,14 @@ impl EnvParts {
             stats: &mut self.stats,
             now_us,
             draining,
-            features,
+            features: Features {
+                access_log: Part::new(self.log.as_mut()),
+                log_sink: log_sink.map(|l| l as &dyn LogSink),
+                faults: Part::new(self.faults.as_mut()),
+                journal: Part::new(self.journal.as_mut()),
+                tables: Some(&self.tables),
+                client: None,
+            },
         }
     }
 }
@@ -300,7 +299,13 @@ impl Worker {
             |r| replaced.push(r),
         );
         #[cfg(feature = "http2")]
-        self.parts.tables.h2.forget(&replaced);
+        if let Some(h2) = &mut self.parts.tables.h2 {
+            if let Some(heads) = h2.downcast_ref::<crate::h2::Heads>() {
+                let mut heads = heads.clone();
+                heads.forget(&replaced);
+                *h2 = Arc::new(heads);
+            }
+        }
         published.report(self.id, epoch, kept);
         if let Some(f) = self.parts.faults.as_mut() {
             f.replace(tables.set.clone());
