@@ -5,7 +5,7 @@ use super::fields::encode_head;
 use super::heads::{self, Heads};
 use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc};
 use crate::frame::{ErrorCode, HEADER_LEN, Header, flag, kind};
-use crate::response::KeepAliveForm;
+use crate::response::{KeepAliveForm, Responses};
 
 impl State {
     /// Queue a frame with this payload.
@@ -42,6 +42,8 @@ impl State {
         // them (`kept`, behind `i`), and the gap is closed once at the end, not at each
         // stream answered.
         let (mut i, mut kept) = (0, 0);
+        // Looked up once for all the streams answered here.
+        let heads = Heads::of(env);
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
             i += 1;
@@ -82,7 +84,7 @@ impl State {
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
-                self.response_headers(&s, body.is_empty(), env);
+                self.headers_from(&s, body.is_empty(), responses, heads);
                 s.headers_sent = true;
             }
             while s.at < body.len() && self.pending_out() < OUT_HIGH {
@@ -122,8 +124,18 @@ impl State {
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
     pub(super) fn response_headers<W>(&mut self, s: &Stream, no_body: bool, env: &Env<'_, W>) {
-        let responses = env.responses;
-        if let Some(head) = Heads::of(env)
+        self.headers_from(s, no_body, env.responses, Heads::of(env));
+    }
+
+    /// [`State::response_headers`] from the responses and their HEADERS frames, `heads`.
+    fn headers_from(
+        &mut self,
+        s: &Stream,
+        no_body: bool,
+        responses: &Responses,
+        heads: Option<&Heads>,
+    ) {
+        if let Some(head) = heads
             .and_then(|h| h.get(s.route as usize))
             .filter(|_| s.error == Own::Route)
         {
