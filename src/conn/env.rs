@@ -35,7 +35,8 @@ pub struct Env<'a, W> {
     pub features: Features<'a>,
 }
 
-/// What the test-endpoint features write to. [`Features::default`] is none: plain canned.
+/// What the test-endpoint features write to, and the tables they read. [`Features::default`]
+/// is none: plain canned.
 /// Their switches, fixed for the run, are in [`Settings::switches`].
 #[derive(Default)]
 pub struct Features<'a> {
