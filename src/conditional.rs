@@ -15,6 +15,8 @@
 //! A date that is not an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), a field given twice
 //! with a date, or an `If-Modified-Since` on another method is ignored (§13.1.3, §13.1.4).
 //! The obsolete RFC 850 and asctime forms are not read, and a date in one is ignored too.
+//! The validators each route compares with are kept here too ([`Representations`]), made at
+//! start-up.
 //!
 //! ```
 //! use canned::conditional::{Answer, evaluate};
@@ -338,6 +340,37 @@ pub fn evaluate(
         Outcome::Whole => Answer::Whole,
         Outcome::Partial { first, last } => Answer::Partial { first, last },
         Outcome::Unsatisfiable => Answer::Unsatisfiable,
+    }
+}
+
+/// What a route that serves ranges and conditional requests compares them with: its
+/// validators, as its heads carry them (`ETag`, `Last-Modified`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Representation {
+    /// The entity-tag, quotes included (`W/` when weak); empty: none (`--no-validators`).
+    pub etag: Box<[u8]>,
+    /// The modification time, seconds since 1970; `None`: none.
+    pub modified: Option<u64>,
+}
+
+/// The routes that serve ranges and conditional requests, with their validators, by route as
+/// the routes were given at start-up: made once, shared by every worker (a copy of a route's
+/// response that a fault sends is looked up by the route it copies).
+#[derive(Clone, Debug, Default)]
+pub struct Representations(std::sync::Arc<[Option<Representation>]>);
+
+impl Representations {
+    /// By route, the representation of each route that serves ranges (none: empty).
+    pub fn new(by_route: Vec<Option<Representation>>) -> Representations {
+        if by_route.iter().all(Option::is_none) {
+            return Representations::default();
+        }
+        Representations(by_route.into())
+    }
+
+    /// The validators of route `route`, when it serves ranges and conditional requests.
+    pub fn get(&self, route: usize) -> Option<&Representation> {
+        self.0.get(route)?.as_ref()
     }
 }
 

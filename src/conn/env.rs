@@ -3,10 +3,14 @@
 
 use super::pool::Pool;
 use super::settings::Settings;
+use crate::conditional::Representation;
+use crate::control::Blocks;
+use crate::echo::{EchoFormat, EchoRoutes};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
 use crate::stats::Stats;
+use std::any::Any;
 
 /// Everything a connection needs from its worker, passed on each call: what is fixed for the
 /// run by reference ([`Env::settings`]), and what changes between calls. `W` is the work area
@@ -31,7 +35,8 @@ pub struct Env<'a, W> {
     pub features: Features<'a>,
 }
 
-/// What the test-endpoint features write to. [`Features::default`] is none: plain canned.
+/// What the test-endpoint features write to, and the tables they read. [`Features::default`]
+/// is none: plain canned.
 /// Their switches, fixed for the run, are in [`Settings::switches`].
 #[derive(Default)]
 pub struct Features<'a> {
@@ -45,6 +50,10 @@ pub struct Features<'a> {
     pub faults: Part<'a, WorkerFaults, { cfg!(feature = "faults") }>,
     /// `--journal`: the worker's way into the ring the workers share, `None` without it.
     pub journal: Part<'a, Recorder, { cfg!(feature = "journal") }>,
+    /// What the features keep by route, made at start-up ([`Tables`]); `None`: nothing (a
+    /// connection driven without a worker). One reference, so that lending them costs the
+    /// plain path one store a call.
+    pub tables: Option<&'a Tables>,
     /// The connection being handled, when a feature reads it (the access log, the journal,
     /// the echo and `--control`); `None` on the plain path.
     pub client: Option<super::Client>,
@@ -94,6 +103,119 @@ impl<'a, T, const BUILT: bool> Part<'a, T, BUILT> {
     }
 }
 
+/// What the features keep by route, made once at start-up and read by every connection of a
+/// worker (each a clone, which shares the bytes): each only in a build with its feature.
+#[derive(Clone, Default)]
+pub struct Tables {
+    /// `--echo`: the routes that echo the request, with their formats.
+    #[cfg(feature = "echo")]
+    pub echo: EchoRoutes,
+    /// `--control`: the blocks its bodies are cut from, `None` without it.
+    #[cfg(feature = "control")]
+    pub control: Option<Blocks>,
+    /// The routes that serve ranges and conditional requests, with their validators, by route
+    /// given.
+    #[cfg(feature = "ranges")]
+    pub ranges: crate::conditional::Representations,
+    /// HTTP/2's own table of the routes (its preformatted HEADERS frames, `h2::Heads`),
+    /// which this layer, below HTTP/2's, carries without naming it.
+    #[cfg(feature = "http2")]
+    pub h2: Option<std::sync::Arc<dyn Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Tables");
+        #[cfg(feature = "echo")]
+        d.field("echo", &self.echo);
+        #[cfg(feature = "control")]
+        d.field("control", &self.control.is_some());
+        #[cfg(feature = "ranges")]
+        d.field("ranges", &self.ranges);
+        #[cfg(feature = "http2")]
+        d.field("h2", &self.h2.is_some());
+        d.finish()
+    }
+}
+
+impl<'a> Features<'a> {
+    /// The routes that echo (`--echo`), in a build with echoes.
+    fn echo(&self) -> Option<&'a EchoRoutes> {
+        #[cfg(feature = "echo")]
+        return self.tables.map(|t| &t.echo);
+        #[cfg(not(feature = "echo"))]
+        None
+    }
+
+    /// `--control`'s blocks, when it is on.
+    fn blocks(&self) -> Option<&'a Blocks> {
+        #[cfg(feature = "control")]
+        return self.tables?.control.as_ref();
+        #[cfg(not(feature = "control"))]
+        None
+    }
+
+    /// Whether route `route` echoes the request (`--echo`).
+    pub fn echoes(&self, route: usize) -> bool {
+        self.echo().is_some_and(|e| e.echoes(route))
+    }
+
+    /// The format route `route` echoes in, if it echoes.
+    pub fn echo_format(&self, route: usize) -> Option<EchoFormat> {
+        self.echo()?.format(route)
+    }
+
+    /// Whether route `route` answers the journal (`--journal-path`).
+    pub fn is_journal(&self, route: usize) -> bool {
+        self.journal
+            .as_deref()
+            .is_some_and(|r| r.journal.answers(route))
+    }
+
+    /// The block of `--control`'s `bytes=N` bodies (empty without it).
+    pub fn filler(&self) -> &'a [u8] {
+        self.blocks().map_or(&[], |b| &b.filler)
+    }
+
+    /// The block of `--control`'s `fault=garbage:N` answers (empty without it).
+    pub fn garbage(&self) -> &'a [u8] {
+        self.blocks().map_or(&[], |b| &b.garbage)
+    }
+
+    /// The block of `--control`'s `/drip` bodies (empty without it).
+    pub fn stars(&self) -> &'a [u8] {
+        self.blocks().map_or(&[], |b| &b.stars)
+    }
+
+    /// HTTP/2's table of the routes, in a build with HTTP/2 (`h2::Heads`, which it names).
+    #[inline(always)]
+    pub fn h2(&self) -> Option<&'a (dyn Any + Send + Sync)> {
+        #[cfg(feature = "http2")]
+        return self.tables?.h2.as_deref();
+        #[cfg(not(feature = "http2"))]
+        None
+    }
+}
+
+impl<'a, W> Env<'a, W> {
+    /// The validators of route `route`, when it serves ranges and conditional requests: those
+    /// of the route given whose response it sends (itself, or the route a fault's copy
+    /// copies, [`Responses::given`]).
+    pub fn representation(&self, route: usize) -> Option<&'a Representation> {
+        #[cfg(feature = "ranges")]
+        return self
+            .features
+            .tables?
+            .ranges
+            .get(self.responses.given(route)?);
+        #[cfg(not(feature = "ranges"))]
+        {
+            let _ = route;
+            None
+        }
+    }
+}
+
 impl<T, const BUILT: bool> Default for Part<'_, T, BUILT> {
     fn default() -> Self {
         Part(None)
@@ -115,6 +237,7 @@ impl std::fmt::Debug for Features<'_> {
             .field("log_sink", &self.log_sink.is_some())
             .field("faults", &self.faults)
             .field("journal", &self.journal.is_some())
+            .field("tables", &self.tables)
             .field("client", &self.client)
             .finish()
     }

@@ -30,7 +30,7 @@ mod settings;
 // All of it: the calls of the loop, and each protocol's hand-off request (one more for a new
 // upgrade target, and no line here).
 pub use connection::*;
-pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, push_log_word};
+pub use env::{ACCESS_LOG_TURN_BYTES, Env, Features, LogSink, Part, Tables, push_log_word};
 pub use limits::{
     BODY_CHUNK, ConnLimits, HIGH_WATER, LINGER_BYTES, LINGER_US, Timeouts, TimeoutsUs,
 };

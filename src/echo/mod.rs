@@ -31,16 +31,19 @@
 //! | `captured` | a captured request read back: request line, fields, body, trailers |
 //! | `chunks` | the decoder of a chunked body already validated |
 //! | `render` | the five formats, measured and written |
+//! | `routes` | the routes that echo, and their formats |
 
 mod captured;
 mod chunks;
 mod render;
+mod routes;
 #[cfg(test)]
 mod tests;
 
 pub use captured::{Echoed, Fields, path_and_query};
 pub use chunks::ChunkWalk;
 pub use render::{EchoFormat, decimal, render, rendered_len};
+pub use routes::EchoRoutes;
 
 /// The body bound of an echo when `--max-body-bytes` gives none: an echoed body is kept in
 /// memory until the response is written.

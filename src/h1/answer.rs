@@ -137,7 +137,7 @@ impl WorkArea {
     pub(super) fn emit_error(&mut self, rule: Rule, head_request: bool, env: &mut Env<'_>) {
         let status = rule.status();
         if env.settings.switches.echo() {
-            self.drop_echo(env.responses);
+            self.drop_echo(&env.features);
         }
         self.control = None;
         let logged = match self.pending.take() {

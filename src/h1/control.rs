@@ -29,7 +29,7 @@ impl Http1Conn {
             return false;
         };
         let route = p.route as usize;
-        if env.responses.echoes(route) || env.responses.is_health(route) {
+        if env.features.echoes(route) || env.responses.is_health(route) {
             return false;
         }
         // The httpbin paths only where no route of its own answers; the draw of a weighted
@@ -278,9 +278,9 @@ fn with_head(d: Drip, head: usize) -> Drip {
 /// The block a repeated body is cut from.
 fn block_of<'r>(block: Block, env: &Env<'r>) -> &'r [u8] {
     match block {
-        Block::Filler => env.responses.filler(),
-        Block::Garbage => env.responses.garbage(),
-        Block::Stars => env.responses.stars(),
+        Block::Filler => env.features.filler(),
+        Block::Garbage => env.features.garbage(),
+        Block::Stars => env.features.stars(),
     }
 }
 

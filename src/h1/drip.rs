@@ -352,7 +352,7 @@ fn copy_controlled(
         DripTail::None => {}
         DripTail::Body { route } => out.extend_from_slice(&r.body(route as usize)[from..to]),
         DripTail::Stars { .. } => {
-            let block = r.stars();
+            let block = env.features.stars();
             let mut k = from;
             while k < to && !block.is_empty() {
                 let n = (to - k).min(block.len());
@@ -363,7 +363,7 @@ fn copy_controlled(
         DripTail::Filler { .. } => {
             // The bytes a `bytes=N` body has at these offsets: the block's first body chunk,
             // repeated (`WorkArea::refill_repeat`).
-            let block = r.filler();
+            let block = env.features.filler();
             let period = env.settings.conn_limits.body_chunk.max(1).min(block.len());
             let mut k = from;
             while k < to && period > 0 {

@@ -9,11 +9,10 @@ use super::Http1Conn;
 use super::log::{keep_journal_head, log_response_from};
 use super::state::{Body, EchoCapture, Env, JournalRead, Pending, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
-use crate::conn::Settings;
+use crate::conn::{Features, Settings};
 use crate::echo::{ChunkWalk, DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::journal::{Journal, Recorder};
 use crate::parser::Rule;
-use crate::response::Responses;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
 const ECHO_RESERVE_BYTES: u64 = 64 * 1024;
@@ -41,7 +40,7 @@ impl Http1Conn {
         if settings.switches.control() && self.start_control(b, head, env) {
             return;
         }
-        let Some(p) = b.pending.filter(|p| env.responses.echoes(p.route as usize)) else {
+        let Some(p) = b.pending.filter(|p| env.features.echoes(p.route as usize)) else {
             if b.body == Body::None {
                 self.respond(b, env);
             }
@@ -90,7 +89,7 @@ impl Http1Conn {
             self.respond_control(b, c, env);
         } else if b
             .pending
-            .is_some_and(|p| env.responses.echoes(p.route as usize))
+            .is_some_and(|p| env.features.echoes(p.route as usize))
         {
             self.respond_echo(b, env);
         } else {
@@ -106,7 +105,7 @@ impl Http1Conn {
             return;
         };
         let route = p.route as usize;
-        let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
+        let format = env.features.echo_format(route).unwrap_or(EchoFormat::Json);
         self.served = self.served.saturating_add(1);
         let mut close = self.closes_after(&p, env);
         let delay_us = env.settings.switches.delay_us;
@@ -128,7 +127,7 @@ impl Http1Conn {
         let mut digits = [0u8; 20];
         let journal = env.features.journal.as_deref();
         if let Some(Recorder { journal: j, .. }) =
-            journal.filter(|_| env.responses.is_journal(route))
+            journal.filter(|_| env.features.is_journal(route))
         {
             if echoed.request_line().0 == b"DELETE" {
                 j.clear();
@@ -228,10 +227,10 @@ impl WorkArea {
     /// access log reads only its line's start.
     #[cold]
     #[inline(never)]
-    pub(super) fn drop_echo(&mut self, responses: &Responses) {
+    pub(super) fn drop_echo(&mut self, features: &Features<'_>) {
         if self
             .pending
-            .is_some_and(|p| responses.echoes(p.route as usize))
+            .is_some_and(|p| features.echoes(p.route as usize))
         {
             self.log_line.truncate(self.echo.at);
             self.echo = EchoCapture::default();
@@ -266,9 +265,9 @@ pub(super) fn keep_echo_body(
     kept: &mut Vec<u8>,
     pending: Option<Pending>,
     bytes: &[u8],
-    responses: &Responses,
+    features: &Features<'_>,
 ) {
-    if pending.is_some_and(|p| responses.echoes(p.route as usize)) {
+    if pending.is_some_and(|p| features.echoes(p.route as usize)) {
         kept.extend_from_slice(bytes);
     }
 }
@@ -282,9 +281,9 @@ pub(super) fn keep_echo_chunks(
     c: &mut EchoCapture,
     pending: Option<Pending>,
     bytes: &[u8],
-    responses: &Responses,
+    features: &Features<'_>,
 ) {
-    if pending.is_some_and(|p| responses.echoes(p.route as usize)) {
+    if pending.is_some_and(|p| features.echoes(p.route as usize)) {
         if let Some(walk) = &mut c.chunks {
             walk.walk(bytes, kept);
         }

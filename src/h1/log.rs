@@ -172,7 +172,7 @@ pub(super) fn keep_journal_head(b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
         return;
     };
     let route = p.route as usize;
-    b.journaled = !env.responses.is_journal(route) && !env.responses.is_health(route);
+    b.journaled = !env.features.is_journal(route) && !env.responses.is_health(route);
     p.logged |= b.journaled;
     b.journal_head.clear();
     if b.journaled {

@@ -19,7 +19,7 @@ pub(super) fn answer(head: &[u8], route: usize, b: &mut WorkArea, env: &Env<'_>)
     if env.settings.switches.raw {
         return;
     }
-    let Some(r) = env.responses.representation(route) else {
+    let Some(r) = env.representation(route) else {
         return;
     };
     // Read from the head, here: the plain path keeps only the parser's flag of a request.

@@ -48,7 +48,7 @@ impl Http1Conn {
                     let take = (*left).min((buf.len() - at) as u64);
                     if settings.switches.echo() {
                         let kept = &buf[at..at + take as usize];
-                        keep_echo_body(&mut b.log_line, b.pending, kept, env.responses);
+                        keep_echo_body(&mut b.log_line, b.pending, kept, &env.features);
                     }
                     at += take as usize;
                     *left -= take;
@@ -67,7 +67,7 @@ impl Http1Conn {
                                 &mut b.echo,
                                 b.pending,
                                 kept,
-                                env.responses,
+                                &env.features,
                             );
                         }
                         at += p.consumed;

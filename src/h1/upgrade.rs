@@ -87,7 +87,7 @@ impl Http1Conn {
         };
         let route = usize::from(p.route);
         // As in `start_control`: echo routes and the health route are never controlled.
-        if env.responses.echoes(route) || env.responses.is_health(route) {
+        if env.features.echoes(route) || env.responses.is_health(route) {
             return;
         }
         let draw = crate::control::draw(env.now_us, env.stats.requests);

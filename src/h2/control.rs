@@ -34,7 +34,7 @@ impl State {
     #[inline(never)]
     pub(super) fn control_of<W>(&mut self, route: usize, env: &Env<'_, W>) -> Asked {
         // As on HTTP/1 (`h1::control`): echo routes and the health route are never controlled.
-        if env.responses.echoes(route) || env.responses.is_health(route) {
+        if env.features.echoes(route) || env.responses.is_health(route) {
             return Asked::None;
         }
         let f = &self.fields;
@@ -105,7 +105,8 @@ impl State {
         // Recorded before its request gives way to its answer.
         self.journal_kept(i, plan.status, plan.kinds, env);
         let r = env.responses;
-        let block = if c.stars { r.stars() } else { r.filler() };
+        let f = &env.features;
+        let block = if c.stars { f.stars() } else { f.filler() };
         let filler = c.bytes.is_some() && !block.is_empty();
         let body_len: u64 = match (short, c.bytes) {
             // 205 Reset Content: no content (RFC 9110 §15.3.6).

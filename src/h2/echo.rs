@@ -79,10 +79,10 @@ impl State {
         asked: Option<Result<Control, Refusal>>,
         env: &Env<'_, W>,
     ) -> Result<Keep, Failed> {
-        let r = env.responses;
-        let echoes = r.echoes(route);
-        let journaled =
-            env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
+        let echoes = env.features.echoes(route);
+        let journaled = env.features.journal.is_some()
+            && !env.features.is_journal(route)
+            && !env.responses.is_health(route);
         if !echoes && asked.is_none() {
             if journaled {
                 self.record_now(stream, env);
@@ -158,10 +158,10 @@ impl State {
         asked: Option<Result<Control, Refusal>>,
         env: &Env<'_, W>,
     ) -> bool {
-        let r = env.responses;
-        let echoes = r.echoes(route);
-        let journaled =
-            env.features.journal.is_some() && !r.is_journal(route) && !r.is_health(route);
+        let echoes = env.features.echoes(route);
+        let journaled = env.features.journal.is_some()
+            && !env.features.is_journal(route)
+            && !env.responses.is_health(route);
         if !echoes && !journaled && asked.is_none() {
             return false;
         }
@@ -190,7 +190,7 @@ impl State {
         let Some(at) = self.echo.find(stream) else {
             return Ok(true);
         };
-        if !self.echo.slots[at].echoes || env.responses.is_journal(self.streams[i].route.into()) {
+        if !self.echo.slots[at].echoes || env.features.is_journal(self.streams[i].route.into()) {
             return Ok(true);
         }
         let limit = body_limit(env.settings.conn_limits.max_body);
@@ -251,7 +251,7 @@ impl State {
         let mut refill = Refill::None;
         let mut length = None;
         if let Some(j) =
-            (env.features.journal.as_deref()).filter(|_| env.responses.is_journal(route))
+            (env.features.journal.as_deref()).filter(|_| env.features.is_journal(route))
         {
             if echoed.request_line().0 == b"DELETE" {
                 j.journal.clear();
@@ -260,7 +260,7 @@ impl State {
                 refill = Refill::Journal(j.journal.begin_reading(out));
             }
         } else {
-            let format = env.responses.echo_format(route).unwrap_or(EchoFormat::Json);
+            let format = env.features.echo_format(route).unwrap_or(EchoFormat::Json);
             if s.head_only {
                 length = Some(rendered_len(format, &echoed));
             } else {
@@ -354,7 +354,7 @@ impl State {
             k.hold_until_us = 0;
             let no_body = k.control.is_some_and(|c| c.no_body);
             let empty = s.head_only || no_body || k.length == Some(0);
-            self.response_headers(s, empty, env.responses);
+            self.response_headers(s, empty, env);
             s.headers_sent = true;
             if empty {
                 return true;
@@ -502,8 +502,8 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
         },
         Refill::Repeat { left, stars } => {
             let block = match stars {
-                true => env.responses.stars(),
-                false => env.responses.filler(),
+                true => env.features.stars(),
+                false => env.features.filler(),
             };
             // The block's first `period` bytes, repeated, as HTTP/1 sends them a body chunk
             // at a time: a smaller piece goes on from where the last one ended.

@@ -125,7 +125,7 @@ impl State {
         let bytes = match plan.delivery {
             Delivery::Stall | Delivery::Hang { .. } => 0,
             Delivery::Garbage(n) => u64::from(n),
-            _ => self.answer_bytes(i, env.responses),
+            _ => self.answer_bytes(i, env),
         };
         let a = super::log::Answered {
             status: plan.status,
@@ -236,7 +236,7 @@ impl State {
             }
             let ends = matches!(f.how, How::Whole | How::Drip { .. } | How::SlowClose(_));
             let empty = self.body_of(s, env.responses).1 == 0;
-            self.response_headers(s, ends && empty, env.responses);
+            self.response_headers(s, ends && empty, env);
             s.headers_sent = true;
             f.at_us = now;
         }
@@ -338,7 +338,7 @@ impl State {
                     .extend_from_slice(WorkerFaults::garbage(f, route as usize, n))
             }
             _ => {
-                let block = env.responses.garbage();
+                let block = env.features.garbage();
                 let mut left = n as usize;
                 while left > 0 && !block.is_empty() {
                     let k = left.min(block.len());

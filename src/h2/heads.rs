@@ -1,7 +1,8 @@
 //! Each route's response HEADERS frame, formatted once at start-up ([`preformat`]) and kept in
-//! the `response` layer's table ([`H2Head`]): a response is a copy of it with two patches, the
-//! stream id in the frame header and the `Date` value, a literal of fixed length at a known
-//! offset, from the worker's cached date (as HTTP/1 patches its heads).
+//! this layer's table ([`Heads`], shared by every worker, which reaches it through its
+//! connections' `Env`): a response is a copy of it with two patches, the stream id in the
+//! frame header and the `Date` value, a literal of fixed length at a known offset, from the
+//! worker's cached date (as HTTP/1 patches its heads).
 //!
 //! The block is the route's HTTP/1 head turned into HPACK by `fields::encode_head`: `:status`
 //! and the fields as static-table indexes and literals without indexing, which change no
@@ -10,19 +11,68 @@
 //! come with the route's head. A route whose body changes while the server runs (`--stats`,
 //! `--metrics`), one added after start-up (a fault's, through `--admin`) and a block longer
 //! than the smallest SETTINGS_MAX_FRAME_SIZE (16,384 bytes of fields) are encoded per response
-//! instead.
+//! instead, and so is a route whose bytes a change through `--admin` replaced
+//! ([`Heads::forget`]).
 
+use super::Env;
 use super::fields::encode_head;
 use crate::frame::{HEADER_LEN, Header, MIN_MAX_FRAME_SIZE, flag, kind};
-use crate::response::{H2Head, KeepAliveForm, Responses};
+use crate::response::{KeepAliveForm, Responses};
+use std::sync::Arc;
 
-/// Format every route's HEADERS frame into `responses` (whose clones, the workers', share it).
-pub fn preformat(responses: &mut Responses) {
+/// A route's response HEADERS frame, formatted once: the 9-byte frame header with stream 0,
+/// then a header block of static-table indexes and literals without indexing, which is the
+/// same bytes on every connection. A response copies it and patches the stream id, and the
+/// `Date` value at [`H2Head::date_at`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct H2Head {
+    /// The frame, header included.
+    pub frame: Box<[u8]>,
+    /// Where the 29 bytes of the `Date` value are in `frame` (none with `--no-date`).
+    pub date_at: Option<usize>,
+}
+
+/// By route, its preformatted HEADERS frame ([`preformat`]; `None`: encoded per response),
+/// shared by every worker; a worker's own once a change replaced some of its routes.
+#[derive(Clone, Debug, Default)]
+pub struct Heads(Arc<[Option<H2Head>]>);
+
+impl Heads {
+    /// Route `route`'s preformatted frame, if it has one.
+    #[inline(always)]
+    pub fn get(&self, route: usize) -> Option<&H2Head> {
+        self.0.get(route)?.as_ref()
+    }
+
+    /// Drop the frames of `routes`, whose bytes changed (`Responses::adopt_routes`): they
+    /// were formatted for the bytes these indices held before.
+    pub fn forget(&mut self, routes: &[usize]) {
+        if routes.iter().any(|&r| self.get(r).is_some()) {
+            let mut heads = self.0.to_vec();
+            for &r in routes {
+                if let Some(h) = heads.get_mut(r) {
+                    *h = None;
+                }
+            }
+            self.0 = heads.into();
+        }
+    }
+
+    /// The table of the connection `env` is lent to, when the worker has one.
+    #[inline(always)]
+    pub(super) fn of<'a, W>(env: &Env<'a, W>) -> Option<&'a Heads> {
+        env.features.h2()?.downcast_ref()
+    }
+}
+
+/// Format every route's HEADERS frame of `responses`, for every worker.
+pub fn preformat(responses: &Responses) -> Heads {
     let mut head = Vec::new();
-    let heads = (0..responses.routes())
-        .map(|route| frame(responses, route, &mut head))
-        .collect();
-    responses.set_h2_heads(heads);
+    Heads(
+        (0..responses.routes())
+            .map(|route| frame(responses, route, &mut head))
+            .collect(),
+    )
 }
 
 /// Route `route`'s HEADERS frame (stream 0, END_HEADERS), if it can be preformatted.
@@ -122,9 +172,9 @@ mod tests {
     #[test]
     fn a_preformatted_frame_is_the_per_response_block_with_its_stream_and_date_patched() {
         for date in [true, false] {
-            let mut r = responses(date);
-            preformat(&mut r);
-            let head = r.h2_head(0).expect("preformatted").clone();
+            let r = responses(date);
+            let heads = preformat(&r);
+            let head = heads.get(0).expect("preformatted").clone();
             assert_eq!(head.date_at.is_some(), date);
             let mut out = Vec::new();
             let new_date = *b"Thu, 03 Dec 2026 01:02:03 GMT";
@@ -164,9 +214,11 @@ mod tests {
     #[test]
     fn routes_whose_body_changes_or_that_came_later_are_not_preformatted() {
         let mut r = responses(true);
-        preformat(&mut r);
+        let mut heads = preformat(&r);
         let copy = r.add_copy(0);
-        assert!(r.h2_head(0).is_some());
-        assert!(r.h2_head(copy).is_none());
+        assert!(heads.get(0).is_some());
+        assert!(heads.get(copy).is_none());
+        heads.forget(&[0]);
+        assert!(heads.get(0).is_none());
     }
 }

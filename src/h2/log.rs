@@ -14,7 +14,6 @@ use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::frame::HEADER_LEN;
 use crate::parser::Rule;
-use crate::response::Responses;
 
 /// Each held entry: the stream id (4 bytes), the words' length (2 bytes), when its HEADERS
 /// came (8 bytes, µs), the words.
@@ -93,7 +92,7 @@ impl State {
         let a = Answered {
             status,
             rule,
-            bytes: self.answer_bytes(i, env.responses),
+            bytes: self.answer_bytes(i, env),
             faults: &[],
             until_us: 0,
         };
@@ -170,7 +169,8 @@ impl State {
     /// are formatted at the output's end and taken back: work done only with the log.
     #[cold]
     #[inline(never)]
-    pub(super) fn answer_bytes(&mut self, i: usize, responses: &Responses) -> u64 {
+    pub(super) fn answer_bytes<W>(&mut self, i: usize, env: &Env<'_, W>) -> u64 {
+        let responses = env.responses;
         let s = self.streams[i];
         let mark = self.out.len();
         let mut data = 0;
@@ -181,7 +181,7 @@ impl State {
                 Own::Kept => self.kept_len(s.id),
             };
             data = if s.head_only { 0 } else { body };
-            self.response_headers(&s, data == 0, responses);
+            self.response_headers(&s, data == 0, env);
         } else {
             // Room for all of it: its HEADERS, DATA and trailers.
             grpc::answer(s.grpc, s.id, false, i64::MAX, &mut self.out);

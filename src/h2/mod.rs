@@ -61,7 +61,7 @@ mod tests;
 mod upgrade;
 mod write;
 
-pub use heads::preformat;
+pub use heads::{H2Head, Heads, preformat};
 
 use crate::conn::{Pooled, Settings};
 use crate::frame::{DEFAULT_WINDOW, ErrorCode, FrameError, HEADER_LEN, kind, setting};

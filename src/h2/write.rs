@@ -2,7 +2,8 @@
 //! into the output within the windows and the peer's frame size, up to [`OUT_HIGH`].
 
 use super::fields::encode_head;
-use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc, heads};
+use super::heads::{self, Heads};
+use super::{Env, OUT_HIGH, Own, Phase, State, Stream, grpc};
 use crate::frame::{ErrorCode, HEADER_LEN, Header, flag, kind};
 use crate::response::{KeepAliveForm, Responses};
 
@@ -41,6 +42,8 @@ impl State {
         // them (`kept`, behind `i`), and the gap is closed once at the end, not at each
         // stream answered.
         let (mut i, mut kept) = (0, 0);
+        // Looked up once for all the streams answered here.
+        let heads = Heads::of(env);
         while i < self.streams.len() && self.pending_out() < OUT_HIGH {
             let mut s = self.streams[i];
             i += 1;
@@ -81,7 +84,7 @@ impl State {
             };
             let body = if s.head_only { &[][..] } else { body };
             if !s.headers_sent {
-                self.response_headers(&s, body.is_empty(), responses);
+                self.headers_from(&s, body.is_empty(), responses, heads);
                 s.headers_sent = true;
             }
             while s.at < body.len() && self.pending_out() < OUT_HIGH {
@@ -120,9 +123,20 @@ impl State {
 
     /// The response HEADERS of stream `s` (and CONTINUATION frames when the block is longer
     /// than the peer's frame size), ending the stream when there is no body.
-    pub(super) fn response_headers(&mut self, s: &Stream, no_body: bool, responses: &Responses) {
-        if let Some(head) = responses
-            .h2_head(s.route as usize)
+    pub(super) fn response_headers<W>(&mut self, s: &Stream, no_body: bool, env: &Env<'_, W>) {
+        self.headers_from(s, no_body, env.responses, Heads::of(env));
+    }
+
+    /// [`State::response_headers`] from the responses and their HEADERS frames, `heads`.
+    fn headers_from(
+        &mut self,
+        s: &Stream,
+        no_body: bool,
+        responses: &Responses,
+        heads: Option<&Heads>,
+    ) {
+        if let Some(head) = heads
+            .and_then(|h| h.get(s.route as usize))
             .filter(|_| s.error == Own::Route)
         {
             return heads::write(&mut self.out, head, s.id, no_body, responses.date());

@@ -86,6 +86,8 @@ pub struct Journal {
     ring: Mutex<Ring>,
     capacity: usize,
     slot_bytes: usize,
+    /// `--journal-path`: the echo route that answers the journal instead (`u16::MAX`: none).
+    route: u16,
 }
 
 impl std::fmt::Debug for Journal {
@@ -93,6 +95,7 @@ impl std::fmt::Debug for Journal {
         f.debug_struct("Journal")
             .field("capacity", &self.capacity)
             .field("slot_bytes", &self.slot_bytes)
+            .field("route", &self.route)
             .finish()
     }
 }
@@ -123,7 +126,22 @@ impl Journal {
             }),
             capacity,
             slot_bytes,
+            route: u16::MAX,
         }
+    }
+
+    /// The journal, answered by route `route` (`--journal-path`, an echo route) instead of
+    /// its echo.
+    pub fn answered_by(self, route: Option<usize>) -> Journal {
+        let route = route
+            .and_then(|r| u16::try_from(r).ok())
+            .unwrap_or(u16::MAX);
+        Journal { route, ..self }
+    }
+
+    /// Whether route `route` answers the journal.
+    pub fn answers(&self, route: usize) -> bool {
+        usize::from(self.route) == route
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Ring> {

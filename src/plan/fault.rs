@@ -38,9 +38,13 @@ pub(super) fn plan(
         Decision::Fault { draw, route } => (draw, route),
     };
     // A fault's error response is not ranged, nor conditional: only the route's own is, and
-    // a copy of it that a fault sends (a drip's), which has the same validators.
+    // a copy of it that a fault sends (a drip's), which has the same validators (it was made
+    // from the same route given).
     let ranged = facts.ranged_status != 0
-        && (route == asked || responses.representation(usize::from(route)).is_some());
+        && (route == asked || {
+            let given = responses.given(usize::from(route));
+            given.is_some() && given == responses.given(usize::from(asked))
+        });
     let status = match draw.delivery {
         d if silent(d) => 0,
         _ if ranged => facts.ranged_status,

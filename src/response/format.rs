@@ -30,6 +30,9 @@ pub(super) struct Formatted {
     pub(super) body_apart: bool,
     pub(super) body: Arc<[u8]>,
     pub(super) send_body: bool,
+    /// The route given whose own response this is: its index, also in a copy of it made
+    /// later; `u16::MAX` for any other (an answer by method, a fault's, one put at run time).
+    pub(super) given: u16,
 }
 
 impl Formatted {
@@ -46,6 +49,7 @@ impl Formatted {
             body_apart: false,
             body: empty,
             send_body: false,
+            given: u16::MAX,
         }
     }
 }
@@ -212,6 +216,7 @@ pub(super) fn format(spec: &Spec, common: &Common, date: &[u8; 29]) -> Formatted
         body_apart: !no_body && !inline && !spec.body.is_empty(),
         body: spec.body.clone(),
         send_body: !no_body,
+        given: u16::MAX,
     }
 }
 

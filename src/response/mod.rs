@@ -37,7 +37,6 @@ pub use spec::{Common, DEFAULT_CONTENT_TYPE, KeepAliveForm, Spec};
 
 pub use status::{CONTINUE, ERROR_STATUSES, error_body, reason};
 
-use crate::echo::EchoFormat;
 use crate::parser::Rule;
 use format::{Errors, Formatted, format, formatted_len};
 use route::{MethodRules, counter_spec, method_not_allowed};
@@ -62,46 +61,6 @@ pub struct Responses {
     date: [u8; 29],
     /// Answers chosen by method before any route; none for a raw response.
     methods: Option<MethodRules>,
-    /// The routes that echo the request (`--echo`), with their formats. Looked up only when
-    /// a connection's settings say some route echoes.
-    echo: Vec<(u16, EchoFormat)>,
-    /// `--journal-path`: the echo route that answers the journal instead (`u16::MAX`: none).
-    journal: u16,
-    /// `--control`: the block a `bytes=N` body is cut from, repeated (empty without it).
-    filler: Arc<[u8]>,
-    /// `--control`: the block a `fault=garbage:N` answer is cut from, repeated (empty without
-    /// it).
-    garbage: Arc<[u8]>,
-    /// `--control`: the block of `*`s a `/drip` body is cut from (empty without `--control`).
-    stars: Arc<[u8]>,
-    /// By route, the routes that serve ranges and conditional requests, with their
-    /// validators (shared by every worker; empty when no route does).
-    representations: Arc<[Option<Representation>]>,
-    /// By route, its HTTP/2 HEADERS frame formatted once by the `h2` layer
-    /// ([`Responses::set_h2_heads`]; shared by every worker; empty until then).
-    h2_heads: Arc<[Option<H2Head>]>,
-}
-
-/// A route's response HEADERS frame for HTTP/2, formatted once (by the `h2` layer, which
-/// knows HPACK): the 9-byte frame header with stream 0, then a header block of static-table
-/// indexes and literals without indexing, which is the same bytes on every connection. A
-/// response copies it and patches the stream id, and the `Date` value at [`H2Head::date_at`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct H2Head {
-    /// The frame, header included.
-    pub frame: Box<[u8]>,
-    /// Where the 29 bytes of the `Date` value are in `frame` (none with `--no-date`).
-    pub date_at: Option<usize>,
-}
-
-/// What a route that serves ranges and conditional requests compares them with: its
-/// validators, as its heads carry them (`ETag`, `Last-Modified`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Representation {
-    /// The entity-tag, quotes included (`W/` when weak); empty: none (`--no-validators`).
-    pub etag: Box<[u8]>,
-    /// The modification time, seconds since 1970; `None`: none.
-    pub modified: Option<u64>,
 }
 
 /// What [`Responses::append_status_head`] changes in a route's head.
@@ -119,6 +78,9 @@ pub struct StatusHead<'a> {
 
 /// The fields of a route that serves ranges, about its own body.
 const VALIDATOR_FIELDS: [&[u8]; 3] = [b"Accept-Ranges: ", b"ETag: ", b"Last-Modified: "];
+
+/// The field a route that serves ranges carries (RFC 9110 §14.3), with its validators.
+const SERVES_RANGES: &[u8] = b"Accept-Ranges: bytes\r\n";
 
 /// The methods a route answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,7 +115,13 @@ impl Responses {
         } else {
             [b' '; 29]
         };
-        let routes: Vec<Formatted> = routes.map(|s| format(s, common, &date)).collect();
+        let routes: Vec<Formatted> = routes
+            .enumerate()
+            .map(|(i, s)| Formatted {
+                given: u16::try_from(i).unwrap_or(u16::MAX),
+                ..format(s, common, &date)
+            })
+            .collect();
         let paths: Vec<(Vec<u8>, Methods, u16)> = paths
             .into_iter()
             .enumerate()
@@ -185,13 +153,6 @@ impl Responses {
             errors,
             date,
             methods: None,
-            echo: Vec::new(),
-            journal: u16::MAX,
-            filler: Arc::from(&[][..]),
-            garbage: Arc::from(&[][..]),
-            stars: Arc::from(&[][..]),
-            representations: Arc::from(Vec::new()),
-            h2_heads: Arc::from(Vec::new()),
         };
         let not_allowed = r.push_route(method_not_allowed(DEFAULT_ALLOW));
         r.methods = Some(MethodRules {
@@ -297,12 +258,12 @@ impl Responses {
     /// after the others.
     pub fn add_unrouted_at(&mut self, spec: &Spec, at: Option<usize>) -> usize {
         let f = format(spec, &self.common, &self.date);
-        self.put_route(f, None, at)
+        self.put_route(f, at)
     }
 
     /// Add a copy of route `of`'s response, the same bytes (its `Accept-Ranges` and
-    /// validators included) and the same validators for ranges and conditions: the route's
-    /// own answer as a fault sends it from an index of its own (a drip). Returns its index.
+    /// validators included), the same route given ([`Responses::given`]): the route's own
+    /// answer as a fault sends it from an index of its own (a drip). Returns its index.
     pub fn add_copy(&mut self, of: usize) -> usize {
         self.add_copy_at(of, None)
     }
@@ -310,12 +271,11 @@ impl Responses {
     /// [`Responses::add_copy`] at index `at` (one retired), or after the others.
     pub fn add_copy_at(&mut self, of: usize, at: Option<usize>) -> usize {
         let copy = self.routes[of].clone();
-        let r = self.representation(of).cloned();
-        self.put_route(copy, r, at)
+        self.put_route(copy, at)
     }
 
-    fn put_route(&mut self, f: Formatted, r: Option<Representation>, at: Option<usize>) -> usize {
-        let at = match at {
+    fn put_route(&mut self, f: Formatted, at: Option<usize>) -> usize {
+        match at {
             Some(at) => {
                 self.routes[at] = f;
                 at
@@ -324,20 +284,23 @@ impl Responses {
                 self.routes.push(f);
                 self.routes.len() - 1
             }
-        };
-        if r.is_some() || self.representations.get(at).is_some_and(Option::is_some) {
-            let mut by_route = self.representations.to_vec();
-            by_route.resize(by_route.len().max(at + 1), None);
-            by_route[at] = r;
-            self.representations = Arc::from(by_route);
         }
-        at
+    }
+
+    /// The route given ([`Responses::new`]'s routes, the counter routes after them) whose own
+    /// response route `route` sends: `route` itself, or the route a copy was made of
+    /// ([`Responses::add_copy`]); `None` for any other response (an answer by method, a
+    /// fault's, one put at run time, at a new index or at a route's retired one). What a
+    /// feature keeps by route given (a route's validators) follows its copies so.
+    pub fn given(&self, route: usize) -> Option<usize> {
+        let given = self.routes.get(route)?.given;
+        (given != u16::MAX).then_some(usize::from(given))
     }
 
     /// Drop the bytes of route `route`, a response no fault sends any more: the index stays,
     /// empty, until a response is formatted at it again ([`Responses::add_unrouted`]).
     pub fn retire(&mut self, route: usize) {
-        self.put_route(Formatted::retired(), None, Some(route));
+        self.put_route(Formatted::retired(), Some(route));
     }
 
     /// Take the routes of `from` (the responses a fault formatted later into a clone of the
@@ -345,12 +308,16 @@ impl Responses {
     /// this one's `Date`: the bytes are shared, only the heads' starts are copied. A route
     /// this one sends itself (a counter route) stays, and so does one that `held(route)`
     /// says a response under way still sends: those are returned, to be taken at a later
-    /// change.
-    pub fn adopt_routes(&mut self, from: &Responses, held: impl Fn(usize) -> bool) -> Vec<u16> {
-        self.representations = from.representations.clone();
+    /// change. `replaced(route)` is told of each route whose bytes this one had and changes,
+    /// so that what was made from them (HTTP/2's HEADERS) is made again or dropped.
+    pub fn adopt_routes(
+        &mut self,
+        from: &Responses,
+        held: impl Fn(usize) -> bool,
+        mut replaced: impl FnMut(usize),
+    ) -> Vec<u16> {
         self.adopt_paths(from);
         let mut kept = Vec::new();
-        let mut h2_heads: Option<Vec<Option<H2Head>>> = None;
         for (i, f) in from.routes.iter().enumerate() {
             if let Some(own) = self.routes.get(i) {
                 if Arc::ptr_eq(&own.rest[0], &f.rest[0]) || self.body_changes(i) {
@@ -360,10 +327,7 @@ impl Responses {
                     kept.push(i as u16);
                     continue;
                 }
-                if self.h2_heads.get(i).is_some_and(Option::is_some) {
-                    // Formatted for the bytes this index held before.
-                    h2_heads.get_or_insert_with(|| self.h2_heads.to_vec())[i] = None;
-                }
+                replaced(i);
             }
             let mut f = f.clone();
             if let Some(at) = f.date_at {
@@ -373,9 +337,6 @@ impl Responses {
                 Some(own) => *own = f,
                 None => self.routes.push(f),
             }
-        }
-        if let Some(heads) = h2_heads {
-            self.h2_heads = Arc::from(heads);
         }
         kept
     }
@@ -400,6 +361,7 @@ impl Responses {
             body_apart: false,
             body: Arc::from(&[][..]),
             send_body: false,
+            given: 0,
         };
         // The file is the whole answer to every request, whatever its method.
         r.methods = None;
@@ -480,36 +442,6 @@ impl Responses {
         }
     }
 
-    /// Make the routes given a format echo the request in it (`--echo`), by route index; a
-    /// route's response gives the echo its status, content type and fields.
-    pub fn set_echo(&mut self, formats: impl Iterator<Item = Option<EchoFormat>>) {
-        self.echo = (0..)
-            .zip(formats)
-            .filter_map(|(route, f)| Some((route, f?)))
-            .collect();
-    }
-
-    /// Make route `route` (an echo route) answer the journal (`--journal-path`).
-    pub fn set_journal(&mut self, route: usize) {
-        self.journal = route as u16;
-    }
-
-    /// Whether route `route` answers the journal.
-    pub fn is_journal(&self, route: usize) -> bool {
-        usize::from(self.journal) == route
-    }
-
-    /// Whether route `route` echoes the request.
-    pub fn echoes(&self, route: usize) -> bool {
-        self.echo_format(route).is_some()
-    }
-
-    /// The format route `route` echoes in, if it echoes.
-    pub fn echo_format(&self, route: usize) -> Option<EchoFormat> {
-        let (_, f) = self.echo.iter().find(|(r, _)| usize::from(*r) == route)?;
-        Some(*f)
-    }
-
     /// Replace the body of route `route` (a counter route of [`Responses::with_counters`],
     /// refreshed by its worker), keeping its status and headers; no other route changes.
     pub fn set_body(&mut self, route: usize, body: Arc<[u8]>) {
@@ -518,7 +450,10 @@ impl Responses {
         };
         spec.body = body;
         // This worker's own bytes for the route from now on.
-        self.routes[route] = format(spec, &self.common, &self.date);
+        self.routes[route] = Formatted {
+            given: self.routes[route].given,
+            ..format(spec, &self.common, &self.date)
+        };
     }
 
     /// The current IMF-fixdate (spaces with `--no-date`).
@@ -644,8 +579,9 @@ impl Responses {
     /// 304: `length` `None`), without `Content-Length` and `Content-Type`: the head of an
     /// answer a request chose (`--control`, a range, a condition), with the lines `extra`
     /// (each ending in CRLF) before its empty line. Another body than the route's (`--control`:
-    /// `same_body` false) leaves out the route's `Accept-Ranges`, `ETag` and `Last-Modified`,
-    /// which speak of its own. Out of the plain path: the lines are found here. Returns where
+    /// `same_body` false) leaves out the `Accept-Ranges`, `ETag` and `Last-Modified` of a
+    /// route that serves ranges (its head says `Accept-Ranges: bytes`), which speak of its
+    /// own. Out of the plain path: the lines are found here. Returns where
     /// the `Date` value is in what it appended (none with `--no-date`), for a dripped answer
     /// to send the date of its first piece.
     pub fn append_status_head(
@@ -661,9 +597,13 @@ impl Responses {
             extra,
             same_body,
         } = head;
-        let ranged = !same_body && self.representation(route).is_some();
         const LENGTH: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
+        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
+        let ranged = !same_body
+            && rest
+                .split_inclusive(|&c| c == b'\n')
+                .any(|line| line == SERVES_RANGES);
         let line_end = f
             .start
             .iter()
@@ -680,7 +620,6 @@ impl Responses {
             .filter(|&d| d >= line_end)
             .map(|d| out.len() - start + d - line_end);
         out.extend_from_slice(&f.start[line_end..]);
-        let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
         let mut sized = false;
         for line in rest.split_inclusive(|&c| c == b'\n') {
             let last = line == b"\r\n";
@@ -709,67 +648,10 @@ impl Responses {
         date_at
     }
 
-    /// Make the routes given a [`Representation`] serve ranges and conditional requests, by
-    /// route index (their heads carry `Accept-Ranges` and their validators already).
-    pub fn set_representations(&mut self, by_route: Vec<Option<Representation>>) {
-        self.representations = if by_route.iter().all(Option::is_none) {
-            Arc::from(Vec::new())
-        } else {
-            Arc::from(by_route)
-        };
-    }
-
-    /// The validators of route `route`, when it serves ranges and conditional requests.
-    pub fn representation(&self, route: usize) -> Option<&Representation> {
-        self.representations.get(route)?.as_ref()
-    }
-
-    /// Keep each route's HTTP/2 HEADERS frame (by route index; `None`: formatted per
-    /// response instead). Routes added later have none.
-    pub fn set_h2_heads(&mut self, by_route: Vec<Option<H2Head>>) {
-        self.h2_heads = Arc::from(by_route);
-    }
-
-    /// Route `route`'s preformatted HTTP/2 HEADERS frame, if it has one.
-    #[inline(always)]
-    pub fn h2_head(&self, route: usize) -> Option<&H2Head> {
-        self.h2_heads.get(route)?.as_ref()
-    }
-
     /// Whether route `route`'s body is replaced while the server runs (a counter route):
     /// its head's `Content-Length` changes with it.
     pub fn body_changes(&self, route: usize) -> bool {
         self.replaceable.iter().any(|(r, _)| *r == route)
-    }
-
-    /// `--control`: keep `block` as the filler a `bytes=N` body is cut from.
-    pub fn set_filler(&mut self, block: Arc<[u8]>) {
-        self.filler = block;
-    }
-
-    /// The filler block of `bytes=N` bodies (empty without `--control`).
-    pub fn filler(&self) -> &[u8] {
-        &self.filler
-    }
-
-    /// `--control`: keep `block` as the bytes a `fault=garbage:N` answer is cut from.
-    pub fn set_garbage(&mut self, block: Arc<[u8]>) {
-        self.garbage = block;
-    }
-
-    /// The block of `fault=garbage:N` answers (empty without `--control`).
-    pub fn garbage(&self) -> &[u8] {
-        &self.garbage
-    }
-
-    /// `--control`: keep `block` as the `*`s a `/drip` body is cut from.
-    pub fn set_stars(&mut self, block: Arc<[u8]>) {
-        self.stars = block;
-    }
-
-    /// The block of `/drip` bodies (empty without `--control`).
-    pub fn stars(&self) -> &[u8] {
-        &self.stars
     }
 
     /// The head of route `route` in `form`, in one piece (a copy: the response path

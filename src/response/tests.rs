@@ -285,7 +285,68 @@ fn the_paths_table_changes_at_run_time() {
             date: false,
         },
     );
-    worker.adopt_routes(&r, |_| false);
+    worker.adopt_routes(&r, |_| false, |_| {});
     assert_eq!(worker.route(b"GET", b"/a"), a2);
     assert_eq!(worker.body(a2), b"a2");
+}
+
+#[test]
+fn a_copy_keeps_its_route_given_and_a_response_put_at_an_index_does_not() {
+    let common = Common {
+        server: String::new(),
+        date: false,
+    };
+    let mut r = Responses::new(
+        &[spec(200, "default"), spec(200, "a")],
+        &[(b"/a".to_vec(), false)],
+        &common,
+    );
+    assert_eq!((r.given(0), r.given(1)), (Some(0), Some(1)));
+    let mut worker = r.clone();
+    let copy = r.add_copy(1);
+    let other = r.add_unrouted(&spec(503, "x"));
+    assert_eq!((r.given(copy), r.given(other)), (Some(1), None));
+    // Route 1 retired, and its index taken by another response: no longer route 1's.
+    r.retire(1);
+    assert_eq!(r.given(1), None);
+    r.add_unrouted_at(&spec(200, "b"), Some(1));
+    assert_eq!(r.given(1), None);
+    assert_eq!(r.given(copy), Some(1));
+    // A worker's clone follows the table it takes, and hears of the index replaced.
+    let mut replaced = Vec::new();
+    worker.adopt_routes(&r, |_| false, |i| replaced.push(i));
+    assert_eq!(replaced, [1]);
+    assert_eq!(
+        (worker.given(1), worker.given(copy), worker.given(other)),
+        (None, Some(1), None)
+    );
+}
+
+#[test]
+fn another_body_leaves_out_the_validators_of_a_route_that_serves_ranges_only() {
+    let common = Common {
+        server: String::new(),
+        date: false,
+    };
+    let fields = ["ETag: \"v\"".to_string(), "Last-Modified: x".to_string()];
+    let mut ranged = spec(200, "body");
+    ranged.headers = [vec!["Accept-Ranges: bytes".to_string()], fields.to_vec()].concat();
+    let mut own = spec(200, "body");
+    own.headers = fields.to_vec();
+    let r = Responses::new(&[ranged, own], &[(b"/own".to_vec(), false)], &common);
+    let head = |route, same_body| {
+        let mut out = Vec::new();
+        let h = StatusHead {
+            status: 200,
+            length: Some(b"3"),
+            extra: b"",
+            same_body,
+        };
+        r.append_status_head(route, KeepAliveForm::KeepAlive11, h, &mut out);
+        String::from_utf8(out).unwrap()
+    };
+    assert!(!head(0, false).contains("ETag") && !head(0, false).contains("Accept-Ranges"));
+    assert!(head(0, true).contains("ETag: \"v\"\r\n") && head(0, true).contains("Accept-Ranges"));
+    // Fields a route was given of its own, without serving ranges, stay.
+    assert!(head(1, false).contains("ETag: \"v\"\r\nLast-Modified: x\r\n"));
 }

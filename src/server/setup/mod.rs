@@ -7,6 +7,6 @@ mod tls;
 mod worker;
 
 pub use faults::{fault_set, faults, worker_faults};
-pub use responses::responses;
+pub use responses::{control_blocks, echo_routes, formatted, journal_route, responses};
 pub(crate) use tls::server_config as tls_config;
 pub(crate) use worker::{Canned, WorkerSetup};

@@ -1,21 +1,34 @@
 //! A server's responses, formatted once from `Config`: the routes (or the raw response), the
-//! counter routes and the answers by method.
+//! counter routes and the answers by method; and what the features keep by route: the echo
+//! routes, the journal's, the validators of the routes that serve ranges, `--control`'s
+//! blocks.
 
+use crate::conditional::{Representation, Representations};
 use crate::config::Config;
 use crate::config::Route;
-use crate::response::{CounterPaths, CounterRoutes, Representation, Responses, Spec, http_date};
+use crate::control::Blocks;
+use crate::echo::EchoRoutes;
+use crate::response::{CounterPaths, CounterRoutes, Responses, Spec, http_date};
 use std::time::SystemTime;
 
 /// The responses a server answers with: the configured routes (or the raw response), with
 /// `--stats` and `--metrics` one more route each, whose indices are returned for the
 /// counters' bodies, and with `--methods` the 405 and OPTIONS answers of
 /// [`Responses::accept_only`].
-#[cfg_attr(canned_small, optimize(size))]
 pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
+    let (responses, counter_routes, _) = formatted(config);
+    (responses, counter_routes)
+}
+
+/// [`responses`], with the validators of the routes that serve ranges, which their heads
+/// carry.
+#[cfg_attr(canned_small, optimize(size))]
+pub fn formatted(config: &Config) -> (Responses, CounterRoutes, Representations) {
     if let Some(raw) = &config.raw {
         return (
             Responses::raw(raw.clone(), &config.common),
             CounterRoutes::default(),
+            Representations::default(),
         );
     }
     let paths = config.routes[1..]
@@ -43,44 +56,37 @@ pub fn responses(config: &Config) -> (Responses, CounterRoutes) {
         .collect();
     let (mut responses, counter_routes) =
         Responses::with_counters(specs.iter(), paths, counters, &config.common);
-    if cfg!(feature = "ranges") {
-        responses.set_representations(ranged);
-    }
-    if cfg!(feature = "echo") {
-        responses.set_echo(config.routes.iter().map(|r| r.echo));
-    }
-    #[cfg(feature = "journal")]
-    if let Some(path) = &config.journal_path {
-        if let Some(i) = config.routes.iter().position(|r| &r.path == path) {
-            responses.set_journal(i);
-        }
-    }
-    if cfg!(feature = "control") && config.control {
-        responses.set_filler(filler());
-        responses.set_garbage(garbage(config.seed));
-        responses.set_stars(std::iter::repeat_n(b'*', 64 * 1024).collect());
-    }
     responses.set_route_methods(config.routes.iter().map(|r| r.method.as_deref()));
     if !config.methods.is_empty() {
         let methods: Vec<&str> = config.methods.iter().map(String::as_str).collect();
         responses.accept_only(&methods);
     }
-    (responses, counter_routes)
+    let ranged = match cfg!(feature = "ranges") {
+        true => Representations::new(ranged),
+        false => Representations::default(),
+    };
+    (responses, counter_routes, ranged)
 }
 
-/// `--control`'s filler block, 64 KiB of printable bytes that a `bytes=N` body is cut from,
-/// repeated: made once, shared by every worker.
-fn filler() -> std::sync::Arc<[u8]> {
-    const LINE: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\r\n";
-    LINE.iter().copied().cycle().take(64 * 1024).collect()
+/// `--echo`: the routes that echo, by route index (none without the `echo` feature).
+pub fn echo_routes(config: &Config) -> EchoRoutes {
+    EchoRoutes::new(
+        config
+            .routes
+            .iter()
+            .map(|r| r.echo.filter(|_| cfg!(feature = "echo"))),
+    )
 }
 
-/// `--control`'s garbage block, 64 KiB drawn from the seeded generator (`--seed`, a stream of
-/// its own) that a `fault=garbage:N` answer is cut from, repeated: made once, shared by every
-/// worker.
-fn garbage(seed: u64) -> std::sync::Arc<[u8]> {
-    let mut rng = crate::fault::Rng::new(seed, u64::MAX);
-    rng.bytes(64 * 1024).into()
+/// `--journal-path`: the route that answers the journal.
+pub fn journal_route(config: &Config) -> Option<usize> {
+    let path = config.journal_path.as_ref()?;
+    config.routes.iter().position(|r| &r.path == path)
+}
+
+/// `--control`'s blocks, made once and shared by every worker; none without it.
+pub fn control_blocks(config: &Config) -> Option<Blocks> {
+    (cfg!(feature = "control") && config.control).then(|| Blocks::new(config.seed))
 }
 
 /// The validators of a route that serves ranges and conditional requests: a 200 with a body

@@ -3,7 +3,7 @@
 //! holds these and never the `Config`.
 
 use crate::config::Config;
-use crate::conn::{ConnLimits, Settings, Switches};
+use crate::conn::{ConnLimits, Settings, Switches, Tables};
 use crate::fault::{FaultResponses, FaultSet, WorkerFaults};
 use crate::journal::Journal;
 use crate::mutate::Catalogue;
@@ -20,6 +20,8 @@ use std::time::Duration;
 pub(crate) struct Canned {
     responses: Responses,
     counter_routes: CounterRoutes,
+    /// What the features keep by route, and `--control`'s blocks: one for all workers.
+    tables: Tables,
     /// Every route's faults, with the responses they send in `responses`: one for all
     /// workers, so that a sequence's position is the process's.
     pub(crate) fault_set: Arc<FaultSet>,
@@ -41,7 +43,7 @@ impl Canned {
     /// Format `config`'s responses, with the ones its faults send.
     #[cfg_attr(canned_small, optimize(size))]
     pub(crate) fn new(config: &Config) -> io::Result<Canned> {
-        let (mut responses, counter_routes) = super::responses(config);
+        let (mut responses, counter_routes, ranges) = super::formatted(config);
         let mut fault_responses = FaultResponses::default();
         let fault_set = super::fault_set(config, &mut responses, &mut fault_responses);
         if responses.routes() > usize::from(u16::MAX) {
@@ -59,19 +61,30 @@ impl Canned {
                 crate::config::formatted_too_large(bytes),
             ));
         }
-        // Every route's HTTP/2 HEADERS, formatted once for every worker.
-        #[cfg(feature = "http2")]
-        crate::h2::preformat(&mut responses);
+        let tables = Tables {
+            #[cfg(feature = "echo")]
+            echo: super::echo_routes(config),
+            #[cfg(feature = "control")]
+            control: super::control_blocks(config),
+            #[cfg(feature = "ranges")]
+            ranges,
+            // Every route's HTTP/2 HEADERS, formatted once for every worker.
+            #[cfg(feature = "http2")]
+            h2: Some(Arc::new(crate::h2::preformat(&responses))),
+        };
+        #[cfg(not(feature = "ranges"))]
+        let _ = ranges;
         // Taken whole now, so that recording allocates nothing.
         let journal = (cfg!(feature = "journal") && config.journal > 0).then(|| {
-            Arc::new(Journal::new(
-                config.journal as usize,
-                config.limits.max_head,
-            ))
+            Arc::new(
+                Journal::new(config.journal as usize, config.limits.max_head)
+                    .answered_by(super::journal_route(config)),
+            )
         });
         Ok(Canned {
             responses,
             counter_routes,
+            tables,
             fault_set,
             fault_responses,
             journal,
@@ -122,6 +135,7 @@ impl Canned {
             ),
             responses,
             counter_routes: self.counter_routes,
+            tables: self.tables.clone(),
             faults,
             max_conns: config.max_conns,
             patch_date: config.common.date,
@@ -155,6 +169,8 @@ pub(crate) struct WorkerSetup {
     pub(crate) responses: Responses,
     /// `--stats`, `--metrics`: where the counters' bodies go in `responses`.
     pub(crate) counter_routes: CounterRoutes,
+    /// What the features keep by route (a clone shares it).
+    pub(crate) tables: Tables,
     /// `--fault` and `--mutate`, when configured.
     pub(crate) faults: Option<WorkerFaults>,
     /// `--max-conns`, over all workers.

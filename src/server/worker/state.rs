@@ -6,7 +6,7 @@
 use super::clock::DateClock;
 use super::publish::Publisher;
 use super::slot::{FORCE, LISTENER, Slot, WAKE, Work};
-use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings};
+use crate::conn::{Connection, Env, Features, LogSink, Part, Pool, Settings, Tables};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
 use crate::response::Responses;
@@ -34,6 +34,9 @@ pub(super) struct EnvParts {
     /// ([`WorkerSetup::settings`]).
     pub(super) settings: Settings,
     pub(super) responses: Responses,
+    /// What the features keep by route: the echo routes, `--control`'s blocks, the
+    /// validators, HTTP/2's HEADERS frames.
+    pub(super) tables: Tables,
     pub(super) pool: Pool<Work>,
     pub(super) stats: Stats,
     /// `--access-log`: the lines of this loop turn, at most
@@ -65,6 +68,7 @@ impl EnvParts {
                 log_sink: log_sink.map(|l| l as &dyn LogSink),
                 faults: Part::new(self.faults.as_mut()),
                 journal: Part::new(self.journal.as_mut()),
+                tables: Some(&self.tables),
                 client: None,
             },
         }
@@ -198,6 +202,7 @@ impl Worker {
             parts: EnvParts {
                 settings: setup.settings,
                 responses: setup.responses,
+                tables: setup.tables,
                 pool: Pool::default(),
                 stats: Stats::default(),
                 log: setup
@@ -287,9 +292,20 @@ impl Worker {
                 }
             });
         }
-        let kept = self.parts.responses.adopt_routes(&tables.responses, |r| {
-            held.get(r / 64).is_some_and(|w| w & (1 << (r % 64)) != 0)
-        });
+        let mut replaced = Vec::new();
+        let kept = self.parts.responses.adopt_routes(
+            &tables.responses,
+            |r| held.get(r / 64).is_some_and(|w| w & (1 << (r % 64)) != 0),
+            |r| replaced.push(r),
+        );
+        #[cfg(feature = "http2")]
+        if let Some(h2) = &mut self.parts.tables.h2 {
+            if let Some(heads) = h2.downcast_ref::<crate::h2::Heads>() {
+                let mut heads = heads.clone();
+                heads.forget(&replaced);
+                *h2 = Arc::new(heads);
+            }
+        }
         published.report(self.id, epoch, kept);
         if let Some(f) = self.parts.faults.as_mut() {
             f.replace(tables.set.clone());
