@@ -17,8 +17,10 @@
 //!
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
+#[cfg(feature = "echo")]
+use super::Own;
 use super::shape::{How, Shaped};
-use super::{Env, Own, Phase, State, Stream, grpc};
+use super::{Env, Phase, State, Stream, grpc};
 use crate::conn::Next;
 use crate::fault::{Decision, Delivery, FaultKind, Plan, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
@@ -59,6 +61,7 @@ impl State {
         if !silent {
             env.stats.by_status[status as usize] += 1;
         }
+        #[cfg(feature = "journal")]
         if self.keeps() {
             // The journal's entry, recorded when the request came: its status (none sent for
             // a stall, a hang or garbage, as HTTP/1 records them).
@@ -105,6 +108,7 @@ impl State {
     /// Stream `i`, answered from its slot with `status` as its control chose (`control`),
     /// asks for `delivery`, after `hold` µs: it is sent as a `--fault` of that kind sends a
     /// route's answer (its body the slot's), and counted and logged as one.
+    #[cfg(feature = "control")]
     #[cold]
     #[inline(never)]
     pub(super) fn deliver_kept<W>(
@@ -209,6 +213,7 @@ impl State {
                 }
                 Step::Done => {
                     self.streams.remove(i);
+                    #[cfg(feature = "echo")]
                     if s.error == Own::Kept {
                         self.kept_done(s.id);
                     }
@@ -281,7 +286,7 @@ impl State {
                 return Step::Blocked;
             }
             if let How::Garbage { n, route } = f.how {
-                self.garbage(n, route, s.error == Own::Kept, env);
+                self.garbage(n, route, s.error.kept(), env);
                 return Step::Done;
             }
             let ends = matches!(f.how, How::Whole | How::Drip { .. } | How::SlowClose(_));
@@ -317,11 +322,13 @@ impl State {
         };
         s.fault = Some(f);
         // A controlled answer's body is its slot's (`echo`), the route's otherwise.
-        let sent = if s.error == Own::Kept {
-            self.kept_frames(s, limit, ends, env)
-        } else {
-            self.data_frames(s, body, limit, ends);
-            s.at >= limit
+        let sent = match s.error {
+            #[cfg(feature = "echo")]
+            Own::Kept => self.kept_frames(s, limit, ends, env),
+            _ => {
+                self.data_frames(s, body, limit, ends);
+                s.at >= limit
+            }
         };
         if !sent {
             return Step::Blocked;
@@ -457,6 +464,7 @@ impl State {
     ) -> (&'r [u8], usize) {
         match s.error {
             _ if s.head_only => (&[], 0),
+            #[cfg(feature = "echo")]
             Own::Kept => (&[], self.kept_len(s.id)),
             _ => {
                 let body = responses.body(s.route as usize);

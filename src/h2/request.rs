@@ -57,6 +57,7 @@ impl State {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
+            #[cfg(feature = "echo")]
             if self.streams[i].error == Own::Kept {
                 self.keep_trailers(stream);
             }
@@ -86,10 +87,13 @@ impl State {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         // `--echo`, `--journal` and `--control`, out of line: one test without them.
+        #[cfg(feature = "echo")]
         let own = match self.fields.capture {
             true => self.keep_or_refuse(stream, route, env)?,
             false => Own::Route,
         };
+        #[cfg(not(feature = "echo"))]
+        let own = Own::Route;
         let f = &self.fields;
         let error = match own {
             Own::Refused(rule) => Some(rule),
@@ -179,6 +183,7 @@ impl State {
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
             (grpc::Call::None, Own::Route) => (env.responses.status(s.route as usize), None),
+            #[cfg(feature = "echo")]
             (grpc::Call::None, Own::Kept) => match self.answer_kept(i, env) {
                 Some(status) => (status, None),
                 None => return,
@@ -187,6 +192,7 @@ impl State {
             _ => (200, None),
         };
         env.stats.by_status[status as usize] += 1;
+        #[cfg(feature = "journal")]
         if self.fields.capture {
             self.journal_kept(i, status, env);
         }

@@ -63,6 +63,7 @@ impl State {
                 }
                 continue;
             }
+            #[cfg(feature = "echo")]
             if s.error == Own::Kept {
                 if self.pump_kept(&mut s, env) {
                     self.flood.answered();
@@ -77,6 +78,7 @@ impl State {
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize),
                 Own::Refused(rule) => responses.error(rule)[2],
+                #[cfg(feature = "echo")]
                 Own::Kept => &[],
             };
             let body = if s.head_only { &[][..] } else { body };
@@ -138,6 +140,7 @@ impl State {
                     &mut self.head,
                 );
             }
+            #[cfg(feature = "echo")]
             Own::Kept => self.kept_head(s.id, s.route as usize, responses),
             Own::Refused(rule) => {
                 let [start, head, _] = responses.error(rule);
