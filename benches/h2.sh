@@ -5,6 +5,11 @@
 #
 #   benches/h2.sh                   # 3 rounds of 200,000 requests per load (about 2 minutes)
 #   ROUNDS=1 N=50000 benches/h2.sh  # quick look
+#   BASE=PATH benches/h2.sh         # also another canned build (an earlier commit's), side by side
+#
+# With BASE, that binary is measured as one more server (`base`), interleaved with the others
+# in the same rounds, and the CPU per request of this tree's canned and of the base are printed
+# with their ratio (canned/base).
 #
 # One worker each, the server pinned to CPU 0 and h2load to CPU 1 (taskset). Loads:
 # `h2load -c 100 -m 10` and `-m 100`, a fixed request count each, so every run ends by itself.
@@ -21,6 +26,10 @@ ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 source benches/common.sh
 require h2.sh h2load curl taskset
+if [ -n "${BASE:-}" ] && [ ! -x "$BASE" ]; then
+    echo "h2.sh: BASE=$BASE is not an executable canned binary" >&2
+    exit 1
+fi
 
 echo "building release binaries" >&2
 cargo build --release --bin canned >&2
@@ -64,6 +73,7 @@ start() {
     local name="$1" port="$2" log="$work/$1.log"
     case "$name" in
         canned) $PIN_S target/release/canned --listen "127.0.0.1:$port" --workers 1 --quiet >"$log" 2>&1 & ;;
+        base) $PIN_S "$BASE" --listen "127.0.0.1:$port" --workers 1 --quiet >"$log" 2>&1 & ;;
         hyper) $PIN_S benches/hyper-peer/target/release/hyper-peer-h2 "$port" >"$log" 2>&1 & ;;
         nginx) nginx_conf "$port"; $PIN_S nginx -c "$work/nginx-$port.conf" -p "$work" >"$log" 2>&1 & ;;
     esac
@@ -92,6 +102,7 @@ servers=()
 declare -A port pid
 p=18400
 candidates=(canned)
+[ -n "${BASE:-}" ] && candidates+=(base)
 [ "$have_hyper" = 1 ] && candidates+=(hyper)
 if need nginx; then candidates+=(nginx); else echo "skipping nginx: not installed" >&2; fi
 for s in "${candidates[@]}"; do
@@ -176,6 +187,14 @@ goal() { # text value limit
         echo -n " $s $(median "$s" ticks10) (-m 10), $(median "$s" ticks100) (-m 100);"
     done
     echo
+    if has base; then
+        echo
+        echo "Base: \`$BASE\`."
+        echo
+        for m in "${loads[@]}"; do
+            echo "canned/base, -m $m: CPU $(median canned "cpu$m") / $(median base "cpu$m") µs/req = $(ratio "$(median canned "cpu$m")" "$(median base "cpu$m")"); req/s $(ratio "$(median canned "rps$m")" "$(median base "rps$m")")"
+        done
+    fi
     for ref in nginx hyper; do
         has "$ref" || continue
         echo

@@ -28,11 +28,13 @@
 //!
 //! | file | holds |
 //! |---|---|
+//! | `capture` | a connection's capture of the request it echoes, as its bytes come |
 //! | `captured` | a captured request read back: request line, fields, body, trailers |
 //! | `chunks` | the decoder of a chunked body already validated |
 //! | `render` | the five formats, measured and written |
 //! | `routes` | the routes that echo, and their formats |
 
+mod capture;
 mod captured;
 mod chunks;
 mod render;
@@ -40,6 +42,7 @@ mod routes;
 #[cfg(test)]
 mod tests;
 
+pub use capture::Capture;
 pub use captured::{Echoed, Fields, path_and_query};
 pub use chunks::ChunkWalk;
 pub use render::{EchoFormat, decimal, render, rendered_len};

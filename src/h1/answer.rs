@@ -136,6 +136,7 @@ impl WorkArea {
     /// fields as for GET).
     pub(super) fn emit_error(&mut self, rule: Rule, head_request: bool, env: &mut Env<'_>) {
         let status = rule.status();
+        #[cfg(feature = "echo")]
         if env.settings.switches.echo() {
             self.drop_echo(&env.features);
         }
@@ -144,9 +145,9 @@ impl WorkArea {
             Some(p) => p.logged,
             // No request head was complete: log it with unknown fields.
             None => {
-                self.journal_head.clear();
-                self.journaled = env.features.journal.is_some();
-                env.features.access_log.is_some() || self.journaled
+                #[cfg(feature = "journal")]
+                self.journal.expect_unparsed(env.features.journal.is_some());
+                env.features.access_log.is_some() || env.features.journal.is_some()
             }
         };
         if logged {

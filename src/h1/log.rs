@@ -3,11 +3,10 @@
 //! fault's or a malformed variant's name when one changed the response, and closed with the
 //! answer's bytes and time once it is queued.
 
-use super::state::{Body, Env, Refill, WorkArea};
+use super::state::{Env, Refill, WorkArea};
 use crate::conn::log_line::{self, LINE_OVERHEAD, LogLines, OpenLine, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
-use crate::journal::Record;
 use crate::parser::{Request, Rule, Version};
 use crate::plan::{Plan, Source};
 use crate::response::Responses;
@@ -44,8 +43,9 @@ pub(super) fn log_response_from(
     mark: usize,
     env: &mut Env<'_>,
 ) -> bool {
-    if b.journaled {
-        record_journal(b, status, env);
+    #[cfg(feature = "journal")]
+    if b.journal.is_due() {
+        super::journal::record(b, status, env);
     }
     if env.features.access_log.is_none() {
         // Not kept for a later response, whatever this caller passed.
@@ -138,10 +138,12 @@ fn close_open_line(b: &WorkArea, log: &mut LogLines, responses: &Responses, now_
 #[cold]
 #[inline(never)]
 pub(super) fn log_rule(b: &mut WorkArea, rule: Rule, env: &mut Env<'_>) {
-    let journaled = b.journaled;
+    #[cfg(feature = "journal")]
+    let journaled = b.journal.is_due();
     if log_response(b, rule.status(), env) {
         annotate_log(env, "rule=", rule.name());
     }
+    #[cfg(feature = "journal")]
     if let Some(j) = env
         .features
         .journal
@@ -160,54 +162,6 @@ pub(super) fn annotate_log(env: &mut Env<'_>, key: &str, value: &str) {
         log_line::note(&mut log.lines, log.json, key, value);
     }
 }
-
-/// `--journal`: keep the head of the request just parsed (`head`, the pending one) until its
-/// response is decided, unless it asks for the journal itself or the `--health` path; its
-/// response is then logged (recorded). Copied into a buffer whose capacity the pool keeps:
-/// nothing is allocated in steady state.
-#[cold]
-#[inline(never)]
-pub(super) fn keep_journal_head(b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
-    let Some(p) = b.pending.as_mut() else {
-        return;
-    };
-    let route = p.route as usize;
-    b.journaled = !env.features.is_journal(route) && !env.responses.is_health(route);
-    p.logged |= b.journaled;
-    b.journal_head.clear();
-    if b.journaled {
-        b.journal_head.extend_from_slice(head);
-    }
-    b.journal_body = match b.body {
-        Body::Length(n) => n,
-        _ => 0,
-    };
-}
-
-/// `--journal`: record the request being answered, with the status sent (0: none).
-#[cold]
-#[inline(never)]
-fn record_journal(b: &mut WorkArea, status: u16, env: &mut Env<'_>) {
-    b.journaled = false;
-    if let Some(j) = env.features.journal.as_deref_mut() {
-        j.seq = j.journal.record(&Record {
-            head: &b.journal_head,
-            peer: j.peer,
-            body_len: b.journal_body,
-            status,
-        });
-    }
-    b.journal_head.clear();
-    if b.journal_head.capacity() > JOURNAL_HEAD_KEEP {
-        // The pool keeps work areas without counting this buffer: keep it small.
-        b.journal_head = Vec::new();
-    }
-    b.journal_body = 0;
-}
-
-/// The capacity a work area keeps for the next journaled head (the default head limit): at
-/// most 64 work areas a worker keep as much, beyond the pool's own bound.
-const JOURNAL_HEAD_KEEP: usize = 8 * 1024;
 
 /// When the request is logged (`logged`): open the access-log line of `plan`'s answer and
 /// record its journal entry, each with the plan's status, then note its fault kinds (or its

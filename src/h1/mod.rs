@@ -18,8 +18,10 @@
 //! By concern: `state` (the types), `request` (parsing, skipping bodies), `answer` (the
 //! response to a request, error responses), `faults` (applying a fault plan), `drip` (pieces
 //! of a dripped response), `ranges` (a range or a condition's answer), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
-//! request kept and written back, `--echo`), `control` (an answer a request chose,
-//! `--control`). Every change of phase is made in this file.
+//! request kept and written back, `--echo`), `journal` (a request recorded, the journal's
+//! path answered, `--journal`), `control` (an answer a request chose, `--control`). The
+//! echo's and the journal's state are theirs ([`WorkArea`] holds them only when their
+//! features are built). Every change of phase is made in this file.
 
 mod answer;
 mod control;
@@ -27,6 +29,8 @@ mod deadline;
 mod drip;
 mod echo;
 mod faults;
+#[cfg(feature = "journal")]
+mod journal;
 mod log;
 mod ranges;
 mod request;
@@ -186,11 +190,8 @@ impl Connection<WorkArea> for Http1Conn {
                         b.refill_repeat(left, block, env)
                     }
                 }
-                Refill::Journal => {
-                    if cfg!(feature = "journal") {
-                        b.refill_journal(env)
-                    }
-                }
+                #[cfg(feature = "journal")]
+                Refill::Journal => b.refill_journal(env),
                 Refill::None => {}
             }
             if matches!(b.refill, Refill::None)
@@ -312,11 +313,8 @@ impl Connection<WorkArea> for Http1Conn {
                 // A latency or a drip's pause ended with nothing left to write.
                 b.pace(env);
             }
-            if cfg!(feature = "journal")
-                && b.hold_until_us == 0
-                && b.pending_out() == 0
-                && matches!(b.refill, Refill::Journal)
-            {
+            #[cfg(feature = "journal")]
+            if b.hold_until_us == 0 && b.pending_out() == 0 && matches!(b.refill, Refill::Journal) {
                 // The journal's next piece, held for this turn.
                 b.refill_journal(env);
             }

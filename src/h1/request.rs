@@ -3,6 +3,7 @@
 //! request to its answer.
 
 use super::Http1Conn;
+#[cfg(feature = "echo")]
 use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::request_line;
 use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
@@ -46,9 +47,10 @@ impl Http1Conn {
             match &mut b.body {
                 Body::Length(left) => {
                     let take = (*left).min((buf.len() - at) as u64);
+                    #[cfg(feature = "echo")]
                     if settings.switches.echo() {
                         let kept = &buf[at..at + take as usize];
-                        keep_echo_body(&mut b.log_line, b.pending, kept, &env.features);
+                        keep_echo_body(&mut b.echo, b.pending, kept, &env.features);
                     }
                     at += take as usize;
                     *left -= take;
@@ -60,15 +62,10 @@ impl Http1Conn {
                 }
                 Body::Chunked(d) => match d.decode(&buf[at..]) {
                     Ok(p) => {
+                        #[cfg(feature = "echo")]
                         if settings.switches.echo() {
                             let kept = &buf[at..at + p.consumed];
-                            keep_echo_chunks(
-                                &mut b.log_line,
-                                &mut b.echo,
-                                b.pending,
-                                kept,
-                                &env.features,
-                            );
+                            keep_echo_chunks(&mut b.echo, b.pending, kept, &env.features);
                         }
                         at += p.consumed;
                         if !p.done {
@@ -81,7 +78,8 @@ impl Http1Conn {
                             }
                             return at;
                         }
-                        b.journal_body = d.data_len();
+                        #[cfg(feature = "journal")]
+                        b.journal.set_body_len(d.data_len());
                         b.body = Body::None;
                         self.respond_after_body(b, env);
                     }

@@ -7,9 +7,7 @@ use crate::chunked::ChunkedDecoder;
 use crate::conditional::Answer;
 use crate::conn::{Pooled, Settings};
 use crate::control::{Control, Refusal};
-use crate::echo::ChunkWalk;
 use crate::fault::Drip;
-use crate::journal::Reading;
 use crate::parser::Parser;
 use crate::response::KeepAliveForm;
 
@@ -181,17 +179,9 @@ pub(super) enum Refill {
     /// `--control`'s `bytes=N` or `fault=garbage:N`: `left` more bytes of a block made at
     /// start-up, repeated.
     Repeat { left: u64, block: Block },
-    /// The journal's next piece ([`WorkArea::journal_read`]).
+    /// The journal's next piece ([`WorkArea::journal`]).
+    #[cfg(feature = "journal")]
     Journal,
-}
-
-/// The journal being sent: where its reading is, and whether its pieces are chunks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct JournalRead {
-    pub(super) reading: Reading,
-    pub(super) chunked: bool,
-    /// The loop turn (its `now_us`) the last piece was appended in: one a turn.
-    pub(super) turn_us: u64,
 }
 
 /// The blocks made at start-up that `--control`'s answers are cut from, repeated.
@@ -235,24 +225,20 @@ pub struct WorkArea {
     /// `wants_read`.
     pub(super) high_water: usize,
     /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
-    /// out with its status when the response is decided. With `--echo`, the request being
-    /// echoed follows it ([`EchoCapture`]) until the echo is written.
+    /// out with its status when the response is decided.
     pub(super) log_line: Vec<u8>,
     /// With the access log: when the first byte of the request in `log_line` was read (µs;
     /// 0: in this loop turn).
     pub(super) log_since_us: u64,
     /// A fault's pacing of the response being sent; all off on the plain path.
     pub(super) pacing: Pacing,
-    /// `--echo`: where the request being echoed is kept in `log_line`.
-    pub(super) echo: EchoCapture,
-    /// `--journal`: the head of the request being answered, recorded with its status.
-    pub(super) journal_head: Vec<u8>,
-    /// `--journal`: its body's length.
-    pub(super) journal_body: u64,
-    /// `--journal`: the request being answered is to be recorded.
-    pub(super) journaled: bool,
-    /// The journal path: where the answer being sent is ([`Refill::Journal`]).
-    pub(super) journal_read: JournalRead,
+    /// `--echo`: the request being echoed.
+    #[cfg(feature = "echo")]
+    pub(super) echo: crate::echo::Capture,
+    /// `--journal`: the request being answered, recorded with its status; the journal being
+    /// sent.
+    #[cfg(feature = "journal")]
+    pub(super) journal: crate::journal::Recording,
     /// A dripped range or condition's answer: its head, formatted when the drip starts.
     pub(super) answer_head: Vec<u8>,
     /// The range (first and last byte offsets) of the pending request's 206, set only when
@@ -272,29 +258,6 @@ pub struct WorkArea {
     /// An upgrade target's checked request (`Upgrade: websocket`'s handshake), until the
     /// handoff: any target but h2c, whose request is built at the handoff from the rest.
     pub(super) upgrade: Option<crate::conn::Upgrade>,
-}
-
-/// Where a request being echoed is kept, until its response is written: from byte `at` of
-/// [`WorkArea::log_line`], its head, then its body's data, then its trailer lines. Set up
-/// whole when the head of a request to an echo route is complete, so nothing of an earlier
-/// one is read.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct EchoCapture {
-    /// `usize::MAX` while no request is being echoed (then truncating at it keeps the line).
-    pub(super) at: usize,
-    pub(super) head_len: usize,
-    /// A chunked body's walk: its data, then its trailers (`None`: a body by length, or none).
-    pub(super) chunks: Option<ChunkWalk>,
-}
-
-impl Default for EchoCapture {
-    fn default() -> Self {
-        EchoCapture {
-            at: usize::MAX,
-            head_len: 0,
-            chunks: None,
-        }
-    }
 }
 
 /// How a fault paces the response it changed (see [`Refill::Paced`]).
@@ -404,11 +367,10 @@ impl Pooled for WorkArea {
             log_line: Vec::new(),
             log_since_us: 0,
             pacing: Pacing::default(),
-            echo: EchoCapture::default(),
-            journal_head: Vec::new(),
-            journal_body: 0,
-            journaled: false,
-            journal_read: JournalRead::default(),
+            #[cfg(feature = "echo")]
+            echo: crate::echo::Capture::default(),
+            #[cfg(feature = "journal")]
+            journal: crate::journal::Recording::default(),
             answer_head: Vec::new(),
             range: (0, 0),
             asked: Asked::Whole,
@@ -438,30 +400,32 @@ impl Pooled for WorkArea {
         self.last_held = None;
         self.pacing.clear();
         self.log_line.clear();
-        self.echo = EchoCapture::default();
+        #[cfg(feature = "echo")]
+        self.echo.clear();
         self.control = None;
-        if self.journaled {
-            // A request whose head was kept for the journal and never answered (its client
-            // left mid-body): the next connection lent this work area must not record it.
-            self.journaled = false;
-            self.journal_body = 0;
-            self.journal_head.clear();
-        }
+        #[cfg(feature = "journal")]
+        self.journal.forget();
     }
 
     fn shed(&mut self) {
         self.input = Vec::new();
         self.out = Vec::new();
         self.log_line = Vec::new();
-        self.journal_head = Vec::new();
+        #[cfg(feature = "echo")]
+        self.echo.shed();
+        #[cfg(feature = "journal")]
+        self.journal.shed();
         self.drip_head = Vec::new();
         self.answer_head = Vec::new();
     }
 
     fn capacity(&self) -> usize {
-        // Not the journal's head buffer: at most `log::JOURNAL_HEAD_KEEP` is kept after a
-        // record (reading it here is paid by every request).
-        self.input.capacity() + self.out.capacity() + self.log_line.capacity()
+        // Not the journal's head buffer: at most `journal::HEAD_KEEP` is kept after a record
+        // (reading it here is paid by every request).
+        let held = self.input.capacity() + self.out.capacity() + self.log_line.capacity();
+        #[cfg(feature = "echo")]
+        let held = held + self.echo.capacity();
+        held
     }
 }
 

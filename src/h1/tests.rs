@@ -71,3 +71,25 @@ fn a_connection_stays_24_bytes() {
     assert!(std::mem::size_of::<Http1Conn>() <= 24);
     assert_eq!(std::mem::size_of::<Phase>(), 1);
 }
+
+/// The work area's size and its features' parts (`--nocapture` prints them): the echo's
+/// capture and the journal's entry are in it only when their features are built.
+#[test]
+fn work_area_size() {
+    use std::mem::size_of;
+    #[allow(unused_mut)]
+    let mut parts = String::new();
+    #[cfg(feature = "echo")]
+    parts.push_str(&format!(", echo {}", size_of::<crate::echo::Capture>()));
+    #[cfg(feature = "journal")]
+    parts.push_str(&format!(
+        ", journal {}",
+        size_of::<crate::journal::Recording>()
+    ));
+    eprintln!(
+        "WorkArea {} bytes{parts}; Http1Conn {}; Control {}",
+        size_of::<super::state::WorkArea>(),
+        size_of::<Http1Conn>(),
+        size_of::<crate::control::Control>()
+    );
+}

@@ -66,9 +66,9 @@ impl Http1Conn {
         if s.control() {
             self.control_goes_over(b, head, env);
         }
+        #[cfg(feature = "echo")]
         if s.by_request() || env.features.journal.is_some() {
-            b.journal_head.clear();
-            b.journal_head.extend_from_slice(head);
+            b.echo.hold_head(head);
         }
         b.out.extend_from_slice(SWITCHING_PROTOCOLS);
         self.phase = Phase::Upgrading;
@@ -122,7 +122,10 @@ impl Http1Conn {
             }
         }
         request.settings = std::mem::take(&mut b.h2c_settings);
-        request.head = std::mem::take(&mut b.journal_head);
+        #[cfg(feature = "echo")]
+        {
+            request.head = b.echo.take_head();
+        }
         request.control = b.control.take().map(Box::new);
         let input = std::mem::take(&mut b.input);
         pool.put(b);

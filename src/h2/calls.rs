@@ -3,8 +3,7 @@
 use super::fields::RequestFields;
 use super::{
     Env, HEADER_TABLE_SIZE, Http2Conn, MAX_CONCURRENT_STREAMS, MAX_FRAME_SIZE,
-    MAX_HEADER_LIST_SIZE, NO_HEAD, OUT_HIGH, Phase, SETTINGS, State, closed, conform, flood, kept,
-    shape,
+    MAX_HEADER_LIST_SIZE, NO_HEAD, OUT_HIGH, Phase, SETTINGS, State, closed, conform, flood, shape,
 };
 use crate::conn::{Connection, LINGER_BYTES, LINGER_US, Next, Pool, Pooled, Settings};
 use crate::frame::{DEFAULT_WINDOW, ErrorCode, HEADER_LEN};
@@ -54,7 +53,8 @@ impl Http2Conn {
                 held_log: Vec::new(),
                 flood: flood::Flood::new(now_us),
                 faults: shape::ConnFaults::default(),
-                echo: kept::Kept::default(),
+                #[cfg(feature = "echo")]
+                echo: super::kept::Kept::default(),
             }),
         }
     }
@@ -155,7 +155,7 @@ impl Http2Conn {
         // A held stream's deadline or a fault's close (`faults`); while one holds, no idle
         // timeout.
         let timed = match s.phase {
-            Phase::Open => s.faults.wake_at().min(s.echo.due()),
+            Phase::Open => s.faults.wake_at().min(s.kept_due()),
             _ => u64::MAX,
         };
         let head = s.head_since_us.saturating_add(t.header_us);
@@ -164,7 +164,7 @@ impl Http2Conn {
                 Phase::Lingering => s.active_us + LINGER_US,
                 Phase::Preface => head,
                 _ if s.pending_out() > 0 => s.out_since_us.saturating_add(t.write_us).min(timed),
-                _ if s.faults.holds() || s.echo.due() != u64::MAX => {
+                _ if s.faults.holds() || s.kept_due() != u64::MAX => {
                     timed.min(flood::body_deadline(s.waiting(), t.idle_us))
                 }
                 _ => s
@@ -212,7 +212,7 @@ impl Http2Conn {
             Phase::Open
                 if s.pending_out() == 0
                     && !s.faults.holds()
-                    && s.echo.due() == u64::MAX
+                    && s.kept_due() == u64::MAX
                     && now > s.active_us.saturating_add(t.idle_us) =>
             {
                 env.stats.timeouts[Timeout::Idle as usize] += 1;

@@ -27,6 +27,7 @@ impl State {
             Some(id) => {
                 self.flood.reset();
                 self.streams.retain(|s| s.id != id);
+                #[cfg(feature = "echo")]
                 if self.keeps() {
                     self.sweep_kept();
                 }
@@ -59,6 +60,7 @@ impl State {
             env.stats.timeouts[Timeout::Idle as usize] += 1;
             let code = (ErrorCode::Cancel as u32).to_be_bytes();
             self.control(kind::RST_STREAM, 0, id, &code);
+            #[cfg(feature = "echo")]
             if self.keeps() {
                 self.sweep_kept();
             }

@@ -13,13 +13,15 @@
 //! refused with RST_STREAM REFUSED_STREAM, which a client may retry (RFC 9113 §8.7).
 //! The journal's path is sent a piece at a time, as over HTTP/1, a piece held at once.
 
+#[cfg(feature = "control")]
 use super::control::Asked;
 use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
 use super::{Env, Failed, OUT_HIGH, Own, State, Stream, stream_error};
 use crate::control::{Control, Refusal};
 use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::frame::{ErrorCode, Header, flag, kind};
-use crate::journal::Record;
+#[cfg(feature = "journal")]
+use crate::journal::{Record, Recorder};
 use crate::parser::Rule;
 use crate::plan::Kinds;
 use crate::response::{KeepAliveForm, Responses};
@@ -54,14 +56,14 @@ impl State {
         env: &Env<'_, W>,
     ) -> Result<Own, Failed> {
         let asked = match env.settings.switches.control() {
-            true => self.control_of(route, env),
-            false => Asked::None,
+            #[cfg(feature = "control")]
+            true => match self.control_of(route, env) {
+                Asked::Answer(a) => Some(a),
+                Asked::None => None,
+            },
+            _ => None,
         };
-        let keep = match asked {
-            Asked::Answer(a) => self.keep_request(stream, route, Some(a), env)?,
-            Asked::None => self.keep_request(stream, route, None, env)?,
-        };
-        Ok(match keep {
+        Ok(match self.keep_request(stream, route, asked, env)? {
             Keep::Plain => Own::Route,
             Keep::Slot => Own::Kept,
             Keep::TooLarge => Own::Refused(Rule::BodyTooLarge),
@@ -80,10 +82,14 @@ impl State {
         env: &Env<'_, W>,
     ) -> Result<Keep, Failed> {
         let echoes = env.features.echoes(route);
+        // A control only with `control` (HTTP/1 reads none without it).
+        let asked = asked.filter(|_| cfg!(feature = "control"));
+        #[cfg(feature = "journal")]
         let journaled = env.features.journal.is_some()
             && !env.features.is_journal(route)
             && !env.responses.is_health(route);
         if !echoes && asked.is_none() {
+            #[cfg(feature = "journal")]
             if journaled {
                 self.record_now(stream, env);
             }
@@ -116,15 +122,22 @@ impl State {
         k.head_len = k.buf.len();
         k.body_end = k.buf.len();
         k.echoes = echoes;
-        k.journaled = journaled;
+        #[cfg(feature = "journal")]
+        {
+            k.journaled = journaled;
+        }
         let slot = echoes || asked.is_some();
-        k.asked = asked;
+        #[cfg(feature = "control")]
+        {
+            k.asked = asked;
+        }
         Ok(if slot { Keep::Slot } else { Keep::Plain })
     }
 
     /// Record the request just decoded on `stream` in the journal now, as the echo shows it,
     /// its answer noted when it is decided ([`State::journal_kept`]): a stream waiting for
     /// its body keeps nothing of its head.
+    #[cfg(feature = "journal")]
     fn record_now<W>(&mut self, stream: u32, env: &Env<'_, W>) {
         let Some(j) = env.features.journal.as_deref() else {
             return;
@@ -158,10 +171,12 @@ impl State {
         asked: Option<Result<Control, Refusal>>,
         env: &Env<'_, W>,
     ) -> bool {
+        let r = env.responses;
         let echoes = env.features.echoes(route);
+        let asked = asked.filter(|_| cfg!(feature = "control"));
         let journaled = env.features.journal.is_some()
             && !env.features.is_journal(route)
-            && !env.responses.is_health(route);
+            && !r.is_health(route);
         if !echoes && !journaled && asked.is_none() {
             return false;
         }
@@ -171,9 +186,16 @@ impl State {
         k.head_len = k.buf.len();
         k.body_end = k.buf.len();
         k.echoes = echoes;
-        k.journaled = journaled;
-        k.asked = asked;
-        echoes || asked.is_some()
+        let slot = echoes || asked.is_some();
+        #[cfg(feature = "journal")]
+        {
+            k.journaled = journaled;
+        }
+        #[cfg(feature = "control")]
+        {
+            k.asked = asked;
+        }
+        slot
     }
 
     /// DATA of stream `i`, which echoes: keep it, within the stream's and the connection's
@@ -235,6 +257,7 @@ impl State {
             return Some(env.responses.status(route));
         };
         let delay = env.settings.switches.delay_us;
+        #[cfg(feature = "control")]
         if let Some(asked) = self.echo.slots[at].asked {
             self.answer_control(i, at, asked, env);
             return None;
@@ -248,26 +271,23 @@ impl State {
             .with_addresses(client.peer, client.local);
         let out = &mut kept.spare;
         out.clear();
-        let mut refill = Refill::None;
-        let mut length = None;
-        if let Some(j) =
-            (env.features.journal.as_deref()).filter(|_| env.features.is_journal(route))
-        {
-            if echoed.request_line().0 == b"DELETE" {
-                j.journal.clear();
+        #[cfg(feature = "journal")]
+        let journal = (env.features.journal.as_deref()).filter(|_| env.features.is_journal(route));
+        #[cfg(not(feature = "journal"))]
+        let journal = None::<()>;
+        let (length, refill) = match journal {
+            #[cfg(feature = "journal")]
+            Some(j) => (None, journal_answer(j, &echoed, s.head_only, out)),
+            _ => {
+                let format = env.features.echo_format(route).unwrap_or(EchoFormat::Json);
+                if s.head_only {
+                    (Some(rendered_len(format, &echoed)), Refill::None)
+                } else {
+                    render(format, &echoed, out);
+                    (Some(out.len()), Refill::None)
+                }
             }
-            if !s.head_only {
-                refill = Refill::Journal(j.journal.begin_reading(out));
-            }
-        } else {
-            let format = env.features.echo_format(route).unwrap_or(EchoFormat::Json);
-            if s.head_only {
-                length = Some(rendered_len(format, &echoed));
-            } else {
-                render(format, &echoed, out);
-                length = Some(out.len());
-            }
-        }
+        };
         let k = &mut kept.slots[at];
         std::mem::swap(&mut k.buf, &mut kept.spare);
         kept.spare.clear();
@@ -290,9 +310,11 @@ impl State {
 
     /// Record stream `i`'s request in the journal, answered with `status` and changed by the
     /// fault kinds `kinds` (a plan's), if it is journaled; its slot is freed unless it is
-    /// answered from it. Called when `--echo`, `--journal` or `--control` is on.
-    #[cold]
-    #[inline(never)]
+    /// answered from it. Called when `--echo`, `--journal` or
+    /// `--control` is on.
+    /// Nothing without `journal`.
+    #[cfg_attr(not(feature = "journal"), allow(unused_variables))]
+    #[inline(always)]
     pub(super) fn journal_kept<W>(
         &mut self,
         i: usize,
@@ -300,6 +322,14 @@ impl State {
         kinds: Kinds,
         env: &mut Env<'_, W>,
     ) {
+        #[cfg(feature = "journal")]
+        self.record_kept(i, status, kinds, env);
+    }
+
+    #[cfg(feature = "journal")]
+    #[cold]
+    #[inline(never)]
+    fn record_kept<W>(&mut self, i: usize, status: u16, kinds: Kinds, env: &mut Env<'_, W>) {
         if !self.keeps() {
             return;
         }
@@ -332,7 +362,7 @@ impl State {
                 }
             }
         }
-        if !k.echoes && k.asked.is_none() {
+        if !k.answers() {
             self.echo.free(at);
         }
     }
@@ -352,7 +382,7 @@ impl State {
                 return false;
             }
             k.hold_until_us = 0;
-            let no_body = k.control.is_some_and(|c| c.no_body);
+            let no_body = k.no_body();
             let empty = s.head_only || no_body || k.length == Some(0);
             self.response_headers(s, empty, env);
             s.headers_sent = true;
@@ -443,8 +473,11 @@ impl State {
     #[cold]
     #[inline(never)]
     pub(super) fn sweep_kept(&mut self) {
-        let streams = &self.streams;
-        (self.echo.recorded).retain(|r| streams.iter().any(|s| s.id == r.0));
+        #[cfg(feature = "journal")]
+        {
+            let streams = &self.streams;
+            (self.echo.recorded).retain(|r| streams.iter().any(|s| s.id == r.0));
+        }
         for at in 0..self.echo.slots.len() {
             let id = self.echo.slots[at].stream;
             if id != 0 && !self.streams.iter().any(|s| s.id == id) {
@@ -455,7 +488,11 @@ impl State {
 
     /// Whether any slot is in use.
     pub(super) fn keeps(&self) -> bool {
-        self.echo.busy > 0 || !self.echo.recorded.is_empty()
+        #[cfg(feature = "journal")]
+        let recorded = !self.echo.recorded.is_empty();
+        #[cfg(not(feature = "journal"))]
+        let recorded = false;
+        self.echo.busy > 0 || recorded
     }
 
     /// The HTTP/1 head of stream `s`'s answer from its slot, in [`State::head`]: the route's,
@@ -464,6 +501,7 @@ impl State {
     pub(super) fn kept_head(&mut self, id: u32, route: usize, responses: &Responses) {
         let at = self.echo.find(id);
         let length = at.and_then(|at| self.echo.slots[at].length);
+        #[cfg(feature = "control")]
         if let Some(c) = at.and_then(|at| self.echo.slots[at].control) {
             return super::control::controlled_head(c, route, length, responses, &mut self.head);
         }
@@ -487,11 +525,12 @@ impl State {
 /// journal's next entries (a body chunk's), the filler's next bytes, or the route body's; at
 /// most `piece` of those (a body chunk, or less for a paced answer). Returns false when there
 /// is none.
+#[cfg_attr(not(feature = "control"), allow(unused_variables))]
 fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool {
     k.buf.clear();
-    let sent = k.sent;
     match &mut k.refill {
-        Refill::None => return false,
+        Refill::None => {}
+        #[cfg(feature = "journal")]
         Refill::Journal(r) => match env.features.journal.as_deref() {
             Some(j) => {
                 if j.journal.read_more(r, &mut k.buf, chunk) {
@@ -500,7 +539,9 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
             }
             None => return false,
         },
+        #[cfg(feature = "control")]
         Refill::Repeat { left, stars } => {
+            let sent = k.sent;
             let block = match stars {
                 true => env.features.stars(),
                 false => env.features.filler(),
@@ -516,6 +557,7 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
                 k.refill = Refill::None;
             }
         }
+        #[cfg(feature = "control")]
         Refill::Route { route, at } => {
             let body = env.responses.body(usize::from(*route));
             let n = (body.len() - *at).min(piece);
@@ -527,4 +569,17 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
         }
     }
     !k.buf.is_empty()
+}
+
+/// The journal's answer (its route's): the journal cleared by a DELETE, then its first piece
+/// in `out`, the rest read a piece at a time; none for HEAD.
+#[cfg(feature = "journal")]
+fn journal_answer(j: &Recorder, echoed: &Echoed<'_>, head_only: bool, out: &mut Vec<u8>) -> Refill {
+    if echoed.request_line().0 == b"DELETE" {
+        j.journal.clear();
+    }
+    match head_only {
+        true => Refill::None,
+        false => Refill::Journal(j.journal.begin_reading(out)),
+    }
 }

@@ -17,8 +17,10 @@
 //!
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
+#[cfg(feature = "echo")]
+use super::Own;
 use super::shape::{How, Shaped};
-use super::{Env, Own, Phase, State, Stream, grpc};
+use super::{Env, Phase, State, Stream, grpc};
 use crate::conn::Next;
 use crate::fault::{Delivery, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
@@ -58,6 +60,7 @@ impl State {
         }
         plan::count(&plan, env.stats);
         let how = self.how(plan.delivery, plan.hold_us, plan.asked, env.now_us);
+        #[cfg(feature = "journal")]
         if self.keeps() {
             // The journal's entry, recorded when the request came: the plan's status (none
             // for a stall, a hang or garbage) and fault kinds, as HTTP/1 records them.
@@ -104,6 +107,7 @@ impl State {
     /// Stream `i`, answered from its slot as its control chose (`control`), is delivered as
     /// `plan` says (not whole): sent as a `--fault` of that kind sends a route's answer (its
     /// body the slot's). Counted and journaled by `control`.
+    #[cfg(feature = "control")]
     #[cold]
     #[inline(never)]
     pub(super) fn deliver_kept<W>(&mut self, i: usize, plan: &Plan, env: &mut Env<'_, W>) {
@@ -169,6 +173,7 @@ impl State {
                 }
                 Step::Done => {
                     self.streams.remove(i);
+                    #[cfg(feature = "echo")]
                     if s.error == Own::Kept {
                         self.kept_done(s.id);
                     }
@@ -231,7 +236,7 @@ impl State {
                 return Step::Blocked;
             }
             if let How::Garbage { n, route } = f.how {
-                self.garbage(n, route, s.error == Own::Kept, env);
+                self.garbage(n, route, s.error.kept(), env);
                 return Step::Done;
             }
             let ends = matches!(f.how, How::Whole | How::Drip { .. } | How::SlowClose(_));
@@ -267,11 +272,13 @@ impl State {
         };
         s.fault = Some(f);
         // A controlled answer's body is its slot's (`echo`), the route's otherwise.
-        let sent = if s.error == Own::Kept {
-            self.kept_frames(s, limit, ends, env)
-        } else {
-            self.data_frames(s, body, limit, ends);
-            s.at >= limit
+        let sent = match s.error {
+            #[cfg(feature = "echo")]
+            Own::Kept => self.kept_frames(s, limit, ends, env),
+            _ => {
+                self.data_frames(s, body, limit, ends);
+                s.at >= limit
+            }
         };
         if !sent {
             return Step::Blocked;
@@ -407,6 +414,7 @@ impl State {
     ) -> (&'r [u8], usize) {
         match s.error {
             _ if s.head_only => (&[], 0),
+            #[cfg(feature = "echo")]
             Own::Kept => (&[], self.kept_len(s.id)),
             _ => {
                 let body = responses.body(s.route as usize);

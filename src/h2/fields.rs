@@ -71,10 +71,13 @@ pub(super) struct RequestFields {
     /// Its size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2: names and values
     /// of every field, 32 bytes more each): `--max-head-bytes`.
     pub(super) list_size: usize,
-    /// Keep each field as a line of [`RequestFields::lines`] (`--echo`, `--journal`: `echo`).
+    /// Keep each field as a line of [`RequestFields::lines`] (`--echo`, `--journal`,
+    /// `--control`: `echo`).
+    #[cfg(feature = "echo")]
     pub(super) capture: bool,
     /// With `capture`: `name: value` CRLF per field, `:method` and `:path` aside (they make the
     /// request line), in the order they came.
+    #[cfg(feature = "echo")]
     pub(super) lines: Vec<u8>,
 }
 
@@ -93,11 +96,13 @@ impl RequestFields {
         self.semantics.reset();
         self.count = 0;
         self.list_size = 0;
+        #[cfg(feature = "echo")]
         self.lines.clear();
     }
 
     /// A field as a line for the echo and the journal: what the decoder gave, as it gave it.
     /// At most SETTINGS_MAX_HEADER_LIST_SIZE in all, which the decoder enforces.
+    #[cfg(feature = "echo")]
     #[cold]
     #[inline(never)]
     fn keep_line(&mut self, name: &[u8], value: &[u8]) {
@@ -119,6 +124,7 @@ impl RequestFields {
     /// checked again, and its index says which pseudo-header or field it is.
     pub(super) fn add(&mut self, f: Field<'_>, source: Source) {
         let (name, value) = (f.name, f.value);
+        #[cfg(feature = "echo")]
         if self.capture {
             self.keep_line(name, value);
         }

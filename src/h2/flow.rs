@@ -2,7 +2,9 @@
 //! receive windows and given back at once (a body is discarded), WINDOW_UPDATE and a new
 //! SETTINGS_INITIAL_WINDOW_SIZE applied to the send windows.
 
-use super::{Env, Failed, Own, SEND_FRAME_MAX, State, conn_error, stream_error};
+#[cfg(feature = "echo")]
+use super::Own;
+use super::{Env, Failed, SEND_FRAME_MAX, State, conn_error, stream_error};
 use crate::frame::{ErrorCode, MAX_WINDOW, flag, kind, setting};
 
 impl State {
@@ -54,6 +56,7 @@ impl State {
             self.body_too_large(i, env);
             return Ok(());
         }
+        #[cfg(feature = "echo")]
         if s.error == Own::Kept && !self.keep_body(i, body, env)? {
             return Ok(());
         }

@@ -2,7 +2,9 @@
 //! `control`): a slot per stream whose request is kept or whose answer is made for it, its
 //! buffer reused by the next one, and the bound on them all.
 
+#[cfg(feature = "control")]
 use crate::control::{Control, Location, Refusal};
+#[cfg(feature = "journal")]
 use crate::journal::Reading;
 
 /// Where the rest of a slot's answer comes from once its buffer is sent.
@@ -11,14 +13,18 @@ pub(super) enum Refill {
     #[default]
     None,
     /// The journal, read a piece at a time.
+    #[cfg(feature = "journal")]
     Journal(Reading),
-    /// `left` bytes of the filler block (`stars`: go-httpbin's `*`s), repeated.
+    /// `left` bytes of the filler block (`stars`: go-httpbin's `*`s), repeated (`control`).
+    #[cfg(feature = "control")]
     Repeat { left: u64, stars: bool },
-    /// The route's body from `at`.
+    /// The route's body from `at` (`control`).
+    #[cfg(feature = "control")]
     Route { route: u16, at: usize },
 }
 
 /// The head of an answer a request chose (`--control`).
+#[cfg(feature = "control")]
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Controlled {
     pub(super) status: u16,
@@ -45,6 +51,7 @@ pub(super) struct Kept {
     pub(super) spare: Vec<u8>,
     /// Streams answered plainly whose request the journal recorded when it came, and its
     /// number there, for the status once it is decided: no head is kept for them.
+    #[cfg(feature = "journal")]
     pub(super) recorded: Vec<(u32, u64)>,
 }
 
@@ -59,6 +66,7 @@ pub(super) struct Slot {
     /// It is answered with its echo (or the journal): its body and trailers are kept.
     pub(super) echoes: bool,
     /// It is recorded in the journal once answered.
+    #[cfg(feature = "journal")]
     pub(super) journaled: bool,
     /// `buf` holds the answer.
     pub(super) answered: bool,
@@ -69,8 +77,10 @@ pub(super) struct Slot {
     /// Bytes of the answer's body sent.
     pub(super) sent: usize,
     /// The control the request named (`Err`: the one line saying what is wrong with it).
+    #[cfg(feature = "control")]
     pub(super) asked: Option<Result<Control, Refusal>>,
     /// The head of the answer it chose.
+    #[cfg(feature = "control")]
     pub(super) control: Option<Controlled>,
     /// Its HEADERS wait until the clock is past this (µs; 0: not held): `--delay`, and a
     /// control's delay and latency.
@@ -145,8 +155,11 @@ impl Kept {
         k.length = None;
         k.refill = Refill::None;
         k.sent = 0;
-        k.asked = None;
-        k.control = None;
+        #[cfg(feature = "control")]
+        {
+            k.asked = None;
+            k.control = None;
+        }
         k.hold_until_us = 0;
         at
     }
@@ -159,9 +172,32 @@ impl Kept {
             k.buf = Vec::new();
         }
         k.refill = Refill::None;
-        k.asked = None;
-        k.control = None;
+        #[cfg(feature = "control")]
+        {
+            k.asked = None;
+            k.control = None;
+        }
         k.hold_until_us = 0;
         self.busy -= 1;
+    }
+}
+
+impl Slot {
+    /// It is answered from its slot (its echo, or the answer its control chose): kept until
+    /// that answer is sent.
+    #[cfg(feature = "journal")]
+    pub(super) fn answers(&self) -> bool {
+        #[cfg(feature = "control")]
+        return self.echoes || self.asked.is_some();
+        #[cfg(not(feature = "control"))]
+        self.echoes
+    }
+
+    /// Its answer has no body (a control's 204 or 304).
+    pub(super) fn no_body(&self) -> bool {
+        #[cfg(feature = "control")]
+        return self.control.is_some_and(|c| c.no_body);
+        #[cfg(not(feature = "control"))]
+        false
     }
 }

@@ -89,7 +89,11 @@ impl State {
     /// still waiting in the output (the connection's first bytes).
     pub(super) fn advertise<W>(&mut self, env: &Env<'_, W>) {
         // Once per connection: whether requests are kept for the echo and the journal (`echo`).
-        self.fields.capture = env.settings.switches.by_request() || env.features.journal.is_some();
+        #[cfg(feature = "echo")]
+        {
+            self.fields.capture =
+                env.settings.switches.by_request() || env.features.journal.is_some();
+        }
         let list = header_list_size(env);
         // The setting's value in [`SETTINGS`]: the fifth parameter.
         let at = HEADER_LEN + 6 * 4;

@@ -178,6 +178,7 @@ impl State {
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize).len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
+                #[cfg(feature = "echo")]
                 Own::Kept => self.kept_len(s.id),
             };
             data = if s.head_only { 0 } else { body };

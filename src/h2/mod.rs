@@ -29,8 +29,10 @@
 //! `--delay` per stream) and `shape` (what they keep), `heads` (the HEADERS preformatted at
 //! start-up), `grpc` (`--grpc-health`), `mutate` (the catalogue), `upgrade` (a connection
 //! from HTTP/1.1's `Upgrade: h2c`), `log` and `limits` (the access log per stream, HTTP/1's
-//! limits per stream and per connection), `echo` (`--echo` and `--journal`: a request kept,
-//! echoed, recorded; the journal read), `control` (`--control`: the answer a request chose).
+//! limits per stream and per connection), `echo` and `kept` (`--echo` and `--journal`: a
+//! request kept, echoed, recorded; the journal read), `control` (`--control`: the answer a
+//! request chose). Those three are built with their cargo features (`echo`, `journal`,
+//! `control`), and so are the state and the calls that serve them alone.
 //! The connection itself: `calls` (the calls of the loop, its timers),
 //! `read` (the preface, frames cut and dispatched), `flow` (DATA and the windows, the peer's
 //! SETTINGS), `request` (a header block decoded, its stream opened and answered), `write`
@@ -41,7 +43,9 @@ mod calls;
 mod close;
 mod closed;
 mod conform;
+#[cfg(feature = "control")]
 mod control;
+#[cfg(feature = "echo")]
 mod echo;
 mod faults;
 mod fields;
@@ -49,6 +53,7 @@ mod flood;
 mod flow;
 mod grpc;
 mod heads;
+#[cfg(feature = "echo")]
 mod kept;
 mod limits;
 mod log;
@@ -172,6 +177,7 @@ enum Own {
     Refused(Rule),
     /// The echo of its request, the journal, or the answer its control chose, from its slot
     /// (`echo`, `control`).
+    #[cfg(feature = "echo")]
     Kept,
 }
 
@@ -267,7 +273,8 @@ struct State {
     held_log: Vec<u8>,
     flood: flood::Flood,
     faults: shape::ConnFaults,
-    /// `--echo` and `--journal`: the requests kept, and their answers (`echo`).
+    /// `--echo`, `--journal` and `--control`: the requests kept, and their answers (`echo`).
+    #[cfg(feature = "echo")]
     echo: kept::Kept,
 }
 
@@ -291,8 +298,7 @@ impl Http2Conn {
             + s.fields.method.capacity()
             + s.fields.path.capacity()
             + s.streams.capacity() * std::mem::size_of::<Stream>()
-            + s.fields.lines.capacity()
-            + s.echo.capacity()
+            + s.kept_capacity()
     }
 }
 
@@ -314,5 +320,35 @@ fn stream_error(code: ErrorCode, stream: u32) -> Failed {
 impl State {
     fn pending_out(&self) -> usize {
         self.out.len() - self.out_pos
+    }
+
+    /// The earliest time an answer held in a slot is due (µs; `u64::MAX`: none held, and
+    /// always without `echo`).
+    #[inline(always)]
+    fn kept_due(&self) -> u64 {
+        #[cfg(feature = "echo")]
+        return self.echo.due();
+        #[cfg(not(feature = "echo"))]
+        u64::MAX
+    }
+
+    /// The capacity of the fields' lines and the slots' buffers (`echo`; what the tests
+    /// measure).
+    fn kept_capacity(&self) -> usize {
+        #[cfg(feature = "echo")]
+        return self.fields.lines.capacity() + self.echo.capacity();
+        #[cfg(not(feature = "echo"))]
+        0
+    }
+}
+
+impl Own {
+    /// Whether the stream is answered from its slot (never without `echo`).
+    #[inline(always)]
+    fn kept(self) -> bool {
+        #[cfg(feature = "echo")]
+        return self == Own::Kept;
+        #[cfg(not(feature = "echo"))]
+        false
     }
 }

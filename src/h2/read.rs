@@ -161,6 +161,7 @@ impl State {
                     return Err(conn_error(ErrorCode::ProtocolError));
                 }
                 self.streams.retain(|s| s.id != stream);
+                #[cfg(feature = "echo")]
                 if self.keeps() {
                     self.sweep_kept();
                 }

@@ -6,7 +6,7 @@ use super::{
     conn_error, grpc, stream_error,
 };
 use crate::frame::ErrorCode;
-use crate::plan::{self, Facts, Kinds};
+use crate::plan::{self, Facts};
 
 impl State {
     /// A whole header block on `stream`: a new request, or its trailers.
@@ -58,6 +58,7 @@ impl State {
                 self.streams.remove(i);
                 return Err(stream_error(ErrorCode::ProtocolError, stream));
             }
+            #[cfg(feature = "echo")]
             if self.streams[i].error == Own::Kept {
                 self.keep_trailers(stream);
             }
@@ -87,10 +88,13 @@ impl State {
             return Err(stream_error(ErrorCode::ProtocolError, stream));
         }
         // `--echo`, `--journal` and `--control`, out of line: one test without them.
+        #[cfg(feature = "echo")]
         let own = match self.fields.capture {
             true => self.keep_or_refuse(stream, route, env)?,
             false => Own::Route,
         };
+        #[cfg(not(feature = "echo"))]
+        let own = Own::Route;
         let f = &self.fields;
         let error = match own {
             Own::Refused(rule) => Some(rule),
@@ -191,6 +195,7 @@ impl State {
                 plan::count(&plan, env.stats);
                 (plan.status, None)
             }
+            #[cfg(feature = "echo")]
             (grpc::Call::None, Own::Kept) => match self.answer_kept(i, env) {
                 Some(status) => {
                     env.stats.by_status[status as usize] += 1;
@@ -207,8 +212,9 @@ impl State {
                 (200, None)
             }
         };
+        #[cfg(feature = "journal")]
         if self.fields.capture {
-            self.journal_kept(i, status, Kinds::NONE, env);
+            self.journal_kept(i, status, plan::Kinds::NONE, env);
         }
         if env.features.access_log.is_some() {
             self.log_plain(i, status, rule, env);

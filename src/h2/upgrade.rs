@@ -85,6 +85,7 @@ impl Http2Conn {
         });
         s.upgraded_log(&h.log_words, env);
         s.advertise(env);
+        #[cfg(feature = "echo")]
         if s.fields.capture && s.keep_upgraded(&h.head, h.route, h.control.map(|c| *c), env) {
             s.streams[0].error = super::Own::Kept;
         }

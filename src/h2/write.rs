@@ -66,6 +66,7 @@ impl State {
                 }
                 continue;
             }
+            #[cfg(feature = "echo")]
             if s.error == Own::Kept {
                 if self.pump_kept(&mut s, env) {
                     self.flood.answered();
@@ -80,6 +81,7 @@ impl State {
             let body = match s.error {
                 Own::Route => responses.body(s.route as usize),
                 Own::Refused(rule) => responses.error(rule)[2],
+                #[cfg(feature = "echo")]
                 Own::Kept => &[],
             };
             let body = if s.head_only { &[][..] } else { body };
@@ -152,6 +154,7 @@ impl State {
                     &mut self.head,
                 );
             }
+            #[cfg(feature = "echo")]
             Own::Kept => self.kept_head(s.id, s.route as usize, responses),
             Own::Refused(rule) => {
                 let [start, head, _] = responses.error(rule);

@@ -15,6 +15,9 @@ use crate::echo::Echoed;
 use crate::fault::FaultKind;
 use crate::parser::Rule;
 
+mod recording;
+pub use recording::{HEAD_KEEP, Recording, Sending};
+
 /// The most entries `--journal` keeps: with the default head limit (8 KiB), at most about
 /// 826 MB of address space, touched only as entries are written.
 pub const MAX_ENTRIES: u64 = 100_000;

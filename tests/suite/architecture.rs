@@ -94,6 +94,7 @@ const FEATURES: &[(&str, &str)] = &[
     ("echo", "echo"),
     ("h1::echo", "echo"),
     ("journal", "journal"),
+    ("h1::journal", "journal"),
     ("server::admin", "admin"),
     ("mutate", "mutate"),
     ("h1::ranges", "ranges"),
