@@ -335,8 +335,9 @@ pub(super) enum DripSource {
     /// A route's preformatted bytes (a `--fault` drip).
     Route,
     /// An answer a request chose (`--control`'s `fault=drip`; never made without the
-    /// `control` feature): the bytes of
-    /// [`Chosen::drip_head`](crate::control::Chosen::drip_head), then `tail`. Such a drip keeps its work area between pieces.
+    /// `control` feature): the bytes of its head
+    /// ([`Chosen::drip_head`](crate::control::Chosen::drip_head)), then `tail`. Such a drip
+    /// keeps its work area between pieces.
     #[cfg_attr(not(feature = "control"), allow(dead_code))]
     Control {
         /// The length of the head (and short body) in `drip_head`.

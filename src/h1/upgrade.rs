@@ -66,7 +66,8 @@ impl Http1Conn {
         }
     }
 
-    /// [`Http1Conn::upgrade`] to h2c: the request asks for it, and HTTP/2 is on.
+    /// [`Http1Conn::upgrade`] to h2c, where HTTP/2 is built: the `HTTP2-Settings` decoded
+    /// into the work area, and with `--control` the control read for HTTP/2.
     #[cfg(feature = "http2")]
     fn upgrade_h2c(
         &mut self,
