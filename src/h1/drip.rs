@@ -106,8 +106,7 @@ impl DripCursor {
 impl WorkArea {
     /// A dripped answer that is not the route's own response: format its head once, into
     /// [`Ranged::answer_head`](super::state::Ranged::answer_head), for the pieces to be copied
-    /// from.
-    /// Returns the head's length.
+    /// from. Returns the head's length.
     #[cfg(feature = "ranges")]
     #[cold]
     #[inline(never)]
