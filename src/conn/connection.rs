@@ -78,6 +78,7 @@ pub struct H2cRequest {
     pub head: Vec<u8>,
     /// `--control`: the control it named, as HTTP/1 read it. Boxed: the handoff stays small,
     /// and an upgrade is rare.
+    #[cfg(feature = "control")]
     pub control: Option<Box<Result<crate::control::Control, crate::control::Refusal>>>,
 }
 

@@ -11,16 +11,19 @@
 //! |---|---|
 //! | `mod.rs` | the parameters, the field, and their reading |
 //! | `types` | what a request asked for, and the text of what is wrong, kept inline |
+//! | `chosen` | a connection's part: the control of the request being answered |
 //! | `httpbin` | go-httpbin's paths |
 //! | `blocks` | the blocks its bodies are cut from |
 
 mod blocks;
+mod chosen;
 mod httpbin;
 mod types;
 
 use crate::fault_value::{self, Bad, Rng, Value};
 use crate::values::{EVERY, duration_ms, is_bare_number, size_bytes};
 pub use blocks::Blocks;
+pub use chosen::{Chosen, DRIP_HEAD_KEEP};
 pub use httpbin::{HTTPBIN_ECHO_PATHS, HTTPBIN_MAX_BYTES, HTTPBIN_MAX_DELAY_MS};
 use httpbin::{httpbin_drip, httpbin_path, httpbin_redirect, httpbin_redirect_to, redirects_left};
 pub use types::{Control, ErrorAnswer, Location, MAX_LOCATION, PARTS, Refusal};

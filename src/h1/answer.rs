@@ -53,7 +53,7 @@ impl Http1Conn {
     /// ask: one test of the plain path, the rest out of line.
     #[inline(always)]
     pub(super) fn respond_plain(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
-        if !b.asked.is_whole() {
+        if !b.asked().is_whole() {
             self.respond_asked(b, p, env);
             return;
         }
@@ -71,7 +71,7 @@ impl Http1Conn {
     #[inline(always)]
     fn respond_as<const WHOLE: bool>(&mut self, b: &mut WorkArea, p: Pending, env: &mut Env<'_>) {
         self.served = self.served.saturating_add(1);
-        let asked = if WHOLE { Asked::Whole } else { b.asked };
+        let asked = if WHOLE { Asked::Whole } else { b.asked() };
         let delay_us = env.settings.switches.delay_us;
         let plan = plan::plain(self.facts(&p, asked, env), delay_us, env.responses);
         let close = plan.close;
@@ -140,7 +140,8 @@ impl WorkArea {
         if env.settings.switches.echo() {
             self.drop_echo(&env.features);
         }
-        self.control = None;
+        #[cfg(feature = "control")]
+        self.control.forget();
         let logged = match self.pending.take() {
             Some(p) => p.logged,
             // No request head was complete: log it with unknown fields.

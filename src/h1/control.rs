@@ -1,18 +1,44 @@
 //! An answer a request chose (`--control`): its status, its delay, a body of N filler bytes
 //! (slices of one shared block, repeated), an error status, and a delivery fault (stalled,
 //! cut, reset, dripped, or garbage instead), or 400 with the one line that says what is wrong
-//! with its control. Out of line: without `--control` nothing here runs.
+//! with its control. Out of line: without `--control` nothing here runs, and without the
+//! `control` feature only the repeated blocks' refill is built.
 
 use super::Http1Conn;
-use super::log::log_plan;
-use super::state::{Block, Body, DripCursor, DripSource, DripTail, Env, Refill, WorkArea};
-use crate::conditional::Answer;
-use crate::control::{Control, MAX_LOCATION, PARTS, Refusal, from_head};
-use crate::echo::decimal;
-use crate::fault::{Delivery, Drip};
-use crate::plan::{self, Configured};
-use crate::response::{StatusHead, reason};
+use super::state::{Block, Env, Refill, WorkArea};
+#[cfg(feature = "control")]
+use {
+    super::log::log_plan,
+    super::state::{Body, DripCursor, DripSource, DripTail},
+    crate::conditional::Answer,
+    crate::control::{Control, MAX_LOCATION, PARTS, Refusal, from_head},
+    crate::echo::decimal,
+    crate::fault::{Delivery, Drip},
+    crate::plan::{self, Configured},
+    crate::response::{StatusHead, reason},
+};
 
+/// Without the `control` feature no request names a control: nothing is kept, nothing is
+/// answered here.
+#[cfg(not(feature = "control"))]
+impl Http1Conn {
+    #[inline(always)]
+    pub(super) fn start_control(&mut self, _: &mut WorkArea, _: &[u8], _: &mut Env<'_>) -> bool {
+        false
+    }
+
+    #[cfg(feature = "echo")]
+    #[inline(always)]
+    pub(super) fn respond_control(
+        &mut self,
+        _: &mut WorkArea,
+        _: Result<crate::control::Control, crate::control::Refusal>,
+        _: &mut Env<'_>,
+    ) {
+    }
+}
+
+#[cfg(feature = "control")]
 impl Http1Conn {
     /// A head is complete and `--control` is on: when it names a control (and its route is
     /// neither an echo nor `--health`), keep it and answer now or once the body is skipped.
@@ -40,11 +66,10 @@ impl Http1Conn {
             Ok(Some(c)) => Ok(c),
             Err(why) => Err(why),
         };
-        b.control = Some(control);
         if b.body == Body::None {
-            if let Some(c) = b.control.take() {
-                self.respond_control(b, c, env);
-            }
+            self.respond_control(b, control, env);
+        } else {
+            b.control.asked = Some(control);
         }
         true
     }
@@ -152,29 +177,31 @@ impl Http1Conn {
         if let Some(paced) = paced {
             // The head (and a short body) formatted now, the rest cut from where it is, each
             // piece copied when it is due.
-            b.drip_head.clear();
+            b.control.drip_head.clear();
             let head = StatusHead {
                 status,
                 length,
                 extra,
                 same_body: false,
             };
-            let date_at = env
-                .responses
-                .append_status_head(route, form, head, &mut b.drip_head);
+            let date_at =
+                env.responses
+                    .append_status_head(route, form, head, &mut b.control.drip_head);
             let mut tail = DripTail::None;
             if send_body {
                 match short {
-                    Some(parts) => parts.iter().for_each(|p| b.drip_head.extend_from_slice(p)),
+                    Some(parts) => parts
+                        .iter()
+                        .for_each(|p| b.control.drip_head.extend_from_slice(p)),
                     None if filler && c.stars => tail = DripTail::Stars { len: body_len },
                     None if filler => tail = DripTail::Filler { len: body_len },
                     None => tail = DripTail::Body { route: p.route },
                 }
             }
             let cursor = DripCursor {
-                drip: paced.map_or(Drip::AT_ONCE, |d| with_head(d, b.drip_head.len())),
+                drip: paced.map_or(Drip::AT_ONCE, |d| with_head(d, b.control.drip_head.len())),
                 source: DripSource::Control {
-                    head_len: b.drip_head.len(),
+                    head_len: b.control.drip_head.len(),
                     date_at,
                     tail,
                 },
@@ -262,6 +289,7 @@ impl Http1Conn {
 
 /// A drip with `head`, the length of the head (and short body), which go-httpbin's `/drip`
 /// sends with its body's first piece.
+#[cfg(feature = "control")]
 fn with_head(d: Drip, head: usize) -> Drip {
     match d {
         Drip::Body {

@@ -105,16 +105,18 @@ impl DripCursor {
 
 impl WorkArea {
     /// A dripped answer that is not the route's own response: format its head once, into
-    /// [`WorkArea::answer_head`], for the pieces to be copied from.
+    /// [`Ranged::answer_head`](super::state::Ranged::answer_head), for the pieces to be copied
+    /// from. Returns the head's length.
+    #[cfg(feature = "ranges")]
     #[cold]
     #[inline(never)]
-    fn start_answer_drip(&mut self, p: &Pending, asked: Asked, close: bool, env: &Env<'_>) {
+    fn start_answer_drip(&mut self, p: &Pending, asked: Asked, close: bool, env: &Env<'_>) -> u32 {
         let (out, refill, stop) = (
             std::mem::take(&mut self.out),
             self.refill,
             self.pacing.body_stop,
         );
-        let mut head = std::mem::take(&mut self.answer_head);
+        let mut head = std::mem::take(&mut self.ranges.answer_head);
         head.clear();
         self.out = head;
         let head_only = Pending {
@@ -122,8 +124,9 @@ impl WorkArea {
             ..*p
         };
         self.append_answer(&head_only, asked, close, env);
-        self.answer_head = std::mem::replace(&mut self.out, out);
+        self.ranges.answer_head = std::mem::replace(&mut self.out, out);
         (self.refill, self.pacing.body_stop) = (refill, stop);
+        self.ranges.answer_head.len() as u32
     }
 
     /// Start dripping the response to `p` (route `p.route`'s bytes): piece 0 at once, behind
@@ -137,7 +140,14 @@ impl WorkArea {
         close: bool,
         env: &mut Env<'_>,
     ) {
-        let mut c = DripCursor {
+        #[cfg(feature = "ranges")]
+        let answer_head = match asked.is_whole() {
+            true => 0,
+            false => self.start_answer_drip(p, asked, close, env),
+        };
+        #[cfg(not(feature = "ranges"))]
+        let answer_head = 0;
+        let c = DripCursor {
             drip,
             source: DripSource::Route,
             route: p.route,
@@ -148,12 +158,8 @@ impl WorkArea {
             released: 0,
             copied: 0,
             answer: self.answer_of(asked),
-            answer_head: 0,
+            answer_head,
         };
-        if !asked.is_whole() {
-            self.start_answer_drip(p, asked, close, env);
-            c.answer_head = self.answer_head.len() as u32;
-        }
         self.begin_drip(c, env);
     }
 
@@ -203,10 +209,8 @@ impl WorkArea {
                     self.refill = Refill::None;
                 }
                 // Else a hang or slow close waits (`Http1Conn::park`): still paced.
-                if self.drip_head.capacity() > DRIP_HEAD_KEEP {
-                    // Not counted in the pool's capacity sum: keep it small.
-                    self.drip_head = Vec::new();
-                }
+                #[cfg(feature = "control")]
+                self.control.drip_done();
             }
         }
     }
@@ -235,23 +239,22 @@ impl WorkArea {
                 c.copied
                     .saturating_add(env.settings.conn_limits.body_chunk.max(1)),
             );
-            copy_drip(
-                &mut self.out,
-                &mut self.drip_head,
-                &c,
-                end,
-                &self.answer_head,
-                env,
-            );
+            // The heads of a controlled answer and of a range or condition's, where built.
+            #[cfg(feature = "control")]
+            let drip_head = &mut self.control.drip_head[..];
+            #[cfg(not(feature = "control"))]
+            let drip_head: &mut [u8] = &mut [];
+            #[cfg(feature = "ranges")]
+            let answer_head = &self.ranges.answer_head[..];
+            #[cfg(not(feature = "ranges"))]
+            let answer_head: &[u8] = &[];
+            copy_drip(&mut self.out, drip_head, &c, end, answer_head, env);
             c.copied = end;
         }
         self.pacing.drip = Some(c);
         more
     }
 }
-
-/// The capacity a work area keeps for the next controlled drip's head.
-const DRIP_HEAD_KEEP: usize = 8 * 1024;
 
 /// Copy the dripped response's bytes from `c.copied` to `end` into `out`. The head's `Date`
 /// value is patched in place once a second, so a piece that holds part of it gets the value for

@@ -107,7 +107,7 @@ impl Http1Conn {
     #[inline(never)]
     fn respond_echo_or_not(&mut self, b: &mut WorkArea, env: &mut Env<'_>) {
         // Without the `control` feature none was kept, and its answer is not linked.
-        if let Some(c) = b.control.take().filter(|_| cfg!(feature = "control")) {
+        if let Some(c) = b.take_control() {
             self.respond_control(b, c, env);
         } else if b
             .pending

@@ -21,7 +21,7 @@ impl Http1Conn {
             return;
         };
         self.served = self.served.saturating_add(1);
-        let facts = self.facts(&p, b.asked, env);
+        let facts = self.facts(&p, b.asked(), env);
         let features = Configured {
             faults: env.features.faults.as_deref_mut(),
             delay_us: env.settings.switches.delay_us,
@@ -50,7 +50,7 @@ impl Http1Conn {
             // A control's answer is made by `h1::control`.
             Source::Control => return,
         };
-        let asked = if plan.ranged { b.asked } else { Asked::Whole };
+        let asked = if plan.ranged { b.asked() } else { Asked::Whole };
         let p = Pending { route, ..p };
         let close = plan.close;
         if self.deliver_nothing(b, &plan, env) {

@@ -4,15 +4,35 @@
 //! answer's bytes and time once it is queued.
 
 use super::state::{Env, Refill, WorkArea};
-use crate::conn::log_line::{self, LINE_OVERHEAD, LogLines, OpenLine, Request as LogRequest};
-use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
+use crate::conn::log_line::{self, LogLines};
+#[cfg(feature = "access-log")]
+use crate::conn::{
+    ACCESS_LOG_TURN_BYTES,
+    log_line::{LINE_OVERHEAD, OpenLine, Request as LogRequest},
+    push_log_word,
+};
 use crate::fault::FaultKind;
-use crate::parser::{Request, Rule, Version};
+#[cfg(feature = "access-log")]
+use crate::parser::Version;
+use crate::parser::{Request, Rule};
 use crate::plan::{Plan, Source};
 use crate::response::Responses;
 
-/// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided.
-pub(super) fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
+/// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided, and
+/// when the request's first byte was read.
+#[inline(always)]
+pub(super) fn keep_request_line(b: &mut WorkArea, req: &Request<'_>) {
+    #[cfg(feature = "access-log")]
+    {
+        request_line(&mut b.log_line, req);
+        b.log_since_us = b.head_since_us.unwrap_or(0);
+    }
+    #[cfg(not(feature = "access-log"))]
+    let _ = (b, req);
+}
+
+#[cfg(feature = "access-log")]
+fn request_line(line: &mut Vec<u8>, req: &Request<'_>) {
     line.clear();
     // The parser takes no control byte in either, but the log is the client's words written
     // to a terminal or a file: escaped whatever the parser's rules become.
@@ -49,9 +69,22 @@ pub(super) fn log_response_from(
     }
     if env.features.access_log.is_none() {
         // Not kept for a later response, whatever this caller passed.
+        #[cfg(feature = "access-log")]
         b.log_line.clear();
         return false;
     }
+    #[cfg(feature = "access-log")]
+    return open_line(b, status, mark, env);
+    #[cfg(not(feature = "access-log"))]
+    {
+        let _ = (b, status, mark);
+        false
+    }
+}
+
+/// [`log_response_from`] with the access log on.
+#[cfg(feature = "access-log")]
+fn open_line(b: &mut WorkArea, status: u16, mark: usize, env: &mut Env<'_>) -> bool {
     // A pipelined request's line before this one: its answer is all queued.
     close_log(b, env);
     let date = env.responses.date();

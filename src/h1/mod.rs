@@ -20,8 +20,9 @@
 //! of a dripped response), `ranges` (a range or a condition's answer), `deadline` (the timeouts), `log` (access-log lines), `echo` (a
 //! request kept and written back, `--echo`), `journal` (a request recorded, the journal's
 //! path answered, `--journal`), `control` (an answer a request chose, `--control`). The
-//! echo's and the journal's state are theirs ([`WorkArea`] holds them only when their
-//! features are built). Every change of phase is made in this file.
+//! echo's, the journal's, the control's and the ranges' state are theirs, and [`WorkArea`]
+//! holds them, the access log's line and h2c's settings only when their features are built.
+//! Every change of phase is made in this file.
 
 mod answer;
 mod control;

@@ -9,7 +9,7 @@ use crate::echo::decimal;
 use crate::response::StatusHead;
 
 /// The pending request's answer, when the request whose head is `head` on route `route` asks
-/// other than the whole response: in `b.asked`, a 206's range in `b.range`. Only a route
+/// other than the whole response: kept in `b` ([`WorkArea::ask`]). Only a route
 /// that serves ranges and conditional requests answers so. Called only when the parser found
 /// a `Range` or a conditional field (or an `Upgrade` that is not h2c's, which changes
 /// nothing here); `head` is the request's whole head.
@@ -32,10 +32,7 @@ pub(super) fn answer(head: &[u8], route: usize, b: &mut WorkArea, env: &Env<'_>)
     } else {
         evaluate(head, get_or_head, range, len, &r.etag, r.modified)
     };
-    if let Answer::Partial { first, last } = answer {
-        b.range = (first, last);
-    }
-    b.asked = Asked::of(answer);
+    b.ask(answer);
 }
 
 /// The most bytes of a `Content-Range` line: `Content-Range: bytes ` and three numbers of up

@@ -5,8 +5,8 @@
 use super::Http1Conn;
 #[cfg(feature = "echo")]
 use super::echo::{keep_echo_body, keep_echo_chunks};
-use super::log::request_line;
-use super::state::{Asked, Body, Env, Pending, Phase, Refill, WorkArea};
+use super::log::keep_request_line;
+use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
 use crate::conn::Settings;
 use crate::parser::{Framing, Rule, Status, Version};
@@ -117,8 +117,7 @@ impl Http1Conn {
                             let logged = env.features.access_log.is_some() && {
                                 let logged = !env.responses.is_health(route);
                                 if logged {
-                                    request_line(&mut b.log_line, &req);
-                                    b.log_since_us = b.head_since_us.unwrap_or(0);
+                                    keep_request_line(b, &req);
                                 } else {
                                     // The line before ends here: this answer is not its.
                                     super::log::close_log(b, env);
@@ -133,7 +132,7 @@ impl Http1Conn {
                                 http10: req.version == Version::Http10,
                                 logged,
                             });
-                            b.asked = Asked::Whole;
+                            b.ask_whole();
                             // One test on the plain path for both.
                             if req.range_or_conditional | req.upgrade {
                                 let head = &buf[at - req.head_len..at];

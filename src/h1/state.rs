@@ -6,7 +6,6 @@
 use crate::chunked::ChunkedDecoder;
 use crate::conditional::Answer;
 use crate::conn::{Pooled, Settings};
-use crate::control::{Control, Refusal};
 use crate::fault::Drip;
 use crate::parser::Parser;
 use crate::response::KeepAliveForm;
@@ -93,14 +92,16 @@ pub(super) struct Pending {
 }
 
 /// The kind of an [`Answer`], without a 206's offsets: what the pending request's `Range` and
-/// conditional fields ask, kept in [`WorkArea::asked`] (not in [`Pending`], whose every
+/// conditional fields ask, kept in [`Ranged::asked`] (not in [`Pending`], whose every
 /// byte the plain path copies).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
+// Without the `ranges` feature every answer is whole: the other kinds are never made.
+#[cfg_attr(not(feature = "ranges"), allow(dead_code))]
 pub(super) enum Asked {
     /// The route's own response.
     Whole,
-    /// 206: the range in [`WorkArea::range`].
+    /// 206: the range in [`Ranged::range`].
     Partial,
     /// 416.
     Unsatisfiable,
@@ -119,6 +120,7 @@ impl Asked {
     }
 
     /// `answer`'s kind.
+    #[cfg(feature = "ranges")]
     pub(super) fn of(answer: Answer) -> Asked {
         match answer {
             Answer::Whole => Asked::Whole,
@@ -149,6 +151,20 @@ impl Asked {
             Asked::PreconditionFailed => 412,
         }
     }
+}
+
+/// The `ranges` feature's part of a work area: what the pending request's `Range` and
+/// conditional fields ask, and a dripped answer's head.
+#[cfg(feature = "ranges")]
+#[derive(Debug)]
+pub(super) struct Ranged {
+    /// Set with each [`WorkArea::pending`] (`Whole` but for a route that serves them).
+    pub(super) asked: Asked,
+    /// The range (first and last byte offsets) of the pending request's 206, set only when
+    /// `asked` is [`Asked::Partial`].
+    pub(super) range: (u64, u64),
+    /// A dripped range or condition's answer: its head, formatted when the drip starts.
+    pub(super) answer_head: Vec<u8>,
 }
 
 impl Pending {
@@ -186,6 +202,8 @@ pub(super) enum Refill {
 
 /// The blocks made at start-up that `--control`'s answers are cut from, repeated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Without the `control` feature no answer is cut from them.
+#[cfg_attr(not(feature = "control"), allow(dead_code))]
 pub(super) enum Block {
     /// Printable bytes, for `bytes=N`.
     Filler,
@@ -226,9 +244,11 @@ pub struct WorkArea {
     pub(super) high_water: usize,
     /// With the access log: `METHOD TARGET VERSION ` of the request being answered, written
     /// out with its status when the response is decided.
+    #[cfg(feature = "access-log")]
     pub(super) log_line: Vec<u8>,
     /// With the access log: when the first byte of the request in `log_line` was read (µs;
     /// 0: in this loop turn).
+    #[cfg(feature = "access-log")]
     pub(super) log_since_us: u64,
     /// A fault's pacing of the response being sent; all off on the plain path.
     pub(super) pacing: Pacing,
@@ -239,21 +259,15 @@ pub struct WorkArea {
     /// sent.
     #[cfg(feature = "journal")]
     pub(super) journal: crate::journal::Recording,
-    /// A dripped range or condition's answer: its head, formatted when the drip starts.
-    pub(super) answer_head: Vec<u8>,
-    /// The range (first and last byte offsets) of the pending request's 206, set only when
-    /// its [`Pending::answer`] is [`Asked::Partial`].
-    pub(super) range: (u64, u64),
-    /// What the pending request's `Range` and conditional fields ask: set with each
-    /// [`WorkArea::pending`] (`Whole` but for a route that serves them).
-    pub(super) asked: Asked,
-    /// `--control`: what the pending request asked for (or what is wrong with it), until it
-    /// is answered.
-    pub(super) control: Option<Result<Control, Refusal>>,
-    /// `--control`'s `fault=drip`: the dripped answer's head (and a short body: an error's),
-    /// formatted when it was decided, copied a piece at a time ([`DripSource::Control`]).
-    pub(super) drip_head: Vec<u8>,
+    /// `Range` and the validators: what the pending request asks, a dripped answer's head.
+    #[cfg(feature = "ranges")]
+    pub(super) ranges: Ranged,
+    /// `--control`: the pending request's control, until it is answered, and a dripped
+    /// controlled answer's head ([`DripSource::Control`]).
+    #[cfg(feature = "control")]
+    pub(super) control: crate::control::Chosen,
     /// `Upgrade: h2c`: the decoded `HTTP2-Settings` payload, until the handoff.
+    #[cfg(feature = "http2")]
     pub(super) h2c_settings: Vec<u8>,
     /// An upgrade target's checked request (`Upgrade: websocket`'s handshake), until the
     /// handoff: any target but h2c, whose request is built at the handoff from the rest.
@@ -310,7 +324,7 @@ pub(super) struct DripCursor {
     /// The end of what was copied into the output (at most a body chunk ahead of the written).
     pub(super) copied: usize,
     /// A range or a condition's answer (`Whole`: the route's own response): its head is
-    /// [`WorkArea::answer_head`], `answer_head` bytes, and a 206's body is its range.
+    /// `Ranged::answer_head`, `answer_head` bytes, and a 206's body is its range.
     pub(super) answer: Answer,
     pub(super) answer_head: u32,
 }
@@ -320,8 +334,11 @@ pub(super) struct DripCursor {
 pub(super) enum DripSource {
     /// A route's preformatted bytes (a `--fault` drip).
     Route,
-    /// An answer a request chose (`--control`'s `fault=drip`): the bytes of
-    /// [`WorkArea::drip_head`], then `tail`. Such a drip keeps its work area between pieces.
+    /// An answer a request chose (`--control`'s `fault=drip`; never made without the
+    /// `control` feature): the bytes of its head
+    /// ([`Chosen::drip_head`](crate::control::Chosen::drip_head)), then `tail`. Such a drip
+    /// keeps its work area between pieces.
+    #[cfg_attr(not(feature = "control"), allow(dead_code))]
     Control {
         /// The length of the head (and short body) in `drip_head`.
         head_len: usize,
@@ -333,6 +350,7 @@ pub(super) enum DripSource {
 
 /// What follows a controlled drip's head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "control"), allow(dead_code))]
 pub(super) enum DripTail {
     None,
     /// Route `route`'s body.
@@ -364,18 +382,24 @@ impl Pooled for WorkArea {
             hold_until_us: 0,
             last_held: None,
             high_water: settings.conn_limits.high_water,
+            #[cfg(feature = "access-log")]
             log_line: Vec::new(),
+            #[cfg(feature = "access-log")]
             log_since_us: 0,
             pacing: Pacing::default(),
             #[cfg(feature = "echo")]
             echo: crate::echo::Capture::default(),
             #[cfg(feature = "journal")]
             journal: crate::journal::Recording::default(),
-            answer_head: Vec::new(),
-            range: (0, 0),
-            asked: Asked::Whole,
-            control: None,
-            drip_head: Vec::new(),
+            #[cfg(feature = "ranges")]
+            ranges: Ranged {
+                asked: Asked::Whole,
+                range: (0, 0),
+                answer_head: Vec::new(),
+            },
+            #[cfg(feature = "control")]
+            control: crate::control::Chosen::default(),
+            #[cfg(feature = "http2")]
             h2c_settings: Vec::new(),
             upgrade: None,
         }
@@ -399,10 +423,12 @@ impl Pooled for WorkArea {
         self.hold_until_us = 0;
         self.last_held = None;
         self.pacing.clear();
+        #[cfg(feature = "access-log")]
         self.log_line.clear();
         #[cfg(feature = "echo")]
         self.echo.clear();
-        self.control = None;
+        #[cfg(feature = "control")]
+        self.control.forget();
         #[cfg(feature = "journal")]
         self.journal.forget();
     }
@@ -410,19 +436,28 @@ impl Pooled for WorkArea {
     fn shed(&mut self) {
         self.input = Vec::new();
         self.out = Vec::new();
-        self.log_line = Vec::new();
+        #[cfg(feature = "access-log")]
+        {
+            self.log_line = Vec::new();
+        }
         #[cfg(feature = "echo")]
         self.echo.shed();
         #[cfg(feature = "journal")]
         self.journal.shed();
-        self.drip_head = Vec::new();
-        self.answer_head = Vec::new();
+        #[cfg(feature = "control")]
+        self.control.shed();
+        #[cfg(feature = "ranges")]
+        {
+            self.ranges.answer_head = Vec::new();
+        }
     }
 
     fn capacity(&self) -> usize {
         // Not the journal's head buffer: at most `journal::HEAD_KEEP` is kept after a record
         // (reading it here is paid by every request).
-        let held = self.input.capacity() + self.out.capacity() + self.log_line.capacity();
+        let held = self.input.capacity() + self.out.capacity();
+        #[cfg(feature = "access-log")]
+        let held = held + self.log_line.capacity();
         #[cfg(feature = "echo")]
         let held = held + self.echo.capacity();
         held
@@ -430,18 +465,66 @@ impl Pooled for WorkArea {
 }
 
 impl WorkArea {
-    /// The answer of kind `asked`, a 206's range from [`WorkArea::range`].
+    /// What the pending request's `Range` and conditional fields ask: the whole response,
+    /// always, where ranges are not built.
+    #[inline(always)]
+    pub(super) fn asked(&self) -> Asked {
+        #[cfg(feature = "ranges")]
+        return self.ranges.asked;
+        #[cfg(not(feature = "ranges"))]
+        Asked::Whole
+    }
+
+    /// A new pending request: its route's own response until its `Range` or conditional
+    /// fields are read ([`WorkArea::ask`]).
+    #[inline(always)]
+    pub(super) fn ask_whole(&mut self) {
+        #[cfg(feature = "ranges")]
+        {
+            self.ranges.asked = Asked::Whole;
+        }
+    }
+
+    /// Keep what the pending request's `Range` and conditional fields ask: `answer` (only a
+    /// route that serves them asks; never where ranges are not built).
+    pub(super) fn ask(&mut self, answer: Answer) {
+        #[cfg(feature = "ranges")]
+        {
+            if let Answer::Partial { first, last } = answer {
+                self.ranges.range = (first, last);
+            }
+            self.ranges.asked = Asked::of(answer);
+        }
+        #[cfg(not(feature = "ranges"))]
+        let _ = answer;
+    }
+
+    /// The answer of kind `asked`, a 206's range from [`Ranged::range`].
     pub(super) fn answer_of(&self, asked: Asked) -> Answer {
+        #[cfg(feature = "ranges")]
+        let (first, last) = self.ranges.range;
+        #[cfg(not(feature = "ranges"))]
+        let (first, last) = (0, 0);
         match asked {
             Asked::Whole => Answer::Whole,
-            Asked::Partial => Answer::Partial {
-                first: self.range.0,
-                last: self.range.1,
-            },
+            Asked::Partial => Answer::Partial { first, last },
             Asked::Unsatisfiable => Answer::Unsatisfiable,
             Asked::NotModified => Answer::NotModified,
             Asked::PreconditionFailed => Answer::PreconditionFailed,
         }
+    }
+
+    /// `--control`: the pending request's control, kept until its body was skipped (none
+    /// where control is not built). Only the echo's code asks: `control` implies `echo`.
+    #[cfg(feature = "echo")]
+    #[inline(always)]
+    pub(super) fn take_control(
+        &mut self,
+    ) -> Option<Result<crate::control::Control, crate::control::Refusal>> {
+        #[cfg(feature = "control")]
+        return self.control.asked.take();
+        #[cfg(not(feature = "control"))]
+        None
     }
 
     /// Nothing in progress: the work area can go back to the pool.

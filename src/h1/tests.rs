@@ -65,15 +65,17 @@ fn a_parked_drip_packs_and_unpacks() {
 }
 
 /// Memory per connection is a goal (docs/footprint.md): a parked drip lives in the
-/// connection's own fields, which stay 24 bytes.
+/// connection's own fields, which stay 24 bytes (`--nocapture` prints the size).
 #[test]
 fn a_connection_stays_24_bytes() {
+    eprintln!("Http1Conn {} bytes", std::mem::size_of::<Http1Conn>());
     assert!(std::mem::size_of::<Http1Conn>() <= 24);
     assert_eq!(std::mem::size_of::<Phase>(), 1);
 }
 
 /// The work area's size and its features' parts (`--nocapture` prints them): the echo's
-/// capture and the journal's entry are in it only when their features are built.
+/// capture, the journal's entry, `--control`'s part, the ranges' part, the access log's
+/// line and HTTP/2's upgrade settings are in it only when their features are built.
 #[test]
 fn work_area_size() {
     use std::mem::size_of;
@@ -86,10 +88,16 @@ fn work_area_size() {
         ", journal {}",
         size_of::<crate::journal::Recording>()
     ));
+    #[cfg(feature = "control")]
+    parts.push_str(&format!(
+        ", control {}",
+        size_of::<crate::control::Chosen>()
+    ));
+    #[cfg(feature = "ranges")]
+    parts.push_str(&format!(", ranges {}", size_of::<super::state::Ranged>()));
     eprintln!(
-        "WorkArea {} bytes{parts}; Http1Conn {}; Control {}",
+        "WorkArea {} bytes{parts}; Http1Conn {}",
         size_of::<super::state::WorkArea>(),
         size_of::<Http1Conn>(),
-        size_of::<crate::control::Control>()
     );
 }

@@ -12,13 +12,17 @@
 use super::Http1Conn;
 use super::state::{Env, Phase, WorkArea};
 use crate::conn::{H2cRequest, Handoff, Pool, Upgrade};
-use crate::parser::{Framing, Request, Version};
+use crate::parser::Request;
+#[cfg(any(feature = "http2", feature = "websocket"))]
+use crate::parser::{Framing, Version};
 
 /// The `101` answer to an upgrade to h2c.
+#[cfg(feature = "http2")]
 pub const SWITCHING_PROTOCOLS: &[u8] =
     b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
 
 /// The longest `HTTP2-Settings` payload taken (bytes, decoded): more is not an upgrade.
+#[cfg(feature = "http2")]
 pub const MAX_H2C_SETTINGS: usize = 6 * 64;
 
 impl Http1Conn {
@@ -53,6 +57,25 @@ impl Http1Conn {
                 return true;
             }
         }
+        #[cfg(feature = "http2")]
+        return self.upgrade_h2c(b, req, head, env);
+        #[cfg(not(feature = "http2"))]
+        {
+            let _ = (b, req, head, env);
+            false
+        }
+    }
+
+    /// [`Http1Conn::upgrade`] to h2c, where HTTP/2 is built: the `HTTP2-Settings` decoded
+    /// into the work area, and with `--control` the control read for HTTP/2.
+    #[cfg(feature = "http2")]
+    fn upgrade_h2c(
+        &mut self,
+        b: &mut WorkArea,
+        req: &Request<'_>,
+        head: &[u8],
+        env: &mut Env<'_>,
+    ) -> bool {
         let s = &env.settings.switches;
         if s.no_http2 || s.raw || req.framing != Framing::None || req.version != Version::Http11 {
             return false;
@@ -63,6 +86,7 @@ impl Http1Conn {
         if !decode_settings(value, &mut b.h2c_settings) {
             return false;
         }
+        #[cfg(feature = "control")]
         if s.control() {
             self.control_goes_over(b, head, env);
         }
@@ -78,10 +102,11 @@ impl Http1Conn {
     /// `--control` is on: read the control the request whose head is `head` names, and keep
     /// it in `b` for HTTP/2 (`Ok(None)` kept as none), which answers it on stream 1, a
     /// delivery fault per stream as HTTP/2 applies one.
+    #[cfg(all(feature = "http2", feature = "control"))]
     #[cold]
     #[inline(never)]
     fn control_goes_over(&mut self, b: &mut WorkArea, head: &[u8], env: &Env<'_>) {
-        b.control = None;
+        b.control.forget();
         let Some(p) = b.pending else {
             return;
         };
@@ -91,7 +116,7 @@ impl Http1Conn {
             return;
         }
         let draw = crate::control::draw(env.now_us, env.stats.requests);
-        b.control = crate::control::from_head(head, route == 0, draw).transpose();
+        b.control.asked = crate::control::from_head(head, route == 0, draw).transpose();
     }
 
     /// After [`Next::Upgrade`](crate::conn::Next::Upgrade) ([`Connection::take_handoff`]): the
@@ -115,18 +140,25 @@ impl Http1Conn {
         if let Some(p) = b.pending.take() {
             request.route = p.route as usize;
             request.head_only = p.head_request;
+            #[cfg(feature = "access-log")]
             if p.logged && b.log_line.len() >= b"HTTP/1.1 ".len() {
                 // `METHOD TARGET HTTP/1.1 ` without its version.
                 let words = b.log_line.len() - b"HTTP/1.1 ".len();
                 request.log_words.extend_from_slice(&b.log_line[..words]);
             }
         }
-        request.settings = std::mem::take(&mut b.h2c_settings);
+        #[cfg(feature = "http2")]
+        {
+            request.settings = std::mem::take(&mut b.h2c_settings);
+        }
         #[cfg(feature = "echo")]
         {
             request.head = b.echo.take_head();
         }
-        request.control = b.control.take().map(Box::new);
+        #[cfg(feature = "control")]
+        {
+            request.control = b.control.asked.take().map(Box::new);
+        }
         let input = std::mem::take(&mut b.input);
         pool.put(b);
         Some(Handoff {
@@ -139,6 +171,7 @@ impl Http1Conn {
 /// The `HTTP2-Settings` value of a head that asks for h2c: `Upgrade` lists `h2c`,
 /// `Connection` lists `upgrade`, and `HTTP2-Settings` comes once (RFC 7540 §3.2.1). The
 /// parser has checked the head: field lines end in CRLF, names are tokens.
+#[cfg(feature = "http2")]
 fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
     let (mut h2c, mut connection, mut settings, mut twice) = (false, false, None, false);
     let tokens = |v: &[u8], want: &[u8]| {
@@ -164,6 +197,7 @@ fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
 
 /// Decode `HTTP2-Settings` (token68 of base64url, RFC 7540 §3.2.1; padding tolerated) into
 /// `out`: false when it is not base64url, or not a whole number of 6-byte settings.
+#[cfg(feature = "http2")]
 fn decode_settings(value: &[u8], out: &mut Vec<u8>) -> bool {
     out.clear();
     let value = match value.iter().position(|&c| c == b'=') {
@@ -195,7 +229,7 @@ fn decode_settings(value: &[u8], out: &mut Vec<u8>) -> bool {
     out.len() % 6 == 0
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http2"))]
 mod tests {
     use super::{decode_settings, h2c_settings};
 

@@ -86,8 +86,14 @@ impl Http2Conn {
         s.upgraded_log(&h.log_words, env);
         s.advertise(env);
         #[cfg(feature = "echo")]
-        if s.fields.capture && s.keep_upgraded(&h.head, h.route, h.control.map(|c| *c), env) {
-            s.streams[0].error = super::Own::Kept;
+        {
+            #[cfg(feature = "control")]
+            let control = h.control.map(|c| *c);
+            #[cfg(not(feature = "control"))]
+            let control = None;
+            if s.fields.capture && s.keep_upgraded(&h.head, h.route, control, env) {
+                s.streams[0].error = super::Own::Kept;
+            }
         }
         s.count_stream(env);
         s.answer(0, env);
