@@ -1,9 +1,11 @@
 //! An incremental decoder for the chunked transfer coding (RFC 9112 §7.1), `core` only.
 //!
-//! canned never keeps a request body: the decoder walks chunk sizes, extensions, data and
-//! trailers and says how many bytes belong to the body, so that the next pipelined request is
-//! found exactly where the RFC says it starts. Its state is kept byte by byte, so any split of
-//! the input gives the same result.
+//! The decoder keeps nothing of a body: it walks chunk sizes, extensions, data and trailers
+//! and says how many bytes belong to the body, so that the next pipelined request is found
+//! exactly where the RFC says it starts. Its state is kept byte by byte, so any split of the
+//! input gives the same result. A caller that keeps the body (the echo) has the same walk hand
+//! it the data and the trailer lines ([`ChunkedDecoder::decode_with`]); the bytes are walked
+//! once, and [`ChunkedDecoder::decode`] hands nothing and pays nothing for it.
 //!
 //! ```text
 //! chunked-body   = *chunk last-chunk trailer-section CRLF
@@ -61,6 +63,15 @@ enum State {
     TrailerLf,
     FinalLf,
     Done,
+}
+
+/// What a span handed by [`ChunkedDecoder::decode_with`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Chunk data (the body's content, decoded).
+    Data,
+    /// Trailer field lines, CRLF included (RFC 9112 §7.1.2).
+    Trailers,
 }
 
 /// What one call to [`ChunkedDecoder::decode`] did.
@@ -154,6 +165,38 @@ impl ChunkedDecoder {
     /// Once the body has ended, every further call is an error
     /// ([`Error::InvalidChunkData`]): the bytes offered belong to whatever follows the body.
     pub fn decode(&mut self, input: &[u8]) -> Result<Progress, Error> {
+        self.decode_with(input, &mut |_, _| {})
+    }
+
+    /// [`ChunkedDecoder::decode`], handing `sink` what it walks past: the chunk data, in
+    /// spans of `input` as long as the input allows, then the trailer section's field lines,
+    /// each with its CRLF (the final CRLF is not handed). A line split between two calls is
+    /// handed in two spans. Bytes are handed once accepted, so every split of a body hands
+    /// the same bytes, in the same order, as the body offered whole; after an error the
+    /// spans handed are of no use.
+    ///
+    /// ```
+    /// use canned::chunked::{ChunkedDecoder, Part};
+    ///
+    /// let (mut data, mut trailers) = (Vec::new(), Vec::new());
+    /// let mut keep = |part, bytes: &[u8]| match part {
+    ///     Part::Data => data.extend_from_slice(bytes),
+    ///     Part::Trailers => trailers.extend_from_slice(bytes),
+    /// };
+    /// let mut d = ChunkedDecoder::new();
+    /// d.decode_with(b"3\r\nabc\r\n4;x=y\r\nde", &mut keep).unwrap();
+    /// let p = d.decode_with(b"fg\r\n0\r\nSum: 1\r\n\r\nGET", &mut keep).unwrap();
+    /// assert!(p.done);
+    /// assert_eq!(p.consumed, 24);
+    /// assert_eq!(data, b"abcdefg");
+    /// assert_eq!(trailers, b"Sum: 1\r\n");
+    /// ```
+    #[inline]
+    pub fn decode_with(
+        &mut self,
+        input: &[u8],
+        sink: &mut impl FnMut(Part, &[u8]),
+    ) -> Result<Progress, Error> {
         if self.state == State::Done {
             return Err(Error::InvalidChunkData);
         }
@@ -163,10 +206,14 @@ impl ChunkedDecoder {
                 done: false,
             });
         }
+        // Where the trailer line being walked began in `input` (at 0 if it began in an
+        // earlier call); it is handed at its LF, or at the end of `input`.
+        let mut line_from = self.in_trailer_line().then_some(0);
         let mut i = 0;
         while i < input.len() {
             if self.state == State::Data {
                 let take = (input.len() - i).min(self.size.min(usize::MAX as u64) as usize);
+                sink(Part::Data, &input[i..i + take]);
                 i += take;
                 self.size -= take as u64;
                 if self.size == 0 {
@@ -177,6 +224,13 @@ impl ChunkedDecoder {
             let c = input[i];
             i += 1;
             self.step(c)?;
+            if line_from.is_none() && self.in_trailer_line() {
+                line_from = Some(i - 1);
+            } else if self.state == State::TrailerStart {
+                if let Some(from) = line_from.take() {
+                    sink(Part::Trailers, &input[from..i]);
+                }
+            }
             if self.over_limit() {
                 // Refused before its data: nothing after this size line is looked at.
                 return Ok(Progress {
@@ -191,10 +245,21 @@ impl ChunkedDecoder {
                 });
             }
         }
+        if let Some(from) = line_from {
+            sink(Part::Trailers, &input[from..]);
+        }
         Ok(Progress {
             consumed: i,
             done: self.state == State::Done,
         })
+    }
+
+    /// Inside a trailer field line: past its first byte, up to its LF.
+    fn in_trailer_line(&self) -> bool {
+        matches!(
+            self.state,
+            State::TrailerName | State::TrailerValue | State::TrailerLf
+        )
     }
 
     fn step(&mut self, c: u8) -> Result<(), Error> {
