@@ -170,10 +170,11 @@ impl ChunkedDecoder {
 
     /// [`ChunkedDecoder::decode`], handing `sink` what it walks past: the chunk data, in
     /// spans of `input` as long as the input allows, then the trailer section's field lines,
-    /// each with its CRLF (the final CRLF is not handed). A line split between two calls is
-    /// handed in two spans. Bytes are handed once accepted, so every split of a body hands
-    /// the same bytes, in the same order, as the body offered whole; after an error the
-    /// spans handed are of no use.
+    /// each with its CRLF (the final CRLF is not handed), a byte at a time (they are at most
+    /// [`MAX_TRAILERS`] bytes). Bytes are handed once accepted, so every split of a body hands
+    /// the same bytes, in the same order, as the body offered whole; after an error the bytes
+    /// handed are of no use. `decode` is this method with a sink that does nothing, and
+    /// compiles as if there were none.
     ///
     /// ```
     /// use canned::chunked::{ChunkedDecoder, Part};
@@ -206,14 +207,11 @@ impl ChunkedDecoder {
                 done: false,
             });
         }
-        // Where the trailer line being walked began in `input` (at 0 if it began in an
-        // earlier call); it is handed at its LF, or at the end of `input`.
-        let mut line_from = self.in_trailer_line().then_some(0);
         let mut i = 0;
         while i < input.len() {
             if self.state == State::Data {
                 let take = (input.len() - i).min(self.size.min(usize::MAX as u64) as usize);
-                sink(Part::Data, &input[i..i + take]);
+                hand(sink, Part::Data, input.get(i..i + take));
                 i += take;
                 self.size -= take as u64;
                 if self.size == 0 {
@@ -223,14 +221,9 @@ impl ChunkedDecoder {
             }
             let c = input[i];
             i += 1;
-            self.step(c)?;
-            if line_from.is_none() && self.in_trailer_line() {
-                line_from = Some(i - 1);
-            } else if self.state == State::TrailerStart {
-                if let Some(from) = line_from.take() {
-                    sink(Part::Trailers, &input[from..i]);
-                }
-            }
+            // A trailer line's byte is handed alone, by the state that accepts it: a span kept
+            // across the loop would cost `decode`, which hands nothing, a test on every byte.
+            self.step(c, &mut || hand(sink, Part::Trailers, input.get(i - 1..i)))?;
             if self.over_limit() {
                 // Refused before its data: nothing after this size line is looked at.
                 return Ok(Progress {
@@ -245,25 +238,15 @@ impl ChunkedDecoder {
                 });
             }
         }
-        // A line that goes on in the next call (not an empty span: `input` may be empty).
-        if let Some(from) = line_from.filter(|&from| from < i) {
-            sink(Part::Trailers, &input[from..i]);
-        }
         Ok(Progress {
             consumed: i,
             done: self.state == State::Done,
         })
     }
 
-    /// Inside a trailer field line: past its first byte, up to its LF.
-    fn in_trailer_line(&self) -> bool {
-        matches!(
-            self.state,
-            State::TrailerName | State::TrailerValue | State::TrailerLf
-        )
-    }
-
-    fn step(&mut self, c: u8) -> Result<(), Error> {
+    /// Take `c`, the byte after the last one taken; `in_line` is called when `c` is a
+    /// byte of a trailer field line (its CRLF included, the final CRLF not).
+    fn step(&mut self, c: u8, in_line: &mut impl FnMut()) -> Result<(), Error> {
         use State::*;
         match self.state {
             SizeStart | Size => {
@@ -377,7 +360,10 @@ impl ChunkedDecoder {
                 match c {
                     b'\r' => self.state = FinalLf,
                     b'\n' => return Err(Error::BareLf),
-                    _ if TCHAR[c as usize] => self.state = TrailerName,
+                    _ if TCHAR[c as usize] => {
+                        self.state = TrailerName;
+                        in_line();
+                    }
                     _ => return Err(Error::InvalidTrailer),
                 }
             }
@@ -390,6 +376,7 @@ impl ChunkedDecoder {
                     b'\n' => return Err(Error::BareLf),
                     _ => return Err(Error::InvalidTrailer),
                 }
+                in_line();
             }
             TrailerValue => {
                 self.trailer_byte()?;
@@ -399,6 +386,7 @@ impl ChunkedDecoder {
                     _ if VALUE[c as usize] => {}
                     _ => return Err(Error::InvalidTrailer),
                 }
+                in_line();
             }
             TrailerLf => {
                 self.trailer_byte()?;
@@ -406,6 +394,7 @@ impl ChunkedDecoder {
                     return Err(Error::BareCr);
                 }
                 self.state = TrailerStart;
+                in_line();
             }
             FinalLf => {
                 if c != b'\n' {
@@ -432,6 +421,16 @@ impl ChunkedDecoder {
             return Err(Error::InvalidTrailer);
         }
         Ok(())
+    }
+}
+
+/// Hand `span` to `sink`. Taken with `get`, never by indexing: a span that cannot panic is
+/// dead code when the sink does nothing, so [`ChunkedDecoder::decode`] compiles as it would
+/// without the spans (the spans are always within the input).
+#[inline(always)]
+fn hand(sink: &mut impl FnMut(Part, &[u8]), part: Part, span: Option<&[u8]>) {
+    if let Some(span) = span {
+        sink(part, span);
     }
 }
 

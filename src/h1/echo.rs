@@ -220,8 +220,9 @@ pub(super) fn keep_echo_body(
     }
 }
 
-/// Decode `input`, the next bytes of a chunked body, with `d`; if the request, `pending`, is
-/// echoed, keep the data and trailer lines the decoder walks past in `c`.
+/// If the request, `pending`, is echoed: decode `input`, the next bytes of its chunked body,
+/// with `d`, and keep in `c` the data and trailer lines the decoder walks past. `None` if it
+/// is not: the caller decodes as on the plain path.
 #[cfg(feature = "echo")]
 #[cold]
 #[inline(never)]
@@ -231,10 +232,8 @@ pub(super) fn decode_echo_chunks(
     c: &mut Capture,
     pending: Option<Pending>,
     features: &Features<'_>,
-) -> Result<Progress, Error> {
-    if pending.is_some_and(|p| features.echoes(p.route as usize)) {
-        d.decode_with(input, &mut |part, bytes| c.keep_chunked(part, bytes))
-    } else {
-        d.decode(input)
-    }
+) -> Option<Result<Progress, Error>> {
+    pending
+        .filter(|p| features.echoes(p.route as usize))
+        .map(|_| d.decode_with(input, &mut |part, bytes| c.keep_chunked(part, bytes)))
 }

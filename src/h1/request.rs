@@ -63,16 +63,16 @@ impl Http1Conn {
                 Body::Chunked(d) => {
                     let input = &buf[at..];
                     // An echo keeps the data and trailers the decoder walks past; the plain
-                    // path's decode hands nothing.
+                    // path's decode, its only other caller, hands nothing and stays inline.
                     #[cfg(feature = "echo")]
-                    let decoded = if settings.switches.echo() {
-                        decode_echo_chunks(d, input, &mut b.echo, b.pending, &env.features)
-                    } else {
-                        d.decode(input)
-                    };
+                    let echoed = (settings.switches.echo())
+                        .then(|| {
+                            decode_echo_chunks(d, input, &mut b.echo, b.pending, &env.features)
+                        })
+                        .flatten();
                     #[cfg(not(feature = "echo"))]
-                    let decoded = d.decode(input);
-                    match decoded {
+                    let echoed = None;
+                    match echoed.unwrap_or_else(|| d.decode(input)) {
                         Ok(p) => {
                             at += p.consumed;
                             if !p.done {
