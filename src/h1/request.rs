@@ -62,8 +62,9 @@ impl Http1Conn {
                 }
                 Body::Chunked(d) => {
                     let input = &buf[at..];
-                    // An echo keeps the data and trailers the decoder walks past; the plain
-                    // path's decode, its only other caller, hands nothing and stays inline.
+                    // An echoed request's data and trailers are kept as the decoder walks them;
+                    // any other is decoded by `decode`, which hands nothing, called once here so
+                    // that it stays inline.
                     #[cfg(feature = "echo")]
                     let echoed = (settings.switches.echo())
                         .then(|| {
@@ -72,7 +73,9 @@ impl Http1Conn {
                         .flatten();
                     #[cfg(not(feature = "echo"))]
                     let echoed = None;
-                    match echoed.unwrap_or_else(|| d.decode(input)) {
+                    #[cfg_attr(not(feature = "echo"), allow(clippy::unnecessary_literal_unwrap))]
+                    let decoded = echoed.unwrap_or_else(|| d.decode(input));
+                    match decoded {
                         Ok(p) => {
                             at += p.consumed;
                             if !p.done {
