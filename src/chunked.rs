@@ -1,11 +1,9 @@
 //! An incremental decoder for the chunked transfer coding (RFC 9112 §7.1), `core` only.
 //!
-//! The decoder keeps nothing of a body: it walks chunk sizes, extensions, data and trailers
-//! and says how many bytes belong to the body, so that the next pipelined request is found
-//! exactly where the RFC says it starts. Its state is kept byte by byte, so any split of the
-//! input gives the same result. A caller that keeps the body (the echo) has the same walk hand
-//! it the data and the trailer lines ([`ChunkedDecoder::decode_with`]); the bytes are walked
-//! once, and [`ChunkedDecoder::decode`] hands nothing and pays nothing for it.
+//! canned never keeps a request body: the decoder walks chunk sizes, extensions, data and
+//! trailers and says how many bytes belong to the body, so that the next pipelined request is
+//! found exactly where the RFC says it starts. Its state is kept byte by byte, so any split of
+//! the input gives the same result.
 //!
 //! ```text
 //! chunked-body   = *chunk last-chunk trailer-section CRLF
@@ -63,15 +61,6 @@ enum State {
     TrailerLf,
     FinalLf,
     Done,
-}
-
-/// What a span handed by [`ChunkedDecoder::decode_with`] holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// Chunk data (the body's content, decoded).
-    Data,
-    /// Trailer field lines, CRLF included (RFC 9112 §7.1.2).
-    Trailers,
 }
 
 /// What one call to [`ChunkedDecoder::decode`] did.
@@ -165,39 +154,6 @@ impl ChunkedDecoder {
     /// Once the body has ended, every further call is an error
     /// ([`Error::InvalidChunkData`]): the bytes offered belong to whatever follows the body.
     pub fn decode(&mut self, input: &[u8]) -> Result<Progress, Error> {
-        self.decode_with(input, &mut |_, _| {})
-    }
-
-    /// [`ChunkedDecoder::decode`], handing `sink` what it walks past: the chunk data, in
-    /// spans of `input` as long as the input allows, then the trailer section's field lines,
-    /// each with its CRLF (the final CRLF is not handed), a byte at a time (they are at most
-    /// [`MAX_TRAILERS`] bytes). Bytes are handed once accepted, so every split of a body hands
-    /// the same bytes, in the same order, as the body offered whole; after an error the bytes
-    /// handed are of no use. `decode` is this method with a sink that does nothing, and
-    /// compiles as if there were none.
-    ///
-    /// ```
-    /// use canned::chunked::{ChunkedDecoder, Part};
-    ///
-    /// let (mut data, mut trailers) = (Vec::new(), Vec::new());
-    /// let mut keep = |part, bytes: &[u8]| match part {
-    ///     Part::Data => data.extend_from_slice(bytes),
-    ///     Part::Trailers => trailers.extend_from_slice(bytes),
-    /// };
-    /// let mut d = ChunkedDecoder::new();
-    /// d.decode_with(b"3\r\nabc\r\n4;x=y\r\nde", &mut keep).unwrap();
-    /// let p = d.decode_with(b"fg\r\n0\r\nSum: 1\r\n\r\nGET", &mut keep).unwrap();
-    /// assert!(p.done);
-    /// assert_eq!(p.consumed, 17);
-    /// assert_eq!(data, b"abcdefg");
-    /// assert_eq!(trailers, b"Sum: 1\r\n");
-    /// ```
-    #[inline]
-    pub fn decode_with(
-        &mut self,
-        input: &[u8],
-        sink: &mut impl FnMut(Part, &[u8]),
-    ) -> Result<Progress, Error> {
         if self.state == State::Done {
             return Err(Error::InvalidChunkData);
         }
@@ -211,7 +167,6 @@ impl ChunkedDecoder {
         while i < input.len() {
             if self.state == State::Data {
                 let take = (input.len() - i).min(self.size.min(usize::MAX as u64) as usize);
-                hand(sink, Part::Data, input.get(i..i + take));
                 i += take;
                 self.size -= take as u64;
                 if self.size == 0 {
@@ -221,9 +176,7 @@ impl ChunkedDecoder {
             }
             let c = input[i];
             i += 1;
-            // A trailer line's byte is handed alone, by the state that accepts it: a span kept
-            // across the loop would cost `decode`, which hands nothing, a test on every byte.
-            self.step(c, &mut || hand(sink, Part::Trailers, input.get(i - 1..i)))?;
+            self.step(c)?;
             if self.over_limit() {
                 // Refused before its data: nothing after this size line is looked at.
                 return Ok(Progress {
@@ -244,9 +197,7 @@ impl ChunkedDecoder {
         })
     }
 
-    /// Take `c`, the byte after the last one taken; `in_line` is called when `c` is a
-    /// byte of a trailer field line (its CRLF included, the final CRLF not).
-    fn step(&mut self, c: u8, in_line: &mut impl FnMut()) -> Result<(), Error> {
+    fn step(&mut self, c: u8) -> Result<(), Error> {
         use State::*;
         match self.state {
             SizeStart | Size => {
@@ -360,10 +311,7 @@ impl ChunkedDecoder {
                 match c {
                     b'\r' => self.state = FinalLf,
                     b'\n' => return Err(Error::BareLf),
-                    _ if TCHAR[c as usize] => {
-                        self.state = TrailerName;
-                        in_line();
-                    }
+                    _ if TCHAR[c as usize] => self.state = TrailerName,
                     _ => return Err(Error::InvalidTrailer),
                 }
             }
@@ -376,7 +324,6 @@ impl ChunkedDecoder {
                     b'\n' => return Err(Error::BareLf),
                     _ => return Err(Error::InvalidTrailer),
                 }
-                in_line();
             }
             TrailerValue => {
                 self.trailer_byte()?;
@@ -386,7 +333,6 @@ impl ChunkedDecoder {
                     _ if VALUE[c as usize] => {}
                     _ => return Err(Error::InvalidTrailer),
                 }
-                in_line();
             }
             TrailerLf => {
                 self.trailer_byte()?;
@@ -394,7 +340,6 @@ impl ChunkedDecoder {
                     return Err(Error::BareCr);
                 }
                 self.state = TrailerStart;
-                in_line();
             }
             FinalLf => {
                 if c != b'\n' {
@@ -421,16 +366,6 @@ impl ChunkedDecoder {
             return Err(Error::InvalidTrailer);
         }
         Ok(())
-    }
-}
-
-/// Hand `span` to `sink`. Taken with `get`, never by indexing: a span that cannot panic is
-/// dead code when the sink does nothing, so [`ChunkedDecoder::decode`] compiles as it would
-/// without the spans (the spans are always within the input).
-#[inline(always)]
-fn hand(sink: &mut impl FnMut(Part, &[u8]), part: Part, span: Option<&[u8]>) {
-    if let Some(span) = span {
-        sink(part, span);
     }
 }
 

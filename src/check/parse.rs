@@ -1,6 +1,6 @@
 //! The parser's and the chunked decoder's invariants, and the fuzz entries that drive them.
 
-use crate::chunked::{ChunkedDecoder, Part, Progress};
+use crate::chunked::{ChunkedDecoder, Progress};
 use crate::parser::{Error, Limits, Parser, Status, parse_request};
 
 /// Feed `data` to one parser in pieces ending at each of `cuts` (ascending offsets, taken
@@ -71,15 +71,6 @@ pub fn parser_invariants(data: &[u8], cuts: &[usize], limits: Limits) {
 /// Decode `data` as a chunked body in pieces ending at `cuts` (as [`parse_in_pieces`]).
 /// Returns the total consumed and whether the body ended, or the error.
 pub fn decode_in_pieces(data: &[u8], cuts: &[usize]) -> Result<Progress, Error> {
-    decode_in_pieces_with(data, cuts, &mut |_, _| {})
-}
-
-/// [`decode_in_pieces`] through [`ChunkedDecoder::decode_with`], handing `sink` what it hands.
-fn decode_in_pieces_with(
-    data: &[u8],
-    cuts: &[usize],
-    sink: &mut impl FnMut(Part, &[u8]),
-) -> Result<Progress, Error> {
     let mut d = ChunkedDecoder::new();
     let mut consumed = 0;
     let mut last = 0;
@@ -92,7 +83,7 @@ fn decode_in_pieces_with(
         if c < last {
             continue;
         }
-        let p = d.decode_with(&data[consumed..c], sink)?;
+        let p = d.decode(&data[consumed..c])?;
         assert!(
             p.consumed <= c - consumed,
             "decoder consumed more than given"
@@ -132,109 +123,6 @@ pub fn chunked_invariants(data: &[u8], cuts: &[usize]) {
         once,
         "split decode differs from one-shot (cuts {cuts:?})"
     );
-    // What `decode_with` hands: the same spans of `data` whatever the split (unless the body
-    // is in error: a line's first part may then be handed, or not), and, for a body that
-    // ended, all of its data and its trailer lines up to the final CRLF.
-    let mut whole = Handed::new(data);
-    let with = decode_in_pieces_with(data, &[], &mut |part, bytes| whole.take(part, bytes));
-    assert_eq!(with, once, "decode_with decodes differently");
-    let mut split = Handed::new(data);
-    let _ = decode_in_pieces_with(data, cuts, &mut |part, bytes| split.take(part, bytes));
-    let (whole, split) = (whole.finish(), split.finish());
-    if once.is_ok() {
-        assert_eq!(
-            split, whole,
-            "split decode_with hands other bytes (cuts {cuts:?})"
-        );
-    }
-    if let Ok(Progress {
-        consumed,
-        done: true,
-    }) = once
-    {
-        let mut d = ChunkedDecoder::new();
-        let _ = d.decode(data);
-        assert_eq!(
-            whole.data,
-            d.data_len(),
-            "data handed differs from data announced"
-        );
-        if whole.trailers > 0 {
-            assert_eq!(
-                whole.end,
-                consumed - 2,
-                "trailers do not end at the final CRLF"
-            );
-        }
-    }
-}
-
-/// The spans [`ChunkedDecoder::decode_with`] handed, as offsets in the body: adjacent spans of
-/// one part are merged into a run, and the runs hashed, so that any split of the input that
-/// hands the same bytes gives the same value (no allocation: `check` is `no_std`).
-#[derive(Debug, PartialEq, Eq)]
-struct Handed {
-    /// The body's start, whose offsets the spans are measured from.
-    base: usize,
-    /// The run being merged: its part, start and end.
-    run: Option<(Part, usize, usize)>,
-    /// The runs ended so far, hashed (FNV-1a over their part, start and end).
-    hash: u64,
-    /// Bytes of data and of trailers handed.
-    data: u64,
-    trailers: u64,
-    /// The end of the last span: spans come in order and never overlap.
-    end: usize,
-}
-
-impl Handed {
-    fn new(body: &[u8]) -> Self {
-        Handed {
-            base: body.as_ptr() as usize,
-            run: None,
-            hash: 0xcbf2_9ce4_8422_2325,
-            data: 0,
-            trailers: 0,
-            end: 0,
-        }
-    }
-
-    fn take(&mut self, part: Part, bytes: &[u8]) {
-        assert!(!bytes.is_empty(), "an empty span handed");
-        let start = bytes.as_ptr() as usize - self.base;
-        assert!(start >= self.end, "a span handed twice or out of order");
-        let end = start + bytes.len();
-        if part == Part::Data {
-            assert_eq!(self.trailers, 0, "data handed after trailers");
-            self.data += bytes.len() as u64;
-        } else {
-            self.trailers += bytes.len() as u64;
-        }
-        self.run = match self.run {
-            Some((p, from, to)) if p == part && to == start => Some((p, from, end)),
-            run => {
-                self.end_run(run);
-                Some((part, start, end))
-            }
-        };
-        self.end = end;
-    }
-
-    fn end_run(&mut self, run: Option<(Part, usize, usize)>) {
-        if let Some((part, from, to)) = run {
-            for v in [part as u64, from as u64, to as u64] {
-                for b in v.to_le_bytes() {
-                    self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-                }
-            }
-        }
-    }
-
-    fn finish(mut self) -> Self {
-        let run = self.run.take();
-        self.end_run(run);
-        self
-    }
 }
 
 /// Split a fuzz input into cut points and data: the first byte says how many cuts (up to

@@ -1,8 +1,7 @@
 //! A connection's capture of the request it echoes ([`Capture`]): HTTP/1's work area holds one
 //! with the `echo` feature, and none without.
 
-use super::Echoed;
-use crate::chunked::Part;
+use super::{ChunkWalk, Echoed};
 
 /// The request being echoed, kept until its answer is written: its head, then its body's
 /// data, then its trailer lines ([`Echoed::new`] reads the three parts). Set up whole when the
@@ -19,22 +18,22 @@ pub struct Capture {
 enum Capturing {
     #[default]
     Idle,
-    /// The request in [`Capture::request`]: its head's length, and where a chunked body's
-    /// trailer lines begin, after its data (`None`: none kept yet, or a body by length).
+    /// The request in [`Capture::request`]: its head's length, and a chunked body's walk, its
+    /// data then its trailers (`None`: a body by length, or none).
     Request {
         head_len: usize,
-        trailers_at: Option<usize>,
+        chunks: Option<ChunkWalk>,
     },
 }
 
 impl Capture {
-    /// Keep `head`, a request's whole head.
-    pub fn start(&mut self, head: &[u8]) {
+    /// Keep `head`, a request's whole head, whose body is `chunked` (else by length, or none).
+    pub fn start(&mut self, head: &[u8], chunked: bool) {
         self.request.clear();
         self.request.extend_from_slice(head);
         self.phase = Capturing::Request {
             head_len: head.len(),
-            trailers_at: None,
+            chunks: chunked.then(ChunkWalk::default),
         };
     }
 
@@ -48,32 +47,23 @@ impl Capture {
         self.request.extend_from_slice(bytes);
     }
 
-    /// A span of a chunked body's data or trailer lines, as its decoder hands it
-    /// ([`ChunkedDecoder::decode_with`](crate::chunked::ChunkedDecoder::decode_with)).
-    pub fn keep_chunked(&mut self, part: Part, bytes: &[u8]) {
-        if let (
-            Part::Trailers,
-            Capturing::Request {
-                trailers_at: at @ None,
-                ..
-            },
-        ) = (part, &mut self.phase)
+    /// Bytes of a chunked body the decoder accepted: their data and trailers kept.
+    pub fn keep_chunks(&mut self, accepted: &[u8]) {
+        if let Capturing::Request {
+            chunks: Some(walk), ..
+        } = &mut self.phase
         {
-            *at = Some(self.request.len());
+            walk.walk(accepted, &mut self.request);
         }
-        self.request.extend_from_slice(bytes);
     }
 
     /// The request kept, read back as the `index`th of its connection.
     pub fn echoed(&self, index: u32) -> Echoed<'_> {
-        let (head_len, trailers_at) = match self.phase {
-            Capturing::Request {
-                head_len,
-                trailers_at,
-            } => (head_len, trailers_at),
+        let (head_len, chunks) = match self.phase {
+            Capturing::Request { head_len, chunks } => (head_len, chunks),
             Capturing::Idle => (0, None),
         };
-        let body_end = trailers_at.unwrap_or(self.request.len());
+        let body_end = chunks.map_or(self.request.len(), |w| w.body_end());
         Echoed::new(&self.request, head_len, body_end, index)
     }
 

@@ -10,9 +10,7 @@
 //! as received, then the body's data, then the raw trailer section ([`Echoed::new`] names
 //! the three parts). The head is copied whole when the parser completes it, and its lines
 //! are walked again only when the response is written, so the parser stays as it is; a chunked
-//! body's data and trailer lines are kept as its decoder hands them, in the one walk that
-//! validates it
-//! ([`ChunkedDecoder::decode_with`](crate::chunked::ChunkedDecoder::decode_with)).
+//! body is decoded by [`ChunkWalk`] from bytes the decoder already accepted.
 //!
 //! The five formats ([`EchoFormat`]):
 //!
@@ -32,11 +30,13 @@
 //! |---|---|
 //! | `capture` | a connection's capture of the request it echoes, as its bytes come |
 //! | `captured` | a captured request read back: request line, fields, body, trailers |
+//! | `chunks` | the decoder of a chunked body already validated |
 //! | `render` | the five formats, measured and written |
 //! | `routes` | the routes that echo, and their formats |
 
 mod capture;
 mod captured;
+mod chunks;
 mod render;
 mod routes;
 #[cfg(test)]
@@ -44,6 +44,7 @@ mod tests;
 
 pub use capture::Capture;
 pub use captured::{Echoed, Fields, path_and_query};
+pub use chunks::ChunkWalk;
 pub use render::{EchoFormat, decimal, render, rendered_len};
 pub use routes::EchoRoutes;
 

@@ -1,8 +1,8 @@
-//! The echo's unit tests: the captured request read back, a chunked body kept under every split,
+//! The echo's unit tests: the captured request read back, the chunk walk under every split,
 //! base64 against RFC 4648's vectors, and each format's bytes and measured length.
 
 use super::render::{base64_into, uuid_v4};
-use super::{Capture, EchoFormat, Echoed, path_and_query, render, rendered_len};
+use super::{ChunkWalk, EchoFormat, Echoed, path_and_query, render, rendered_len};
 use crate::chunked::ChunkedDecoder;
 
 fn rendered(format: EchoFormat, e: &Echoed<'_>) -> String {
@@ -80,53 +80,35 @@ fn path_and_query_of_each_target_form() {
     }
 }
 
-/// A chunked body's data and trailer lines, kept as its decoder hands them, read back the
-/// same in every split of two pieces and byte by byte.
+/// A chunked body, its data and its trailer lines, walked in every split of two pieces (as
+/// the decoder consumed them) and byte by byte.
 #[test]
-fn the_capture_keeps_what_the_decoder_hands_whatever_the_split() {
-    let head: &[u8] = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+fn the_chunk_walk_keeps_data_and_trailers_whatever_the_split() {
     let body: &[u8] =
         b"3;ext=\"a;b\"\r\nabc\r\nA \t;x\r\n0123456789\r\n1\r\n\xff\r\n00;end\r\nT: 1\r\nU:x \r\n\r\n";
-    let keep_in = |pieces: &[&[u8]]| {
-        let mut c = Capture::default();
-        c.start(head);
+    let data: &[u8] = b"abc0123456789\xff";
+    let trailers: &[u8] = b"T: 1\r\nU:x \r\n";
+    let walk_in = |pieces: &[&[u8]]| {
         let mut d = ChunkedDecoder::new();
+        let mut w = ChunkWalk::default();
+        let mut out = b"HEAD".to_vec();
         // The decoder takes no call after the body's end, not even an empty one.
         for piece in pieces.iter().filter(|p| !p.is_empty()) {
-            let p = d
-                .decode_with(piece, &mut |part, bytes| c.keep_chunked(part, bytes))
-                .unwrap();
+            let p = d.decode(piece).unwrap();
             assert_eq!(p.consumed, piece.len());
+            w.walk(&piece[..p.consumed], &mut out);
         }
-        assert!(d.is_done());
-        let e = c.echoed(1);
-        assert_eq!(e.body(), b"abc0123456789\xff");
-        let trailers: Vec<_> = e.trailers().collect();
-        assert_eq!(trailers, [(&b"T"[..], &b"1"[..]), (b"U", b"x")]);
+        assert!(d.is_done() && w.is_done());
+        let end = w.body_end();
+        assert_eq!(&out[4..end], data);
+        assert_eq!(&out[end..], trailers);
     };
     for split in 0..=body.len() {
         let (a, b) = body.split_at(split);
-        keep_in(&[a, b]);
+        walk_in(&[a, b]);
     }
     let bytes: Vec<&[u8]> = body.chunks(1).collect();
-    keep_in(&bytes);
-}
-
-/// A chunked body without trailers: all of it is data.
-#[test]
-fn the_capture_of_a_chunked_body_without_trailers_is_all_data() {
-    let mut c = Capture::default();
-    c.start(b"POST / HTTP/1.1\r\n\r\n");
-    let mut d = ChunkedDecoder::new();
-    let p = d
-        .decode_with(b"2\r\nab\r\n0\r\n\r\n", &mut |part, bytes| {
-            c.keep_chunked(part, bytes)
-        })
-        .unwrap();
-    assert!(p.done);
-    let e = c.echoed(1);
-    assert_eq!(e.body(), b"ab");
-    assert_eq!(e.trailers().count(), 0);
+    walk_in(&bytes);
 }
 
 fn sample() -> Vec<u8> {

@@ -12,14 +12,14 @@ use super::log::log_response_from;
 use super::state::Pending;
 use super::state::{Body, Env, WorkArea};
 #[cfg(feature = "echo")]
-use crate::chunked::{ChunkedDecoder, Progress};
+use crate::chunked::ChunkedDecoder;
 #[cfg(feature = "echo")]
 use crate::conn::Features;
 use crate::conn::Settings;
 #[cfg(feature = "echo")]
 use crate::echo::{Capture, DEFAULT_MAX_BODY, EchoFormat, decimal, render, rendered_len};
 #[cfg(feature = "echo")]
-use crate::parser::{Error, Rule};
+use crate::parser::Rule;
 
 /// The most room taken for an echoed body by length before its bytes arrive.
 #[cfg(feature = "echo")]
@@ -28,8 +28,8 @@ const ECHO_RESERVE_BYTES: u64 = 64 * 1024;
 impl Http1Conn {
     /// A request's head is complete (`head` its bytes), and read as on any path: its route,
     /// its body's framing, its interim response. If its route echoes, keep the head and answer
-    /// now or once the body is in ([`keep_echo_body`], [`decode_echo_chunks`] keep it as it
-    /// is read); else answer as on any path. The echo's body bound (`--max-body-bytes`, else
+    /// now or once the body is in ([`keep_echo_body`], [`keep_echo_chunks`] keep it as it is
+    /// read); else answer as on any path. The echo's body bound (`--max-body-bytes`, else
     /// [`DEFAULT_MAX_BODY`]) is checked here: a body over it is refused with 413 before any of
     /// it is read, as the plain path refuses one over `--max-body-bytes`.
     #[cold]
@@ -76,7 +76,7 @@ impl Http1Conn {
             u64::MAX => DEFAULT_MAX_BODY,
             n => n,
         };
-        b.echo.start(head);
+        b.echo.start(head, matches!(b.body, Body::Chunked(_)));
         match b.body {
             Body::None => self.respond_echo(b, env),
             Body::Length(n) if n > limit => self.refuse(b, Rule::BodyTooLarge, p.head_request, env),
@@ -220,20 +220,18 @@ pub(super) fn keep_echo_body(
     }
 }
 
-/// If the request, `pending`, is echoed: decode `input`, the next bytes of its chunked body,
-/// with `d`, and keep in `c` the data and trailer lines the decoder walks past. `None` if it
-/// is not: the caller decodes as on the plain path.
+/// `bytes` of a chunked body were accepted by its decoder: keep their data and trailers in
+/// `c`, if the request, `pending`, is echoed.
 #[cfg(feature = "echo")]
 #[cold]
 #[inline(never)]
-pub(super) fn decode_echo_chunks(
-    d: &mut ChunkedDecoder,
-    input: &[u8],
+pub(super) fn keep_echo_chunks(
     c: &mut Capture,
     pending: Option<Pending>,
+    bytes: &[u8],
     features: &Features<'_>,
-) -> Option<Result<Progress, Error>> {
-    pending
-        .filter(|p| features.echoes(p.route as usize))
-        .map(|_| d.decode_with(input, &mut |part, bytes| c.keep_chunked(part, bytes)))
+) {
+    if pending.is_some_and(|p| features.echoes(p.route as usize)) {
+        c.keep_chunks(bytes);
+    }
 }

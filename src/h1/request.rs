@@ -4,7 +4,7 @@
 
 use super::Http1Conn;
 #[cfg(feature = "echo")]
-use super::echo::{decode_echo_chunks, keep_echo_body};
+use super::echo::{keep_echo_body, keep_echo_chunks};
 use super::log::keep_request_line;
 use super::state::{Body, Env, Pending, Phase, Refill, WorkArea};
 use crate::chunked::ChunkedDecoder;
@@ -60,46 +60,35 @@ impl Http1Conn {
                     b.body = Body::None;
                     self.respond_after_body(b, env);
                 }
-                Body::Chunked(d) => {
-                    let input = &buf[at..];
-                    // An echoed request's data and trailers are kept as the decoder walks them;
-                    // any other is decoded by `decode`, which hands nothing, called once here so
-                    // that it stays inline.
-                    #[cfg(feature = "echo")]
-                    let echoed = (settings.switches.echo())
-                        .then(|| {
-                            decode_echo_chunks(d, input, &mut b.echo, b.pending, &env.features)
-                        })
-                        .flatten();
-                    #[cfg(not(feature = "echo"))]
-                    let echoed = None;
-                    #[cfg_attr(not(feature = "echo"), allow(clippy::unnecessary_literal_unwrap))]
-                    let decoded = echoed.unwrap_or_else(|| d.decode(input));
-                    match decoded {
-                        Ok(p) => {
-                            at += p.consumed;
-                            if !p.done {
-                                if d.over_limit() {
-                                    // The chunks announced more data than the body limit: 413
-                                    // and close, as for a Content-Length over it.
-                                    let head_request = b.pending.is_some_and(|p| p.head_request);
-                                    self.refuse(b, Rule::BodyTooLarge, head_request, env);
-                                    return buf.len();
-                                }
-                                return at;
+                Body::Chunked(d) => match d.decode(&buf[at..]) {
+                    Ok(p) => {
+                        #[cfg(feature = "echo")]
+                        if settings.switches.echo() {
+                            let kept = &buf[at..at + p.consumed];
+                            keep_echo_chunks(&mut b.echo, b.pending, kept, &env.features);
+                        }
+                        at += p.consumed;
+                        if !p.done {
+                            if d.over_limit() {
+                                // The chunks announced more data than the body limit: 413
+                                // and close, as for a Content-Length over it.
+                                let head_request = b.pending.is_some_and(|p| p.head_request);
+                                self.refuse(b, Rule::BodyTooLarge, head_request, env);
+                                return buf.len();
                             }
-                            #[cfg(feature = "journal")]
-                            b.journal.set_body_len(d.data_len());
-                            b.body = Body::None;
-                            self.respond_after_body(b, env);
+                            return at;
                         }
-                        Err(e) => {
-                            let head_request = b.pending.is_some_and(|p| p.head_request);
-                            self.fail(b, e, head_request, env);
-                            return buf.len();
-                        }
+                        #[cfg(feature = "journal")]
+                        b.journal.set_body_len(d.data_len());
+                        b.body = Body::None;
+                        self.respond_after_body(b, env);
                     }
-                }
+                    Err(e) => {
+                        let head_request = b.pending.is_some_and(|p| p.head_request);
+                        self.fail(b, e, head_request, env);
+                        return buf.len();
+                    }
+                },
                 Body::None => {
                     if at == buf.len() {
                         return at;

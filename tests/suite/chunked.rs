@@ -1,7 +1,7 @@
 //! The chunked decoder's specification (RFC 9112 §7.1): input, expected outcome.
 
 use canned::check::{chunked_invariants, decode_in_pieces};
-use canned::chunked::{ChunkedDecoder, Part, Progress};
+use canned::chunked::{ChunkedDecoder, Progress};
 use canned::parser::Error;
 
 #[derive(Debug)]
@@ -227,64 +227,4 @@ fn data_limit_stops_after_the_size_line_that_passes_it() {
             }
         }
     }
-}
-
-/// `decode_with` hands a body's data and its trailer lines (each with its CRLF, without the
-/// final CRLF), the same in every split of two pieces and byte by byte as unsplit.
-#[test]
-fn decode_with_hands_data_and_trailers_whatever_the_split() {
-    let body: &[u8] =
-        b"3;ext=\"a;b\"\r\nabc\r\nA \t;x\r\n0123456789\r\n1\r\n\xff\r\n00;end\r\nT: 1\r\nU:x \r\n\r\n";
-    let data: &[u8] = b"abc0123456789\xff";
-    let trailers: &[u8] = b"T: 1\r\nU:x \r\n";
-    let decode_in = |pieces: &[&[u8]]| {
-        let mut d = ChunkedDecoder::new();
-        let (mut got_data, mut got_trailers) = (Vec::new(), Vec::new());
-        let mut keep = |part, bytes: &[u8]| {
-            assert!(!bytes.is_empty(), "an empty span");
-            match part {
-                Part::Data => {
-                    assert!(got_trailers.is_empty(), "data after trailers");
-                    got_data.extend_from_slice(bytes);
-                }
-                Part::Trailers => got_trailers.extend_from_slice(bytes),
-            }
-        };
-        // The decoder takes no call after the body's end, not even an empty one.
-        for piece in pieces.iter().filter(|p| !p.is_empty()) {
-            let p = d.decode_with(piece, &mut keep).unwrap();
-            assert_eq!(p.consumed, piece.len());
-        }
-        assert!(d.is_done());
-        assert_eq!(got_data, data, "{pieces:?}");
-        assert_eq!(got_trailers, trailers, "{pieces:?}");
-    };
-    decode_in(&[body]);
-    for split in 0..=body.len() {
-        let (a, b) = body.split_at(split);
-        decode_in(&[a, b]);
-    }
-    let bytes: Vec<&[u8]> = body.chunks(1).collect();
-    decode_in(&bytes);
-}
-
-/// Data comes as whole spans of the input, one call per chunk's data in the piece offered.
-#[test]
-fn decode_with_hands_data_in_spans_of_the_input() {
-    let mut spans = Vec::new();
-    let mut d = ChunkedDecoder::new();
-    let input = b"5\r\nhello\r\n3\r\nabc\r\n0\r\n\r\n";
-    let p = d
-        .decode_with(input, &mut |part, bytes: &[u8]| {
-            spans.push((part, bytes.to_vec()))
-        })
-        .unwrap();
-    assert!(p.done);
-    assert_eq!(
-        spans,
-        [
-            (Part::Data, b"hello".to_vec()),
-            (Part::Data, b"abc".to_vec())
-        ]
-    );
 }
