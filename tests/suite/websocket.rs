@@ -1154,7 +1154,11 @@ fn a_ping_storm_to_a_peer_that_never_reads_is_bounded() {
     std::thread::sleep(Duration::from_millis(500));
     let rss_grew = p.rss_kib().saturating_sub(rss_before);
     eprintln!("a storm of 1,000,000 pings to a peer that never reads: RSS grew {rss_grew} KiB");
-    assert!(rss_grew < 1024, "RSS grew {rss_grew} KiB");
+    // Under emulation (CANNED_TEST_TIME_SCALE > 1) the process is qemu-user's, whose RSS
+    // grows with the code it translates as new paths run: the bound is canned's, natively.
+    if common::time_scale() == 1 {
+        assert!(rss_grew < 1024, "RSS grew {rss_grew} KiB");
+    }
     // Past the write timeout (no progress for 2 s), the connection is closed: what was sent
     // is whole frames, the echo then pings in order, far from all of them.
     std::thread::sleep(time_bound(Duration::from_secs(3)));
