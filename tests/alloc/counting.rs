@@ -51,7 +51,7 @@ fn round(s: &mut TcpStream, wire: &[u8], batch: usize, resp_len: usize, buf: &mu
 }
 
 /// A server in this process with `args`, and a client connection to it (no Nagle delay).
-fn serve(args: &[&str]) -> (canned::server::Handle, TcpStream) {
+pub fn serve(args: &[&str]) -> (canned::server::Handle, TcpStream) {
     let canned::config::Command::Run(c) =
         canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
     else {

@@ -24,14 +24,7 @@ pub fn grpc_health_checks_allocate_nothing() {
         "--quiet",
         "--grpc-health",
     ];
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let mut s = std::net::TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, mut s) = counting::serve(&args);
     s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
         .unwrap();
 

@@ -165,14 +165,7 @@ pub fn steady_state_http2_requests_allocate_nothing() {
         "--route",
         "/missing=404:no such thing",
     ];
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, s) = counting::serve(&args);
     let mut hello = PREFACE.to_vec();
     let mut window = setting::INITIAL_WINDOW_SIZE.to_be_bytes().to_vec();
     window.extend_from_slice(&STREAM_WINDOW.to_be_bytes());

@@ -5,7 +5,6 @@ use crate::counting;
 use crate::h2_alloc::{Client, STREAMS, Seen, push_frame};
 use canned::frame::{PREFACE, kind};
 use std::io::Write;
-use std::net::TcpStream;
 
 /// The same with `--echo` on `/`: each GET of `/` and the HEAD are echoes, kept in their
 /// connection's slots and rendered into buffers that keep their capacity, so that a steady
@@ -23,14 +22,7 @@ pub fn steady_state_http2_echoes_allocate_nothing() {
         "--route",
         "/missing=404:no such thing",
     ];
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, s) = counting::serve(&args);
     let mut hello = PREFACE.to_vec();
     push_frame(&mut hello, kind::SETTINGS, 0, 0, &[]);
     let mut client = Client {

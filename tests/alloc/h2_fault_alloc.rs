@@ -8,6 +8,7 @@ use std::io::Write;
 use std::net::TcpStream;
 
 use crate::counting;
+use crate::frames::frame;
 
 /// GET / (static indexes only): the same block for every stream.
 const GET_ROOT: [u8; 3] = [0x82, 0x86, 0x84];
@@ -67,24 +68,9 @@ pub fn faulted_streams_allocate_nothing() {
         "--fault",
         "*=error:0.5:503",
     ];
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let mut s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, mut s) = counting::serve(&args);
     let mut hello = PREFACE.to_vec();
-    hello.extend_from_slice(
-        &Header {
-            len: 0,
-            kind: kind::SETTINGS,
-            flags: 0,
-            stream: 0,
-        }
-        .encode(),
-    );
+    hello.extend_from_slice(&frame(kind::SETTINGS, 0, 0, &[]));
     s.write_all(&hello).unwrap();
     let mut buf = vec![0u8; 1 << 16];
     let (mut next, mut held) = (1, 0);

@@ -34,14 +34,7 @@ pub fn websocket_messages_allocate_nothing() {
         "--websocket",
         "/ws",
     ];
-    let canned::config::Command::Run(c) =
-        canned::config::Config::from_args(args.iter().copied(), &[]).unwrap()
-    else {
-        panic!()
-    };
-    let h = canned::server::Server::bind(*c).unwrap().spawn().unwrap();
-    let mut s = TcpStream::connect(h.tcp_addr().unwrap()).unwrap();
-    s.set_nodelay(true).unwrap();
+    let (h, mut s) = counting::serve(&args);
     s.write_all(
         b"GET /ws HTTP/1.1\r\nHost: t\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
           Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
