@@ -103,7 +103,7 @@ impl State {
             (None, None) => None,
         };
         // Recorded before its request gives way to its answer.
-        self.journal_kept(i, plan.status, plan.kinds, env);
+        self.journal_kept(i, plan.status, plan.kinds, None, env);
         let r = env.responses;
         let f = &env.features;
         let block = if c.stars { f.stars() } else { f.filler() };

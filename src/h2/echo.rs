@@ -263,7 +263,7 @@ impl State {
             return None;
         }
         // Recorded before its request gives way to its answer.
-        self.journal_kept(i, env.responses.status(route), Kinds::NONE, env);
+        self.journal_kept(i, env.responses.status(route), Kinds::NONE, None, env);
         let client = env.features.client.unwrap_or_default();
         let kept = &mut self.echo;
         let k = &kept.slots[at];
@@ -320,16 +320,24 @@ impl State {
         i: usize,
         status: u16,
         kinds: Kinds,
+        rule: Option<Rule>,
         env: &mut Env<'_, W>,
     ) {
         #[cfg(feature = "journal")]
-        self.record_kept(i, status, kinds, env);
+        self.record_kept(i, status, kinds, rule, env);
     }
 
     #[cfg(feature = "journal")]
     #[cold]
     #[inline(never)]
-    fn record_kept<W>(&mut self, i: usize, status: u16, kinds: Kinds, env: &mut Env<'_, W>) {
+    fn record_kept<W>(
+        &mut self,
+        i: usize,
+        status: u16,
+        kinds: Kinds,
+        rule: Option<Rule>,
+        env: &mut Env<'_, W>,
+    ) {
         if !self.keeps() {
             return;
         }
@@ -341,6 +349,9 @@ impl State {
                 j.seq = seq;
                 for &kind in kinds.as_slice() {
                     j.journal.add_fault(seq, kind);
+                }
+                if let Some(rule) = rule {
+                    j.journal.set_rule(seq, rule);
                 }
             }
             return;
@@ -359,6 +370,9 @@ impl State {
                 });
                 for &kind in kinds.as_slice() {
                     j.journal.add_fault(j.seq, kind);
+                }
+                if let Some(rule) = rule {
+                    j.journal.set_rule(j.seq, rule);
                 }
             }
         }

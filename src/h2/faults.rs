@@ -64,7 +64,7 @@ impl State {
         if self.keeps() {
             // The journal's entry, recorded when the request came: the plan's status (none
             // for a stall, a hang or garbage) and fault kinds, as HTTP/1 records them.
-            self.journal_kept(i, plan.status, plan.kinds, env);
+            self.journal_kept(i, plan.status, plan.kinds, None, env);
         }
         let s = &mut self.streams[i];
         s.answering = true;

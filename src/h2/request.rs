@@ -214,7 +214,7 @@ impl State {
         };
         #[cfg(feature = "journal")]
         if self.fields.capture {
-            self.journal_kept(i, status, plan::Kinds::NONE, env);
+            self.journal_kept(i, status, plan::Kinds::NONE, rule, env);
         }
         if env.features.access_log.is_some() {
             self.log_plain(i, status, rule, env);

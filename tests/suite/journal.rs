@@ -176,6 +176,51 @@ print("ok")
     }
 }
 
+/// A request refused for a rule is journaled with the rule's name over HTTP/2 (a stream
+/// answered 431 for `--max-headers`) as over HTTP/1.1; with one and two workers.
+#[test]
+#[cfg(feature = "http2")]
+fn a_refusals_rule_is_journaled_over_http2_as_over_http1() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--journal-path",
+            "/j",
+            "--max-headers",
+            "3",
+        ]);
+        for http in ["--http1.1", "--http2-prior-knowledge"] {
+            let o = Command::new("curl")
+                .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", http])
+                .args(["-H", "A: 1", "-H", "B: 2", "-H", "C: 3"])
+                .arg(p.url("/many"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&o.stdout), "431", "{http}");
+        }
+        let o = Command::new("curl")
+            .arg("-s")
+            .arg(p.url("/j"))
+            .output()
+            .unwrap();
+        let journal = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            journal.matches("\"status\":431").count(),
+            2,
+            "{workers} workers: {journal}"
+        );
+        assert_eq!(
+            journal.matches("\"rule\":\"too_many_headers\"").count(),
+            2,
+            "{workers} workers: {journal}"
+        );
+    }
+}
+
 /// The `--health` path and the journal's own are not recorded; a latency fault and a
 /// `--mutate-id` variant (which has no status) are named.
 #[test]
