@@ -165,6 +165,11 @@ impl WorkerFaults {
         Some((i, m.h2().variant(i)))
     }
 
+    /// HTTP/2 variant `i` (an index [`WorkerFaults::next_h2`] gave).
+    pub fn h2_variant(&self, i: usize) -> Option<&crate::mutate::H2Variant> {
+        Some(self.mutate.as_ref()?.h2().variant(i))
+    }
+
     /// The bytes of catalogue variant `i`.
     pub fn variant(&self, i: usize) -> &[u8] {
         self.mutate.as_ref().map_or(&[], |m| m.bytes(i))

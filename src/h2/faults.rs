@@ -187,12 +187,17 @@ impl State {
     }
 
     /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held as `plan`
-    /// says (its hold alone, [`Plan::hold_only`]), then sent in gRPC as ever.
+    /// says (its hold alone, [`Plan::hold_only`]), then sent in gRPC as ever; journaled and
+    /// logged as any held stream is.
     fn hold_grpc<W>(&mut self, i: usize, plan: Plan, env: &mut Env<'_, W>) -> bool {
         if plan.hold_us == 0 {
             return false;
         }
         plan::count(&plan, env.stats);
+        #[cfg(feature = "journal")]
+        if self.keeps() {
+            self.journal_kept(i, plan.status, plan.kinds, None, env);
+        }
         let s = &mut self.streams[i];
         s.answering = true;
         s.fault = Some(Shaped {
@@ -201,6 +206,9 @@ impl State {
         });
         self.served = self.served.saturating_add(1);
         self.faults.shaped += 1;
+        if env.features.access_log.is_some() {
+            self.log_shaped(i, &plan, env);
+        }
         true
     }
 
@@ -234,6 +242,10 @@ impl State {
             }
             if self.pending_out() >= super::OUT_HIGH {
                 return Step::Blocked;
+            }
+            if let How::Variant(j) = f.how {
+                self.write_variant(s.id, usize::from(j), env);
+                return Step::Done;
             }
             if let How::Garbage { n, route } = f.how {
                 self.garbage(n, route, s.error.kept(), env);

@@ -2,25 +2,46 @@
 //! the HTTP/2 catalogue (`crate::mutate`'s `h2-` ids), written whole into the output on the
 //! request's stream; a variant that breaks the connection closes it after.
 
+use super::shape::{How, Shaped};
 use super::{Env, Phase, State};
 
 impl State {
     /// Answer stream `i` (its request complete, on the default route) with the next HTTP/2
-    /// variant, if `--mutate` gives it one. Out of line: only reached with faults configured.
+    /// variant, if `--mutate` gives it one: now, or once `--delay` has passed, as HTTP/1
+    /// holds its variants. Out of line: only reached with faults configured.
     #[cold]
     #[inline(never)]
     pub(super) fn mutated<W>(&mut self, i: usize, env: &mut Env<'_, W>) -> bool {
         let Some(faults) = env.features.faults.as_deref_mut() else {
             return false;
         };
-        let Some((j, v)) = faults.next_h2() else {
+        let Some((j, _)) = faults.next_h2() else {
             return false;
         };
+        let delay = env.settings.switches.delay_us;
         let s = &mut self.streams[i];
+        if delay > 0 {
+            s.fault = Some(Shaped {
+                at_us: env.now_us + delay,
+                how: How::Variant(j as u16),
+            });
+            self.faults.shaped += 1;
+            return true;
+        }
         // Nothing left to send: the next pump drops it.
         s.headers_sent = true;
         s.head_only = true;
-        v.write(s.id, &mut self.out);
+        let id = s.id;
+        self.write_variant(id, j, env);
+        true
+    }
+
+    /// Write HTTP/2 variant `j` on stream `id`, and count it.
+    pub(super) fn write_variant<W>(&mut self, id: u32, j: usize, env: &mut Env<'_, W>) {
+        let Some(v) = env.features.faults.as_deref().and_then(|f| f.h2_variant(j)) else {
+            return;
+        };
+        v.write(id, &mut self.out);
         let close = v.closes();
         let k = crate::mutate::COUNT + j;
         let m = &mut env.stats.mutated;
@@ -35,6 +56,5 @@ impl State {
             self.phase = Phase::Closing;
             self.input.clear();
         }
-        true
     }
 }

@@ -163,24 +163,25 @@ impl State {
         // Faults shape a route's answer, not canned's own errors (413, 431, 501) nor an
         // answer that goes before its request has ended.
         let plain = self.streams[i].error == Own::Route && !self.streams[i].early;
-        if plain
-            && (env.features.faults.is_some() || env.settings.switches.delay_us > 0)
-            && self.answer_shaped(i, env)
-        {
-            return;
+        if plain && (env.features.faults.is_some() || env.settings.switches.delay_us > 0) {
+            let s = &mut self.streams[i];
+            // Under `--mutate` the default route's streams get HTTP/2's own variants, held
+            // by `--delay`; a gRPC health call is answered in gRPC, never with a variant.
+            if s.route == 0 && s.grpc == grpc::Call::None && env.features.faults.is_some() {
+                s.answering = true;
+                if self.mutated(i, env) {
+                    self.served = self.served.saturating_add(1);
+                    return;
+                }
+                self.streams[i].answering = false;
+            }
+            if self.answer_shaped(i, env) {
+                return;
+            }
         }
         let s = &mut self.streams[i];
         s.answering = true;
         self.served = self.served.saturating_add(1);
-        // A gRPC health call is answered in gRPC, never with a variant of the catalogue.
-        if plain
-            && s.route == 0
-            && s.grpc == grpc::Call::None
-            && env.features.faults.is_some()
-            && self.mutated(i, env)
-        {
-            return;
-        }
         let s = &self.streams[i];
         let (status, rule) = match (s.grpc, s.error) {
             (grpc::Call::None, Own::Route) => {

@@ -35,6 +35,8 @@ pub(super) enum How {
     },
     /// Whole, then the connection closed `ms` after its last byte is written.
     SlowClose(u64),
+    /// HTTP/2's `--mutate` variant `j` instead (held by `--delay`).
+    Variant(u16),
 }
 
 /// The connection's side of its streams' faults.

@@ -47,16 +47,22 @@ impl Client {
     /// GET / on `stream`, then a PING: everything the server sends before the PING's ACK (or
     /// its close) answers the request, less the server's SETTINGS and its ACK of ours.
     fn get(&mut self, stream: u32) -> Got {
-        self.request(stream, false)
+        self.request(stream, End::Ack)
+    }
+
+    /// GET / on `stream`, answered after the PING's ACK (held) with the bytes of one of
+    /// `want`, or with a close.
+    fn get_one_of(&mut self, stream: u32, want: &[Got]) -> Got {
+        self.request(stream, End::OneOf(want))
     }
 
     /// GET / on `stream`, answered plainly: the PING's ACK comes before it, its frames end
     /// with END_STREAM.
     fn get_plain(&mut self, stream: u32) -> Got {
-        self.request(stream, true)
+        self.request(stream, End::Stream)
     }
 
-    fn request(&mut self, stream: u32, plain: bool) -> Got {
+    fn request(&mut self, stream: u32, until: End<'_>) -> Got {
         let mut b = Vec::new();
         if self.first {
             b.extend_from_slice(PREFACE);
@@ -97,7 +103,12 @@ impl Client {
                 } else {
                     out.extend_from_slice(&f);
                 }
-                if acked && (!plain || ends) {
+                let done = match until {
+                    End::Ack => true,
+                    End::Stream => ends,
+                    End::OneOf(want) => want.iter().any(|w| w.bytes == out && !w.closed),
+                };
+                if acked && done {
                     assert!(input.is_empty(), "bytes after the answer");
                     return Got {
                         bytes: out,
@@ -121,6 +132,17 @@ impl Client {
             closed: true,
         }
     }
+}
+
+/// When a request's answer is all there.
+#[derive(Clone, Copy)]
+enum End<'a> {
+    /// With the PING's ACK.
+    Ack,
+    /// After the ACK, with END_STREAM.
+    Stream,
+    /// After the ACK, with the bytes of one of these (and the close, if it closes).
+    OneOf(&'a [Got]),
 }
 
 /// The catalogue's variant `i` on `stream`, as the server must send it.
@@ -200,6 +222,41 @@ fn the_cycle_with_two_workers_sends_every_variant() {
         seen.insert(i);
     }
     assert_eq!(seen.len(), H2_COUNT);
+}
+
+/// Under `--delay`, each stream of the default route still gets the next variant, held for
+/// the delay as HTTP/1 holds its variants (it got the plain answer); with 1 and 2 workers
+/// (each worker has its own cycle: a connection gets the next variant of one of them).
+#[test]
+fn delay_holds_each_variant() {
+    let cat = H2Catalogue::new();
+    let ids = h2_ids();
+    for workers in [1, 2] {
+        let w = workers.to_string();
+        let (_h, addr) = start(&["--mutate", "--delay", "20ms", "--workers", &w]);
+        let mut next = vec![0usize; workers];
+        for n in 0..2 * H2_COUNT {
+            let want: Vec<Got> = next.iter().map(|&i| expected(&cat, i, 1)).collect();
+            let t = std::time::Instant::now();
+            let g = Client::new(addr).get_one_of(1, &want);
+            assert!(
+                t.elapsed() >= std::time::Duration::from_millis(20),
+                "{workers} workers, connection {n}: not held"
+            );
+            let Some(k) = want.iter().position(|v| *v == g) else {
+                panic!(
+                    "{workers} workers, connection {n}: not the next variant: {} bytes, closed {}, want {:?}",
+                    g.bytes.len(),
+                    g.closed,
+                    want.iter()
+                        .map(|w| (w.bytes.len(), w.closed))
+                        .collect::<Vec<_>>()
+                );
+            };
+            assert_eq!(g.closed, cat.variant(next[k]).closes(), "{}", ids[next[k]]);
+            next[k] = (next[k] + 1) % H2_COUNT;
+        }
+    }
 }
 
 /// `--mutate-id ID` sends ID to every request: on a later stream of the same connection when

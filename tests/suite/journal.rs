@@ -725,3 +725,74 @@ fn a_slow_reader_gets_the_whole_journal_from_the_api() {
     assert!(got.len() > 100 * 48_000, "{}", got.len());
     drop(h);
 }
+
+/// A gRPC health call held by `--delay` or a latency fault is journaled with its status and
+/// the fault, and logged, as any other held stream is (it had a journal entry without status
+/// and no access-log line); with one and two workers.
+#[test]
+#[cfg(feature = "http2")]
+fn a_held_grpc_call_is_journaled_and_logged() {
+    if !have("curl") {
+        return;
+    }
+    let check = "/grpc.health.v1.Health/Check";
+    for workers in ["1", "2"] {
+        for (hold, kind) in [
+            (["--delay", "5ms"], "[]"),
+            (["--fault", "*=latency:5ms"], "[\"latency\"]"),
+        ] {
+            let mut args = vec![
+                "--workers",
+                workers,
+                "--grpc-health",
+                "--journal-path",
+                "/j",
+            ];
+            args.extend(hold);
+            args.extend(["--access-log", "--no-date"]);
+            let mut p = Proc::start(&args);
+            let stdout = p.child.stdout.take().unwrap();
+            let o = Command::new("curl")
+                .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+                .args([
+                    "--http2-prior-knowledge",
+                    "-H",
+                    "content-type: application/grpc",
+                ])
+                .args(["-H", "te: trailers", "--data-binary", "@-"])
+                .arg(p.url(check))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .and_then(|mut c| {
+                    c.stdin.take().unwrap().write_all(&[0; 5])?;
+                    c.wait_with_output()
+                })
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&o.stdout), "200", "{hold:?}");
+            let o = Command::new("curl")
+                .arg("-s")
+                .arg(p.url("/j"))
+                .output()
+                .unwrap();
+            let journal = String::from_utf8_lossy(&o.stdout);
+            let want = format!("\"status\":200,\"faults\":{kind}");
+            assert!(
+                journal.contains(check) && journal.contains(&want),
+                "{workers} workers {hold:?}: {journal}"
+            );
+            let (code, _) = p.stop();
+            assert_eq!(code, 0);
+            let mut log = String::new();
+            Read::read_to_string(&mut { stdout }, &mut log).unwrap();
+            let mut want = format!("POST {check} HTTP/2.0 200");
+            if kind != "[]" {
+                want.push_str(" fault=latency");
+            }
+            assert!(
+                log_words(&log).contains(&want),
+                "{workers} workers {hold:?}: {log}"
+            );
+        }
+    }
+}
