@@ -263,7 +263,7 @@ impl State {
             return None;
         }
         // Recorded before its request gives way to its answer.
-        self.journal_kept(i, env.responses.status(route), Kinds::NONE, None, env);
+        let _entry = self.journal_kept(i, env.responses.status(route), Kinds::NONE, None, env);
         let client = env.features.client.unwrap_or_default();
         let kept = &mut self.echo;
         let k = &kept.slots[at];
@@ -302,6 +302,11 @@ impl State {
             // Rendered larger than the request it was made from (escapes, base64): a refusal
             // now would lose nothing the client cannot ask again.
             kept.free(at);
+            // Not answered: its entry says so, as a reset stream's does.
+            #[cfg(feature = "journal")]
+            if let (Some(seq), Some(j)) = (_entry, env.features.journal.as_deref()) {
+                j.journal.set_answer(seq, 0, s.received);
+            }
             self.fail(stream_error(ErrorCode::RefusedStream, s.id), env);
             return None;
         }
@@ -311,7 +316,7 @@ impl State {
     /// Record stream `i`'s request in the journal, answered with `status` and changed by the
     /// fault kinds `kinds` (a plan's), if it is journaled; its slot is freed unless it is
     /// answered from it. Called when `--echo`, `--journal` or
-    /// `--control` is on.
+    /// `--control` is on. Returns its entry's number, if it has one.
     /// Nothing without `journal`.
     #[cfg_attr(not(feature = "journal"), allow(unused_variables))]
     #[inline(always)]
@@ -322,9 +327,11 @@ impl State {
         kinds: Kinds,
         rule: Option<Rule>,
         env: &mut Env<'_, W>,
-    ) {
+    ) -> Option<u64> {
         #[cfg(feature = "journal")]
-        self.record_kept(i, status, kinds, rule, env);
+        return self.record_kept(i, status, kinds, rule, env);
+        #[cfg(not(feature = "journal"))]
+        None
     }
 
     #[cfg(feature = "journal")]
@@ -337,29 +344,27 @@ impl State {
         kinds: Kinds,
         rule: Option<Rule>,
         env: &mut Env<'_, W>,
-    ) {
+    ) -> Option<u64> {
         if !self.keeps() {
-            return;
+            return None;
         }
         let s = self.streams[i];
         if let Some(r) = self.echo.recorded.iter().position(|r| r.0 == s.id) {
             let (_, seq) = self.echo.recorded.swap_remove(r);
-            if let Some(j) = env.features.journal.as_deref_mut() {
-                j.journal.set_answer(seq, status, s.received);
-                j.seq = seq;
-                for &kind in kinds.as_slice() {
-                    j.journal.add_fault(seq, kind);
-                }
-                if let Some(rule) = rule {
-                    j.journal.set_rule(seq, rule);
-                }
+            let j = env.features.journal.as_deref_mut()?;
+            j.journal.set_answer(seq, status, s.received);
+            j.seq = seq;
+            for &kind in kinds.as_slice() {
+                j.journal.add_fault(seq, kind);
             }
-            return;
+            if let Some(rule) = rule {
+                j.journal.set_rule(seq, rule);
+            }
+            return Some(seq);
         }
-        let Some(at) = self.echo.find(s.id) else {
-            return;
-        };
+        let at = self.echo.find(s.id)?;
         let k = &mut self.echo.slots[at];
+        let mut recorded = None;
         if std::mem::take(&mut k.journaled) && !k.answered {
             if let Some(j) = env.features.journal.as_deref_mut() {
                 j.seq = j.journal.record(&Record {
@@ -374,11 +379,13 @@ impl State {
                 if let Some(rule) = rule {
                     j.journal.set_rule(j.seq, rule);
                 }
+                recorded = Some(j.seq);
             }
         }
         if !k.answers() {
             self.echo.free(at);
         }
+        recorded
     }
 
     /// Fill the output with stream `s`'s answer from its slot: its HEADERS, then DATA within

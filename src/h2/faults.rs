@@ -137,6 +137,7 @@ impl State {
             bytes,
             faults: plan.kinds.as_slice(),
             until_us: held_until(plan.hold_us, env.now_us),
+            mutate: None,
         };
         self.log_answer(s.id, &a, env);
     }

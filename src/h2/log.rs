@@ -38,6 +38,8 @@ pub(super) struct Answered<'a> {
     pub(super) faults: &'a [FaultKind],
     /// The end of a hold (`--delay`, a latency), 0 without one.
     pub(super) until_us: u64,
+    /// ` mutate=ID` for the catalogue's variant sent instead.
+    pub(super) mutate: Option<usize>,
 }
 
 impl State {
@@ -95,6 +97,7 @@ impl State {
             bytes: self.answer_bytes(i, env),
             faults: &[],
             until_us: 0,
+            mutate: None,
         };
         self.log_answer(self.streams[i].id, &a, env);
     }
@@ -107,6 +110,7 @@ impl State {
             bytes,
             faults,
             until_us,
+            mutate,
         } = *a;
         let Some(log) = env.features.access_log.as_deref_mut() else {
             return;
@@ -150,6 +154,9 @@ impl State {
         }
         for k in faults {
             log_line::note(&mut log.lines, json, "fault=", k.name());
+        }
+        if let Some(i) = mutate {
+            log_line::note(&mut log.lines, json, "mutate=", crate::mutate::id(i));
         }
         // To the end of a hold (`--delay`, a latency) when there is one.
         let end_us = log.now_us(env.now_us).max(until_us);

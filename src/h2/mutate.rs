@@ -15,10 +15,32 @@ impl State {
         let Some(faults) = env.features.faults.as_deref_mut() else {
             return false;
         };
-        let Some((j, _)) = faults.next_h2() else {
+        let Some((j, v)) = faults.next_h2() else {
             return false;
         };
+        let bytes = v.bytes().len() as u64;
         let delay = env.settings.switches.delay_us;
+        // Journaled and logged as HTTP/1's variants are: no status (a variant may have none,
+        // or several), the variant named.
+        let id = crate::mutate::COUNT + j;
+        #[cfg(feature = "journal")]
+        if self.keeps() {
+            let entry = self.journal_kept(i, 0, crate::plan::Kinds::NONE, None, env);
+            if let (Some(seq), Some(r)) = (entry, env.features.journal.as_deref()) {
+                r.journal.set_mutate(seq, id);
+            }
+        }
+        if env.features.access_log.is_some() {
+            let a = super::log::Answered {
+                status: 0,
+                rule: None,
+                bytes,
+                faults: &[],
+                until_us: if delay > 0 { env.now_us + delay } else { 0 },
+                mutate: Some(id),
+            };
+            self.log_answer(self.streams[i].id, &a, env);
+        }
         let s = &mut self.streams[i];
         if delay > 0 {
             s.fault = Some(Shaped {

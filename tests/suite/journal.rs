@@ -796,3 +796,99 @@ fn a_held_grpc_call_is_journaled_and_logged() {
         }
     }
 }
+
+/// A stream given one of HTTP/2's `--mutate` variants is journaled and logged as an HTTP/1
+/// request given one of HTTP/1's: no status, ` mutate=ID` (it had no line, and an entry that
+/// named no variant); held by `--delay` or not, with one and two workers.
+#[test]
+#[cfg(all(feature = "http2", feature = "access-log"))]
+fn a_variant_is_journaled_and_logged_over_http2_as_over_http1() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        for delay in [&[][..], &["--delay", "5ms"]] {
+            let mut args = vec!["--workers", workers, "--mutate", "--journal-path", "/j"];
+            args.extend(["--access-log", "--no-date"]);
+            args.extend(delay);
+            let mut p = Proc::start(&args);
+            let stdout = p.child.stdout.take().unwrap();
+            // Each on a connection of its own: the first of its worker's cycle.
+            for http in ["--http1.1", "--http2-prior-knowledge"] {
+                Command::new("curl")
+                    .args(["-s", "-o", "/dev/null", http])
+                    .arg(p.url("/"))
+                    .status()
+                    .unwrap();
+            }
+            let o = Command::new("curl")
+                .arg("-s")
+                .arg(p.url("/j"))
+                .output()
+                .unwrap();
+            let journal = String::from_utf8_lossy(&o.stdout);
+            for id in ["cl-too-long", "h2-valid"] {
+                let want = format!("\"status\":null,\"faults\":[\"mutate={id}\"]");
+                assert!(
+                    journal.contains(&want),
+                    "{workers} workers {delay:?}: {journal}"
+                );
+            }
+            let (code, _) = p.stop();
+            assert_eq!(code, 0);
+            let mut log = String::new();
+            Read::read_to_string(&mut { stdout }, &mut log).unwrap();
+            let words = log_words(&log);
+            for want in [
+                "GET / HTTP/1.1 000 mutate=cl-too-long",
+                "GET / HTTP/2.0 000 mutate=h2-valid",
+            ] {
+                assert!(
+                    words.iter().any(|w| w == want),
+                    "{workers} workers {delay:?}: {log}"
+                );
+            }
+        }
+    }
+}
+
+/// An HTTP/2 echo whose rendering would take the connection past its 4 MiB of echoes is
+/// refused (RST_STREAM REFUSED_STREAM, docs/http2.md) and journaled as not answered: no
+/// status (it was journaled as answered 200). A body of 1,000,000 control bytes, each
+/// rendered as a six-byte JSON escape; with one and two workers.
+#[test]
+#[cfg(feature = "http2")]
+fn an_echo_refused_for_the_connections_bound_is_journaled_unanswered() {
+    if !have("curl") {
+        return;
+    }
+    let body = std::env::temp_dir().join(format!("canned-refused-{}.bin", std::process::id()));
+    std::fs::write(&body, vec![1u8; 1_000_000]).unwrap();
+    for workers in ["1", "2"] {
+        let p = Proc::start(&["--workers", workers, "--echo", "/e", "--journal-path", "/j"]);
+        let o = Command::new("curl")
+            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}"])
+            .args(["--http2-prior-knowledge", "--data-binary"])
+            .arg(format!("@{}", body.display()))
+            .arg(p.url("/e"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "000", "refused");
+        let o = Command::new("curl")
+            .arg("-s")
+            .arg(p.url("/j"))
+            .output()
+            .unwrap();
+        let journal = String::from_utf8_lossy(&o.stdout);
+        let entries = journal.matches("\"target\":\"/e\"").count();
+        assert!(entries >= 1, "{workers} workers: {journal}");
+        assert_eq!(
+            journal
+                .matches("\"body_length\":1000000,\"status\":null")
+                .count(),
+            entries,
+            "{workers} workers: {journal}"
+        );
+    }
+    let _ = std::fs::remove_file(&body);
+}
