@@ -51,12 +51,17 @@ impl State {
         if !plan::applies(&facts, &features) {
             return false;
         }
-        let plan = plan::decide(facts, features, env.responses);
+        let mut plan = plan::decide(facts, features, env.responses);
         let Source::Route(route) = plan.source else {
             return false;
         };
+        // A gRPC health call under `--delay` or a latency: its answer held as the plan says
+        // (its hold alone, [`Plan::hold_only`]), then sent in gRPC as ever.
         if self.streams[i].grpc != grpc::Call::None {
-            return self.hold_grpc(i, plan.hold_only(200), env);
+            if plan.hold_us == 0 {
+                return false;
+            }
+            plan = plan.hold_only(200);
         }
         plan::count(&plan, env.stats);
         let how = self.how(plan.delivery, plan.hold_us, plan.asked, env.now_us);
@@ -185,32 +190,6 @@ impl State {
         // Counted again: a stream reset by the client or by an error is gone.
         self.faults.shaped = shaped;
         self.faults.next_due_us = due;
-    }
-
-    /// A gRPC health call (`grpc`) under `--delay` or a latency: its answer held as `plan`
-    /// says (its hold alone, [`Plan::hold_only`]), then sent in gRPC as ever; journaled and
-    /// logged as any held stream is.
-    fn hold_grpc<W>(&mut self, i: usize, plan: Plan, env: &mut Env<'_, W>) -> bool {
-        if plan.hold_us == 0 {
-            return false;
-        }
-        plan::count(&plan, env.stats);
-        #[cfg(feature = "journal")]
-        if self.keeps() {
-            self.journal_kept(i, plan.status, plan.kinds, None, env);
-        }
-        let s = &mut self.streams[i];
-        s.answering = true;
-        s.fault = Some(Shaped {
-            at_us: env.now_us + plan.hold_us,
-            how: How::Whole,
-        });
-        self.served = self.served.saturating_add(1);
-        self.faults.shaped += 1;
-        if env.features.access_log.is_some() {
-            self.log_shaped(i, &plan, env);
-        }
-        true
     }
 
     /// Send what stream `s` may send now.
