@@ -36,7 +36,7 @@ impl State {
                 rule: None,
                 bytes,
                 faults: &[],
-                until_us: if delay > 0 { env.now_us + delay } else { 0 },
+                until_us: env.now_us + delay,
                 mutate: Some(id),
             };
             self.log_answer(self.streams[i].id, &a, env);
