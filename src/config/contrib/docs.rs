@@ -34,11 +34,14 @@ completions, all generated from the option table (a test fails when they drift f
 `cargo install` without the source tree:
 
 ```sh
+mkdir -p ~/.local/share/man/man1 ~/.local/share/bash-completion/completions ~/.config/fish/completions
 canned --man > ~/.local/share/man/man1/canned.1                      # then: man canned
 canned --completions bash > ~/.local/share/bash-completion/completions/canned
-canned --completions zsh > "${fpath[1]}/_canned"                       # a directory of $fpath
 canned --completions fish > ~/.config/fish/completions/canned.fish
 ```
+
+For zsh, write `canned --completions zsh` as `_canned` into a directory of `$fpath` (in zsh,
+`"${fpath[1]}/_canned"`; in bash that expression is `/_canned`).
 
 No two of `--route`, `--redirect`, `--health`, `--stats`, `--metrics`, `--echo` and `--journal-path` may answer the same path."#;
 
