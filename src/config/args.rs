@@ -350,6 +350,43 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
     Ok(())
 }
 
+/// The TLS options' values and what they need beyond the table's relations, checked here
+/// so that a bad one is a bad flag (exit 2) rather than a failure to start: a `tls:`
+/// listener, names a certificate can hold, and a `--tls-case` that names a case or fault
+/// and goes with the certificate.
+/// (A file that cannot be read is found when the server starts.)
+#[cfg(feature = "tls")]
+fn check_tls(c: &Config, given: &[Given]) -> Result<(), ArgError> {
+    let tls_option = given.iter().find(|g| {
+        matches!(
+            OPTIONS[g.opt].kind,
+            ValueKind::Text(
+                Text::TlsCert
+                    | Text::TlsKey
+                    | Text::TlsName
+                    | Text::TlsCaOut
+                    | Text::TlsCase
+                    | Text::TlsClientCa
+            )
+        )
+    });
+    if let Some(g) = tls_option {
+        if !c.listen.iter().any(|l| matches!(l, Listen::Tls(_))) {
+            return Err(ArgError(format!(
+                "{} needs a TLS listener: add --listen tls:ADDR (tls:127.0.0.1:8443)",
+                g.from
+            )));
+        }
+    }
+    for name in &c.tls.names {
+        crate::transport::tls::check_name(name).map_err(ArgError)?;
+    }
+    if let Some(case) = &c.tls.case {
+        crate::transport::tls::check_case(case, c.tls.cert.is_some()).map_err(ArgError)?;
+    }
+    Ok(())
+}
+
 /// Read one value and apply its effect. Returns the request path the value makes the server
 /// answer, if any, for the check that no path is answered twice.
 #[inline(never)]
@@ -614,6 +651,8 @@ impl Config {
                 c.listen = fds.into_iter().map(Listen::Inherited).collect();
             }
         }
+        #[cfg(feature = "tls")]
+        check_tls(&c, &given)?;
         if c.listen.is_empty() {
             c.listen.push(every_interface(DEFAULT_PORT));
         }

@@ -32,6 +32,11 @@ pub(super) fn parse_listen(v: &str) -> Result<Listen, String> {
             path.len()
         )),
         Some(path) => Ok(Listen::Unix(path.into())),
+        // A bad value of this build, as an option of a feature not built is (exit 2).
+        None if v.starts_with("tls:") && cfg!(not(feature = "tls")) => Err(format!(
+            "{v:?} needs TLS: this canned was built without the \"tls\" feature \
+             (cargo build --features tls)"
+        )),
         None if v.starts_with("tls:") => v[4..].parse().map(Listen::Tls).map_err(|_| {
             format!("{v:?} is not tls: and a numeric address like tls:127.0.0.1:8443")
         }),

@@ -32,6 +32,12 @@ pub const HTTPBIN_MAX_DELAY_MS: u64 = 10_000;
 /// The most choices in a weighted `/status/` list.
 const MAX_CHOICES: usize = 16;
 
+/// The longest value of an httpbin path, percent-decoded: room for a `/status/` list of more
+/// than [`MAX_CHOICES`] codes with weights of six decimals (`599:0.999999,`), so that such a
+/// list is refused for its count. (Past 256 bytes the buffer is cleared by one call to
+/// `memset` rather than by stores written inline: the smaller code.)
+const MAX_PATH_VALUE: usize = 320;
+
 /// go-httpbin's paths (`httpbin/handlers.go` in mccutchen/go-httpbin): `/status/CODE` or a
 /// weighted list `/status/200:0.7,500:0.3`, `/delay/SECS`, `/bytes/N`, `/stream-bytes/N`.
 /// Returns whether `path` is one of them. Their numbers mean what go-httpbin's do, for the
@@ -45,10 +51,10 @@ pub(super) fn httpbin_path(c: &mut Control, path: &[u8], draw: u64) -> Result<bo
     else {
         return Ok(false);
     };
-    let mut buf = [0u8; MAX_VALUE];
+    let mut buf = [0u8; MAX_PATH_VALUE];
     let arg = percent_decode(arg, &mut buf)
         .and_then(|v| core::str::from_utf8(v).ok())
-        .ok_or("httpbin: the path's value is too long or not text")?;
+        .ok_or("httpbin: the path's value must be text of at most 320 bytes")?;
     match name {
         b"status" => {
             c.status = Some(weighted_status(arg, draw)?);
@@ -321,7 +327,7 @@ fn weighted_status(arg: &str, draw: u64) -> Result<u16, &'static str> {
         let code = status_code(code).ok_or(BAD)?;
         *choices
             .get_mut(n)
-            .ok_or("httpbin: at most 16 statuses in a list")? = (code, weight);
+            .ok_or("httpbin: too many codes in a status list: at most 16")? = (code, weight);
         n += 1;
         total = total.saturating_add(weight);
     }

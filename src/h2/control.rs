@@ -29,7 +29,7 @@ pub(super) enum Asked {
 impl State {
     /// `--control` is on and the request just decoded is routed to `route`: the control it
     /// names. The grammar reads an HTTP/1 head: its request line is the method and `:path`,
-    /// its fields the request's `x-canned-control` ones.
+    /// its fields the request's, `:authority` named `host`.
     #[cold]
     #[inline(never)]
     pub(super) fn control_of<W>(&mut self, route: usize, env: &Env<'_, W>) -> Asked {
@@ -44,11 +44,17 @@ impl State {
         head.push(b' ');
         head.extend_from_slice(&f.path);
         head.extend_from_slice(b" HTTP/1.1\r\n");
-        let name = crate::control::HEADER;
+        // Every field, as HTTP/1's head has them; `:authority` as the `Host` it takes the
+        // place of (RFC 9113 §8.3.1), for an absolute redirect.
         for line in f.lines.split_inclusive(|&c| c == b'\n') {
-            if line.len() > name.len() && line[..name.len()] == *name && line[name.len()] == b':' {
-                head.extend_from_slice(line);
-            }
+            let line = match line.strip_prefix(b":authority") {
+                Some(value) => {
+                    head.extend_from_slice(b"host");
+                    value
+                }
+                None => line,
+            };
+            head.extend_from_slice(line);
         }
         head.extend_from_slice(b"\r\n");
         let draw = crate::control::draw(env.now_us, env.stats.requests);

@@ -715,6 +715,20 @@ fn responses_over_64_mib_formatted_are_refused_with_one_line() {
     assert!(err.contains("over the limit of 67108864 (64 MiB)"), "{err}");
 }
 
+/// A `tls:` listener in a build without TLS is a bad value (exit 2), as an option of a
+/// feature not built is, not a failure to start.
+#[cfg(not(feature = "tls"))]
+#[test]
+fn a_tls_listener_without_the_feature_is_a_bad_flag() {
+    let (code, out, err) = run(&["--listen", "tls:127.0.0.1:0"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "canned: error: --listen: \"tls:127.0.0.1:0\" needs TLS: this canned was built \
+         without the \"tls\" feature (cargo build --features tls)\n"
+    );
+}
+
 /// An option or command of a feature this binary was built without is refused with one line
 /// naming it and the feature, and `--help` leaves it out (the core build runs every case; the
 /// default build has every feature and none).

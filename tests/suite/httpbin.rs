@@ -574,3 +574,69 @@ print("ok")
         );
     }
 }
+
+/// A `/status/` list takes 16 codes with their weights (six decimals each fit), and a 17th
+/// is refused as one code too many, whatever the weights' length.
+#[test]
+fn a_status_list_takes_16_weighted_codes() {
+    let (h, addr) = start(&["--control"]);
+    let list = |n: u16, weight: &str| {
+        (0..n)
+            .map(|i| format!("{}:{weight}", 200 + i))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let get = |target: &str| {
+        let req = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let r = parse_responses(&exchange(addr, req.as_bytes()), &[false]);
+        (
+            r[0].status,
+            String::from_utf8_lossy(&r[0].body).into_owned(),
+        )
+    };
+    for weight in ["1", "0.5", "0.999999"] {
+        let (status, body) = get(&format!("/status/{}", list(16, weight)));
+        assert!((200..216).contains(&status), "{weight}: {status} {body}");
+        let (status, body) = get(&format!("/status/{}", list(17, weight)));
+        assert_eq!(
+            (status, body.as_str()),
+            (
+                400,
+                "httpbin: too many codes in a status list: at most 16\n"
+            ),
+            "{weight}"
+        );
+    }
+    h.shutdown();
+}
+
+/// Over HTTP/2 an absolute redirect is on the request's `:authority`, which takes the place
+/// of `Host` (RFC 9113 §8.3.1), as HTTP/1.1's is on its `Host`.
+#[test]
+fn an_absolute_redirect_over_http2_names_the_authority() {
+    if !have("curl") {
+        return;
+    }
+    let (h, addr) = start(&["--control"]);
+    for (path, location) in [
+        ("/absolute-redirect/2", "/absolute-redirect/1"),
+        ("/redirect/2?absolute=true", "/absolute-redirect/1"),
+        ("/absolute-redirect/1", "/get"),
+    ] {
+        for version in ["--http1.1", "--http2-prior-knowledge"] {
+            // One request a call: curl 7.88 does not reuse a prior-knowledge connection.
+            let out = Command::new("curl")
+                .args(["-s", "--max-time", "20", "-o", "/dev/null", version])
+                .args(["-w", "%{http_code} %{redirect_url}"])
+                .arg(format!("http://{addr}{path}"))
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("302 http://{addr}{location}"),
+                "{path} {version}"
+            );
+        }
+    }
+    h.shutdown();
+}

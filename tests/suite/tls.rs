@@ -73,6 +73,117 @@ fn start_error(args: &[&str]) -> String {
     err
 }
 
+/// A bad flag: one line, exit 2 (docs/options.md), and nothing started.
+fn flag_error(args: &[&str]) -> String {
+    let out = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
+/// A TLS option's bad value, or a combination the options refuse, is a bad flag (exit 2),
+/// as every other option's: only what is found when the server starts (a file) is exit 1.
+#[test]
+fn bad_tls_values_and_combinations_exit_2() {
+    let tls = ["--listen", "tls:127.0.0.1:0"];
+    // `client-cert-required.` and this would be 254 bytes, one over a DNS name's most.
+    let long_name = [
+        "a".repeat(63),
+        "b".repeat(63),
+        "c".repeat(63),
+        "d".repeat(41),
+    ]
+    .join(".");
+    for (args, want) in [
+        (
+            &["--tls-case", "bogus"][..],
+            "--tls-case \"bogus\" is not a case",
+        ),
+        (
+            &["--tls-case", "expired@0%"],
+            "the share after @ is a percentage",
+        ),
+        (
+            &["--tls-case", "close@101%"],
+            "the share after @ is a percentage",
+        ),
+        (
+            &["--tls-name", "bad name"],
+            "--tls-name \"bad name\" is not an IP address",
+        ),
+        (
+            &["--tls-name", "*.example.test"],
+            "is not an IP address or a DNS name",
+        ),
+        (
+            &["--tls-name", "a..test"],
+            "is not an IP address or a DNS name",
+        ),
+        (&["--tls-name", &long_name], "at most 232 bytes"),
+        (&["--tls-cert", "c.pem"], "--tls-cert: needs --tls-key"),
+        (&["--tls-key", "k.pem"], "--tls-key: needs --tls-cert"),
+        (
+            &[
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem",
+                "--tls-name",
+                "a.test",
+            ],
+            "--tls-cert and --tls-name cannot be combined",
+        ),
+        (
+            &[
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem",
+                "--tls-ca-out",
+                "ca.pem",
+            ],
+            "--tls-cert and --tls-ca-out cannot be combined",
+        ),
+        (
+            &[
+                "--tls-cert",
+                "c.pem",
+                "--tls-key",
+                "k.pem",
+                "--tls-case",
+                "expired",
+            ],
+            "--tls-case needs the generated certificates",
+        ),
+    ] {
+        let err = flag_error(&[&tls[..], args].concat());
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    for flag in [
+        "--tls-cert",
+        "--tls-key",
+        "--tls-name",
+        "--tls-ca-out",
+        "--tls-case",
+        "--tls-client-ca",
+    ] {
+        let value = if flag == "--tls-case" { "expired" } else { "x" };
+        let mut args = vec!["--listen", "127.0.0.1:0", flag, value];
+        match flag {
+            "--tls-cert" => args.extend(["--tls-key", "x"]),
+            "--tls-key" => args.extend(["--tls-cert", "x"]),
+            _ => {}
+        }
+        let err = flag_error(&args);
+        assert!(err.contains("needs a TLS listener"), "{flag}: {err}");
+    }
+}
+
 #[test]
 fn curl_trusts_the_written_ca_over_http1_and_h2_by_alpn() {
     if !have("curl") {
@@ -382,8 +493,8 @@ fn bad_files_and_options_are_one_line_errors() {
     let missing = d.join("missing");
     let err = with(&["--tls-cert", missing.to_str().unwrap(), "--tls-key", junk_s]);
     assert!(err.contains("--tls-cert"), "{err}");
-    let err = with(&["--tls-cert", junk_s]);
-    assert!(err.contains("--tls-cert needs --tls-key"), "{err}");
+    let err = flag_error(&[&listen[..], &["--tls-cert", junk_s]].concat());
+    assert!(err.contains("--tls-cert: needs --tls-key"), "{err}");
     // --tls-ca-out never replaces a file that is not a certificate.
     let err = with(&["--tls-ca-out", junk_s]);
     assert!(
@@ -395,7 +506,7 @@ fn bad_files_and_options_are_one_line_errors() {
         "not a certificate\n"
     );
     // A TLS option without a TLS listener.
-    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-name", "example.test"]);
+    let err = flag_error(&["--listen", "127.0.0.1:0", "--tls-name", "example.test"]);
     assert!(err.contains("--tls-name needs a TLS listener"), "{err}");
     // An earlier run's CA is replaced.
     let ca = d.join("ca.pem");
@@ -669,13 +780,13 @@ print("ok")
     drop(t);
     // The errors: a name that is no case, the cases with a certificate of one's own, no TLS
     // listener.
-    let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "nope"]);
+    let err = flag_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "nope"]);
     assert!(
         err.contains("--tls-case \"nope\" is not a case (--tls-list"),
         "{err}"
     );
     let (cert, key) = openssl_cert(&d, "localhost");
-    let err = start_error(&[
+    let err = flag_error(&[
         "--listen",
         "tls:127.0.0.1:0",
         "--tls-cert",
@@ -689,7 +800,7 @@ print("ok")
         err.contains("--tls-case needs the generated certificates"),
         "{err}"
     );
-    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-case", "expired"]);
+    let err = flag_error(&["--listen", "127.0.0.1:0", "--tls-case", "expired"]);
     assert!(err.contains("--tls-case needs a TLS listener"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -812,7 +923,7 @@ print(f"ok")
     let took = began.elapsed();
     assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < time_bound(Duration::from_secs(5)), "{took:?}");
-    let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "alert-300"]);
+    let err = flag_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", "alert-300"]);
     assert!(err.contains("is not a case"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -954,7 +1065,7 @@ fn tls_client_ca_requires_a_client_certificate_it_signed() {
         err.contains("--tls-client-ca") && err.contains("no PEM certificate"),
         "{err}"
     );
-    let err = start_error(&["--listen", "127.0.0.1:0", "--tls-client-ca", &client_ca]);
+    let err = flag_error(&["--listen", "127.0.0.1:0", "--tls-client-ca", &client_ca]);
     assert!(
         err.contains("--tls-client-ca needs a TLS listener"),
         "{err}"
@@ -1154,7 +1265,7 @@ print(out)
         "close@x%",
         "close@1.23456%",
     ] {
-        let err = start_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", bad]);
+        let err = flag_error(&["--listen", "tls:127.0.0.1:0", "--tls-case", bad]);
         assert!(
             err.contains("--tls-case") && err.contains("percentage"),
             "{bad}: {err}"

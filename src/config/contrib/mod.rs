@@ -223,13 +223,16 @@ pub fn man_page() -> String {
         (
             "1",
             "A listener or the --admin address cannot be opened (the message says what holds \
-             it), the workers do not fit in the descriptor limit, the signal handlers cannot \
+             it), a file of --tls-cert, --tls-key or --tls-client-ca cannot be read or holds \
+             no certificate or key that fits, --tls-ca-out would replace a file that is not a \
+             certificate, the workers do not fit in the descriptor limit, the signal handlers cannot \
              be installed, a worker's poll fails; or a command's text cannot be written to \
              standard output.",
         ),
         (
             "2",
-            "A bad flag or value, named in one line on standard error; nothing is started.",
+            "A bad flag or value, or flags that cannot go together (--tls-cert without \
+             --tls-key), named in one line on standard error; nothing is started.",
         ),
     ] {
         m.push_str(&format!(".TP\n.B {status}\n{}\n", roff(when)));

@@ -93,8 +93,8 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         docs: (r#"8080"#, r#"listen on port N of every interface, IPv6 and IPv4: `--listen [::]:N`, one dual-stack socket; on a host without IPv6 it listens on `0.0.0.0:N` and the listening line says IPv4 only. Conflicts with `--listen`."#)
     )
     .related(&[Relation::ConflictsWith("--listen")]),
-    // The certificates of the `tls:` listeners (checked when the server starts: each needs
-    // a `tls:` listener, and --tls-cert and --tls-key go together).
+    // The certificates of the `tls:` listeners (each needs a `tls:` listener, and
+    // `--tls-case` a case or fault: `check_tls` in `args`).
     #[cfg(feature = "tls")]
     opt!(
         "--tls-cert FILE",
@@ -102,8 +102,9 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         ValueKind::Text(Text::TlsCert),
         "The tls: listeners' certificate chain, PEM, the leaf first (with\n\
          --tls-key; default: a CA and a certificate generated at start)",
-        docs: (r#"a certificate generated at start"#, r#"the `tls:` listeners' certificate chain, PEM, the leaf first, then its intermediates; with `--tls-key`. Without both, canned generates at start a CA and a leaf certificate it signs (ECDSA P-256) for `localhost`, `127.0.0.1`, `::1` and each `--tls-name`; see docs/tls.md. A file without a PEM certificate, a key that does not match, or a TLS option without a `tls:` listener is a one-line error naming the flag, exit 1."#)
-    ),
+        docs: (r#"a certificate generated at start"#, r#"the `tls:` listeners' certificate chain, PEM, the leaf first, then its intermediates; with `--tls-key`. Without both, canned generates at start a CA and a leaf certificate it signs (ECDSA P-256) for `localhost`, `127.0.0.1`, `::1` and each `--tls-name`; see docs/tls.md. Each error is one line naming the flag: a file that cannot be read, without a PEM certificate or key, or a key that does not match the certificate, exit 1 (found at start); a TLS option without a `tls:` listener, `--tls-cert` without `--tls-key` or the reverse, a `--tls-case` that names no case or has a bad share, or options that cannot be combined, exit 2, as any bad flag."#)
+    )
+    .related(&[Relation::Needs("--tls-key")]),
     #[cfg(feature = "tls")]
     opt!(
         "--tls-key FILE",
@@ -111,7 +112,8 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         ValueKind::Text(Text::TlsKey),
         "The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1)",
         docs: (r#"none"#, r#"the private key of `--tls-cert`, PEM: PKCS#8, PKCS#1 (RSA) or SEC1 (EC)."#)
-    ),
+    )
+    .related(&[Relation::Needs("--tls-cert")]),
     #[cfg(feature = "tls")]
     opt!(
         "--tls-name NAME",
@@ -119,9 +121,10 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         ValueKind::Text(Text::TlsName),
         "A name or address the generated certificate is for, besides\n\
          localhost, 127.0.0.1 and ::1; repeatable",
-        docs: (r#"none"#, r#"one more DNS name or IP address in the generated certificate, besides `localhost`, `127.0.0.1` and `::1`; repeatable, at most 64. Cannot be combined with `--tls-cert`."#)
+        docs: (r#"none"#, r#"one more DNS name or IP address in the generated certificate, besides `localhost`, `127.0.0.1` and `::1`; repeatable, at most 64. A DNS name is letters, digits and hyphens in dot-separated labels (no wildcard), at most 232 bytes, so that each case's name under it (`client-cert-required.NAME`) is a DNS name too. Cannot be combined with `--tls-cert`."#)
     )
-    .repeatable(',', 64),
+    .repeatable(',', 64)
+    .related(&[Relation::ConflictsWith("--tls-cert")]),
     #[cfg(feature = "tls")]
     opt!(
         "--tls-ca-out FILE",
@@ -130,7 +133,8 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         "Write the generated CA's certificate (PEM) to FILE, for clients to\n\
          trust (curl --cacert FILE); never over a file that is not one",
         docs: (r#"none"#, r#"write the generated CA's certificate (PEM) to FILE at start, for clients to trust (`curl --cacert FILE`). An existing file is replaced only if it holds a PEM certificate (an earlier run's); anything else is refused with a one-line error, exit 1. Cannot be combined with `--tls-cert`."#)
-    ),
+    )
+    .related(&[Relation::ConflictsWith("--tls-cert")]),
     #[cfg(feature = "tls")]
     opt!(
         "--tls-case NAME[@SHARE]",

@@ -5,6 +5,8 @@
 use super::{run, run_env, scratch};
 use crate::config::args::find;
 use crate::config::help::help;
+#[cfg(feature = "tls")]
+use crate::config::options::Text;
 use crate::config::options::{OPTIONS, Opt, Repeat, ValueKind};
 
 /// For every repeatable option: its most values are accepted, one more is an error, as
@@ -31,10 +33,9 @@ fn repeatable_options_are_bounded() {
                 _ => panic!("{}: no sample values", o.flag()),
             })
             .collect();
-        let route: &[&str] = match o.kind {
-            ValueKind::RouteHeader => &["--route", "/r=200"],
-            _ => &[],
-        };
+        let route = needed_args(o);
+        let route: Vec<&str> = route.iter().map(String::as_str).collect();
+        let route = &route[..];
         let args: Vec<&str> = route
             .iter()
             .copied()
@@ -74,6 +75,8 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
         ValueKind::File(_) => (file("env"), file("flag")),
         ValueKind::Address => pair("127.0.0.1:1,127.0.0.1:3", "127.0.0.1:2"),
         ValueKind::Header => pair("X-Env: 1\nX-Env-2: 1", "X-Flag: 2"),
+        #[cfg(feature = "tls")]
+        ValueKind::Text(Text::TlsCase) => pair("expired", "stall@10%"),
         ValueKind::FieldValue(_) | ValueKind::Text(_) => pair("env", "flag"),
         ValueKind::Route => pair("/env=200\n/env2=200", "/flag=201"),
         ValueKind::Methods => pair("GET", "POST,PUT"),
@@ -102,12 +105,34 @@ fn samples(o: &Opt, dir: &std::path::Path) -> (String, String) {
 }
 
 /// The flags an option's samples need beside the table's relations: a route for
-/// `--route-header`.
+/// `--route-header`, a `tls:` listener for the TLS options.
 fn needed_args(o: &Opt) -> Vec<String> {
     match o.kind {
         ValueKind::RouteHeader => vec!["--route".into(), "/r=200".into()],
+        #[cfg(feature = "tls")]
+        ValueKind::Text(
+            Text::TlsCert
+            | Text::TlsKey
+            | Text::TlsName
+            | Text::TlsCaOut
+            | Text::TlsCase
+            | Text::TlsClientCa,
+        ) => vec!["--listen".into(), "tls:127.0.0.1:0".into()],
         _ => Vec::new(),
     }
+}
+
+/// [`needed_args`], and the option the table says `o` needs with a sample value.
+fn context(o: &Opt, dir: &std::path::Path) -> Vec<String> {
+    let mut args = needed_args(o);
+    if let Some(needed) = o
+        .needs()
+        .and_then(|n| OPTIONS.iter().find(|p| p.flag() == n))
+    {
+        let (_, v) = samples(needed, dir);
+        args.extend(flag_args(needed, &v).into_iter().map(String::from));
+    }
+    args
 }
 
 fn flag_args<'a>(o: &Opt, value: &'a str) -> Vec<&'a str> {
@@ -124,21 +149,15 @@ fn a_flag_replaces_its_variable_for_every_option() {
     let dir = scratch("precedence");
     for o in OPTIONS {
         let (env_value, flag_value) = samples(o, &dir);
-        let mut args = needed_args(o);
-        if let Some(needed) = o
-            .needs()
-            .and_then(|n| OPTIONS.iter().find(|p| p.flag() == n))
-        {
-            let (_, v) = samples(needed, &dir);
-            args.extend(flag_args(needed, &v).into_iter().map(String::from));
-        }
+        let args = context(o, &dir);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let env = [(o.var(), env_value.as_str())];
         let flag = [&args[..], &flag_args(o, &flag_value)].concat();
         let by_flag = format!("{:?}", run(&flag).unwrap());
         let by_both = format!("{:?}", run_env(&flag, &env).unwrap());
-        let by_env = format!("{:?}", run_env(&args, &env).unwrap());
-        let by_neither = format!("{:?}", run(&args).unwrap());
+        let by_env = format!("{:?}", Ok::<_, ()>(run_env(&args, &env).unwrap()));
+        // An error where the options need each other (`--tls-cert`, `--tls-key`).
+        let by_neither = format!("{:?}", run(&args).map_err(|_| ()));
         assert_eq!(by_both, by_flag, "{}", o.flag());
         assert_ne!(by_env, by_neither, "{} is not read", o.var());
         if !matches!(o.kind, ValueKind::Switch(_)) {
@@ -165,8 +184,14 @@ fn conflicting_options_for_every_pair() {
             assert_eq!(run(&flags).unwrap_err(), want);
             let want = format!("{} and {} cannot be combined", a.var(), b.var());
             assert_eq!(run_env(&[], &env).unwrap_err(), want);
-            let a_only = format!("{:?}", run(&flag_args(a, &a_flag)).unwrap());
-            let a_flag_b_env = run_env(&flag_args(a, &a_flag), &env[1..]).unwrap();
+            let a_context = context(a, &dir);
+            let a_args: Vec<&str> = a_context
+                .iter()
+                .map(String::as_str)
+                .chain(flag_args(a, &a_flag))
+                .collect();
+            let a_only = format!("{:?}", run(&a_args).unwrap());
+            let a_flag_b_env = run_env(&a_args, &env[1..]).unwrap();
             assert_eq!(
                 format!("{a_flag_b_env:?}"),
                 a_only,

@@ -88,6 +88,30 @@ pub struct Generated {
     pub cases: Vec<(&'static str, Chain, PrivateKeyDer<'static>)>,
 }
 
+/// Whether `--tls-name NAME` can be a name of the generated certificate: an IP address, or a
+/// DNS name of letters, digits and hyphens in dot-separated labels of 1 to 63 bytes (RFC 1123
+/// §2.1), short enough that every case's name under it (`client-cert-required.NAME`) is at
+/// most 253 bytes. Errors are one line, naming the flag.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let longest_case = CASES.iter().map(|(c, _)| c.len() + 1).max().unwrap_or(0);
+    let label = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.parse::<std::net::IpAddr>().is_ok()
+        || (name.len() + longest_case <= 253 && name.split('.').all(label))
+    {
+        return Ok(());
+    }
+    Err(format!(
+        "--tls-name {name:?} is not an IP address or a DNS name (letters, digits and hyphens \
+         in dot-separated labels, at most {} bytes)",
+        253 - longest_case
+    ))
+}
+
 /// A CA (ECDSA P-256) and a leaf for `localhost`, `127.0.0.1`, `::1` and `names`, each DNS
 /// name also under every case's label (`expired.localhost`); and the cases' certificates.
 pub fn generate(names: &[String]) -> Result<Generated, String> {

@@ -137,6 +137,7 @@ pub fn server_config(
 ) -> Result<Arc<Configs>, String> {
     let (case, share) = match case {
         Some(c) => {
+            check_case(c, matches!(identity, Identity::Files { .. }))?;
             let (name, share) = split_share(c)?;
             (Some(name), share)
         }
@@ -151,11 +152,6 @@ pub fn server_config(
         &[&rustls::version::TLS13, &rustls::version::TLS12];
     let (chain, key, generated) = match identity {
         Identity::Files { cert, key } => {
-            if case.is_some_and(|c| Fault::by_name(c).is_none()) {
-                return Err("--tls-case needs the generated certificates: it cannot be \
-                            combined with --tls-cert"
-                    .into());
-            }
             let (chain, key) = load(cert, key)?;
             (chain, key, None)
         }
@@ -222,6 +218,30 @@ pub fn server_config(
         seed,
         draws: std::sync::atomic::AtomicU64::new(0),
     }))
+}
+
+/// Whether `--tls-case NAME[@SHARE]` names a case or a handshake fault, with a share
+/// [`split_share`] reads, and one that can go with `with_files` (`--tls-cert`): a handshake
+/// fault, as a certificate case's certificate comes from the generated CA. Errors are one
+/// line, naming the flag.
+pub fn check_case(case: &str, with_files: bool) -> Result<(), String> {
+    let (name, _) = split_share(case)?;
+    if Fault::by_name(name).is_some() {
+        return Ok(());
+    }
+    if !CASES.iter().any(|(n, _)| *n == name) {
+        return Err(format!(
+            "--tls-case {name:?} is not a case (--tls-list prints them)"
+        ));
+    }
+    if with_files {
+        return Err(
+            "--tls-case needs the generated certificates: it cannot be combined with \
+                    --tls-cert"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// `--tls-case NAME@SHARE`: the name, and the share of the connections in millionths

@@ -15,8 +15,8 @@ mod certs;
 mod config;
 mod fault;
 
-pub use certs::{CASES, Generated, generate};
-pub use config::{Configs, Identity, case_lines, server_config};
+pub use certs::{CASES, Generated, check_name, generate};
+pub use config::{Configs, Identity, case_lines, check_case, server_config};
 pub use fault::{Drip, FAULTS, Fault};
 
 use config::Choice;
