@@ -128,7 +128,7 @@ fn open_line(b: &mut WorkArea, status: u16, mark: usize, env: &mut Env<'_>) -> b
 }
 
 /// Close the line [`log_response`] opened, if any: its bytes are what the output gained since
-/// (and the rest of a body to come), its time runs to now (or to the end of a hold). Called
+/// (and the rest of a body or a drip to come), its time runs to now (or to the end of a hold). Called
 /// where a line may have been opened (a request answered): the end of a read's event, a
 /// pipelined request answered after a write, a late head's 408. Before the turn's lines are
 /// handed to the writer, none is open.
@@ -154,6 +154,12 @@ fn close_open_line(b: &WorkArea, log: &mut LogLines, responses: &Responses, now_
             bytes += b.pacing.body_stop.unwrap_or(body.len()).saturating_sub(at) as u64;
         }
         Refill::Repeat { left, .. } => bytes += left,
+        // A drip's pieces not yet copied: all of them are sent unless the client goes away.
+        Refill::Paced => {
+            if let Some(c) = b.pacing.drip {
+                bytes += c.len(responses).saturating_sub(c.copied) as u64;
+            }
+        }
         _ => {}
     }
     let end = log.now_us(now_us).max(b.hold_until_us);

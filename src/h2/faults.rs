@@ -125,7 +125,7 @@ impl State {
     }
 
     /// The access-log line of stream `i`, answered as `plan` says: its status (`000` when
-    /// none is sent), the bytes of the answer (garbage's own; a cut answer counted whole),
+    /// none is sent), the bytes of the answer (garbage's own; a cut answer's to its cut),
     /// ` fault=KIND` for each of its fault kinds, its time to the end of its hold.
     #[cold]
     #[inline(never)]
@@ -134,6 +134,11 @@ impl State {
         let bytes = match plan.delivery {
             Delivery::Stall | Delivery::Hang { .. } => 0,
             Delivery::Garbage(n) => u64::from(n),
+            // The HEADERS and the body to its cut, as `shape` sends them.
+            Delivery::Truncate(cut) | Delivery::Reset(cut) => {
+                let body = self.body_of(&s, env.responses).1 as u64;
+                self.answer_bytes(i, env) - body + cut.keep(body)
+            }
             _ => self.answer_bytes(i, env),
         };
         let a = super::log::Answered {

@@ -186,7 +186,7 @@ impl State {
                 Own::Route => responses.body(s.route as usize).len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
                 #[cfg(feature = "echo")]
-                Own::Kept => self.kept_len(s.id),
+                Own::Kept => self.kept_bytes(s.id, env),
             };
             data = if s.head_only { 0 } else { body };
             self.response_headers(&s, data == 0, env);

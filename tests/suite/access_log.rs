@@ -390,3 +390,99 @@ fn http2_streams_held_or_faulted_are_logged() {
         );
     }
 }
+
+/// BYTES means one thing on both protocols: the answer canned sends, HTTP/1's head and body
+/// as they go on the wire, HTTP/2's HEADERS block and DATA payloads. A cut answer counted to
+/// its cut, a drip whole (its pieces not yet sent when the line is written too), the journal
+/// whole (streamed a piece at a time). curl, over HTTP/1.1 and with HTTP/2 prior knowledge, 1 and 2 workers: HTTP/1's BYTES is what curl read, head
+/// and body; HTTP/2's less the body curl read is the HEADERS block, shorter than HTTP/1's
+/// head, and the same for answers with the same fields.
+#[cfg(all(
+    feature = "faults",
+    feature = "control",
+    feature = "journal",
+    feature = "http2"
+))]
+#[test]
+fn bytes_mean_the_same_answer_on_http1_and_http2() {
+    if !have("curl") {
+        return;
+    }
+    // (target, the case whose answer has the same fields); a reset's client may lose what it
+    // read: its BYTES are the truncate's.
+    let cases = [
+        ("/", "/"),
+        ("/tr", "/"),
+        ("/rs", "/"),
+        ("/dr", "/"),
+        ("/?bytes=10K", "/?bytes=10K"),
+        ("/?fault=truncate:1000&bytes=10K", "/?bytes=10K"),
+        ("/drip?numbytes=2&duration=0.1", ""),
+        ("/_j", ""),
+    ];
+    let h1 = ["--http1.1"];
+    let h2 = ["--http2-prior-knowledge"];
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--body-file",
+            "Cargo.toml",
+            "--fault",
+            "/tr=truncate:1000",
+            "--fault",
+            "/rs=reset:1000",
+            "--fault",
+            "/dr=drip:2pieces/300ms",
+            "--control",
+            "--journal-path",
+            "/_j",
+        ]);
+        let seen: Vec<_> = cases
+            .iter()
+            .map(|(t, _)| (curl(&p.url(t), &h1), curl(&p.url(t), &h2)))
+            .collect();
+        let lines: Vec<common::LogLine> = stop_and_read(p)
+            .iter()
+            .map(|l| common::log_line(l))
+            .collect();
+        let bytes = |target: &str, version: &str| {
+            let words = format!("GET {target} {version} ");
+            let l: Vec<_> = (lines.iter())
+                .filter(|l| l.words.starts_with(&words))
+                .collect();
+            assert_eq!(l.len(), 1, "{words}: {lines:?}");
+            l[0].bytes as i64
+        };
+        let mut headers = std::collections::HashMap::new();
+        for ((target, like), (c1, c2)) in cases.iter().zip(&seen) {
+            let (b1, b2) = (bytes(target, "HTTP/1.1"), bytes(target, "HTTP/2.0"));
+            let why = format!("{workers} workers, {target}: {b1} {b2} {c1:?} {c2:?}");
+            // curl reports nothing of a stream reset after its first 1000 bytes of body.
+            let cut = target.contains("tr");
+            let block = b2 - if cut { 1000 } else { c2.3 as i64 };
+            if target.starts_with("/rs") {
+                assert_eq!(
+                    (b1, b2),
+                    (bytes("/tr", "HTTP/1.1"), bytes("/tr", "HTTP/2.0"))
+                );
+                continue;
+            }
+            // The journal's body is one chunk, whose framing curl does not count.
+            let framing = match *target {
+                "/_j" => format!("{:x}\r\n\r\n0\r\n\r\n", c1.3).len(),
+                _ => 0,
+            };
+            assert_eq!(b1, (c1.2 + c1.3) as i64 + framing as i64, "HTTP/1: {why}");
+            assert!(0 < block && block < c1.2 as i64, "HTTP/2: {why}");
+            if !like.is_empty() {
+                assert_eq!(*headers.entry(like).or_insert(block), block, "{why}");
+            }
+            if cut {
+                assert_eq!(b1, 1000, "{why}");
+            }
+        }
+    }
+}
