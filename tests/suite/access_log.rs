@@ -486,3 +486,71 @@ fn bytes_mean_the_same_answer_on_http1_and_http2() {
         }
     }
 }
+
+/// The line is written, and the answer counted, when the answer is decided, before it is
+/// sent: an HTTP/1 request whose client closes right after it, and an HTTP/2
+/// stream reset right after its request ended (HEADERS with END_STREAM and RST_STREAM in one
+/// write), each have a line and a 200 in the exit summary; a stream reset before its request
+/// ended has neither. 1 and 2 workers.
+#[cfg(feature = "http2")]
+#[test]
+fn an_answer_is_logged_and_counted_when_decided_a_stream_reset_before_its_end_is_not() {
+    if !have("python3") {
+        return;
+    }
+    let script = r#"
+import socket, sys
+from hyperframe.frame import SettingsFrame, HeadersFrame, RstStreamFrame, PingFrame
+import hpack
+port = int(sys.argv[1])
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /h1-fin HTTP/1.1\r\nHost: t\r\n\r\n")
+s.close()
+enc = hpack.Encoder()
+def req(sid, path, end):
+    f = HeadersFrame(sid)
+    f.data = enc.encode([(":method", "GET"), (":scheme", "http"), (":authority", "t"), (":path", path)])
+    f.flags.add("END_HEADERS")
+    if end:
+        f.flags.add("END_STREAM")
+    return f.serialize() + RstStreamFrame(sid, error_code=8).serialize()
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + SettingsFrame(0).serialize()
+          + req(1, "/h2-ended", True) + req(3, "/h2-open", False) + PingFrame(0, b"8 bytes!").serialize())
+# The PING's ACK: every frame before it was read.
+buf = b""
+while True:
+    d = s.recv(65536)
+    assert d, "closed before the PING's ACK"
+    buf += d
+    while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], "big"):
+        n = int.from_bytes(buf[:3], "big")
+        if buf[3] == 6 and buf[4] & 1:
+            sys.exit(0)
+        buf = buf[9 + n:]
+"#;
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&["--workers", workers, "--no-date", "--access-log"]);
+        let o = Command::new("python3")
+            .args(["-c", script, &p.addr.port().to_string()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut out = p.child.stdout.take().unwrap();
+        let (code, summary) = p.stop();
+        assert_eq!(code, 0);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut out, &mut text).unwrap();
+        let mut words = common::log_words(&text);
+        words.sort();
+        assert_eq!(
+            words,
+            [
+                "GET /h1-fin HTTP/1.1 200",
+                "GET /h2-ended HTTP/2.0 200"
+            ],
+            "{workers} workers"
+        );
+        assert!(summary.contains("responses 200 2"), "{summary}");
+    }
+}
