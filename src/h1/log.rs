@@ -128,10 +128,10 @@ fn open_line(b: &mut WorkArea, status: u16, mark: usize, env: &mut Env<'_>) -> b
 }
 
 /// Close the line [`log_response`] opened, if any: its bytes are what the output gained since
-/// (and the rest of a body or a drip to come), its time runs to now (or to the end of a hold). Called
-/// where a line may have been opened (a request answered): the end of a read's event, a
-/// pipelined request answered after a write, a late head's 408. Before the turn's lines are
-/// handed to the writer, none is open.
+/// (and the rest of a body or of a drip to come), its time runs to now (or to the end of a
+/// hold). Called where a line may have been opened (a request answered): the end of a read's
+/// event, a pipelined request answered after a write, a late head's 408. Before the turn's
+/// lines are handed to the writer, none is open.
 #[inline(always)]
 pub(super) fn close_log(b: &WorkArea, env: &mut Env<'_>) {
     if let Some(log) = env.features.access_log.as_deref_mut() {

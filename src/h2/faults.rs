@@ -134,11 +134,6 @@ impl State {
         let bytes = match plan.delivery {
             Delivery::Stall | Delivery::Hang { .. } => 0,
             Delivery::Garbage(n) => u64::from(n),
-            // The HEADERS and the body to its cut, as `shape` sends them.
-            Delivery::Truncate(cut) | Delivery::Reset(cut) => {
-                let body = self.body_of(&s, env.responses).1 as u64;
-                self.answer_bytes(i, env) - body + cut.keep(body)
-            }
             _ => self.answer_bytes(i, env),
         };
         let a = super::log::Answered {

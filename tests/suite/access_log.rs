@@ -545,10 +545,7 @@ while True:
         words.sort();
         assert_eq!(
             words,
-            [
-                "GET /h1-fin HTTP/1.1 200",
-                "GET /h2-ended HTTP/2.0 200"
-            ],
+            ["GET /h1-fin HTTP/1.1 200", "GET /h2-ended HTTP/2.0 200"],
             "{workers} workers"
         );
         assert!(summary.contains("responses 200 2"), "{summary}");
