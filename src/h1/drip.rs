@@ -64,6 +64,7 @@ impl ParkedDrip {
 
 impl DripCursor {
     /// The response's length.
+    #[inline(never)]
     pub(super) fn len(&self, r: &Responses) -> usize {
         match self.source {
             DripSource::Route if self.answer != Answer::Whole => {

@@ -99,6 +99,29 @@ impl WorkArea {
         self.refill = if done { Refill::None } else { Refill::Journal };
     }
 
+    /// The bytes of the journal's pieces still to be appended after the one in the output,
+    /// framed as [`WorkArea::journal_piece`] frames them: formatted here to be counted (the
+    /// access log).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn journal_left(&self, j: &Journal, bytes: usize) -> u64 {
+        let s = self.journal.sending;
+        let mut r = s.reading;
+        let mut piece = Vec::new();
+        let mut n = 0;
+        loop {
+            piece.clear();
+            let done = j.read_more(&mut r, &mut piece, bytes.max(1));
+            n += piece.len();
+            if s.chunked {
+                n += hex_line(piece.len(), &mut [0; 18]) + 2 + if done { 5 } else { 0 };
+            }
+            if done {
+                return n as u64;
+            }
+        }
+    }
+
     /// The output of [`Refill::Journal`] is written: append the journal's next piece, or
     /// hold it to the next loop turn when one was appended in this one. Formatting costs
     /// more than a copy: a reader whose socket takes all it is given would otherwise keep

@@ -4,7 +4,7 @@
 //! answer's bytes and time once it is queued.
 
 use super::state::{Env, Refill, WorkArea};
-use crate::conn::log_line::{self, LogLines};
+use crate::conn::log_line;
 #[cfg(feature = "access-log")]
 use crate::conn::{
     ACCESS_LOG_TURN_BYTES,
@@ -16,7 +16,6 @@ use crate::fault::FaultKind;
 use crate::parser::Version;
 use crate::parser::{Request, Rule};
 use crate::plan::{Plan, Source};
-use crate::response::Responses;
 
 /// Keep `METHOD TARGET VERSION ` of an access-log line until the response is decided, and
 /// when the request's first byte was read.
@@ -128,32 +127,52 @@ fn open_line(b: &mut WorkArea, status: u16, mark: usize, env: &mut Env<'_>) -> b
 }
 
 /// Close the line [`log_response`] opened, if any: its bytes are what the output gained since
-/// (and the rest of a body to come), its time runs to now (or to the end of a hold). Called
-/// where a line may have been opened (a request answered): the end of a read's event, a
-/// pipelined request answered after a write, a late head's 408. Before the turn's lines are
-/// handed to the writer, none is open.
+/// (and the rest of a body or of a drip to come), its time runs to now (or to the end of a
+/// hold). Called where a line may have been opened (a request answered): the end of a read's
+/// event, a pipelined request answered after a write, a late head's 408. Before the turn's
+/// lines are handed to the writer, none is open.
 #[inline(always)]
 pub(super) fn close_log(b: &WorkArea, env: &mut Env<'_>) {
-    if let Some(log) = env.features.access_log.as_deref_mut() {
+    if let Some(log) = env.features.access_log.as_deref() {
         if log.open.is_some() {
-            close_open_line(b, log, env.responses, env.now_us);
+            close_open_line(b, env);
         }
     }
 }
 
 #[cold]
 #[inline(never)]
-fn close_open_line(b: &WorkArea, log: &mut LogLines, responses: &Responses, now_us: u64) {
+fn close_open_line(b: &WorkArea, env: &mut Env<'_>) {
+    let (responses, now_us) = (env.responses, env.now_us);
+    // The journal's pieces to come (none is in the output before its line is opened).
+    #[cfg(feature = "journal")]
+    let journal = match (b.refill, env.features.journal.as_deref()) {
+        (Refill::Journal, Some(r)) => {
+            b.journal_left(&r.journal, env.settings.conn_limits.body_chunk)
+        }
+        _ => 0,
+    };
+    #[cfg(not(feature = "journal"))]
+    let journal = 0;
+    let Some(log) = env.features.access_log.as_deref_mut() else {
+        return;
+    };
     let Some(open) = log.open.take() else {
         return;
     };
-    let mut bytes = b.out.len().saturating_sub(open.mark) as u64;
+    let mut bytes = b.out.len().saturating_sub(open.mark) as u64 + journal;
     match b.refill {
         Refill::Body { route, at } => {
             let body = responses.body(route as usize);
             bytes += b.pacing.body_stop.unwrap_or(body.len()).saturating_sub(at) as u64;
         }
         Refill::Repeat { left, .. } => bytes += left,
+        // A drip's pieces not yet copied: all of them are sent unless the client goes away.
+        Refill::Paced => {
+            if let Some(c) = b.pacing.drip {
+                bytes += c.len(responses).saturating_sub(c.copied) as u64;
+            }
+        }
         _ => {}
     }
     let end = log.now_us(now_us).max(b.hold_until_us);

@@ -483,6 +483,23 @@ impl State {
         at.and_then(|at| self.echo.slots[at].length).unwrap_or(0)
     }
 
+    /// [`State::kept_len`], a journal's answer whole: its first piece and the rest of its
+    /// reading, formatted here to be counted (the access log).
+    pub(super) fn kept_bytes<W>(&self, id: u32, env: &Env<'_, W>) -> usize {
+        #[cfg(feature = "journal")]
+        if let (Some(at), Some(j)) = (self.echo.find(id), env.features.journal.as_deref()) {
+            let k = &self.echo.slots[at];
+            if let Refill::Journal(mut r) = k.refill {
+                let mut rest = Vec::new();
+                j.journal.read_more(&mut r, &mut rest, usize::MAX);
+                return k.buf.len() + rest.len();
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = env;
+        self.kept_len(id)
+    }
+
     /// Stream `id`, answered from its slot, is done: free the slot.
     pub(super) fn kept_done(&mut self, id: u32) {
         if let Some(at) = self.echo.find(id) {

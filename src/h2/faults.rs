@@ -125,7 +125,7 @@ impl State {
     }
 
     /// The access-log line of stream `i`, answered as `plan` says: its status (`000` when
-    /// none is sent), the bytes of the answer (garbage's own; a cut answer counted whole),
+    /// none is sent), the bytes of the answer (garbage's own; a cut answer's to its cut),
     /// ` fault=KIND` for each of its fault kinds, its time to the end of its hold.
     #[cold]
     #[inline(never)]

@@ -171,9 +171,10 @@ impl State {
     }
 
     /// The bytes of stream `i`'s answer as the access log counts them: the payloads of its
-    /// HEADERS (the HPACK block, CONTINUATION frames included) and DATA frames, gRPC's
-    /// trailers too; HTTP/1 counts its head and body, the same less the framing. The frames
-    /// are formatted at the output's end and taken back: work done only with the log.
+    /// HEADERS (the HPACK block, CONTINUATION frames included) and DATA frames (a cut
+    /// answer's to its cut, a journal's whole), gRPC's trailers too; HTTP/1 counts its head
+    /// and body, the same less the framing. The frames are formatted at the output's end and
+    /// taken back: work done only with the log.
     #[cold]
     #[inline(never)]
     pub(super) fn answer_bytes<W>(&mut self, i: usize, env: &Env<'_, W>) -> u64 {
@@ -186,9 +187,17 @@ impl State {
                 Own::Route => responses.body(s.route as usize).len(),
                 Own::Refused(rule) => responses.error(rule)[2].len(),
                 #[cfg(feature = "echo")]
-                Own::Kept => self.kept_len(s.id),
+                Own::Kept => self.kept_bytes(s.id, env),
             };
             data = if s.head_only { 0 } else { body };
+            // A truncate or a reset sends the body to its cut (`faults`).
+            if let Some(super::shape::Shaped {
+                how: super::shape::How::Cut { cut, .. },
+                ..
+            }) = s.fault
+            {
+                data = cut.keep(data as u64) as usize;
+            }
             self.response_headers(&s, data == 0, env);
         } else {
             // Room for all of it: its HEADERS, DATA and trailers.

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{Proc, have};
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::process::Command;
 
 /// curl's view of one exchange: its local port, the status, head and body bytes.
@@ -388,5 +388,181 @@ fn http2_streams_held_or_faulted_are_logged() {
             lines.iter().all(|l| l.us >= 50_000 && l.bytes > 0),
             "{lines:?}"
         );
+    }
+}
+
+/// BYTES means one thing on both protocols: the answer canned sends, HTTP/1's head and body
+/// as they go on the wire, HTTP/2's HEADERS block and DATA payloads. A cut answer counted to
+/// its cut, a drip whole (its pieces not yet sent when the line is written too), the journal
+/// whole (over 64 KiB, streamed a piece at a time). curl, over HTTP/1.1 and with HTTP/2 prior
+/// knowledge, 1 and 2 workers: HTTP/1's BYTES is what curl read, head and body (the
+/// journal's chunks framing included); HTTP/2's less the body curl read is the HEADERS
+/// block, shorter than HTTP/1's head, and the same for answers with the same fields.
+#[cfg(all(
+    feature = "faults",
+    feature = "control",
+    feature = "journal",
+    feature = "http2"
+))]
+#[test]
+fn bytes_mean_the_same_answer_on_http1_and_http2() {
+    if !have("curl") {
+        return;
+    }
+    // (target, the case whose answer has the same fields); a reset's client may lose what it
+    // read: its BYTES are the truncate's.
+    let cases = [
+        ("/", "/"),
+        ("/tr", "/"),
+        ("/rs", "/"),
+        ("/dr", "/"),
+        ("/?bytes=10K", "/?bytes=10K"),
+        ("/?fault=truncate:1000&bytes=10K", "/?bytes=10K"),
+        ("/drip?numbytes=2&duration=0.1", ""),
+        ("/_j", ""),
+    ];
+    let h1 = ["--http1.1"];
+    let h2 = ["--http2-prior-knowledge"];
+    for workers in ["1", "2"] {
+        let p = Proc::start(&[
+            "--workers",
+            workers,
+            "--no-date",
+            "--access-log",
+            "--body-file",
+            "Cargo.toml",
+            "--fault",
+            "/tr=truncate:1000",
+            "--fault",
+            "/rs=reset:1000",
+            "--fault",
+            "/dr=drip:2pieces/300ms",
+            "--control",
+            "--journal-path",
+            "/_j",
+        ]);
+        // A journal of over 64 KiB, sent in pieces (HTTP/1: several chunks).
+        let pad = format!(
+            "GET /pad HTTP/1.1\r\nHost: t\r\nX-Pad: {}\r\n\r\n",
+            "x".repeat(2000)
+        );
+        let mut s = common::connect(p.addr);
+        let last = "GET /pad HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+        s.write_all((pad.repeat(40) + last).as_bytes()).unwrap();
+        common::read_to_eof(&mut s);
+        // HTTP/1's journal as it comes on the wire, its chunks' framing included.
+        let raw = |url: &str| {
+            let o = (Command::new("curl"))
+                .args(["-s", "--http1.1", "--raw", "-D", "-", url])
+                .output()
+                .unwrap();
+            (0, 200, o.stdout.len() as u64, 0)
+        };
+        let seen: Vec<_> = (cases.iter())
+            .map(|(t, _)| match *t {
+                "/_j" => (raw(&p.url(t)), curl(&p.url(t), &h2)),
+                _ => (curl(&p.url(t), &h1), curl(&p.url(t), &h2)),
+            })
+            .collect();
+        let lines: Vec<common::LogLine> = stop_and_read(p)
+            .iter()
+            .map(|l| common::log_line(l))
+            .collect();
+        let bytes = |target: &str, version: &str| {
+            let words = format!("GET {target} {version} ");
+            let l: Vec<_> = (lines.iter())
+                .filter(|l| l.words.starts_with(&words))
+                .collect();
+            assert_eq!(l.len(), 1, "{words}: {lines:?}");
+            l[0].bytes as i64
+        };
+        let mut headers = std::collections::HashMap::new();
+        for ((target, like), (c1, c2)) in cases.iter().zip(&seen) {
+            let (b1, b2) = (bytes(target, "HTTP/1.1"), bytes(target, "HTTP/2.0"));
+            let why = format!("{workers} workers, {target}: {b1} {b2} {c1:?} {c2:?}");
+            // curl reports nothing of a stream reset after its first 1000 bytes of body.
+            let cut = target.contains("tr");
+            let block = b2 - if cut { 1000 } else { c2.3 as i64 };
+            if target.starts_with("/rs") {
+                assert_eq!(
+                    (b1, b2),
+                    (bytes("/tr", "HTTP/1.1"), bytes("/tr", "HTTP/2.0"))
+                );
+                continue;
+            }
+            assert_eq!(b1, (c1.2 + c1.3) as i64, "HTTP/1: {why}");
+            assert!(0 < block && block < c1.2 as i64, "HTTP/2: {why}");
+            if !like.is_empty() {
+                assert_eq!(*headers.entry(like).or_insert(block), block, "{why}");
+            }
+            if cut {
+                assert_eq!(b1, 1000, "{why}");
+            }
+        }
+    }
+}
+
+/// The line is written, and the answer counted, when the answer is decided, before it is
+/// sent: an HTTP/1 request whose client closes right after it, and an HTTP/2
+/// stream reset right after its request ended (HEADERS with END_STREAM and RST_STREAM in one
+/// write), each have a line and a 200 in the exit summary; a stream reset before its request
+/// ended has neither. 1 and 2 workers.
+#[cfg(feature = "http2")]
+#[test]
+fn an_answer_is_logged_and_counted_when_decided_a_stream_reset_before_its_end_is_not() {
+    if !have("python3") {
+        return;
+    }
+    let script = r#"
+import socket, sys
+from hyperframe.frame import SettingsFrame, HeadersFrame, RstStreamFrame, PingFrame
+import hpack
+port = int(sys.argv[1])
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /h1-fin HTTP/1.1\r\nHost: t\r\n\r\n")
+s.close()
+enc = hpack.Encoder()
+def req(sid, path, end):
+    f = HeadersFrame(sid)
+    f.data = enc.encode([(":method", "GET"), (":scheme", "http"), (":authority", "t"), (":path", path)])
+    f.flags.add("END_HEADERS")
+    if end:
+        f.flags.add("END_STREAM")
+    return f.serialize() + RstStreamFrame(sid, error_code=8).serialize()
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + SettingsFrame(0).serialize()
+          + req(1, "/h2-ended", True) + req(3, "/h2-open", False) + PingFrame(0, b"8 bytes!").serialize())
+# The PING's ACK: every frame before it was read.
+buf = b""
+while True:
+    d = s.recv(65536)
+    assert d, "closed before the PING's ACK"
+    buf += d
+    while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], "big"):
+        n = int.from_bytes(buf[:3], "big")
+        if buf[3] == 6 and buf[4] & 1:
+            sys.exit(0)
+        buf = buf[9 + n:]
+"#;
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&["--workers", workers, "--no-date", "--access-log"]);
+        let o = Command::new("python3")
+            .args(["-c", script, &p.addr.port().to_string()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut out = p.child.stdout.take().unwrap();
+        let (code, summary) = p.stop();
+        assert_eq!(code, 0);
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut out, &mut text).unwrap();
+        let mut words = common::log_words(&text);
+        words.sort();
+        assert_eq!(
+            words,
+            ["GET /h1-fin HTTP/1.1 200", "GET /h2-ended HTTP/2.0 200"],
+            "{workers} workers"
+        );
+        assert!(summary.contains("responses 200 2"), "{summary}");
     }
 }
