@@ -176,7 +176,7 @@ fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
     let (mut h2c, mut connection, mut settings, mut twice) = (false, false, None, false);
     let tokens = |v: &[u8], want: &[u8]| {
         v.split(|&c| c == b',')
-            .any(|t| t.trim_ascii().eq_ignore_ascii_case(want))
+            .any(|t| eq_ignore_case(t.trim_ascii(), want))
     };
     for line in head.split(|&c| c == b'\n').skip(1) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -184,15 +184,24 @@ fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
             continue;
         };
         let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
-        if name.eq_ignore_ascii_case(b"upgrade") {
+        if eq_ignore_case(name, b"upgrade") {
             h2c |= tokens(value, b"h2c");
-        } else if name.eq_ignore_ascii_case(b"connection") {
+        } else if eq_ignore_case(name, b"connection") {
             connection |= tokens(value, b"upgrade");
-        } else if name.eq_ignore_ascii_case(b"http2-settings") {
+        } else if eq_ignore_case(name, b"http2-settings") {
             twice |= settings.replace(value).is_some();
         }
     }
     settings.filter(|_| h2c && connection && !twice)
+}
+
+/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
+/// and vectorized (a few hundred bytes each); this path is cold, and the linker folds the
+/// crate's copies of this function into one.
+#[cfg(feature = "http2")]
+#[inline(never)]
+fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 /// Decode `HTTP2-Settings` (token68 of base64url, RFC 7540 §3.2.1; padding tolerated) into

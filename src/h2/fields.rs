@@ -433,7 +433,7 @@ pub(super) fn encode_head(head: &[u8], out: &mut Vec<u8>) {
         while let [rest @ .., b' ' | b'\t'] = value {
             value = rest;
         }
-        let lower = |s: &[u8]| s.eq_ignore_ascii_case(name);
+        let lower = |s: &[u8]| eq_ignore_case(s, name);
         if [
             &b"connection"[..],
             b"keep-alive",
@@ -455,6 +455,14 @@ pub(super) fn encode_head(head: &[u8], out: &mut Vec<u8>) {
         }
         string(out, value, false);
     }
+}
+
+/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
+/// and vectorized (a few hundred bytes each); this path is cold, and the linker folds the
+/// crate's copies of this function into one.
+#[inline(never)]
+fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 #[cfg(test)]
