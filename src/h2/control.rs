@@ -10,6 +10,7 @@
 
 use super::kept::{Controlled, Refill};
 use super::{Env, State};
+use crate::conn::ExtendCold;
 use crate::control::{Control, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::Delivery;
@@ -40,17 +41,17 @@ impl State {
         let f = &self.fields;
         let head = &mut self.head;
         head.clear();
-        head.extend_from_slice(&f.method);
+        head.extend_cold(&f.method);
         head.push(b' ');
-        head.extend_from_slice(&f.path);
-        head.extend_from_slice(b" HTTP/1.1\r\n");
+        head.extend_cold(&f.path);
+        head.extend_cold(b" HTTP/1.1\r\n");
         let name = crate::control::HEADER;
         for line in f.lines.split_inclusive(|&c| c == b'\n') {
             if line.len() > name.len() && line[..name.len()] == *name && line[name.len()] == b':' {
-                head.extend_from_slice(line);
+                head.extend_cold(line);
             }
         }
-        head.extend_from_slice(b"\r\n");
+        head.extend_cold(b"\r\n");
         let draw = crate::control::draw(env.now_us, env.stats.requests);
         asked(from_head(head, route == 0, draw))
     }
@@ -120,7 +121,7 @@ impl State {
         k.refill = Refill::None;
         if !s.head_only && body_len > 0 {
             match short {
-                Some(parts) => parts.iter().for_each(|p| k.buf.extend_from_slice(p)),
+                Some(parts) => parts.iter().for_each(|p| k.buf.extend_cold(p)),
                 None if filler => {
                     k.refill = Refill::Repeat {
                         left: body_len,
