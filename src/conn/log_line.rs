@@ -8,7 +8,7 @@
 //! at the end of the connection's event, when its answer is queued): [`open`] leaves room
 //! for the bytes and the time at a place [`close`] fills, and [`note`]s go after.
 
-use super::ExtendCold;
+use crate::response::ExtendCold;
 use std::net::SocketAddr;
 use std::time::Instant;
 

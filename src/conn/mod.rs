@@ -40,18 +40,3 @@ pub use pool::{Pool, Pooled};
 #[cfg(feature = "websocket")]
 pub use settings::WebSocketPaths;
 pub use settings::{Settings, Switches};
-
-/// `Vec<u8>::extend_from_slice` as a call, for the paths no plain request takes (the access
-/// log, the journal, `--control`, the echo, faults, the admin API): inlined, each append is
-/// a capacity check, a grow call and a copy, about 100 bytes at every site.
-pub(crate) trait ExtendCold {
-    /// Append `bytes`.
-    fn extend_cold(&mut self, bytes: &[u8]);
-}
-
-impl ExtendCold for Vec<u8> {
-    #[inline(never)]
-    fn extend_cold(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-}

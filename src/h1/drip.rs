@@ -4,8 +4,8 @@
 
 use super::state::{Asked, DripCursor, DripSource, DripTail, Env, Pending, Refill, WorkArea};
 use crate::conditional::Answer;
-use crate::conn::ExtendCold;
 use crate::fault::Drip;
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses};
 
 /// A dripped response waiting for its next piece on a connection with nothing else to do

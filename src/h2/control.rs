@@ -10,11 +10,11 @@
 
 use super::kept::{Controlled, Refill};
 use super::{Env, State};
-use crate::conn::ExtendCold;
 use crate::control::{Control, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::Delivery;
 use crate::plan::{self, Configured, Facts};
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses, StatusHead, reason};
 
 /// What a request's control asks of HTTP/2: a value passed once, on the stack (a `Box`

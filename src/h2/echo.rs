@@ -16,8 +16,6 @@
 use super::control::Asked;
 use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
 use super::{Env, Failed, OUT_HIGH, Own, State, Stream, stream_error};
-#[cfg(feature = "control")]
-use crate::conn::ExtendCold;
 use crate::control::{Control, Refusal};
 use crate::echo::{DEFAULT_MAX_BODY, EchoFormat, Echoed, decimal, render, rendered_len};
 use crate::frame::{ErrorCode, Header, flag, kind};
@@ -25,6 +23,8 @@ use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::journal::{Record, Recorder};
 use crate::parser::Rule;
 use crate::plan::Kinds;
+#[cfg(feature = "control")]
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses};
 
 /// How a new stream is answered, as far as the echo and the journal say.

@@ -9,12 +9,12 @@
 //! Control bytes, a space, `\` and non-ASCII are written `\xNN` (`push_log_word`).
 
 use super::{Env, Own, State, grpc};
-use crate::conn::ExtendCold;
 use crate::conn::log_line::{self, LINE_OVERHEAD, Request as LogRequest};
 use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::frame::HEADER_LEN;
 use crate::parser::Rule;
+use crate::response::ExtendCold;
 
 /// Each held entry: the stream id (4 bytes), the words' length (2 bytes), when its HEADERS
 /// came (8 bytes, µs), the words.

@@ -7,6 +7,7 @@
 //! it is sent ([`Journal::begin_reading`]), never whole and never under the lock for more
 //! than an entry.
 
+use crate::response::ExtendCold;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Mutex;
@@ -395,21 +396,6 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
         }
     }
     out.push(b'"');
-}
-
-/// `Vec<u8>::extend_from_slice` as a call, for the paths no plain request takes (the journal is
-/// read by the admin thread and the journal route): inlined, each append is
-/// a capacity check, a grow call and a copy, about 100 bytes at every site.
-trait ExtendCold {
-    /// Append `bytes`.
-    fn extend_cold(&mut self, bytes: &[u8]);
-}
-
-impl ExtendCold for Vec<u8> {
-    #[inline(never)]
-    fn extend_cold(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@ mod api;
 mod routes;
 
 use crate::config::Config;
-use crate::conn::ExtendCold;
 use crate::fault::{FaultResponses, FaultSet};
 use crate::journal::Journal;
 use crate::parser::{Framing, Limits, Parser, Status};
+use crate::response::ExtendCold;
 use crate::response::{Responses, reason};
 use crate::server::shared::Shared;
 use api::{Answer, Api};
