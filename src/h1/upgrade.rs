@@ -15,6 +15,8 @@ use crate::conn::{H2cRequest, Handoff, Pool, Upgrade};
 use crate::parser::Request;
 #[cfg(any(feature = "http2", feature = "websocket"))]
 use crate::parser::{Framing, Version};
+#[cfg(any(feature = "http2", feature = "access-log"))]
+use crate::response::ExtendCold;
 
 /// The `101` answer to an upgrade to h2c.
 #[cfg(feature = "http2")]
@@ -94,7 +96,7 @@ impl Http1Conn {
         if s.by_request() || env.features.journal.is_some() {
             b.echo.hold_head(head);
         }
-        b.out.extend_from_slice(SWITCHING_PROTOCOLS);
+        b.out.extend_cold(SWITCHING_PROTOCOLS);
         self.phase = Phase::Upgrading;
         true
     }
@@ -144,7 +146,7 @@ impl Http1Conn {
             if p.logged && b.log_line.len() >= b"HTTP/1.1 ".len() {
                 // `METHOD TARGET HTTP/1.1 ` without its version.
                 let words = b.log_line.len() - b"HTTP/1.1 ".len();
-                request.log_words.extend_from_slice(&b.log_line[..words]);
+                request.log_words.extend_cold(&b.log_line[..words]);
             }
         }
         #[cfg(feature = "http2")]

@@ -5,6 +5,7 @@
 //! connection has sent before.
 
 use crate::hpack::{Field, Source};
+use crate::response::ExtendCold;
 
 /// A value the field rules forbid (§8.2.1).
 const BAD_VALUE: &str = "a field value with NUL, CR, LF or surrounding whitespace (§8.2.1)";
@@ -109,10 +110,10 @@ impl RequestFields {
         if name == b":method" || name == b":path" {
             return;
         }
-        self.lines.extend_from_slice(name);
-        self.lines.extend_from_slice(b": ");
-        self.lines.extend_from_slice(value);
-        self.lines.extend_from_slice(b"\r\n");
+        self.lines.extend_cold(name);
+        self.lines.extend_cold(b": ");
+        self.lines.extend_cold(value);
+        self.lines.extend_cold(b"\r\n");
     }
 
     fn fail(&mut self, why: &'static str) {
