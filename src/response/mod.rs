@@ -227,6 +227,8 @@ impl Responses {
         });
     }
 
+    // Called, not inlined: start-up and the admin API add routes, each call site had a copy.
+    #[inline(never)]
     fn push_route(&mut self, spec: Spec) -> usize {
         self.routes.push(format(&spec, &self.common, &self.date));
         self.routes.len() - 1
@@ -290,6 +292,8 @@ impl Responses {
         self.put_route(copy, at)
     }
 
+    // Called, not inlined, as `push_route`.
+    #[inline(never)]
     fn put_route(&mut self, f: Formatted, at: Option<usize>) -> usize {
         match at {
             Some(at) => {
