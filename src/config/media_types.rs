@@ -38,14 +38,6 @@ pub(super) fn type_by_extension(file: &str) -> Option<&'static str> {
     }
     TYPES_BY_EXTENSION
         .iter()
-        .find(|(e, _)| eq_ignore_case(e.as_bytes(), ext.as_bytes()))
+        .find(|(e, _)| e.eq_ignore_ascii_case(ext))
         .map(|(_, t)| *t)
-}
-
-/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
-/// and vectorized (a few hundred bytes each); this path is cold, and the linker folds the
-/// crate's copies of this function into one.
-#[inline(never)]
-fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
-    a.eq_ignore_ascii_case(b)
 }

@@ -43,7 +43,7 @@ fn set_field(spec: &mut Spec, defaults: &[String], line: String) {
     let same_name = |h: &String| {
         h.split(':')
             .next()
-            .is_some_and(|n| eq_ignore_case(n.as_bytes(), name.as_bytes()))
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
     };
     spec.headers
         .retain(|h| !(same_name(h) && defaults.contains(h)));
@@ -89,7 +89,7 @@ pub(super) fn add_route_header(c: &mut Config, v: &str) -> Result<(), String> {
             let location = |h: &String| {
                 h.split(':')
                     .next()
-                    .is_some_and(|n| eq_ignore_case(n.as_bytes(), b"location"))
+                    .is_some_and(|n| n.eq_ignore_ascii_case("location"))
             };
             if location(&line)
                 && r.spec
@@ -143,7 +143,7 @@ pub fn route_answer(
     let location = |h: &String| {
         h.split(':')
             .next()
-            .is_some_and(|n| eq_ignore_case(n.as_bytes(), b"location"))
+            .is_some_and(|n| n.eq_ignore_ascii_case("location"))
     };
     for (n, line) in lines {
         match parse_route_field(line).map_err(|e| at(n, e))? {
@@ -221,12 +221,4 @@ pub(super) fn add_redirect<'v>(c: &mut Config, v: &'v str) -> Result<&'v str, St
         },
     );
     Ok(key)
-}
-
-/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
-/// and vectorized (a few hundred bytes each); this path is cold, and the linker folds the
-/// crate's copies of this function into one.
-#[inline(never)]
-fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
-    a.eq_ignore_ascii_case(b)
 }
