@@ -459,8 +459,8 @@ pub(super) fn encode_head(head: &[u8], out: &mut Vec<u8>) {
 }
 
 /// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
-/// and vectorized (a few hundred bytes each); this path is cold, and the linker folds the
-/// crate's copies of this function into one.
+/// and vectorized (a few hundred bytes each), and this path is cold. The linker folds the
+/// copies of this function that come out identical.
 #[inline(never)]
 fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
     a.eq_ignore_ascii_case(b)
