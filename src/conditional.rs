@@ -99,15 +99,15 @@ impl<'a> Fields<'a> {
                 continue;
             };
             let (name, value) = (&line[..colon], trim(&line[colon + 1..]));
-            if name.eq_ignore_ascii_case(b"if-match") {
+            if eq_ignore_case(name, b"if-match") {
                 f.if_match_lines += 1;
-            } else if name.eq_ignore_ascii_case(b"if-none-match") {
+            } else if eq_ignore_case(name, b"if-none-match") {
                 f.if_none_match_lines += 1;
-            } else if name.eq_ignore_ascii_case(b"if-modified-since") {
+            } else if eq_ignore_case(name, b"if-modified-since") {
                 once(&mut f.if_modified_since, value);
-            } else if name.eq_ignore_ascii_case(b"if-unmodified-since") {
+            } else if eq_ignore_case(name, b"if-unmodified-since") {
                 once(&mut f.if_unmodified_since, value);
-            } else if name.eq_ignore_ascii_case(b"if-range") {
+            } else if eq_ignore_case(name, b"if-range") {
                 once(&mut f.if_range, value);
             }
         }
@@ -122,7 +122,7 @@ pub fn range_field(head: &[u8]) -> Option<&[u8]> {
     let mut range = None;
     for line in head.split(|&c| c == b'\n').skip(1) {
         if let Some(colon) = line.iter().position(|&c| c == b':') {
-            if line[..colon].eq_ignore_ascii_case(b"range") {
+            if eq_ignore_case(&line[..colon], b"range") {
                 once(&mut range, trim(&line[colon + 1..]));
             }
         }
@@ -148,8 +148,7 @@ fn any_line_matches(head: &[u8], name: &[u8], etag: &[u8], strong: bool) -> bool
         let Some(colon) = line.iter().position(|&c| c == b':') else {
             return false;
         };
-        line[..colon].eq_ignore_ascii_case(name)
-            && list_matches(trim(&line[colon + 1..]), etag, strong)
+        eq_ignore_case(&line[..colon], name) && list_matches(trim(&line[colon + 1..]), etag, strong)
     })
 }
 
@@ -372,6 +371,14 @@ impl Representations {
     pub fn get(&self, route: usize) -> Option<&Representation> {
         self.0.get(route)?.as_ref()
     }
+}
+
+/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
+/// and vectorized (a few hundred bytes each), and this path is cold. The linker folds the
+/// copies of this function that come out identical.
+#[inline(never)]
+fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 #[cfg(test)]

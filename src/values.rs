@@ -90,7 +90,9 @@ pub fn duration_ms(v: &str) -> Option<u64> {
 }
 
 /// Whether `v` is a number that is not zero, without a unit: a duration that must say
-/// whether it is `ms` or `s`. Zero reads the same in both, so `0` is not one.
+/// whether it is `ms` or `s`. Zero reads the same in both, so `0` is not one. Called, not
+/// inlined into every duration's parse.
+#[inline(never)]
 pub fn is_bare_number(v: &str) -> bool {
     is_decimal(v) && v.bytes().any(|b| matches!(b, b'1'..=b'9'))
 }
@@ -182,7 +184,9 @@ pub fn scaled(num: &str, scale: u64) -> Option<u64> {
         .checked_add(f * scale / 10u64.pow(frac.len() as u32))
 }
 
-/// Whether `num` is a decimal [`scaled`] reads (whatever its size).
+/// Whether `num` is a decimal [`scaled`] reads (whatever its size). Called, not inlined into
+/// every caller.
+#[inline(never)]
 fn is_decimal(num: &str) -> bool {
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());

@@ -8,6 +8,7 @@ use crate::control::Blocks;
 use crate::echo::{EchoFormat, EchoRoutes};
 use crate::fault::WorkerFaults;
 use crate::journal::Recorder;
+use crate::response::ExtendCold;
 use crate::response::Responses;
 use crate::stats::Stats;
 use std::any::Any;
@@ -273,7 +274,7 @@ const LOG_PLAIN: [bool; 256] = {
 /// line. Returns false when `word` did not fit whole (what fitted is written, no escape cut).
 pub fn push_log_word(line: &mut Vec<u8>, word: &[u8], room: usize) -> bool {
     if word.len() <= room && word.iter().all(|&c| LOG_PLAIN[usize::from(c)]) {
-        line.extend_from_slice(word);
+        line.extend_cold(word);
         return true;
     }
     let mut left = room;
@@ -289,7 +290,7 @@ pub fn push_log_word(line: &mut Vec<u8>, word: &[u8], room: usize) -> bool {
                 return false;
             }
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            line.extend_from_slice(&[
+            line.extend_cold(&[
                 b'\\',
                 b'x',
                 HEX[usize::from(c >> 4)],

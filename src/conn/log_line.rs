@@ -8,6 +8,7 @@
 //! at the end of the connection's event, when its answer is queued): [`open`] leaves room
 //! for the bytes and the time at a place [`close`] fills, and [`note`]s go after.
 
+use crate::response::ExtendCold;
 use std::net::SocketAddr;
 use std::time::Instant;
 
@@ -119,58 +120,58 @@ pub fn open(
     let version = version.map(|v| v.strip_suffix(b" ").unwrap_or(v));
     let tls = client.is_some_and(|c| c.tls);
     if json {
-        lines.extend_from_slice(b"{\"time\":");
+        lines.extend_cold(b"{\"time\":");
         if dated {
             lines.push(b'"');
-            lines.extend_from_slice(date);
+            lines.extend_cold(date);
             lines.push(b'"');
         } else {
-            lines.extend_from_slice(b"null");
+            lines.extend_cold(b"null");
         }
-        lines.extend_from_slice(b",\"client\":\"");
+        lines.extend_cold(b",\"client\":\"");
         push_client(lines, client);
         lines.push(b'"');
         for (key, word) in [(&b",\"method\":"[..], method), (b",\"target\":", target)] {
-            lines.extend_from_slice(key);
+            lines.extend_cold(key);
             push_json_word(lines, word);
         }
-        lines.extend_from_slice(b",\"protocol\":");
+        lines.extend_cold(b",\"protocol\":");
         push_json_word(
             lines,
             version.map(|v| if v == b"HTTP/2.0" { &b"HTTP/2"[..] } else { v }),
         );
-        lines.extend_from_slice(if tls {
+        lines.extend_cold(if tls {
             b",\"tls\":true"
         } else {
             b",\"tls\":false"
         });
-        lines.extend_from_slice(b",\"status\":");
+        lines.extend_cold(b",\"status\":");
         push_decimal(lines, u64::from(status));
         let at = lines.len();
-        lines.extend_from_slice(b"}\n");
+        lines.extend_cold(b"}\n");
         at
     } else {
         if dated {
             lines.push(b'[');
-            lines.extend_from_slice(date);
-            lines.extend_from_slice(b"] ");
+            lines.extend_cold(date);
+            lines.extend_cold(b"] ");
         } else {
-            lines.extend_from_slice(b"- ");
+            lines.extend_cold(b"- ");
         }
         push_client(lines, client);
         lines.push(b' ');
         for w in [method, target, version] {
-            lines.extend_from_slice(w.unwrap_or(b"-"));
+            lines.extend_cold(w.unwrap_or(b"-"));
             lines.push(b' ');
         }
-        lines.extend_from_slice(&[
+        lines.extend_cold(&[
             b'0' + (status / 100 % 10) as u8,
             b'0' + (status / 10 % 10) as u8,
             b'0' + (status % 10) as u8,
         ]);
         let at = lines.len();
         if tls {
-            lines.extend_from_slice(b" tls");
+            lines.extend_cold(b" tls");
         }
         lines.push(b'\n');
         at
@@ -182,9 +183,9 @@ pub fn open(
 pub fn close(lines: &mut Vec<u8>, json: bool, at: usize, bytes: u64, duration_us: u64) {
     let end = lines.len();
     if json {
-        lines.extend_from_slice(b",\"bytes\":");
+        lines.extend_cold(b",\"bytes\":");
         push_decimal(lines, bytes);
-        lines.extend_from_slice(b",\"duration_us\":");
+        lines.extend_cold(b",\"duration_us\":");
         push_decimal(lines, duration_us);
     } else {
         lines.push(b' ');
@@ -209,17 +210,17 @@ pub fn note(lines: &mut Vec<u8>, json: bool, key: &str, value: &str) {
             lines.push(b',');
         } else {
             lines.pop();
-            lines.extend_from_slice(b",\"notes\":[");
+            lines.extend_cold(b",\"notes\":[");
         }
         lines.push(b'"');
         // Names canned chose: plain ASCII, nothing to escape.
-        lines.extend_from_slice(key.as_bytes());
-        lines.extend_from_slice(value.as_bytes());
-        lines.extend_from_slice(b"\"]}");
+        lines.extend_cold(key.as_bytes());
+        lines.extend_cold(value.as_bytes());
+        lines.extend_cold(b"\"]}");
     } else {
         lines.push(b' ');
-        lines.extend_from_slice(key.as_bytes());
-        lines.extend_from_slice(value.as_bytes());
+        lines.extend_cold(key.as_bytes());
+        lines.extend_cold(value.as_bytes());
     }
     lines.push(b'\n');
 }
@@ -240,7 +241,7 @@ fn push_client(lines: &mut Vec<u8>, client: Option<&Client>) {
                 SocketAddr::V4(_) => write!(lines, "{a}"),
             };
         }
-        Some(Client { peer: None, .. }) => lines.extend_from_slice(b"unix"),
+        Some(Client { peer: None, .. }) => lines.extend_cold(b"unix"),
         None => lines.push(b'-'),
     }
 }
@@ -249,7 +250,7 @@ fn push_client(lines: &mut Vec<u8>, client: Option<&Client>) {
 /// `"` and `\` escaped; `null` for none.
 fn push_json_word(lines: &mut Vec<u8>, word: Option<&[u8]>) {
     let Some(word) = word else {
-        lines.extend_from_slice(b"null");
+        lines.extend_cold(b"null");
         return;
     };
     lines.push(b'"');
@@ -273,7 +274,7 @@ fn push_decimal(lines: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    lines.extend_from_slice(&digits[i..]);
+    lines.extend_cold(&digits[i..]);
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub fn from_head(head: &[u8], paths: bool, draw: u64) -> Result<Option<Control>,
     for line in lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let (name, value) = split_once(line, b':');
-        if !name.eq_ignore_ascii_case(HEADER) {
+        if !eq_ignore_case(name, HEADER) {
             continue;
         }
         any = true;
@@ -251,6 +251,14 @@ fn fault(c: &mut Control, v: &str, rng: &mut Rng) -> Result<(), Refusal> {
 /// every answer, as for `--fault`.
 fn applies(share: u32, rng: &mut Rng) -> bool {
     share >= EVERY || rng.below(u64::from(EVERY)) < u64::from(share)
+}
+
+/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
+/// and vectorized (a few hundred bytes each), and this path is cold. The linker folds the
+/// copies of this function that come out identical.
+#[inline(never)]
+fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 #[cfg(test)]

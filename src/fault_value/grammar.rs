@@ -179,7 +179,9 @@ const DRIP: &str = "drip takes a size or pieces over a time, like drip:1KiB/100m
                     drip:10pieces/2s (1 B to 1 MiB a piece, 2 to 100000 pieces at least 1 ms \
                     apart, at most 1h)";
 
-/// A duration from 1 ms to 1 h; a number without its unit is named as `what`'s.
+/// A duration from 1 ms to 1 h; a number without its unit is named as `what`'s. Called, not
+/// inlined: a latency reads up to two, and each copy was some 250 bytes.
+#[inline(never)]
 fn millis<'a>(v: &'a str, what: &'static str, rule: &'static str) -> Result<u64, Bad<'a>> {
     match duration_ms(v) {
         Some(ms) => Ok(ms),

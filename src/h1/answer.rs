@@ -7,6 +7,7 @@ use super::log::{log_response, log_rule};
 use super::state::{Asked, Body, Env, Pending, Refill, WorkArea};
 use crate::parser::Rule;
 use crate::plan::{self, Facts};
+use crate::response::ExtendCold;
 
 impl Http1Conn {
     /// Answer the request whose head (and body) is complete.
@@ -159,10 +160,10 @@ impl WorkArea {
         self.parser.reset();
         env.stats.by_status[status as usize] += 1;
         let [start, head, body] = env.responses.error(rule);
-        self.out.extend_from_slice(start);
-        self.out.extend_from_slice(head);
+        self.out.extend_cold(start);
+        self.out.extend_cold(head);
         if !head_request {
-            self.out.extend_from_slice(body);
+            self.out.extend_cold(body);
         }
     }
 }

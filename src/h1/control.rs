@@ -6,6 +6,7 @@
 
 use super::Http1Conn;
 use super::state::{Block, Env, Refill, WorkArea};
+use crate::response::ExtendCold;
 #[cfg(feature = "control")]
 use {
     super::log::log_plan,
@@ -192,7 +193,7 @@ impl Http1Conn {
                 match short {
                     Some(parts) => parts
                         .iter()
-                        .for_each(|p| b.control.drip_head.extend_from_slice(p)),
+                        .for_each(|p| b.control.drip_head.extend_cold(p)),
                     None if filler && c.stars => tail = DripTail::Stars { len: body_len },
                     None if filler => tail = DripTail::Filler { len: body_len },
                     None => tail = DripTail::Body { route: p.route },
@@ -239,13 +240,13 @@ impl Http1Conn {
         if send_body {
             let chunk = env.settings.conn_limits.body_chunk.max(1);
             if let Some(parts) = short {
-                parts.iter().for_each(|p| b.out.extend_from_slice(p));
+                parts.iter().for_each(|p| b.out.extend_cold(p));
             } else if filler {
                 b.refill_repeat(body_len, block, env);
             } else {
                 let body = env.responses.body(route);
                 let end = body.len().min(chunk);
-                b.out.extend_from_slice(&body[..end]);
+                b.out.extend_cold(&body[..end]);
                 if end < body.len() {
                     b.refill = Refill::Body {
                         route: p.route,
@@ -319,7 +320,7 @@ impl WorkArea {
         let bytes = block_of(block, env);
         let chunk = env.settings.conn_limits.body_chunk.max(1).min(bytes.len());
         let n = left.min(chunk as u64) as usize;
-        self.out.extend_from_slice(&bytes[..n]);
+        self.out.extend_cold(&bytes[..n]);
         let left = left - n as u64;
         self.refill = if left > 0 && n > 0 {
             Refill::Repeat { left, block }

@@ -5,6 +5,7 @@
 use super::state::{Asked, DripCursor, DripSource, DripTail, Env, Pending, Refill, WorkArea};
 use crate::conditional::Answer;
 use crate::fault::Drip;
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses};
 
 /// A dripped response waiting for its next piece on a connection with nothing else to do
@@ -300,7 +301,7 @@ fn copy_drip(
             r.copy_head(route, c.variant, start, end.min(head_len), out);
             r.date_offset(route)
         } else {
-            out.extend_from_slice(&answer_head[start..end.min(head_len)]);
+            out.extend_cold(&answer_head[start..end.min(head_len)]);
             // The answer's status line differs from the route's; the fields after it do not.
             // `HTTP/1.1 NNN Reason\r\n`
             let line = |status: u16| 15 + crate::response::reason(status).len();
@@ -325,7 +326,7 @@ fn copy_drip(
             _ => 0,
         };
         let body = &r.body(route)[first..];
-        out.extend_from_slice(&body[start.max(head_len) - head_len..end - head_len]);
+        out.extend_cold(&body[start.max(head_len) - head_len..end - head_len]);
     }
 }
 
@@ -346,7 +347,7 @@ fn copy_controlled(
         }
     }
     if start < head_len {
-        out.extend_from_slice(&head[start..end.min(head_len).min(head.len())]);
+        out.extend_cold(&head[start..end.min(head_len).min(head.len())]);
     }
     if end <= head_len {
         return;
@@ -354,13 +355,13 @@ fn copy_controlled(
     let (from, to) = (start.max(head_len) - head_len, end - head_len);
     match tail {
         DripTail::None => {}
-        DripTail::Body { route } => out.extend_from_slice(&r.body(route as usize)[from..to]),
+        DripTail::Body { route } => out.extend_cold(&r.body(route as usize)[from..to]),
         DripTail::Stars { .. } => {
             let block = env.features.stars();
             let mut k = from;
             while k < to && !block.is_empty() {
                 let n = (to - k).min(block.len());
-                out.extend_from_slice(&block[..n]);
+                out.extend_cold(&block[..n]);
                 k += n;
             }
         }
@@ -373,7 +374,7 @@ fn copy_controlled(
             while k < to && period > 0 {
                 let off = k % period;
                 let n = (to - k).min(period - off);
-                out.extend_from_slice(&block[off..off + n]);
+                out.extend_cold(&block[off..off + n]);
                 k += n;
             }
         }

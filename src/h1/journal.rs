@@ -5,6 +5,7 @@
 
 use super::state::{Body, Env, Pending, Refill, WorkArea};
 use crate::journal::{Journal, Recorder, Sending};
+use crate::response::ExtendCold;
 
 /// Keep the head of the request just parsed (`head`, the pending one) until its response is
 /// decided, unless it asks for the journal itself or the `--health` path; its response is
@@ -91,9 +92,9 @@ impl WorkArea {
             let mut line = [0u8; 18];
             let n = hex_line(self.out.len() - start, &mut line);
             self.out.splice(start..start, line[..n].iter().copied());
-            self.out.extend_from_slice(b"\r\n");
+            self.out.extend_cold(b"\r\n");
             if done {
-                self.out.extend_from_slice(b"0\r\n\r\n");
+                self.out.extend_cold(b"0\r\n\r\n");
             }
         }
         self.refill = if done { Refill::None } else { Refill::Journal };

@@ -15,6 +15,8 @@ use crate::conn::{H2cRequest, Handoff, Pool, Upgrade};
 use crate::parser::Request;
 #[cfg(any(feature = "http2", feature = "websocket"))]
 use crate::parser::{Framing, Version};
+#[cfg(any(feature = "http2", feature = "access-log"))]
+use crate::response::ExtendCold;
 
 /// The `101` answer to an upgrade to h2c.
 #[cfg(feature = "http2")]
@@ -94,7 +96,7 @@ impl Http1Conn {
         if s.by_request() || env.features.journal.is_some() {
             b.echo.hold_head(head);
         }
-        b.out.extend_from_slice(SWITCHING_PROTOCOLS);
+        b.out.extend_cold(SWITCHING_PROTOCOLS);
         self.phase = Phase::Upgrading;
         true
     }
@@ -144,7 +146,7 @@ impl Http1Conn {
             if p.logged && b.log_line.len() >= b"HTTP/1.1 ".len() {
                 // `METHOD TARGET HTTP/1.1 ` without its version.
                 let words = b.log_line.len() - b"HTTP/1.1 ".len();
-                request.log_words.extend_from_slice(&b.log_line[..words]);
+                request.log_words.extend_cold(&b.log_line[..words]);
             }
         }
         #[cfg(feature = "http2")]
@@ -176,7 +178,7 @@ fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
     let (mut h2c, mut connection, mut settings, mut twice) = (false, false, None, false);
     let tokens = |v: &[u8], want: &[u8]| {
         v.split(|&c| c == b',')
-            .any(|t| t.trim_ascii().eq_ignore_ascii_case(want))
+            .any(|t| eq_ignore_case(t.trim_ascii(), want))
     };
     for line in head.split(|&c| c == b'\n').skip(1) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -184,15 +186,24 @@ fn h2c_settings(head: &[u8]) -> Option<&[u8]> {
             continue;
         };
         let (name, value) = (&line[..colon], line[colon + 1..].trim_ascii());
-        if name.eq_ignore_ascii_case(b"upgrade") {
+        if eq_ignore_case(name, b"upgrade") {
             h2c |= tokens(value, b"h2c");
-        } else if name.eq_ignore_ascii_case(b"connection") {
+        } else if eq_ignore_case(name, b"connection") {
             connection |= tokens(value, b"upgrade");
-        } else if name.eq_ignore_ascii_case(b"http2-settings") {
+        } else if eq_ignore_case(name, b"http2-settings") {
             twice |= settings.replace(value).is_some();
         }
     }
     settings.filter(|_| h2c && connection && !twice)
+}
+
+/// `a.eq_ignore_ascii_case(b)` as a call: inlined, each comparison with a constant is unrolled
+/// and vectorized (a few hundred bytes each), and this path is cold. The linker folds the
+/// copies of this function that come out identical.
+#[cfg(feature = "http2")]
+#[inline(never)]
+fn eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    a.eq_ignore_ascii_case(b)
 }
 
 /// Decode `HTTP2-Settings` (token68 of base64url, RFC 7540 §3.2.1; padding tolerated) into

@@ -7,7 +7,9 @@ use crate::stats::Timeout;
 
 impl State {
     /// Send GOAWAY with `code` and the last stream processed (§6.8). Any code but NO_ERROR
-    /// closes the connection once it is written.
+    /// closes the connection once it is written. Called, not inlined: a drain, a limit or an
+    /// error sends it, never a plain request.
+    #[inline(never)]
     pub(super) fn goaway(&mut self, code: ErrorCode) {
         let mut p = [0u8; 8];
         p[..4].copy_from_slice(&self.last_stream.to_be_bytes());

@@ -14,6 +14,7 @@ use crate::control::{Control, MAX_LOCATION, Refusal, from_head};
 use crate::echo::decimal;
 use crate::fault::Delivery;
 use crate::plan::{self, Configured, Facts};
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses, StatusHead, reason};
 
 /// What a request's control asks of HTTP/2: a value passed once, on the stack (a `Box`
@@ -40,23 +41,23 @@ impl State {
         let f = &self.fields;
         let head = &mut self.head;
         head.clear();
-        head.extend_from_slice(&f.method);
+        head.extend_cold(&f.method);
         head.push(b' ');
-        head.extend_from_slice(&f.path);
-        head.extend_from_slice(b" HTTP/1.1\r\n");
+        head.extend_cold(&f.path);
+        head.extend_cold(b" HTTP/1.1\r\n");
         // Every field, as HTTP/1's head has them; `:authority` as the `Host` it takes the
         // place of (RFC 9113 §8.3.1), for an absolute redirect.
         for line in f.lines.split_inclusive(|&c| c == b'\n') {
             let line = match line.strip_prefix(b":authority") {
                 Some(value) => {
-                    head.extend_from_slice(b"host");
+                    head.extend_cold(b"host");
                     value
                 }
                 None => line,
             };
-            head.extend_from_slice(line);
+            head.extend_cold(line);
         }
-        head.extend_from_slice(b"\r\n");
+        head.extend_cold(b"\r\n");
         let draw = crate::control::draw(env.now_us, env.stats.requests);
         asked(from_head(head, route == 0, draw))
     }
@@ -126,7 +127,7 @@ impl State {
         k.refill = Refill::None;
         if !s.head_only && body_len > 0 {
             match short {
-                Some(parts) => parts.iter().for_each(|p| k.buf.extend_from_slice(p)),
+                Some(parts) => parts.iter().for_each(|p| k.buf.extend_cold(p)),
                 None if filler => {
                     k.refill = Refill::Repeat {
                         left: body_len,

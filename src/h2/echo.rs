@@ -13,7 +13,6 @@
 //! refused with RST_STREAM REFUSED_STREAM, which a client may retry (RFC 9113 §8.7).
 //! The journal's path is sent a piece at a time, as over HTTP/1, a piece held at once.
 
-#[cfg(feature = "control")]
 use super::control::Asked;
 use super::kept::{ECHO_CONN_BYTES, Refill, SLOT_KEEP, Slot};
 use super::{Env, Failed, OUT_HIGH, Own, State, Stream, stream_error};
@@ -24,6 +23,8 @@ use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::journal::{Record, Recorder};
 use crate::parser::Rule;
 use crate::plan::Kinds;
+#[cfg(feature = "control")]
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses};
 
 /// How a new stream is answered, as far as the echo and the journal say.
@@ -113,12 +114,12 @@ impl State {
         }
         let at = self.echo.take_slot(stream);
         let k = &mut self.echo.slots[at];
-        k.buf.extend_from_slice(&f.method);
+        k.buf.extend_cold(&f.method);
         k.buf.push(b' ');
-        k.buf.extend_from_slice(&f.path);
-        k.buf.extend_from_slice(b" HTTP/2\r\n");
-        k.buf.extend_from_slice(&f.lines);
-        k.buf.extend_from_slice(b"\r\n");
+        k.buf.extend_cold(&f.path);
+        k.buf.extend_cold(b" HTTP/2\r\n");
+        k.buf.extend_cold(&f.lines);
+        k.buf.extend_cold(b"\r\n");
         k.head_len = k.buf.len();
         k.body_end = k.buf.len();
         k.echoes = echoes;
@@ -145,12 +146,12 @@ impl State {
         let f = &self.fields;
         let head = &mut self.head;
         head.clear();
-        head.extend_from_slice(&f.method);
+        head.extend_cold(&f.method);
         head.push(b' ');
-        head.extend_from_slice(&f.path);
-        head.extend_from_slice(b" HTTP/2\r\n");
-        head.extend_from_slice(&f.lines);
-        head.extend_from_slice(b"\r\n");
+        head.extend_cold(&f.path);
+        head.extend_cold(b" HTTP/2\r\n");
+        head.extend_cold(&f.lines);
+        head.extend_cold(b"\r\n");
         let seq = j.journal.record(&Record {
             head,
             peer: j.peer,
@@ -182,7 +183,7 @@ impl State {
         }
         let at = self.echo.take_slot(1);
         let k = &mut self.echo.slots[at];
-        k.buf.extend_from_slice(head);
+        k.buf.extend_cold(head);
         k.head_len = k.buf.len();
         k.body_end = k.buf.len();
         k.echoes = echoes;
@@ -227,7 +228,7 @@ impl State {
             return Err(stream_error(ErrorCode::RefusedStream, stream));
         }
         let k = &mut self.echo.slots[at];
-        k.buf.extend_from_slice(data);
+        k.buf.extend_cold(data);
         k.body_end = k.buf.len();
         Ok(true)
     }
@@ -239,7 +240,7 @@ impl State {
         if let Some(at) = self.echo.find(stream) {
             let k = &mut self.echo.slots[at];
             if k.echoes {
-                k.buf.extend_from_slice(&self.fields.lines);
+                k.buf.extend_cold(&self.fields.lines);
             }
         }
     }
@@ -464,8 +465,8 @@ impl State {
                 flags: if end { flag::END_STREAM } else { 0 },
                 stream: s.id,
             };
-            self.out.extend_from_slice(&h.encode());
-            self.out.extend_from_slice(&k.buf[s.at..s.at + n]);
+            self.out.extend_cold(&h.encode());
+            self.out.extend_cold(&k.buf[s.at..s.at + n]);
             s.at += n;
             k.sent += n;
             s.window -= n as i64;
@@ -589,7 +590,7 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
             let period = block.len().min(chunk);
             let from = sent.checked_rem(period).unwrap_or(0);
             let n = (*left).min((period - from) as u64).min(piece as u64) as usize;
-            k.buf.extend_from_slice(&block[from..from + n]);
+            k.buf.extend_cold(&block[from..from + n]);
             *left -= n as u64;
             if *left == 0 || n == 0 {
                 k.refill = Refill::None;
@@ -599,7 +600,7 @@ fn refill<W>(k: &mut Slot, piece: usize, chunk: usize, env: &Env<'_, W>) -> bool
         Refill::Route { route, at } => {
             let body = env.responses.body(usize::from(*route));
             let n = (body.len() - *at).min(piece);
-            k.buf.extend_from_slice(&body[*at..*at + n]);
+            k.buf.extend_cold(&body[*at..*at + n]);
             *at += n;
             if *at == body.len() {
                 k.refill = Refill::None;

@@ -17,7 +17,6 @@
 //!
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
-#[cfg(feature = "echo")]
 use super::Own;
 use super::shape::{How, Shaped};
 use super::{Env, Phase, State, Stream, grpc};
@@ -25,6 +24,8 @@ use crate::conn::Next;
 use crate::fault::{Delivery, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::plan::{self, Configured, Facts, Plan, Source};
+#[cfg(feature = "echo")]
+use crate::response::ExtendCold;
 use crate::values::US_PER_MS;
 
 impl State {
@@ -317,8 +318,8 @@ impl State {
                 flags: if end { flag::END_STREAM } else { 0 },
                 stream: s.id,
             };
-            self.out.extend_from_slice(&h.encode());
-            self.out.extend_from_slice(&body[s.at..s.at + n]);
+            self.out.extend_cold(&h.encode());
+            self.out.extend_cold(&body[s.at..s.at + n]);
             s.at += n;
             s.window -= n as i64;
             self.window -= n as i64;
@@ -332,16 +333,15 @@ impl State {
     fn garbage<W>(&mut self, n: u32, route: u16, kept: bool, env: &Env<'_, W>) {
         let at = self.out.len();
         match env.features.faults.as_deref() {
-            Some(f) if !kept => {
-                self.out
-                    .extend_from_slice(WorkerFaults::garbage(f, route as usize, n))
-            }
+            Some(f) if !kept => self
+                .out
+                .extend_cold(WorkerFaults::garbage(f, route as usize, n)),
             _ => {
                 let block = env.features.garbage();
                 let mut left = n as usize;
                 while left > 0 && !block.is_empty() {
                     let k = left.min(block.len());
-                    self.out.extend_from_slice(&block[..k]);
+                    self.out.extend_cold(&block[..k]);
                     left -= k;
                 }
             }

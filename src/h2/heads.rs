@@ -17,6 +17,7 @@
 use super::Env;
 use super::fields::encode_head;
 use crate::frame::{HEADER_LEN, Header, MIN_MAX_FRAME_SIZE, flag, kind};
+use crate::response::ExtendCold;
 use crate::response::{KeepAliveForm, Responses};
 use std::sync::Arc;
 
@@ -101,7 +102,7 @@ fn frame(responses: &Responses, route: usize, head: &mut Vec<u8>) -> Option<H2He
             // `date` (static index 33) as a literal without indexing: 0x0f 0x12, then the
             // length 29 unencoded, then the value the head was formatted with.
             let mut field = vec![0x0f, 0x12, 29];
-            field.extend_from_slice(responses.date());
+            field.extend_cold(responses.date());
             let at = frame.windows(field.len()).position(|w| w == field)?;
             Some(at + 3)
         }

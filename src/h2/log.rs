@@ -14,6 +14,7 @@ use crate::conn::{ACCESS_LOG_TURN_BYTES, push_log_word};
 use crate::fault::FaultKind;
 use crate::frame::HEADER_LEN;
 use crate::parser::Rule;
+use crate::response::ExtendCold;
 
 /// Each held entry: the stream id (4 bytes), the words' length (2 bytes), when its HEADERS
 /// came (8 bytes, µs), the words.
@@ -52,12 +53,12 @@ impl State {
         let f = &self.fields;
         let held = &mut self.held_log;
         let start = held.len();
-        held.extend_from_slice(&stream.to_be_bytes());
-        held.extend_from_slice(&[0, 0]);
-        held.extend_from_slice(&env.now_us.to_be_bytes());
+        held.extend_cold(&stream.to_be_bytes());
+        held.extend_cold(&[0, 0]);
+        held.extend_cold(&env.now_us.to_be_bytes());
         for (word, kept) in [(&f.method, METHOD_KEPT), (&f.path, PATH_KEPT)] {
             if !push_log_word(held, word, kept) {
-                held.extend_from_slice(CUT);
+                held.extend_cold(CUT);
             }
             held.push(b' ');
         }
@@ -74,10 +75,10 @@ impl State {
         let Ok(len) = u16::try_from(words.len()) else {
             return;
         };
-        self.held_log.extend_from_slice(&1u32.to_be_bytes());
-        self.held_log.extend_from_slice(&len.to_be_bytes());
-        self.held_log.extend_from_slice(&env.now_us.to_be_bytes());
-        self.held_log.extend_from_slice(words);
+        self.held_log.extend_cold(&1u32.to_be_bytes());
+        self.held_log.extend_cold(&len.to_be_bytes());
+        self.held_log.extend_cold(&env.now_us.to_be_bytes());
+        self.held_log.extend_cold(words);
     }
 
     /// Stream `i` is answered with `status`, neither held nor shaped by a fault: its line,

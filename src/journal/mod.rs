@@ -7,6 +7,7 @@
 //! it is sent ([`Journal::begin_reading`]), never whole and never under the lock for more
 //! than an entry.
 
+use crate::response::ExtendCold;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Mutex;
@@ -233,11 +234,11 @@ impl Journal {
             (ring.recorded, ring.cleared)
         };
         let kept = (recorded - cleared).min(self.capacity as u64);
-        out.extend_from_slice(b"{\"capacity\":");
+        out.extend_cold(b"{\"capacity\":");
         push_number(out, self.capacity as u64);
-        out.extend_from_slice(b",\"recorded\":");
+        out.extend_cold(b",\"recorded\":");
         push_number(out, recorded);
-        out.extend_from_slice(b",\"entries\":[");
+        out.extend_cold(b",\"entries\":[");
         Reading {
             next: recorded - kept + 1,
             last: recorded,
@@ -270,7 +271,7 @@ impl Journal {
             let at = i * self.slot_bytes;
             render_entry(e, &ring.heads[at..at + e.head_len as usize], out);
         }
-        out.extend_from_slice(b"]}\n");
+        out.extend_cold(b"]}\n");
         true
     }
 }
@@ -287,11 +288,11 @@ pub struct Reading {
 }
 
 fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"seq\":");
+    out.extend_cold(b"{\"seq\":");
     push_number(out, e.seq);
-    out.extend_from_slice(b",\"time_us\":");
+    out.extend_cold(b",\"time_us\":");
     push_number(out, e.time_us);
-    out.extend_from_slice(b",\"client\":");
+    out.extend_cold(b",\"client\":");
     match e.peer {
         Some(a) => {
             // An address has nothing to escape.
@@ -299,18 +300,18 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
             let _ = write!(out, "{a}");
             out.push(b'"');
         }
-        None => out.extend_from_slice(b"null"),
+        None => out.extend_cold(b"null"),
     }
     if head.is_empty() {
-        out.extend_from_slice(b",\"method\":null,\"target\":null,\"headers\":[]");
+        out.extend_cold(b",\"method\":null,\"target\":null,\"headers\":[]");
     } else {
         let req = Echoed::new(head, head.len(), head.len(), 0);
         let (method, target, _) = req.request_line();
-        out.extend_from_slice(b",\"method\":");
+        out.extend_cold(b",\"method\":");
         push_string(out, method);
-        out.extend_from_slice(b",\"target\":");
+        out.extend_cold(b",\"target\":");
         push_string(out, target);
-        out.extend_from_slice(b",\"headers\":[");
+        out.extend_cold(b",\"headers\":[");
         for (n, (name, value)) in req.headers().enumerate() {
             if n > 0 {
                 out.push(b',');
@@ -323,14 +324,14 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
         }
         out.push(b']');
     }
-    out.extend_from_slice(b",\"body_length\":");
+    out.extend_cold(b",\"body_length\":");
     push_number(out, e.body_len);
-    out.extend_from_slice(b",\"status\":");
+    out.extend_cold(b",\"status\":");
     match e.status {
-        0 => out.extend_from_slice(b"null"),
+        0 => out.extend_cold(b"null"),
         s => push_number(out, u64::from(s)),
     }
-    out.extend_from_slice(b",\"faults\":[");
+    out.extend_cold(b",\"faults\":[");
     let mut first = true;
     for k in FaultKind::ALL {
         if e.faults & (1 << k.index()) != 0 {
@@ -348,10 +349,10 @@ fn render_entry(e: &Entry, head: &[u8], out: &mut Vec<u8>) {
         let name = format!("mutate={}", crate::mutate::id(usize::from(e.mutate - 1)));
         push_string(out, name.as_bytes());
     }
-    out.extend_from_slice(b"],\"rule\":");
+    out.extend_cold(b"],\"rule\":");
     match Rule::ALL.get(usize::from(e.rule).wrapping_sub(1)) {
         Some(r) => push_string(out, r.name().as_bytes()),
-        None => out.extend_from_slice(b"null"),
+        None => out.extend_cold(b"null"),
     }
     out.push(b'}');
 }
@@ -364,7 +365,7 @@ fn push_number(out: &mut Vec<u8>, n: u64) {
 /// written without a formatter, as a large head may hold thousands.
 fn push_escape(out: &mut Vec<u8>, b: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.extend_from_slice(&[
+    out.extend_cold(&[
         b'\\',
         b'u',
         b'0',
@@ -381,12 +382,12 @@ fn push_string(out: &mut Vec<u8>, bytes: &[u8]) {
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             match c {
-                '"' => out.extend_from_slice(b"\\\""),
-                '\\' => out.extend_from_slice(b"\\\\"),
+                '"' => out.extend_cold(b"\\\""),
+                '\\' => out.extend_cold(b"\\\\"),
                 c if (c as u32) < 0x20 || c == '\u{7f}' => push_escape(out, c as u8),
                 c => {
                     let mut b = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                    out.extend_cold(c.encode_utf8(&mut b).as_bytes());
                 }
             }
         }

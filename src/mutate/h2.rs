@@ -111,6 +111,8 @@ struct B {
     close: bool,
 }
 
+// The builder's helpers are called, not inlined, into the catalogue's variants (built once
+// at start-up): inlined, each variant's closure carried its own copy of them.
 impl B {
     /// A frame whose length field says `len`, whatever the payload.
     fn frame_len(&mut self, len: usize, kind: u8, flags: u8, sid: Sid, payload: &[u8]) {
@@ -132,21 +134,25 @@ impl B {
     }
 
     /// HEADERS with END_HEADERS (and `flags`).
+    #[inline(never)]
     fn headers(&mut self, flags: u8, sid: Sid, block: &[u8]) {
         self.frame(kind::HEADERS, flag::END_HEADERS | flags, sid, block);
     }
 
+    #[inline(never)]
     fn data(&mut self, flags: u8, sid: Sid, body: &[u8]) {
         self.frame(kind::DATA, flags, sid, body);
     }
 
     /// A well-formed response: `:status 200`, text/plain, length 6, `hello\n`.
+    #[inline(never)]
     fn ok(&mut self, sid: Sid) {
         self.headers(0, sid, &ok_block());
         self.data(flag::END_STREAM, sid, BODY);
     }
 
     /// A response with this header block and the body.
+    #[inline(never)]
     fn with_block(&mut self, block: &[u8]) {
         self.headers(0, S, block);
         self.data(flag::END_STREAM, S, BODY);
@@ -166,6 +172,7 @@ impl B {
 const BODY: &[u8] = b"hello\n";
 
 /// An HPACK integer with an `n`-bit prefix, the prefix's high bits `first` (RFC 7541 §5.1).
+#[inline(never)]
 fn int(n: u32, first: u8, v: u64) -> Vec<u8> {
     let max = (1u64 << n) - 1;
     if v < max {
@@ -187,6 +194,7 @@ fn string(s: &[u8]) -> Vec<u8> {
 }
 
 /// An indexed field (§6.1).
+#[inline(never)]
 fn indexed(i: u64) -> Vec<u8> {
     int(7, 0x80, i)
 }

@@ -42,6 +42,22 @@ use format::{Errors, Formatted, format, formatted_len};
 use route::{MethodRules, counter_spec, method_not_allowed};
 use std::sync::Arc;
 
+/// `Vec<u8>::extend_from_slice` as a call, for the paths no plain request takes (the access
+/// log, the journal, `--control`, the echo, faults, the admin API, the heads made when an
+/// answer is sent): inlined, each append is a capacity check, a grow call and a copy, about
+/// 100 bytes at every site.
+pub(crate) trait ExtendCold {
+    /// Append `bytes`.
+    fn extend_cold(&mut self, bytes: &[u8]);
+}
+
+impl ExtendCold for Vec<u8> {
+    #[inline(never)]
+    fn extend_cold(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
 /// All responses of one worker: routes (index 0 is the default) and one error response per
 /// rule a request can break ([`Rule`]). A clone shares the routes' formatted bytes, but for the starts
 /// of their heads: the server formats its responses once and gives each worker a clone.
@@ -211,6 +227,8 @@ impl Responses {
         });
     }
 
+    // Called, not inlined: start-up and the admin API add routes, each call site had a copy.
+    #[inline(never)]
     fn push_route(&mut self, spec: Spec) -> usize {
         self.routes.push(format(&spec, &self.common, &self.date));
         self.routes.len() - 1
@@ -274,6 +292,8 @@ impl Responses {
         self.put_route(copy, at)
     }
 
+    // Called, not inlined, as `push_route`.
+    #[inline(never)]
     fn put_route(&mut self, f: Formatted, at: Option<usize>) -> usize {
         match at {
             Some(at) => {
@@ -527,7 +547,7 @@ impl Responses {
     ) {
         const FIELD: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
-        out.extend_from_slice(&f.start);
+        out.extend_cold(&f.start);
         let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
         let mut line = 0;
         while line < rest.len() && !rest[line..].starts_with(FIELD) {
@@ -537,15 +557,15 @@ impl Responses {
                 .map_or(rest.len(), |i| i + 1);
         }
         let at = (line + FIELD.len()).min(rest.len());
-        out.extend_from_slice(&rest[..at]);
+        out.extend_cold(&rest[..at]);
         if at < rest.len() {
-            out.extend_from_slice(length);
+            out.extend_cold(length);
         }
         let end = rest[at..]
             .iter()
             .position(|&c| c == b'\r')
             .map_or(rest.len(), |i| at + i);
-        out.extend_from_slice(&rest[end..]);
+        out.extend_cold(&rest[end..]);
     }
 
     /// Append the head of route `route` in `form` to `out` for a body whose length is not
@@ -561,15 +581,15 @@ impl Responses {
     ) {
         const FIELD: &[u8] = b"Content-Length: ";
         let f = &self.routes[route];
-        out.extend_from_slice(&f.start);
+        out.extend_cold(&f.start);
         let rest = &f.rest[form as usize][..f.head_end[form as usize] as usize];
         for line in rest.split_inclusive(|&c| c == b'\n') {
             if line.starts_with(FIELD) {
                 if chunked {
-                    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+                    out.extend_cold(b"Transfer-Encoding: chunked\r\n");
                 }
             } else {
-                out.extend_from_slice(line);
+                out.extend_cold(line);
             }
         }
     }
@@ -610,24 +630,24 @@ impl Responses {
             .position(|&c| c == b'\n')
             .map_or(0, |i| i + 1);
         let start = out.len();
-        out.extend_from_slice(b"HTTP/1.1 ");
-        out.extend_from_slice(&[100, 10, 1].map(|d| b'0' + (status / d % 10) as u8));
+        out.extend_cold(b"HTTP/1.1 ");
+        out.extend_cold(&[100, 10, 1].map(|d| b'0' + (status / d % 10) as u8));
         out.push(b' ');
-        out.extend_from_slice(reason(status).as_bytes());
-        out.extend_from_slice(b"\r\n");
+        out.extend_cold(reason(status).as_bytes());
+        out.extend_cold(b"\r\n");
         let date_at = f
             .date_at
             .filter(|&d| d >= line_end)
             .map(|d| out.len() - start + d - line_end);
-        out.extend_from_slice(&f.start[line_end..]);
+        out.extend_cold(&f.start[line_end..]);
         let mut sized = false;
         for line in rest.split_inclusive(|&c| c == b'\n') {
             let last = line == b"\r\n";
             if line.starts_with(LENGTH) || (last && !sized) {
                 if let Some(length) = length.filter(|_| !sized) {
-                    out.extend_from_slice(LENGTH);
-                    out.extend_from_slice(length);
-                    out.extend_from_slice(b"\r\n");
+                    out.extend_cold(LENGTH);
+                    out.extend_cold(length);
+                    out.extend_cold(b"\r\n");
                     sized = true;
                 }
                 if !last {
@@ -641,9 +661,9 @@ impl Responses {
                 continue;
             }
             if last {
-                out.extend_from_slice(extra);
+                out.extend_cold(extra);
             }
-            out.extend_from_slice(line);
+            out.extend_cold(line);
         }
         date_at
     }

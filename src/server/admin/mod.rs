@@ -14,6 +14,7 @@ use crate::config::Config;
 use crate::fault::{FaultResponses, FaultSet};
 use crate::journal::Journal;
 use crate::parser::{Framing, Limits, Parser, Status};
+use crate::response::ExtendCold;
 use crate::response::{Responses, reason};
 use crate::server::shared::Shared;
 use api::{Answer, Api};
@@ -176,7 +177,7 @@ impl Admin {
             },
         )
         .into_bytes();
-        out.extend_from_slice(&answer.body);
+        out.extend_cold(&answer.body);
         let sent = match &answer.journal {
             Some(j) => s.write_all(&out).and_then(|()| send_journal(j, &mut s)),
             None => s.write_all(&out),
@@ -207,9 +208,9 @@ fn send_journal(j: &Journal, s: &mut impl Write) -> io::Result<()> {
     loop {
         let done = j.read_more(&mut reading, &mut piece, JOURNAL_PIECE);
         s.write_all(format!("{:x}\r\n", piece.len()).as_bytes())?;
-        piece.extend_from_slice(b"\r\n");
+        piece.extend_cold(b"\r\n");
         if done {
-            piece.extend_from_slice(b"0\r\n\r\n");
+            piece.extend_cold(b"0\r\n\r\n");
         }
         s.write_all(&piece)?;
         if done {
@@ -306,7 +307,7 @@ fn read_request(s: &mut (impl Read + Write)) -> Result<Request, Refusal> {
             Ok(0) | Err(_) => return Err(Refusal::Gone),
             Ok(n) => n,
         };
-        buf.extend_from_slice(&chunk[..n]);
+        buf.extend_cold(&chunk[..n]);
         // The parser resumes where it stopped in the bytes so far.
         match parser.parse(&buf) {
             Ok(Status::Partial) => continue,
@@ -346,7 +347,7 @@ fn read_request(s: &mut (impl Read + Write)) -> Result<Request, Refusal> {
             Ok(0) | Err(_) => return Err(Refusal::Gone),
             Ok(n) => n,
         };
-        buf.extend_from_slice(&chunk[..n]);
+        buf.extend_cold(&chunk[..n]);
     }
     // One request per connection: anything after its body is not read.
     buf.truncate(head_len + length);
