@@ -17,6 +17,7 @@
 //!
 //! Each held stream keeps its own deadline; the connection's wake-up is the earliest.
 
+#[cfg(feature = "echo")]
 use super::Own;
 use super::shape::{How, Shaped};
 use super::{Env, Phase, State, Stream, grpc};
@@ -24,7 +25,6 @@ use crate::conn::Next;
 use crate::fault::{Delivery, WorkerFaults};
 use crate::frame::{ErrorCode, Header, flag, kind};
 use crate::plan::{self, Configured, Facts, Plan, Source};
-#[cfg(feature = "echo")]
 use crate::response::ExtendCold;
 use crate::values::US_PER_MS;
 

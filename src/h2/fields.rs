@@ -5,6 +5,7 @@
 //! connection has sent before.
 
 use crate::hpack::{Field, Source};
+#[cfg(feature = "echo")]
 use crate::response::ExtendCold;
 
 /// A value the field rules forbid (§8.2.1).
