@@ -424,7 +424,12 @@ impl Pooled for WorkArea {
         self.last_held = None;
         self.pacing.clear();
         #[cfg(feature = "access-log")]
-        self.log_line.clear();
+        {
+            // A request line kept for a line that was never opened (its connection ended
+            // first) must not date the next connection's refusal.
+            self.log_line.clear();
+            self.log_since_us = 0;
+        }
         #[cfg(feature = "echo")]
         self.echo.clear();
         #[cfg(feature = "control")]

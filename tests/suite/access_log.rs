@@ -566,3 +566,42 @@ while True:
         assert!(summary.contains("responses 200 2"), "{summary}");
     }
 }
+
+/// A refused request is timed from its own connection, not from a request line an earlier
+/// connection left unanswered: a request waiting for its body (after `100 Continue`) whose
+/// client goes away 1.5 s later, then on a new connection a request refused with 417, logged
+/// in far less than the 1.5 s (it was logged with the first connection's time).
+#[test]
+fn a_refusal_is_timed_from_its_own_request() {
+    use std::io::Read;
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let mut p = Proc::start(&["--workers", "1", "--access-log", "--no-date"]);
+    let out = p.child.stdout.take().unwrap();
+    let mut a = TcpStream::connect(p.addr).unwrap();
+    a.write_all(
+        b"POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n",
+    )
+    .unwrap();
+    let mut buf = [0u8; 64];
+    let n = common::ReadSome::read_some(&mut a, &mut buf).unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 100"), "{:?}", &buf[..n]);
+    std::thread::sleep(Duration::from_millis(1500));
+    // The server has taken the close once it closes its side.
+    a.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut rest = Vec::new();
+    let _ = a.read_to_end(&mut rest);
+    let got = common::exchange(p.addr, b"GET /f HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n");
+    assert!(got.starts_with(b"HTTP/1.1 417"), "{got:?}");
+    p.stop();
+    let lines: Vec<String> = std::io::BufReader::new(out)
+        .lines()
+        .map(|l| l.unwrap())
+        .collect();
+    let refused = lines
+        .iter()
+        .find(|l| l.contains(" 417 "))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    let us = common::log_line(refused).us;
+    assert!(us < 1_000_000, "{us} µs: {refused}");
+}
