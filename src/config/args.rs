@@ -168,18 +168,21 @@ fn read_flags<'a>(
 ) -> Result<Option<Command>, ArgError> {
     let mut rest = args.iter().peekable();
     // The switch just read, if the argument before this one was one: `--access-log yes`.
-    let mut after_switch: Option<&'static str> = None;
+    let mut after_switch: Option<&Opt> = None;
+    // The first command given. The arguments after it are still read, so that an unknown
+    // flag or a stray word beside it is the same error as without it.
+    let mut command = None;
     while let Some(arg) = rest.next() {
         let (name, inline) = split_arg(arg);
-        match (name, inline) {
-            (b"-h" | b"--help", None) => return Ok(Some(Command::Help)),
-            (b"-V" | b"--version", None) => return Ok(Some(Command::Version)),
+        let this = match (name, inline) {
+            (b"-h" | b"--help", None) => Some(Command::Help),
+            (b"-V" | b"--version", None) => Some(Command::Version),
             #[cfg(feature = "mutate")]
-            (b"--mutate-list", None) => return Ok(Some(Command::MutateList)),
+            (b"--mutate-list", None) => Some(Command::MutateList),
             #[cfg(feature = "tls")]
-            (b"--tls-list", None) => return Ok(Some(Command::TlsList)),
+            (b"--tls-list", None) => Some(Command::TlsList),
             #[cfg(feature = "manual")]
-            (b"--man", None) => return Ok(Some(Command::Man)),
+            (b"--man", None) => Some(Command::Man),
             #[cfg(feature = "manual")]
             (b"--completions", inline) => {
                 let shell = match inline.or_else(|| rest.next().map(|v| v.as_encoded_bytes())) {
@@ -192,9 +195,14 @@ fn read_flags<'a>(
                     }
                     None => return fail("--completions", "needs a shell: bash, zsh or fish"),
                 };
-                return Ok(Some(Command::Completions(shell)));
+                Some(Command::Completions(shell))
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(this) = this {
+            command = command.or(Some(this));
+            after_switch = None;
+            continue;
         }
         let Some(i) = std::str::from_utf8(name).ok().and_then(find) else {
             if !ABSENT.is_empty() {
@@ -207,15 +215,20 @@ fn read_flags<'a>(
             }
             return match (name.first(), after_switch) {
                 (Some(b'-'), _) => fail(&shown, "unknown option (see --help)"),
+                // `--access-log xml`: a format it does not know, as `--access-log=xml` says.
+                #[cfg(feature = "access-log")]
+                (_, Some(o)) if matches!(o.kind, ValueKind::Switch(Toggle::AccessLog)) => {
+                    fail(o.flag(), format!("{shown:?} is not a format: text or json"))
+                }
                 (_, Some(switch)) => fail(
-                    switch,
+                    switch.flag(),
                     format!("takes no value, and {shown:?} is not an option (see --help)"),
                 ),
                 _ => fail(&shown, "unexpected argument (see --help)"),
             };
         };
         let o = &OPTIONS[i];
-        after_switch = matches!(o.kind, ValueKind::Switch(_)).then(|| o.flag());
+        after_switch = matches!(o.kind, ValueKind::Switch(_)).then_some(o);
         let value = match (o.kind, inline) {
             #[cfg(feature = "access-log")]
             (ValueKind::Switch(Toggle::AccessLog), inline) => {
@@ -251,7 +264,7 @@ fn read_flags<'a>(
             value,
         });
     }
-    Ok(None)
+    Ok(command)
 }
 
 /// The environment's values for every option that no flag replaces: neither its own flag nor
@@ -337,7 +350,10 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
         }
         for (j, other) in OPTIONS.iter().enumerate().skip(i + 1) {
             if let (true, Some(theirs)) = (o.conflicts_with(other), first(j)) {
-                let both = format!("{} and {} cannot be combined", mine.from, theirs.from);
+                let both = format!(
+                    "{} and {} cannot be combined: give one of them",
+                    mine.from, theirs.from
+                );
                 return Err(ArgError(both));
             }
         }
@@ -541,7 +557,10 @@ impl Config {
                     return fail(other, format!("path {path} is given twice"));
                 }
                 Some(&(other, _)) => {
-                    let both = format!("{other} and {} both answer {path}", g.from);
+                    let both = format!(
+                        "{other} and {} both answer {path}: give the path to one of them",
+                        g.from
+                    );
                     return Err(ArgError(both));
                 }
                 None => paths.push((g.from, path)),

@@ -77,6 +77,10 @@ pub(super) fn read_config_file(given: &str, path: &str) -> Result<Vec<FileOption
             #[cfg(feature = "access-log")]
             ValueKind::Switch(super::options::Toggle::AccessLog)
                 if matches!(raw, "json" | "text") => {}
+            #[cfg(feature = "access-log")]
+            ValueKind::Switch(super::options::Toggle::AccessLog) if !raw.is_empty() => {
+                return Err(format!("{from}: {raw:?} is not a format: text or json"));
+            }
             ValueKind::Switch(_) if inline || !raw.is_empty() => {
                 return Err(format!("{from}: takes no value"));
             }

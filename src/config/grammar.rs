@@ -122,12 +122,12 @@ const RANGED_FIELDS: [(&str, bool, &str); 4] = [
     (
         "Accept-Ranges",
         false,
-        "such a route serves byte ranges, whatever the flags (RFC 9110 §14.3)",
+        "such a route serves byte ranges, whatever the flags (RFC 9110 §14.3): leave it out",
     ),
     (
         "Content-Range",
         false,
-        "on its 206 and 416 answers (RFC 9110 §14.4)",
+        "on its 206 and 416 answers (RFC 9110 §14.4): leave it out",
     ),
 ];
 

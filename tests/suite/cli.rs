@@ -36,19 +36,27 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
         ),
         (
             &["--health", "/x", "--stats", "/x"],
-            "--health and --stats both answer /x",
+            "--health and --stats both answer /x: give the path to one of them",
         ),
         (
             &["--body", "a", "--body-file", "/dev/null"],
-            "--body and --body-file cannot be combined",
+            "--body and --body-file cannot be combined: give one of them",
         ),
         (
             &["--workers", "5000"],
             "--workers: 5000 is out of range (1 to 1024)",
         ),
         (
-            &["--access-log", "yes"],
-            "--access-log: takes no value, and \"yes\" is not an option (see --help)",
+            &["--access-log", "xml"],
+            "--access-log: \"xml\" is not a format: text or json",
+        ),
+        (
+            &["--access-log=xml"],
+            "--access-log: \"xml\" is not a format: text or json",
+        ),
+        (
+            &["--quiet", "yes"],
+            "--quiet: takes no value, and \"yes\" is not an option (see --help)",
         ),
         (
             &["--route", "/nm=304:ignored"],
@@ -64,7 +72,7 @@ fn bad_flags_exit_2_with_one_line_naming_the_flag() {
         ),
         (
             &["--raw-response", "/dev/null", "--methods", "GET"],
-            "--raw-response and --methods cannot be combined",
+            "--raw-response and --methods cannot be combined: give one of them",
         ),
         (
             &["--listen", "127.0.0.1:9", "--listen", "127.0.0.1:9"],
@@ -353,6 +361,39 @@ fn help_and_version() {
     match described {
         Some(commit) => assert_eq!(out, format!("{version} ({commit})\n")),
         None => assert_eq!(out, format!("{version}\n")),
+    }
+}
+
+/// A command flag does not hide a bad argument beside it: an unknown flag or a stray word is
+/// the same error, exit 2, as without the command; a valid option beside it is accepted.
+#[test]
+fn a_command_with_a_bad_argument_beside_it_exits_2() {
+    let mut commands: Vec<&[&str]> = vec![&["--help"], &["-h"], &["--version"], &["-V"]];
+    if cfg!(feature = "mutate") {
+        commands.push(&["--mutate-list"]);
+    }
+    if cfg!(feature = "tls") {
+        commands.push(&["--tls-list"]);
+    }
+    if cfg!(feature = "manual") {
+        commands.push(&["--man"]);
+        commands.push(&["--completions", "bash"]);
+    }
+    for command in commands {
+        for (extra, want) in [
+            ("extra", "extra: unexpected argument (see --help)"),
+            ("--bogus", "--bogus: unknown option (see --help)"),
+        ] {
+            for args in [[command, &[extra]].concat(), [&[extra], command].concat()] {
+                let (code, out, err) = run(&args);
+                assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+                assert_eq!(err, format!("canned: error: {want}\n"), "{args:?}");
+            }
+        }
+        let args = [command, &["--port", "1"]].concat();
+        let (code, out, err) = run(&args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert!(!out.is_empty(), "{args:?}");
     }
 }
 

@@ -24,8 +24,10 @@ control's `delay=0`. go-httpbin's paths keep go-httpbin's meaning: `/delay/3` is
 fault alike, are bytes (`512` or `512B`) or a number with `K` or `KiB`, `M` or `MiB`, `G` or
 `GiB` (powers of 1024; a lone letter may be lower-case). Arguments and variables need not be
 UTF-8, except the values canned reads. A bad flag or value prints one line naming the flag (or
-variable) and what is wrong, exits 2, and starts nothing. A switch takes no value
-(`--access-log yes` is an error saying so). The options are grouped as in `--help`."#;
+variable) and what is wrong, exits 2, and starts nothing; so does an unknown flag or a stray
+argument beside a command (`--help extra`). A switch takes no value (`--quiet yes` is an error
+saying so; `--access-log` takes an optional `json` or `text`). The options are grouped as in
+`--help`."#;
 
 /// docs/options.md: its text after the tables.
 const OPTIONS_OUTRO: &str = r#"`contrib/canned.1` is the man page and `contrib/completions/` holds the bash, zsh and fish

@@ -272,7 +272,17 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
         (
             &["--access-log", "yes"],
             none,
-            "--access-log: takes no value, and \"yes\" is not an option (see --help)",
+            "--access-log: \"yes\" is not a format: text or json",
+        ),
+        (
+            &["--access-log=yes"],
+            none,
+            "--access-log: \"yes\" is not a format: text or json",
+        ),
+        (
+            &["--quiet", "yes"],
+            none,
+            "--quiet: takes no value, and \"yes\" is not an option (see --help)",
         ),
         (
             &["--route", "/nm=304:ignored"],
@@ -338,17 +348,17 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
         (
             &["--raw-response", "/dev/null", "--methods", "GET"],
             none,
-            "--raw-response and --methods cannot be combined",
+            "--raw-response and --methods cannot be combined: give one of them",
         ),
         (
             &["--raw-response", "/dev/null", "--etag", "\"v1\""],
             none,
-            "--etag and --raw-response cannot be combined",
+            "--etag and --raw-response cannot be combined: give one of them",
         ),
         (
             &["--no-validators", "--raw-response", "/dev/null"],
             none,
-            "--no-validators and --raw-response cannot be combined",
+            "--no-validators and --raw-response cannot be combined: give one of them",
         ),
         (
             &["--header", "ETag: \"mine\""],
@@ -373,7 +383,8 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             &["--header", "Accept-Ranges: none"],
             none,
             "--header: Accept-Ranges: none: a route with a 200 body sends its own \
-             Accept-Ranges; such a route serves byte ranges, whatever the flags (RFC 9110 §14.3)",
+             Accept-Ranges; such a route serves byte ranges, whatever the flags (RFC 9110 §14.3): \
+             leave it out",
         ),
         (
             &["--no-validators", "--header", "accept-ranges: none"],
@@ -384,7 +395,7 @@ fn bad_values_name_the_flag_and_what_is_wrong() {
             &["--header", "Content-Range: bytes 0-1/2"],
             none,
             "--header: Content-Range: bytes 0-1/2: a route with a 200 body sends its own \
-             Content-Range; on its 206 and 416 answers (RFC 9110 §14.4)",
+             Content-Range; on its 206 and 416 answers (RFC 9110 §14.4): leave it out",
         ),
         (
             &[

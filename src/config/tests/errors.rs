@@ -55,47 +55,47 @@ fn duplicates_and_conflicts_name_both() {
         (
             &["--body", "a", "--body-file", "/dev/null"],
             none,
-            "--body and --body-file cannot be combined",
+            "--body and --body-file cannot be combined: give one of them",
         ),
         (
             &["--port", "1", "--listen", "127.0.0.1:1"],
             none,
-            "--listen and --port cannot be combined",
+            "--listen and --port cannot be combined: give one of them",
         ),
         (
             &[],
             &[("PORT", "1"), ("CANNED_LISTEN", "127.0.0.1:1")],
-            "CANNED_LISTEN and PORT cannot be combined",
+            "CANNED_LISTEN and PORT cannot be combined: give one of them",
         ),
         (
             &["--raw-response", "/dev/null", "--route", "/a=200"],
             none,
-            "--route and --raw-response cannot be combined",
+            "--route and --raw-response cannot be combined: give one of them",
         ),
         (
             &["--raw-response", "/dev/null", "--health", "/h"],
             none,
-            "--health and --raw-response cannot be combined",
+            "--health and --raw-response cannot be combined: give one of them",
         ),
         (
             &["--health", "/x", "--stats", "/x"],
             none,
-            "--health and --stats both answer /x",
+            "--health and --stats both answer /x: give the path to one of them",
         ),
         (
             &["--stats", "/x", "--metrics", "/x"],
             none,
-            "--stats and --metrics both answer /x",
+            "--stats and --metrics both answer /x: give the path to one of them",
         ),
         (
             &["--route", "/m=200", "--metrics", "/m"],
             none,
-            "--route and --metrics both answer /m",
+            "--route and --metrics both answer /m: give the path to one of them",
         ),
         (
             &[],
             &[("CANNED_HEALTH", "/x"), ("CANNED_STATS", "/x")],
-            "CANNED_HEALTH and CANNED_STATS both answer /x",
+            "CANNED_HEALTH and CANNED_STATS both answer /x: give the path to one of them",
         ),
         (
             &[
@@ -215,7 +215,7 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
         (
             &["--echo", "/e", "--route", "/e=200"],
             none,
-            "--route and --echo both answer /e",
+            "--route and --echo both answer /e: give the path to one of them",
         ),
         (
             &["--echo", "/e", "--fault", "/e=stall"],
@@ -235,12 +235,12 @@ fn echo_errors_name_the_path_and_what_is_wrong() {
         (
             &[],
             &[("CANNED_ECHO", "*=text"), ("CANNED_MUTATE_ID", "cl-hex")],
-            "CANNED_ECHO * and CANNED_MUTATE_ID cannot be combined",
+            "CANNED_ECHO * and CANNED_MUTATE_ID cannot be combined: both answer every path without a route",
         ),
         (
             &["--echo", "/e", "--raw-response", "/dev/null"],
             none,
-            "--raw-response and --echo cannot be combined",
+            "--raw-response and --echo cannot be combined: give one of them",
         ),
     ];
     assert_errors(cases);

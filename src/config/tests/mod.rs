@@ -501,7 +501,7 @@ fn faults_attach_to_routes() {
         (
             &["--stats", "/s", "--fault", "/s=stall"],
             &[],
-            "--stats and --fault both answer /s",
+            "--stats and --fault both answer /s: give the path to one of them",
         ),
         (
             &["--seed", "-1"],

@@ -277,7 +277,7 @@ fn bad_route_fields_and_redirects_name_the_flag_and_what_to_do() {
         (
             &["--redirect", "/x=302:/new", "--route", "/x=200"],
             none,
-            "--route and --redirect both answer /x",
+            "--route and --redirect both answer /x: give the path to one of them",
         ),
         (
             &["--redirect", "/x=302:/new", "--redirect", "/x=301:/y"],
@@ -435,7 +435,7 @@ fn a_bad_config_line_is_one_error_naming_the_file_and_line() {
         (
             "e.conf",
             "--access-log yes\n",
-            "e.conf:1: --access-log: takes no value",
+            "e.conf:1: --access-log: \"yes\" is not a format: text or json",
         ),
         (
             "f.conf",

@@ -180,9 +180,17 @@ fn conflicting_options_for_every_pair() {
             let (b_env, b_flag) = samples(b, &dir);
             let flags = [flag_args(a, &a_flag), flag_args(b, &b_flag)].concat();
             let env = [(a.var(), a_env.as_str()), (b.var(), b_env.as_str())];
-            let want = format!("{} and {} cannot be combined", a.flag(), b.flag());
+            let want = format!(
+                "{} and {} cannot be combined: give one of them",
+                a.flag(),
+                b.flag()
+            );
             assert_eq!(run(&flags).unwrap_err(), want);
-            let want = format!("{} and {} cannot be combined", a.var(), b.var());
+            let want = format!(
+                "{} and {} cannot be combined: give one of them",
+                a.var(),
+                b.var()
+            );
             assert_eq!(run_env(&[], &env).unwrap_err(), want);
             let a_context = context(a, &dir);
             let a_args: Vec<&str> = a_context
