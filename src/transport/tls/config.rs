@@ -221,7 +221,7 @@ pub fn server_config(
 }
 
 /// Whether `--tls-case NAME[@SHARE]` names a case or a handshake fault, with a share
-/// [`split_share`] reads, and one that can go with `with_files` (`--tls-cert`): a handshake
+/// `split_share` reads, and one that can go with `with_files` (`--tls-cert`): a handshake
 /// fault, as a certificate case's certificate comes from the generated CA. Errors are one
 /// line, naming the flag.
 pub fn check_case(case: &str, with_files: bool) -> Result<(), String> {
