@@ -127,22 +127,28 @@ impl State {
 
     /// The access-log line of stream `i`, answered as `plan` says: its status (`000` when
     /// none is sent), the bytes of the answer (garbage's own; a cut answer's to its cut),
-    /// ` fault=KIND` for each of its fault kinds, its time to the end of its hold.
+    /// ` fault=KIND` for each of its fault kinds, its time to the end of its hold (none for
+    /// a stall or a hang).
     #[cold]
     #[inline(never)]
     pub(super) fn log_shaped<W>(&mut self, i: usize, plan: &Plan, env: &mut Env<'_, W>) {
         let s = self.streams[i];
-        let bytes = match plan.delivery {
-            Delivery::Stall | Delivery::Hang { .. } => 0,
-            Delivery::Garbage(n) => u64::from(n),
-            _ => self.answer_bytes(i, env),
+        // A stall or a hang sends nothing: its line is written at once, as HTTP/1's is.
+        let (bytes, held) = match plan.delivery {
+            Delivery::Stall | Delivery::Hang { .. } => (0, false),
+            Delivery::Garbage(n) => (u64::from(n), true),
+            _ => (self.answer_bytes(i, env), true),
         };
         let a = super::log::Answered {
             status: plan.status,
             rule: None,
             bytes,
             faults: plan.kinds.as_slice(),
-            until_us: held_until(plan.hold_us, env.now_us),
+            until_us: if held {
+                held_until(plan.hold_us, env.now_us)
+            } else {
+                0
+            },
             mutate: None,
         };
         self.log_answer(s.id, &a, env);

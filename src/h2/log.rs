@@ -90,6 +90,7 @@ impl State {
         i: usize,
         status: u16,
         rule: Option<Rule>,
+        until_us: u64,
         env: &mut Env<'_, W>,
     ) {
         let a = Answered {
@@ -97,7 +98,7 @@ impl State {
             rule,
             bytes: self.answer_bytes(i, env),
             faults: &[],
-            until_us: 0,
+            until_us,
             mutate: None,
         };
         self.log_answer(self.streams[i].id, &a, env);

@@ -218,7 +218,16 @@ impl State {
             self.journal_kept(i, status, plan::Kinds::NONE, rule, env);
         }
         if env.features.access_log.is_some() {
-            self.log_plain(i, status, rule, env);
+            // An answer from its slot (an echo, the journal) is held by `--delay` as a
+            // route's is, and its line runs to the hold's end, as HTTP/1's does.
+            #[cfg(feature = "echo")]
+            let until_us = match (self.streams[i].error, env.settings.switches.delay_us) {
+                (Own::Kept, delay) if delay > 0 => env.now_us + delay,
+                _ => 0,
+            };
+            #[cfg(not(feature = "echo"))]
+            let until_us = 0;
+            self.log_plain(i, status, rule, until_us, env);
         }
     }
 }

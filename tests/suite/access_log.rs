@@ -605,3 +605,65 @@ fn a_refusal_is_timed_from_its_own_request() {
     let us = common::log_line(refused).us;
     assert!(us < 1_000_000, "{us} µs: {refused}");
 }
+
+/// Under `--delay`, the time in a line means the same on both protocols: an echo's and the
+/// journal's answer are held and logged to the hold's end (HTTP/2 logged them at once), a
+/// stall and a hang send nothing and are logged at once (HTTP/2 logged the hold); with one
+/// and two workers, every request at the same time.
+#[cfg(all(feature = "http2", feature = "journal", feature = "faults"))]
+#[test]
+fn a_lines_time_under_delay_means_the_same_on_both_protocols() {
+    if !have("curl") {
+        return;
+    }
+    for workers in ["1", "2"] {
+        let mut p = Proc::start(&[
+            "--workers",
+            workers,
+            "--access-log",
+            "--no-date",
+            "--delay",
+            "1s",
+            "--echo",
+            "/e",
+            "--journal-path",
+            "/j",
+            "--fault",
+            "/st=stall",
+            "--fault",
+            "/h=hang:100ms",
+        ]);
+        let out = p.child.stdout.take().unwrap();
+        let mut curls = Vec::new();
+        for path in ["/e", "/j", "/st", "/h"] {
+            for proto in ["--http1.1", "--http2-prior-knowledge"] {
+                curls.push(
+                    Command::new("curl")
+                        .args(["-s", "-m", "3", "-o", "/dev/null", proto])
+                        .arg(p.url(path))
+                        .spawn()
+                        .unwrap(),
+                );
+            }
+        }
+        for mut c in curls {
+            c.wait().unwrap();
+        }
+        p.stop();
+        let lines: Vec<String> = std::io::BufReader::new(out)
+            .lines()
+            .map(|l| l.unwrap())
+            .collect();
+        for path in ["/e", "/j", "/st", "/h"] {
+            for version in ["HTTP/1.1", "HTTP/2.0"] {
+                let line = lines
+                    .iter()
+                    .find(|l| l.contains(&format!(" GET {path} {version} ")))
+                    .unwrap_or_else(|| panic!("{path} {version}: {lines:?}"));
+                let us = common::log_line(line).us;
+                let held = matches!(path, "/e" | "/j");
+                assert_eq!(us >= 1_000_000, held, "{workers} workers: {line}");
+            }
+        }
+    }
+}
