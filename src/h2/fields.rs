@@ -320,14 +320,40 @@ fn valid_method(m: &[u8]) -> bool {
     !m.is_empty() && m.iter().all(|&c| METHOD_BYTE[usize::from(c)])
 }
 
-/// §8.3.1: a `:path` starts with `/` and holds only [`PATH_BYTE`]s, or is `*` for OPTIONS
-/// (asterisk-form).
+/// §8.3.1: a `:path` starts with `/` and holds only [`PATH_BYTE`]s, each `%` followed by two
+/// hex digits (RFC 3986 §2.1, as HTTP/1's origin-form), or is `*` for OPTIONS (asterisk-form).
 fn valid_path(p: &[u8], options: bool) -> bool {
     match p {
-        [b'/', ..] => p.iter().all(|&c| PATH_BYTE[usize::from(c)]),
+        [b'/', ..] => {
+            let mut pct = false;
+            for &c in p {
+                if !PATH_BYTE[usize::from(c)] {
+                    return false;
+                }
+                pct |= c == b'%';
+            }
+            // Rare: only then is the path walked again.
+            !pct || pct_encoded(p)
+        }
         b"*" => options,
         _ => false,
     }
+}
+
+/// Whether every `%` of `p` begins a pct-encoded octet: `%` HEXDIG HEXDIG.
+#[cold]
+#[inline(never)]
+fn pct_encoded(p: &[u8]) -> bool {
+    let mut rest = p;
+    while let Some(at) = memchr::memchr(b'%', rest) {
+        match rest.get(at + 1..at + 3) {
+            Some([a, b]) if a.is_ascii_hexdigit() && b.is_ascii_hexdigit() => {
+                rest = &rest[at + 3..]
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// §8.2.1: no NUL, CR or LF, and no whitespace first or last.
@@ -593,6 +619,14 @@ Access-Control-Allow-Origin: *\r\nAllow: GET\r\n\r\n";
             ("method with DEL", &[(b":method", b"GET\x7f"), s, p], false),
             ("empty method", &[(b":method", b""), s, p], false),
             ("path not a path", &[m, s, (b":path", b"not-a-path")], false),
+            (
+                "a % without hex digits",
+                &[m, s, (b":path", b"/a%zz")],
+                false,
+            ),
+            ("a % cut short", &[m, s, (b":path", b"/a%7")], false),
+            ("a % last", &[m, s, (b":path", b"/a%")], false),
+            ("pct-encoded", &[m, s, (b":path", b"/a%7E?q=%2f")], true),
             ("path with ESC", &[m, s, (b":path", b"/a\x1b[31m")], false),
             ("path with a space", &[m, s, (b":path", b"/a b")], false),
             ("path with a fragment", &[m, s, (b":path", b"/a#b")], false),
