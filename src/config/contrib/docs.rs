@@ -78,7 +78,7 @@ const COMMAND_DOCS: [(&str, &str, &str); 6] = [
     (
         r#"--version"#,
         r#""#,
-        r#"print the version and, for a build from a git checkout, the commit (`canned 0.1.0 (490a480f6973)`: `git describe --always --tags`), and exit"#,
+        r#"print the version and, for a build from a git checkout, the commit (`canned 0.1.0 (490a480f6973)`: `git describe --always --tags --abbrev=12`, so 12 hex digits where plain `git describe` shows 7), and exit"#,
     ),
 ];
 

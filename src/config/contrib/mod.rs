@@ -232,8 +232,9 @@ pub fn man_page() -> String {
         (
             "2",
             "A bad flag or value, or flags that cannot go together (--tls-cert without \
-             --tls-key), named in one line on standard error; nothing is started. An unknown \
-             flag or a stray argument is one beside a command such as --help too.",
+             --tls-key), named in one line on standard error; nothing is started. This holds \
+             beside a command such as --help too: an unknown flag or a stray argument \
+             is an error there as well.",
         ),
     ] {
         m.push_str(&format!(".TP\n.B {status}\n{}\n", roff(when)));

@@ -78,7 +78,7 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
          port, unix:/path, or tls:ADDR for HTTPS; numeric only; repeatable\n\
          (default [::]:8080)",
         section: "Listening",
-        docs: (r#"`[::]:8080`"#, r#"`127.0.0.1:8080`, `[::1]:8080`, `[::]:8080` (dual-stack: IPv4 clients too), port 0 for any free port, `unix:/path` (at most 107 bytes, what `sun_path` holds), or `tls:ADDR` for HTTPS on a TCP address (TLS 1.3 and 1.2, ALPN `h2` and `http/1.1`; docs/tls.md); repeatable, at most 64, each address once (port 0 excepted). Numeric addresses only: canned never resolves names. An address already taken is an error, `address in use`, exit 1, saying what holds it: another process listening (see `--reuse-port`), a socket that does not listen (a connection in TIME-WAIT), or an earlier `--listen` of the same command that covers it (`[::]:8080` covers `127.0.0.1:8080`). Under socket activation (Deployment) the inherited sockets are the only listeners, and an address given too (`--listen`, `--port` or their variables) is an error. `unix:` replaces only a stale socket (a socket file nobody accepts on), refuses any other file and a live socket with exit 1, and on exit removes the socket file it created if it is still there. Conflicts with `--port`."#)
+        docs: (r#"`[::]:8080`"#, r#"`127.0.0.1:8080`, `[::1]:8080`, `[::]:8080` (dual-stack: IPv4 clients too), port 0 for any free port, `unix:/path` (at most 107 bytes, what `sun_path` holds), or `tls:ADDR` for HTTPS on a TCP address (TLS 1.3 and 1.2, ALPN `h2` and `http/1.1`; docs/tls.md); repeatable, at most 64, each address once (port 0 excepted). Numeric addresses only: canned never resolves names. An address already taken is an error, exit 1, saying what holds it: `address in use` for another process listening (see `--reuse-port`) or a socket that does not listen (a connection in TIME-WAIT), and an earlier `--listen` of the same command that covers it by name (`--listen [::]:8080, given before it, covers it`: `[::]:8080` covers `127.0.0.1:8080`). Under socket activation (Deployment) the inherited sockets are the only listeners, and an address given too (`--listen`, `--port` or their variables) is an error. `unix:` replaces only a stale socket (a socket file nobody accepts on), refuses any other file and a live socket with exit 1, and on exit removes the socket file it created if it is still there. Conflicts with `--port`."#)
     )
     .repeatable(',', 64),
     opt!(
@@ -235,7 +235,7 @@ pub(in crate::config) static OPTIONS: &[Opt] = &[
         "CANNED_HEADER",
         ValueKind::Header,
         "Extra header on every response; repeatable",
-        docs: (r#""#, r#"extra header on every response, routes included; the whole line is checked with the parser's field rules (a token name; no CR, LF, NUL or other control in the value), so no header can add lines of its own; repeatable, at most 100"#)
+        docs: (r#""#, r#"extra header on every route's response (the default, `--route`, `--body`, redirects, `--health`); canned's own answers (its error statuses, a 405 and OPTIONS' 204, `100 Continue`) carry none; the whole line is checked with the parser's field rules (a token name; no CR, LF, NUL or other control in the value), so no header can add lines of its own; repeatable, at most 100"#)
     )
     .repeatable('\n', 100),
     opt!(
