@@ -161,8 +161,8 @@ fn rule(kind: &str) -> Option<&'static str> {
         "slow-close" => "slow-close takes a duration, like slow-close:1s, at most 1h",
         "bandwidth" => "bandwidth takes a rate, like bandwidth:64KiB/s (1/s to 1GiB/s)",
         "error" => {
-            "error takes a status from 200 to 599, like error:503, error:0.1:503 or \
-             error:0.1:503:busy"
+            "error takes a status from 200 to 599, or a rate from 0 to 1 (10%) then a \
+             status, like error:503, error:0.1:503, error:10%:503 or error:0.1:503:busy"
         }
         "status" => "status takes statuses and their shares, like status:200=70%,500=30%",
         "seq" => "seq takes steps, like seq:503,503,ok",

@@ -157,7 +157,7 @@ fn bad_values_get_one_line() {
         ),
         (
             "/?fault=error:700",
-            "control: fault: error takes a status from 200 to 599, like error:503, error:0.1:503 or error:0.1:503:busy\n",
+            "control: fault: error takes a status from 200 to 599, or a rate from 0 to 1 (10%) then a status, like error:503, error:0.1:503, error:10%:503 or error:0.1:503:busy\n",
         ),
         (
             "/?fault=error:503@150%25",

@@ -213,7 +213,14 @@ fn bad_specs_say_what_is_wrong() {
         ("status:500=x", "\"x\" is not a rate"),
         ("garbage:2M", "garbage takes a size from 1 to 1MiB"),
         ("error:0.1", "error takes a status from 200 to 599"),
-        ("error:1.5:503", "error takes a status"),
+        (
+            "error:1.5:503",
+            "error takes a status from 200 to 599, or a rate from 0 to 1",
+        ),
+        (
+            "error:110%:503",
+            "error takes a status from 200 to 599, or a rate from 0 to 1",
+        ),
         ("error:0.1:99", "error takes a status"),
         ("error:0.1:0503", "error takes a status"),
         ("error:x:503", "error takes a status"),
