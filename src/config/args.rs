@@ -373,19 +373,9 @@ fn check_relations(given: &[Given]) -> Result<(), ArgError> {
 /// (A file that cannot be read is found when the server starts.)
 #[cfg(feature = "tls")]
 fn check_tls(c: &Config, given: &[Given]) -> Result<(), ArgError> {
-    let tls_option = given.iter().find(|g| {
-        matches!(
-            OPTIONS[g.opt].kind,
-            ValueKind::Text(
-                Text::TlsCert
-                    | Text::TlsKey
-                    | Text::TlsName
-                    | Text::TlsCaOut
-                    | Text::TlsCase
-                    | Text::TlsClientCa
-            )
-        )
-    });
+    let tls_option = given
+        .iter()
+        .find(|g| matches!(OPTIONS[g.opt].kind, ValueKind::Text(t) if t.is_tls()));
     if let Some(g) = tls_option {
         if !c.listen.iter().any(|l| matches!(l, Listen::Tls(_))) {
             return Err(ArgError(format!(

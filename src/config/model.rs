@@ -478,6 +478,20 @@ pub(super) enum Text {
 }
 
 impl Text {
+    /// Whether this is one of the TLS options, which need a `tls:` listener.
+    #[cfg(feature = "tls")]
+    pub(super) fn is_tls(self) -> bool {
+        matches!(
+            self,
+            Text::TlsCert
+                | Text::TlsKey
+                | Text::TlsName
+                | Text::TlsCaOut
+                | Text::TlsCase
+                | Text::TlsClientCa
+        )
+    }
+
     pub(super) fn set(self, c: &mut Config, v: &str) {
         match self {
             Text::Body => c.routes[0].spec.body = Arc::from(v.as_bytes()),

@@ -110,14 +110,7 @@ fn needed_args(o: &Opt) -> Vec<String> {
     match o.kind {
         ValueKind::RouteHeader => vec!["--route".into(), "/r=200".into()],
         #[cfg(feature = "tls")]
-        ValueKind::Text(
-            Text::TlsCert
-            | Text::TlsKey
-            | Text::TlsName
-            | Text::TlsCaOut
-            | Text::TlsCase
-            | Text::TlsClientCa,
-        ) => vec!["--listen".into(), "tls:127.0.0.1:0".into()],
+        ValueKind::Text(t) if t.is_tls() => vec!["--listen".into(), "tls:127.0.0.1:0".into()],
         _ => Vec::new(),
     }
 }
