@@ -14,6 +14,16 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The journal at `/j`, as curl reads it.
+fn journal_by_curl(p: &Proc) -> String {
+    let o = Command::new("curl")
+        .arg("-s")
+        .arg(p.url("/j"))
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Run the Python `script` (`{port}` filled in) against `p`; it prints `ok` when it passes.
 fn python(p: &Proc, script: &str) {
     let script = script.replace("{port}", &p.addr.port().to_string());
@@ -202,12 +212,7 @@ fn a_refusals_rule_is_journaled_over_http2_as_over_http1() {
                 .unwrap();
             assert_eq!(String::from_utf8_lossy(&o.stdout), "431", "{http}");
         }
-        let o = Command::new("curl")
-            .arg("-s")
-            .arg(p.url("/j"))
-            .output()
-            .unwrap();
-        let journal = String::from_utf8_lossy(&o.stdout);
+        let journal = journal_by_curl(&p);
         assert_eq!(
             journal.matches("\"status\":431").count(),
             2,
@@ -770,12 +775,7 @@ fn a_held_grpc_call_is_journaled_and_logged() {
                 })
                 .unwrap();
             assert_eq!(String::from_utf8_lossy(&o.stdout), "200", "{hold:?}");
-            let o = Command::new("curl")
-                .arg("-s")
-                .arg(p.url("/j"))
-                .output()
-                .unwrap();
-            let journal = String::from_utf8_lossy(&o.stdout);
+            let journal = journal_by_curl(&p);
             let want = format!("\"status\":200,\"faults\":{kind}");
             assert!(
                 journal.contains(check) && journal.contains(&want),
@@ -821,12 +821,7 @@ fn a_variant_is_journaled_and_logged_over_http2_as_over_http1() {
                     .status()
                     .unwrap();
             }
-            let o = Command::new("curl")
-                .arg("-s")
-                .arg(p.url("/j"))
-                .output()
-                .unwrap();
-            let journal = String::from_utf8_lossy(&o.stdout);
+            let journal = journal_by_curl(&p);
             for id in ["cl-too-long", "h2-valid"] {
                 let want = format!("\"status\":null,\"faults\":[\"mutate={id}\"]");
                 assert!(
@@ -874,12 +869,7 @@ fn an_echo_refused_for_the_connections_bound_is_journaled_unanswered() {
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&o.stdout), "000", "refused");
-        let o = Command::new("curl")
-            .arg("-s")
-            .arg(p.url("/j"))
-            .output()
-            .unwrap();
-        let journal = String::from_utf8_lossy(&o.stdout);
+        let journal = journal_by_curl(&p);
         let entries = journal.matches("\"target\":\"/e\"").count();
         assert!(entries >= 1, "{workers} workers: {journal}");
         assert_eq!(
